@@ -1,0 +1,225 @@
+//! The [`Builder`]: how a test says what to explore (strategy and bounds), and the entry points
+//! `explore`, `replay` and `symx::model`.
+
+use std::time::Duration;
+
+use crate::report::Report;
+use crate::rt::Config;
+use crate::schedule::{ReplayError, Schedule};
+
+/// How executions are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Strategy {
+    /// Every schedule, depth-first, without reduction.
+    Dfs,
+    /// Independent uniformly random choices from `seed`.
+    Random { seed: u64 },
+    /// Probabilistic Concurrency Testing with bug depth `depth`.
+    Pct { seed: u64, depth: u32 },
+}
+
+/// Settings of an exploration. Every option is also an argument of `#[symx::test]`.
+#[derive(Clone, Debug)]
+pub struct Builder {
+    pub(crate) preemption_bound: Option<u32>,
+    pub(crate) max_executions: Option<u64>,
+    pub(crate) max_steps: u64,
+    pub(crate) strategy: Strategy,
+    pub(crate) spurious_wakeups: bool,
+    pub(crate) stack_size: usize,
+    pub(crate) time_budget: Option<Duration>,
+    pub(crate) test_name: Option<String>,
+    /// Attribute arguments kept until `strategy` is known.
+    seed: Option<u64>,
+    depth: Option<u32>,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder::new()
+    }
+}
+
+/// Executions a randomized strategy runs when no bound is given.
+pub const DEFAULT_ITERATIONS: u64 = 1_000;
+
+impl Builder {
+    pub fn new() -> Self {
+        Builder {
+            preemption_bound: None,
+            max_executions: None,
+            max_steps: 100_000,
+            strategy: Strategy::Dfs,
+            spurious_wakeups: false,
+            stack_size: 256 * 1024,
+            time_budget: None,
+            test_name: None,
+            seed: None,
+            depth: None,
+        }
+    }
+
+    /// At most this many preemptions per execution (`None`: unbounded, the default).
+    pub fn preemption_bound(mut self, bound: Option<u32>) -> Self {
+        self.preemption_bound = bound;
+        self
+    }
+
+    /// Stop after this many executions (`None`: until the space is exhausted).
+    pub fn max_executions(mut self, max: Option<u64>) -> Self {
+        self.max_executions = max;
+        self
+    }
+
+    /// Visible operations allowed in one execution before it is reported as a livelock.
+    pub fn max_steps(mut self, max: u64) -> Self {
+        self.max_steps = max;
+        self
+    }
+
+    pub fn strategy(mut self, strategy: Strategy) -> Self {
+        self.strategy = strategy;
+        self
+    }
+
+    /// Let `Condvar` waiters wake without a notify, as std allows.
+    pub fn spurious_wakeups(mut self, on: bool) -> Self {
+        self.spurious_wakeups = on;
+        self
+    }
+
+    /// Stack size of each model thread (default 256 KiB).
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = bytes.max(16 * 1024);
+        self
+    }
+
+    /// Stop exploring after this much wall-clock time.
+    pub fn time_budget(mut self, budget: Option<Duration>) -> Self {
+        self.time_budget = budget;
+        self
+    }
+
+    /// Names the test in reports and replay tokens (set by `#[symx::test]`).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.test_name = Some(name.into());
+        self
+    }
+
+    pub(crate) fn config(&self) -> Config {
+        Config {
+            max_steps: self.max_steps,
+            preemption_bound: self.preemption_bound,
+            spurious_wakeups: self.spurious_wakeups,
+            stack_size: self.stack_size,
+        }
+    }
+
+    /// Explores `f`; a found bug is in the report, never a panic.
+    pub fn explore<F: Fn()>(&self, f: F) -> Report {
+        let mut b = self.clone();
+        if matches!(b.strategy, Strategy::Random { .. } | Strategy::Pct { .. }) && b.max_executions.is_none() {
+            b.max_executions = Some(DEFAULT_ITERATIONS);
+        }
+        crate::explore::explore(&b, &f)
+    }
+
+    /// Explores `f` and panics with the failure report if a bug is found.
+    pub fn check<F: Fn()>(&self, f: F) -> Report {
+        let report = self.explore(f);
+        if let Some(failure) = report.failure() {
+            panic!("\n{failure}");
+        }
+        report
+    }
+
+    /// Runs exactly the execution `schedule` describes; panics if the token does not fit.
+    pub fn replay<F: Fn()>(&self, schedule: &Schedule, f: F) -> Report {
+        self.try_replay(schedule, f).unwrap_or_else(|e| panic!("symx: {e}"))
+    }
+
+    /// Runs exactly the execution `schedule` describes, or says why it cannot.
+    pub fn try_replay<F: Fn()>(&self, schedule: &Schedule, f: F) -> Result<Report, ReplayError> {
+        crate::explore::replay(self, schedule, &f)
+    }
+
+    // Attribute arguments of `#[symx::test]`, one setter per key.
+
+    #[doc(hidden)]
+    pub fn __attr_preemption_bound(self, bound: u32) -> Self {
+        self.preemption_bound(Some(bound))
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_max_executions(self, max: u64) -> Self {
+        self.max_executions(Some(max))
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_iterations(self, n: u64) -> Self {
+        self.max_executions(Some(n))
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_max_steps(self, max: u64) -> Self {
+        self.max_steps(max)
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_spurious_wakeups(self, on: bool) -> Self {
+        self.spurious_wakeups(on)
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_stack_size(self, bytes: usize) -> Self {
+        self.stack_size(bytes)
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_time_budget_ms(self, ms: u64) -> Self {
+        self.time_budget(Some(Duration::from_millis(ms)))
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self.with_strategy_args()
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_depth(mut self, depth: u32) -> Self {
+        self.depth = Some(depth);
+        self.with_strategy_args()
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_strategy(mut self, name: &str) -> Self {
+        self.strategy = match name {
+            "dfs" => Strategy::Dfs,
+            "random" => Strategy::Random { seed: 0 },
+            "pct" => Strategy::Pct { seed: 0, depth: 3 },
+            other => panic!("symx: unknown strategy `{other}` (expected dfs, random or pct)"),
+        };
+        self.with_strategy_args()
+    }
+
+    /// Applies `seed` and `depth` to the strategy, whatever order the arguments came in.
+    fn with_strategy_args(mut self) -> Self {
+        match &mut self.strategy {
+            Strategy::Random { seed } => *seed = self.seed.unwrap_or(*seed),
+            Strategy::Pct { seed, depth } => {
+                *seed = self.seed.unwrap_or(*seed);
+                *depth = self.depth.unwrap_or(*depth);
+            }
+            Strategy::Dfs => {}
+        }
+        self
+    }
+}
+
+/// Explores `f` with the default settings and panics with the report if a bug is found
+/// (the loom-style entry point).
+pub fn model<F: Fn()>(f: F) {
+    Builder::new().check(f);
+}

@@ -1,0 +1,58 @@
+//! `symx::cell::UnsafeCell`: interior mutability whose accesses are checked for data races.
+//! Accesses are not scheduling points; two conflicting accesses unordered by happens-before
+//! are a race in whatever interleaving they occur.
+
+use std::panic::Location;
+
+use crate::rt::{self, ObjKind, ObjRef};
+
+#[derive(Debug, Default)]
+pub struct UnsafeCell<T: ?Sized> {
+    obj: ObjRef,
+    data: std::cell::UnsafeCell<T>,
+}
+
+impl<T> UnsafeCell<T> {
+    pub const fn new(data: T) -> Self {
+        UnsafeCell {
+            obj: ObjRef::new(),
+            data: std::cell::UnsafeCell::new(data),
+        }
+    }
+
+    pub fn into_inner(self) -> T {
+        self.data.into_inner()
+    }
+}
+
+impl<T: ?Sized> UnsafeCell<T> {
+    fn check(&self, write: bool, location: &'static Location<'static>) {
+        let found = rt::with(|e| {
+            let id = e.objects.of(&self.obj, ObjKind::Cell, "UnsafeCell", 0);
+            e.cell_access(id, write, location)
+        })
+        .flatten();
+        if let Some(found) = found {
+            rt::fail(found);
+        }
+    }
+
+    /// Reads through a `*const T`; a read racing with a write is reported.
+    #[track_caller]
+    pub fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+        self.check(false, Location::caller());
+        f(self.data.get())
+    }
+
+    /// Writes through a `*mut T`; a write racing with any other access is reported.
+    #[track_caller]
+    pub fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        self.check(true, Location::caller());
+        f(self.data.get())
+    }
+
+    /// Exclusive access needs no check: `&mut self` proves nobody else can access it.
+    pub fn get_mut(&mut self) -> &mut T {
+        self.data.get_mut()
+    }
+}

@@ -1,0 +1,174 @@
+//! Exploration strategies behind one trait, and the loop that runs executions until the
+//! strategy, a bound or a failure stops it.
+//!
+//! A strategy decides; it never runs threads. At each scheduling point it is shown every
+//! enabled thread with its pending operation ([`SchedulingPoint`]), and after each execution
+//! the execution's events.
+
+mod dfs;
+mod pct;
+mod random;
+mod replay;
+
+use std::time::Instant;
+
+use crate::builder::{Builder, Strategy as Choice};
+use crate::report::{Failure, Report, StopReason};
+use crate::rt::op::{Event, Op, ThreadId};
+use crate::rt::scheduler::{run_execution, Outcome};
+use crate::schedule::{test_hash, ReplayError, Schedule};
+
+pub(crate) use replay::Replay;
+
+/// What a strategy sees when it must choose: the enabled threads and what each will do.
+pub(crate) struct SchedulingPoint<'a> {
+    /// Steps already taken in this execution.
+    pub step: u64,
+    /// The thread that took the previous step (continuing it is not a preemption).
+    pub last: Option<ThreadId>,
+    /// At least two enabled threads with their pending operations.
+    pub enabled: &'a [(ThreadId, Op)],
+}
+
+/// A way of choosing among the executions of a program.
+pub(crate) trait Strategy {
+    /// Prepares the next execution; `false` when there is none left to run.
+    fn next_execution(&mut self) -> bool;
+    /// Picks the thread that performs the next step; must be one of `point.enabled`.
+    fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId;
+    /// Picks one of `n >= 2` alternatives of a nondeterministic operation.
+    fn choose_value(&mut self, n: usize) -> usize;
+    /// The execution that just ended, step by step.
+    fn end_execution(&mut self, _events: &[Event]) {}
+    /// For replay: why the program did not follow the recorded choices.
+    fn divergence(&self) -> Option<String> {
+        None
+    }
+}
+
+fn make(choice: Choice) -> Box<dyn Strategy> {
+    match choice {
+        Choice::Dfs => Box::new(dfs::Dfs::default()),
+        Choice::Random { seed } => Box::new(random::Random::new(seed)),
+        Choice::Pct { seed, depth } => Box::new(pct::Pct::new(seed, depth)),
+    }
+}
+
+/// Runs executions of `body` as the builder says, until a failure, a bound, or exhaustion.
+pub(crate) fn explore(b: &Builder, body: &dyn Fn()) -> Report {
+    let start = Instant::now();
+    let mut strategy = make(b.strategy);
+    let mut executions = 0;
+    let stop = loop {
+        if !strategy.next_execution() {
+            break StopReason::Exhausted;
+        }
+        if b.max_executions.is_some_and(|max| executions >= max) {
+            break StopReason::MaxExecutions;
+        }
+        if b.time_budget.is_some_and(|t| start.elapsed() >= t) {
+            break StopReason::TimeBudget;
+        }
+        let outcome = run_execution(b.config(), strategy.as_mut(), body, false);
+        executions += 1;
+        strategy.end_execution(&outcome.events);
+        if outcome.failure.is_some() {
+            let failure = to_failure(b, outcome);
+            return finish(b, start, executions, StopReason::Failure, Some(failure));
+        }
+    };
+    finish(b, start, executions, stop, None)
+}
+
+fn finish(b: &Builder, start: Instant, executions: u64, stop: StopReason, failure: Option<Failure>) -> Report {
+    Report {
+        executions,
+        stop,
+        failure,
+        elapsed: start.elapsed(),
+        max_preemptions_bounded: b.preemption_bound.is_some(),
+        replayed_steps: Vec::new(),
+    }
+}
+
+fn to_failure(b: &Builder, outcome: Outcome) -> Failure {
+    let found = outcome.failure.expect("a failed execution");
+    Failure {
+        kind: found.kind,
+        message: found.message,
+        details: found.details,
+        location: found.location,
+        steps: outcome.rendered,
+        schedule: Schedule {
+            test: b.test_name.as_deref().map_or(0, test_hash),
+            decisions: outcome.decisions,
+            steps: outcome.steps,
+            fingerprint: outcome.fingerprint,
+        },
+        preemptions: outcome.preemptions,
+        test_name: b.test_name.clone(),
+    }
+}
+
+/// Runs exactly the execution `schedule` describes, or says why the program no longer has it.
+pub(crate) fn replay(b: &Builder, schedule: &Schedule, body: &dyn Fn()) -> Result<Report, ReplayError> {
+    if let Some(name) = &b.test_name {
+        if schedule.test != 0 && schedule.test != test_hash(name) {
+            return Err(ReplayError::OtherTest);
+        }
+    }
+    let start = Instant::now();
+    let mut strategy = Replay::new(&schedule.decisions);
+    strategy.next_execution();
+    let outcome = run_execution(b.config(), &mut strategy, body, true);
+    if let Some(why) = strategy.divergence() {
+        return Err(ReplayError::Diverged(why));
+    }
+    if outcome.decisions.len() != schedule.decisions.len() {
+        return Err(ReplayError::Diverged(format!(
+            "the token records {} choices, this program made {}",
+            schedule.decisions.len(),
+            outcome.decisions.len()
+        )));
+    }
+    if (outcome.steps, outcome.fingerprint) != (schedule.steps, schedule.fingerprint) {
+        return Err(ReplayError::Diverged(format!(
+            "the token records {} steps with fingerprint {:016x}; this program ran {} steps with \
+             fingerprint {:016x}",
+            schedule.steps, schedule.fingerprint, outcome.steps, outcome.fingerprint
+        )));
+    }
+    let rendered = outcome.rendered.clone();
+    let failure = outcome.failure.is_some().then(|| {
+        let mut f = to_failure(b, outcome);
+        f.schedule.test = schedule.test;
+        f
+    });
+    let mut report = finish(b, start, 1, StopReason::Exhausted, failure);
+    report.replayed_steps = rendered;
+    Ok(report)
+}
+
+/// A small deterministic generator (SplitMix64) for the randomized strategies: the same seed
+/// gives the same exploration on every machine.
+#[derive(Clone, Debug)]
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+}

@@ -1,0 +1,83 @@
+//! Probabilistic Concurrency Testing (Burckhardt, Kothari, Musuvathi, Nagarakatte, ASPLOS 2010).
+//!
+//! Each execution gives the threads distinct random priorities above `depth` and picks
+//! `depth - 1` change points among the steps; the highest-priority enabled thread always runs,
+//! and at the i-th change point the running thread's priority drops to `i`. A bug of depth `d`
+//! among `n` threads and `k` steps is then found with probability at least `1 / (n k^(d-1))`.
+//!
+//! Departure from the paper: threads are created during the execution, so a thread gets its
+//! random priority when it is first seen; `k` is the largest step count seen so far (the
+//! paper assumes it known).
+
+use super::{Rng, SchedulingPoint, Strategy};
+use crate::rt::op::{Event, ThreadId};
+
+pub(crate) struct Pct {
+    rng: Rng,
+    depth: u32,
+    /// Estimated steps per execution.
+    k: u64,
+    priorities: Vec<Option<u64>>,
+    change_points: Vec<u64>,
+}
+
+impl Pct {
+    pub fn new(seed: u64, depth: u32) -> Self {
+        Pct {
+            rng: Rng::new(seed),
+            depth: depth.max(1),
+            k: 64,
+            priorities: Vec::new(),
+            change_points: Vec::new(),
+        }
+    }
+
+    fn priority(&mut self, t: ThreadId) -> u64 {
+        if self.priorities.len() <= t {
+            self.priorities.resize(t + 1, None);
+        }
+        if let Some(p) = self.priorities[t] {
+            return p;
+        }
+        // Random initial priorities, all above the change-point priorities 1..depth.
+        let p = self.depth as u64 + 1 + (self.rng.next_u64() >> 8);
+        self.priorities[t] = Some(p);
+        p
+    }
+}
+
+impl Strategy for Pct {
+    fn next_execution(&mut self) -> bool {
+        self.priorities.clear();
+        self.change_points = (0..self.depth.saturating_sub(1))
+            .map(|_| 1 + self.rng.below(self.k.max(1)))
+            .collect();
+        true
+    }
+
+    fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
+        let best = |s: &mut Self| {
+            point
+                .enabled
+                .iter()
+                .map(|&(t, _)| (s.priority(t), t))
+                .max()
+                .map(|(_, t)| t)
+                .expect("at least one enabled thread")
+        };
+        let mut chosen = best(self);
+        if let Some(i) = self.change_points.iter().position(|&c| c == point.step) {
+            self.priorities[chosen] = Some(i as u64 + 1);
+            chosen = best(self);
+        }
+        chosen
+    }
+
+    fn choose_value(&mut self, n: usize) -> usize {
+        self.rng.below(n as u64) as usize
+    }
+
+    fn end_execution(&mut self, events: &[Event]) {
+        self.k = self.k.max(events.len() as u64);
+    }
+}

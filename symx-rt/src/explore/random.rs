@@ -1,0 +1,30 @@
+//! Uniformly random scheduling: every choice is an independent draw from a seeded generator.
+//! Cheap per execution and good at shallow bugs; never exhausts anything.
+
+use super::{Rng, SchedulingPoint, Strategy};
+use crate::rt::op::ThreadId;
+
+pub(crate) struct Random {
+    rng: Rng,
+}
+
+impl Random {
+    pub fn new(seed: u64) -> Self {
+        Random { rng: Rng::new(seed) }
+    }
+}
+
+impl Strategy for Random {
+    fn next_execution(&mut self) -> bool {
+        true
+    }
+
+    fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
+        let i = self.rng.below(point.enabled.len() as u64) as usize;
+        point.enabled[i].0
+    }
+
+    fn choose_value(&mut self, n: usize) -> usize {
+        self.rng.below(n as u64) as usize
+    }
+}

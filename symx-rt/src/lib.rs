@@ -1,0 +1,36 @@
+//! # symx: find concurrency bugs in Rust tests, and prove their absence within bounds
+//!
+//! Write a test against `symx::thread` and `symx::sync` (the same API as `std`), mark it
+//! `#[symx::test]`, and every interleaving of its threads is explored under a controlled
+//! scheduler. A bug (panic, deadlock, data race, livelock, misuse of an annotated primitive)
+//! fails the test with the interleaving that shows it and a replay token that reproduces it.
+//!
+//! Interleavings are sequentially consistent; happens-before for race detection honours the
+//! memory orderings used. Weak-memory behaviours are not explored.
+//!
+//! Layout: `rt` runs one execution; `explore` holds the strategies; the std-mirroring facade is
+//! `sync`, `thread`, `cell`, `hint`; `annotate` and `wait_queue` serve user-built primitives.
+
+mod builder;
+mod explore;
+mod private;
+mod report;
+mod rt;
+mod schedule;
+
+pub mod annotate;
+pub mod cell;
+pub mod hint;
+pub mod sync;
+pub mod thread;
+pub mod wait_queue;
+
+pub use builder::{model, Builder, Strategy, DEFAULT_ITERATIONS};
+pub use report::{Failure, FailureKind, Report, SourceLocation, Step, StopReason};
+pub use schedule::{ReplayError, Schedule};
+pub use symx_macros::{acquire, barrier_arrive, barrier_init, release, test, try_acquire};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::private::*;
+}

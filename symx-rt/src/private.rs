@@ -1,0 +1,137 @@
+//! Support for the code `symx-macros` generates. Not part of the API; may change at any time.
+
+use std::panic::Location;
+
+use crate::builder::Builder;
+use crate::rt::{self, ObjId};
+
+/// The body of a `#[symx::test]`: explores `body` (or replays `SYMX_REPLAY`) and fails the
+/// test with the report when a bug is found.
+pub fn run_test(name: &'static str, builder: Builder, body: fn()) {
+    // `module_path!()` starts with the crate name, which `cargo test` filters do not contain.
+    let path = name.split_once("::").map_or(name, |(_, rest)| rest);
+    let builder = builder.name(path);
+    if let Ok(token) = std::env::var("SYMX_REPLAY") {
+        return replay_test(&builder, &token, body);
+    }
+    let report = builder.explore(body);
+    if let Some(failure) = report.failure() {
+        panic!("\n{failure}(after {} executions)\n", report.executions());
+    }
+}
+
+fn replay_test(builder: &Builder, token: &str, body: fn()) {
+    let schedule: crate::Schedule = token
+        .parse()
+        .unwrap_or_else(|e| panic!("symx: cannot use SYMX_REPLAY: {e}"));
+    let report = builder
+        .try_replay(&schedule, body)
+        .unwrap_or_else(|e| panic!("symx: cannot use SYMX_REPLAY: {e}"));
+    match report.failure() {
+        Some(failure) => panic!("\nreplayed:\n{failure}"),
+        None => {
+            println!("symx: replayed {} steps without a failure:", report.replayed_steps().len());
+            for step in report.replayed_steps() {
+                println!("{step}");
+            }
+        }
+    }
+}
+
+fn address<T: ?Sized>(obj: &T) -> usize {
+    obj as *const T as *const () as usize
+}
+
+/// The object id of an annotated user object, known by address.
+pub(crate) fn user_object<T: ?Sized>(obj: &T) -> Option<ObjId> {
+    let addr = address(obj);
+    rt::with(|e| e.objects.by_address(addr, rt::short_type_name::<T>()))
+}
+
+/// A call of a `#[symx::acquire]` / `#[symx::try_acquire]` method in progress.
+pub struct AcquireCall {
+    obj: Option<ObjId>,
+    location: &'static Location<'static>,
+}
+
+impl AcquireCall {
+    /// The calling thread starts acquiring `obj` (and may spin inside the call).
+    #[track_caller]
+    pub fn begin<T: ?Sized>(obj: &T) -> AcquireCall {
+        let location = Location::caller();
+        let obj = user_object(obj);
+        if let Some(id) = obj {
+            if let Some(found) = rt::with(|e| e.self_deadlock(id, location)).flatten() {
+                rt::fail(found);
+            }
+            rt::with(|e| e.me().acquiring = Some((id, location)));
+        }
+        AcquireCall { obj, location }
+    }
+
+    /// The call returned; the thread holds the object when `acquired`.
+    pub fn finish(self, acquired: bool) {
+        let (obj, location) = (self.obj, self.location);
+        drop(self);
+        if let (true, Some(id)) = (acquired, obj) {
+            if let Some(found) = rt::with(|e| e.annotated_acquired(id, location)).flatten() {
+                rt::fail(found);
+            }
+        }
+    }
+}
+
+impl Drop for AcquireCall {
+    fn drop(&mut self) {
+        if self.obj.is_some() {
+            rt::with(|e| e.me().acquiring = None);
+        }
+    }
+}
+
+/// What counts as "acquired" for a `#[symx::try_acquire]` method's result.
+pub trait Acquired {
+    fn acquired(&self) -> bool;
+}
+
+impl Acquired for bool {
+    fn acquired(&self) -> bool {
+        *self
+    }
+}
+
+impl<T> Acquired for Option<T> {
+    fn acquired(&self) -> bool {
+        self.is_some()
+    }
+}
+
+impl<T, E> Acquired for Result<T, E> {
+    fn acquired(&self) -> bool {
+        self.is_ok()
+    }
+}
+
+/// A call of a `#[symx::barrier_arrive]` method in progress.
+pub struct BarrierArrival {
+    arrival: Option<(ObjId, usize)>,
+}
+
+impl BarrierArrival {
+    #[track_caller]
+    pub fn begin<T: ?Sized>(obj: &T) -> BarrierArrival {
+        let arrival = user_object(obj).and_then(|id| rt::with(|e| e.barrier_arrive(id).map(|g| (id, g))).flatten());
+        BarrierArrival { arrival }
+    }
+
+    /// The thread leaves the barrier: everyone of its generation must have arrived.
+    #[track_caller]
+    pub fn depart(self) {
+        let location = Location::caller();
+        if let Some((id, generation)) = self.arrival {
+            if let Some(found) = rt::with(|e| e.barrier_depart(id, generation, location)).flatten() {
+                rt::fail(found);
+            }
+        }
+    }
+}

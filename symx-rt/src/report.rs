@@ -1,0 +1,244 @@
+//! What an exploration tells its caller: the [`Report`], and for a found bug the [`Failure`]
+//! with its kind, message, interleaving and replay token.
+
+use std::fmt;
+use std::panic::Location;
+use std::time::Duration;
+
+use crate::schedule::Schedule;
+
+/// What kind of bug an execution exhibited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// A thread panicked (failed assertions included).
+    Panic,
+    /// No thread can make progress while some have not finished.
+    Deadlock,
+    /// Two conflicting `UnsafeCell` accesses unordered by happens-before.
+    DataRace,
+    /// An execution exceeded the step bound: a livelock or an unbounded spin.
+    StepLimit,
+    /// A synchronization annotation's contract was broken: a lock released by a thread that
+    /// does not hold it, two holders at once, a thread leaving a barrier early.
+    Misuse,
+}
+
+impl fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FailureKind::Panic => "panic",
+            FailureKind::Deadlock => "deadlock",
+            FailureKind::DataRace => "data race",
+            FailureKind::StepLimit => "step limit exceeded",
+            FailureKind::Misuse => "synchronization misuse",
+        })
+    }
+}
+
+/// A place in the source: `file:line:column`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceLocation {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl From<&Location<'_>> for SourceLocation {
+    fn from(l: &Location<'_>) -> Self {
+        SourceLocation {
+            file: l.file().to_string(),
+            line: l.line(),
+            column: l.column(),
+        }
+    }
+}
+
+impl fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// One numbered step of an interleaving.
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub index: usize,
+    pub thread: usize,
+    pub thread_label: String,
+    pub operation: String,
+    pub object: Option<String>,
+    pub value: String,
+    pub location: SourceLocation,
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:>4}. {:<18} {}", self.index, self.thread_label, self.operation)?;
+        if let Some(o) = &self.object {
+            write!(f, " {o}")?;
+        }
+        if !self.value.is_empty() {
+            write!(f, " = {}", self.value)?;
+        }
+        write!(f, "  at {}", self.location)
+    }
+}
+
+/// A bug found by exploration: what went wrong, the interleaving that shows it, and the
+/// schedule that replays it.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub(crate) kind: FailureKind,
+    pub(crate) message: String,
+    pub(crate) details: Vec<String>,
+    pub(crate) location: Option<SourceLocation>,
+    pub(crate) steps: Vec<Step>,
+    pub(crate) schedule: Schedule,
+    pub(crate) preemptions: u32,
+    pub(crate) test_name: Option<String>,
+}
+
+impl Failure {
+    pub fn kind(&self) -> FailureKind {
+        self.kind
+    }
+
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The schedule that reproduces this failure; its `Display` is the replay token.
+    pub fn schedule(&self) -> &crate::Schedule {
+        &self.schedule
+    }
+
+    /// Extra lines of the report: both accesses of a race, every thread of a deadlock.
+    pub fn details(&self) -> &[String] {
+        &self.details
+    }
+
+    /// The interleaving, as numbered steps.
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// Where the failure happened, when it has one place (a panic, the second access of a race).
+    pub fn location(&self) -> Option<&SourceLocation> {
+        self.location.as_ref()
+    }
+
+    /// How often the failing schedule switches away from a thread that could have continued.
+    pub fn preemptions(&self) -> u32 {
+        self.preemptions
+    }
+
+    /// The command that replays this failure.
+    pub fn replay_command(&self) -> String {
+        match &self.test_name {
+            Some(name) => format!("SYMX_REPLAY={} cargo test {name} -- --exact", self.schedule),
+            None => format!(
+                "symx::Builder::new().replay(&\"{}\".parse().unwrap(), || ...)",
+                self.schedule
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "symx found a {}: {}", self.kind, self.message)?;
+        for d in &self.details {
+            writeln!(f, "    {d}")?;
+        }
+        writeln!(
+            f,
+            "\ninterleaving ({} steps, {} preemptions, sequentially consistent):",
+            self.steps.len(),
+            self.preemptions
+        )?;
+        for s in &self.steps {
+            writeln!(f, "{s}")?;
+        }
+        writeln!(f, "\nreplay token: {}", self.schedule)?;
+        writeln!(f, "replay with:  {}", self.replay_command())
+    }
+}
+
+/// Why an exploration stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StopReason {
+    /// Every execution in the (bounded) space was run.
+    Exhausted,
+    /// A failure was found.
+    Failure,
+    /// The execution bound (`max_executions` / `iterations`) was reached.
+    MaxExecutions,
+    /// The wall-clock budget ran out.
+    TimeBudget,
+}
+
+/// The outcome of an exploration.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub(crate) executions: u64,
+    pub(crate) stop: StopReason,
+    pub(crate) failure: Option<Failure>,
+    pub(crate) elapsed: Duration,
+    pub(crate) max_preemptions_bounded: bool,
+    /// The interleaving of a replayed execution (empty for explorations).
+    pub(crate) replayed_steps: Vec<Step>,
+}
+
+impl Report {
+    /// Executions actually run.
+    pub fn executions(&self) -> u64 {
+        self.executions
+    }
+
+    /// True when the bounded space was exhausted: no bug exists within the stated bounds.
+    pub fn complete(&self) -> bool {
+        self.stop == StopReason::Exhausted
+    }
+
+    pub fn failure(&self) -> Option<&Failure> {
+        self.failure.as_ref()
+    }
+
+    pub fn stop_reason(&self) -> StopReason {
+        self.stop
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+
+    /// For a replay: every step of the replayed execution, failing or not.
+    pub fn replayed_steps(&self) -> &[Step] {
+        &self.replayed_steps
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(failure) = &self.failure {
+            write!(f, "{failure}")?;
+            return writeln!(f, "(after {} executions)", self.executions);
+        }
+        let how = match self.stop {
+            StopReason::Exhausted if self.max_preemptions_bounded => {
+                "every execution within the preemption bound explored"
+            }
+            StopReason::Exhausted => "every execution explored",
+            StopReason::MaxExecutions => "stopped at the execution bound; the space is not exhausted",
+            StopReason::TimeBudget => "stopped at the time budget; the space is not exhausted",
+            StopReason::Failure => "failed",
+        };
+        writeln!(
+            f,
+            "symx: no bug in {} executions ({how}, {:.2?})",
+            self.executions, self.elapsed
+        )
+    }
+}

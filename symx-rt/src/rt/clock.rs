@@ -1,0 +1,64 @@
+//! Vector clocks: the happens-before relation between the events of one execution.
+//!
+//! Owns only the clock arithmetic. Which operations join or publish a clock is decided by the
+//! objects that use them (atomics, locks, cells, thread spawn and join).
+
+/// A vector clock indexed by model thread id; missing entries are zero.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VClock(Vec<u32>);
+
+impl VClock {
+    pub fn new() -> Self {
+        VClock(Vec::new())
+    }
+
+    pub fn get(&self, thread: usize) -> u32 {
+        self.0.get(thread).copied().unwrap_or(0)
+    }
+
+    /// Advances `thread`'s own component: a new epoch begins for it.
+    pub fn tick(&mut self, thread: usize) {
+        if self.0.len() <= thread {
+            self.0.resize(thread + 1, 0);
+        }
+        self.0[thread] += 1;
+    }
+
+    /// Pointwise maximum: afterwards everything `other` has seen, `self` has seen.
+    pub fn join(&mut self, other: &VClock) {
+        if self.0.len() < other.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
+            *mine = (*mine).max(*theirs);
+        }
+    }
+
+    /// True when the epoch `(thread, time)` happens before (or is) the point this clock describes.
+    pub fn has_seen(&self, thread: usize, time: u32) -> bool {
+        time <= self.get(thread)
+    }
+
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::VClock;
+
+    #[test]
+    fn join_takes_the_pointwise_maximum() {
+        let mut a = VClock::new();
+        a.tick(0);
+        a.tick(0);
+        let mut b = VClock::new();
+        b.tick(1);
+        b.tick(3);
+        a.join(&b);
+        assert_eq!((a.get(0), a.get(1), a.get(2), a.get(3)), (2, 1, 0, 1));
+        assert!(a.has_seen(3, 1));
+        assert!(!a.has_seen(3, 2));
+    }
+}

@@ -1,0 +1,149 @@
+//! Failures that only the scheduler can see, and how an execution is shown in reports:
+//! deadlock (including threads spinning on annotated locks held by blocked threads), the step
+//! limit, and the rendering of the trace as numbered steps.
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::execution::{Execution, Found};
+use super::op::{Op, ThreadId};
+use super::threads::Status;
+use crate::report::{FailureKind, SourceLocation, Step};
+
+/// A deadlock: no thread can make progress while some have not finished.
+///
+/// With no enabled thread at all this is the classic definition. Threads spinning inside a
+/// `#[symx::acquire]` call are enabled but cannot progress while the lock's holder cannot, so
+/// they count as blocked when every holder they wait for is itself stuck.
+pub(crate) fn deadlock(e: &Execution, enabled: &[(ThreadId, Op)]) -> Option<Found> {
+    let unfinished: Vec<ThreadId> = (0..e.threads.len()).filter(|&t| !e.threads[t].is_finished()).collect();
+    if unfinished.is_empty() {
+        return None;
+    }
+    let spinning = |t: ThreadId| e.threads[t].acquiring.is_some();
+    if !enabled.iter().all(|&(t, _)| spinning(t)) {
+        return None;
+    }
+    let is_enabled = |t: ThreadId| enabled.iter().any(|&(u, _)| u == t);
+    let mut stuck: HashSet<ThreadId> = unfinished.iter().copied().collect();
+    loop {
+        let before = stuck.len();
+        let snapshot = stuck.clone();
+        stuck.retain(|&t| {
+            let progresses = is_enabled(t)
+                && match e.threads[t].acquiring {
+                    None => true,
+                    Some((lock, _)) => match e.holder(lock) {
+                        None => true,
+                        Some((h, _)) => !snapshot.contains(&h),
+                    },
+                };
+            !progresses
+        });
+        if stuck.len() == before {
+            break;
+        }
+    }
+    if stuck.len() < unfinished.len() {
+        return None;
+    }
+    let blocked: Vec<String> = unfinished.iter().map(|t| t.to_string()).collect();
+    Some(Found {
+        kind: FailureKind::Deadlock,
+        message: format!(
+            "deadlock: no thread can make progress (blocked: thread {})",
+            blocked.join(", ")
+        ),
+        details: (0..e.threads.len()).map(|t| describe(e, t)).collect(),
+        location: None,
+        thread: None,
+    })
+}
+
+/// One line per thread: what it is doing or waiting for, and where.
+pub(crate) fn describe(e: &Execution, t: ThreadId) -> String {
+    let th = &e.threads[t];
+    let who = th.label(t);
+    let held_by = |obj| match e.holder(obj) {
+        Some((h, at)) => format!(", held by {} since {at}", e.threads[h].label(h)),
+        None => ", which no thread holds".to_string(),
+    };
+    if let Some((lock, at)) = th.acquiring {
+        return format!(
+            "{who}: spins acquiring {} at {at}{}",
+            e.objects.label(lock),
+            held_by(lock)
+        );
+    }
+    match th.status {
+        Status::Finished => format!("{who}: finished"),
+        Status::Ready(op) => match op.obj {
+            Some(obj) if !super::scheduler::is_enabled(e, &op) => format!(
+                "{who}: waits to {} {} at {}{}",
+                op.kind,
+                e.objects.label(obj),
+                op.location,
+                held_by(obj)
+            ),
+            _ => format!("{who}: about to {} at {}", op.kind, op.location),
+        },
+        Status::Waiting(w) => format!(
+            "{who}: waits for {} on {} at {}",
+            w.what,
+            e.objects.label(w.obj),
+            w.location
+        ),
+        Status::Fresh | Status::Running => format!("{who}: running"),
+    }
+}
+
+/// The step limit was exceeded: say who kept running, and where.
+pub(crate) fn step_limit(e: &Execution) -> Found {
+    let window = e.trace.len().saturating_sub(200);
+    let mut per_thread: BTreeMap<ThreadId, BTreeMap<String, usize>> = BTreeMap::new();
+    for ev in &e.trace[window..] {
+        let obj = ev.obj.map(|o| format!(" {}", e.objects.label(o))).unwrap_or_default();
+        let what = format!("{}{obj} at {}", ev.kind, ev.location);
+        *per_thread.entry(ev.thread).or_default().entry(what).or_default() += 1;
+    }
+    let mut details: Vec<String> = per_thread
+        .iter()
+        .map(|(t, ops)| {
+            let (what, n) = ops.iter().max_by_key(|(_, n)| **n).expect("non-empty");
+            let total: usize = ops.values().sum();
+            format!(
+                "{} ran {total} of the last {} steps, mostly {what} ({n} times)",
+                e.threads[*t].label(*t),
+                e.trace.len() - window
+            )
+        })
+        .collect();
+    details.extend((0..e.threads.len()).map(|t| describe(e, t)));
+    Found {
+        kind: FailureKind::StepLimit,
+        message: format!(
+            "an execution exceeded {} steps: a livelock, or a loop that waits without \
+             symx::hint::spin_loop() or thread::yield_now()",
+            e.config.max_steps
+        ),
+        details,
+        location: None,
+        thread: None,
+    }
+}
+
+/// The trace as numbered steps for reports.
+pub(crate) fn render_steps(e: &Execution) -> Vec<Step> {
+    e.trace
+        .iter()
+        .enumerate()
+        .map(|(i, ev)| Step {
+            index: i + 1,
+            thread: ev.thread,
+            thread_label: e.threads[ev.thread].label(ev.thread),
+            operation: ev.kind.to_string(),
+            object: ev.obj.map(|o| e.objects.label(o)),
+            value: ev.value.to_string(),
+            location: SourceLocation::from(ev.location),
+        })
+        .collect()
+}

@@ -1,0 +1,154 @@
+//! The state of one execution and the thread-local handle through which model code reaches it.
+//!
+//! Model threads are coroutines on the test's OS thread, so "the current execution" is a
+//! thread-local pointer installed by the scheduler for the duration of one execution. Code that
+//! runs outside any execution (plain tests, statics, drops after the run) sees `None`.
+
+use std::cell::{Cell, RefCell};
+use std::panic::Location;
+
+use super::objects::Objects;
+use super::op::{Event, ThreadId};
+use super::threads::Thread;
+use crate::explore::Strategy;
+use crate::report::FailureKind;
+
+/// Execution-wide settings taken from the Builder.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Config {
+    pub max_steps: u64,
+    pub preemption_bound: Option<u32>,
+    pub spurious_wakeups: bool,
+    pub stack_size: usize,
+}
+
+/// A failure found inside an execution, before the explorer attaches schedule and trace.
+#[derive(Clone, Debug)]
+pub(crate) struct Found {
+    pub kind: FailureKind,
+    pub message: String,
+    /// Further report lines: both accesses of a race, every thread of a deadlock.
+    pub details: Vec<String>,
+    pub location: Option<crate::report::SourceLocation>,
+    pub thread: Option<ThreadId>,
+}
+
+pub(crate) struct Execution {
+    pub config: Config,
+    pub objects: super::objects::Objects,
+    pub threads: Vec<Thread>,
+    pub current: ThreadId,
+    /// The global wait queue in FIFO order (each waiter's key is in its status).
+    pub queue: Vec<ThreadId>,
+    pub trace: Vec<Event>,
+    pub failure: Option<Found>,
+    /// Closures of threads spawned during the current step, turned into coroutines after it.
+    pub spawns: Vec<(ThreadId, Box<dyn FnOnce()>)>,
+    /// The choices made where there was more than one option: the schedule.
+    pub decisions: Vec<u32>,
+    /// A hash of every step (thread, operation, object, location): a replayed schedule must
+    /// produce the same one, or the program changed under the token.
+    pub fingerprint: u64,
+    pub preemptions: u32,
+}
+
+impl Execution {
+    pub fn new(config: Config, generation: u32) -> Self {
+        Execution {
+            config,
+            objects: Objects::new(generation),
+            threads: Vec::new(),
+            current: 0,
+            queue: Vec::new(),
+            trace: Vec::new(),
+            failure: None,
+            spawns: Vec::new(),
+            decisions: Vec::new(),
+            fingerprint: FNV_OFFSET,
+            preemptions: 0,
+        }
+    }
+
+    pub fn me(&mut self) -> &mut Thread {
+        let id = self.current;
+        &mut self.threads[id]
+    }
+
+    /// Records the first failure only: later ones are consequences of tearing down.
+    pub fn set_failure(&mut self, found: Found) {
+        if self.failure.is_none() {
+            self.failure = Some(found);
+        }
+    }
+
+    pub fn hash_step(&mut self, parts: &[u64]) {
+        for &p in parts {
+            self.fingerprint = (self.fingerprint ^ p).wrapping_mul(FNV_PRIME);
+        }
+    }
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0100_0000_01b3;
+
+/// A stable hash of a source location, independent of where the binary was built.
+pub(crate) fn location_hash(loc: &Location<'_>) -> u64 {
+    let mut h = FNV_OFFSET;
+    for b in loc.file().bytes() {
+        h = (h ^ b as u64).wrapping_mul(FNV_PRIME);
+    }
+    (h ^ ((loc.line() as u64) << 20 | loc.column() as u64)).wrapping_mul(FNV_PRIME)
+}
+
+/// What the thread-local pointer refers to while an execution runs.
+pub(crate) struct Ctx {
+    pub exec: RefCell<Execution>,
+    pub strategy: RefCell<*mut dyn Strategy>,
+    /// True while a model thread (not the scheduler) is running.
+    pub in_thread: Cell<bool>,
+}
+
+thread_local! {
+    static CURRENT: Cell<*const Ctx> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Installs `ctx` as the current execution until the guard drops.
+pub(crate) struct Installed {
+    previous: *const Ctx,
+}
+
+impl Installed {
+    pub fn new(ctx: &Ctx) -> Self {
+        let previous = CURRENT.with(|c| c.replace(ctx as *const Ctx));
+        assert!(
+            previous.is_null(),
+            "symx: an exploration cannot be started from inside a model thread"
+        );
+        Installed { previous }
+    }
+}
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.set(self.previous));
+    }
+}
+
+/// The current execution's context, when a model thread of one is running.
+pub(crate) fn ctx() -> Option<&'static Ctx> {
+    let p = CURRENT.with(|c| c.get());
+    // SAFETY: the pointer is set only by `Installed`, whose owner keeps the Ctx alive and
+    // clears the pointer before dropping it; it is only read on the owning OS thread.
+    let ctx = unsafe { p.as_ref()? };
+    ctx.in_thread.get().then_some(ctx)
+}
+
+/// Runs `f` on the current execution, if a model thread is running.
+pub(crate) fn with<R>(f: impl FnOnce(&mut Execution) -> R) -> Option<R> {
+    ctx().map(|c| f(&mut c.exec.borrow_mut()))
+}
+
+/// True inside a model thread of a running execution.
+pub(crate) fn in_model() -> bool {
+    ctx().is_some()
+}

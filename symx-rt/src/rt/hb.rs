@@ -1,0 +1,118 @@
+//! Happens-before bookkeeping: which operations publish a thread's clock, which take one, and
+//! the data-race check of `UnsafeCell` accesses against the result.
+//!
+//! Interleavings are sequentially consistent, but happens-before honours each operation's
+//! `Ordering` (a `Relaxed` store publishes nothing), so a race that needs a weaker ordering than
+//! the code uses is still reported.
+
+use std::panic::Location;
+use std::sync::atomic::Ordering;
+
+use super::execution::{Execution, Found};
+use super::op::ObjId;
+use super::race::Access;
+use crate::report::FailureKind;
+
+fn acquires(o: Ordering) -> bool {
+    matches!(o, Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst)
+}
+
+fn releases(o: Ordering) -> bool {
+    matches!(o, Ordering::Release | Ordering::AcqRel | Ordering::SeqCst)
+}
+
+impl Execution {
+    /// The reading half of an atomic operation (or of any acquire, with `SeqCst`).
+    pub fn acquire_from(&mut self, obj: ObjId, order: Ordering) {
+        let t = self.current;
+        let clock = &self.objects.get(obj).clock;
+        let me = &mut self.threads[t];
+        if acquires(order) {
+            me.clock.join(clock);
+        } else {
+            me.fence_acquire.join(clock);
+        }
+    }
+
+    /// The writing half: a store replaces the object's release clock, a read-modify-write
+    /// extends it (release sequences).
+    pub fn release_to(&mut self, obj: ObjId, order: Ordering, rmw: bool) {
+        let t = self.current;
+        let me = &mut self.threads[t];
+        let published = if releases(order) {
+            &me.clock
+        } else {
+            &me.fence_release
+        };
+        let clock = &mut self.objects.get_mut(obj).clock;
+        if rmw {
+            clock.join(published);
+        } else {
+            clock.clone_from(published);
+        }
+        if releases(order) {
+            me.clock.tick(t);
+        }
+    }
+
+    pub fn fence(&mut self, order: Ordering) {
+        let t = self.current;
+        let me = &mut self.threads[t];
+        if acquires(order) {
+            let pending = std::mem::take(&mut me.fence_acquire);
+            me.clock.join(&pending);
+        }
+        if releases(order) {
+            me.fence_release.clone_from(&me.clock);
+            me.clock.tick(t);
+        }
+    }
+
+    /// Checks an `UnsafeCell` access against the cell's history; a race is a failure that
+    /// names both accesses.
+    pub fn cell_access(
+        &mut self,
+        obj: ObjId,
+        write: bool,
+        location: &'static Location<'static>,
+    ) -> Option<Found> {
+        let t = self.current;
+        let clock = &self.threads[t].clock;
+        let access = Access {
+            thread: t,
+            time: clock.get(t),
+            write,
+            location,
+        };
+        let state = self.objects.get_mut(obj).cell.get_or_insert_with(Default::default);
+        let other = state.access(access, clock)?;
+        let what = |a: &Access| if a.write { "write" } else { "read" };
+        let cell = self.objects.label(obj);
+        Some(Found {
+            kind: FailureKind::DataRace,
+            message: format!(
+                "data race on {cell}: {} by {} and {} by {} are not ordered by happens-before",
+                what(&other),
+                self.threads[other.thread].label(other.thread),
+                what(&access),
+                self.threads[t].label(t),
+            ),
+            details: vec![
+                format!(
+                    "first access:  {} by {} at {}",
+                    what(&other),
+                    self.threads[other.thread].label(other.thread),
+                    other.location
+                ),
+                format!(
+                    "second access: {} by {} at {}",
+                    what(&access),
+                    self.threads[t].label(t),
+                    location
+                ),
+            ],
+            location: Some(location.into()),
+            thread: Some(t),
+        })
+    }
+}

@@ -1,0 +1,25 @@
+//! The engine of one execution: model threads as coroutines, the scheduler, the object table,
+//! wait queues, vector clocks and the trace.
+//!
+//! The std-mirroring facade (`sync`, `thread`, `cell`, ...) calls into this module; strategies
+//! (`explore`) are called by it. Nothing here knows which strategy is running.
+
+pub(crate) mod clock;
+pub(crate) mod diagnose;
+pub(crate) mod execution;
+pub(crate) mod hb;
+pub(crate) mod locks;
+pub(crate) mod objects;
+pub(crate) mod op;
+pub(crate) mod panic_hook;
+pub(crate) mod race;
+pub(crate) mod scheduler;
+pub(crate) mod spawn;
+pub(crate) mod switch;
+pub(crate) mod threads;
+
+pub(crate) use execution::{in_model, with, Config, Found};
+pub(crate) use objects::{short_type_name, ObjKind, ObjRef};
+pub(crate) use op::{ObjId, OpKind, ThreadId, Value};
+pub(crate) use switch::{choose, current_thread, fail, notify, record_value, visible, wait};
+pub(crate) use threads::Wait;

@@ -1,0 +1,191 @@
+//! The object table of one execution: every modelled object (atomic, lock, cell, queue) gets an
+//! [`ObjId`] on first use, with the per-execution state the runtime keeps for it.
+//!
+//! Objects carry their identity in an [`ObjRef`] stamped with the execution's generation, so a
+//! `static` object starts every execution fresh and a moved object keeps its identity. Wait
+//! queues of user objects are named by address, as in the arbitrary-context paper.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use super::clock::VClock;
+use super::op::{ObjId, ThreadId};
+use super::race::CellState;
+
+static GENERATION: AtomicU32 = AtomicU32::new(1);
+
+/// A fresh generation number for a new execution (never 0, which marks "never used").
+pub(crate) fn next_generation() -> u32 {
+    loop {
+        let g = GENERATION.fetch_add(1, Ordering::Relaxed);
+        if g != 0 {
+            return g;
+        }
+    }
+}
+
+/// The identity slot embedded in every modelled object: `(generation << 32) | (id + 1)`.
+#[derive(Debug, Default)]
+pub struct ObjRef(AtomicU64);
+
+impl ObjRef {
+    pub const fn new() -> Self {
+        ObjRef(AtomicU64::new(0))
+    }
+
+    pub(crate) fn get(&self, generation: u32) -> Option<ObjId> {
+        let tag = self.0.load(Ordering::Relaxed);
+        ((tag >> 32) as u32 == generation && tag as u32 != 0).then(|| (tag as u32) - 1)
+    }
+
+    pub(crate) fn set(&self, generation: u32, id: ObjId) {
+        self.0
+            .store(((generation as u64) << 32) | (id as u64 + 1), Ordering::Relaxed);
+    }
+}
+
+/// What kind of object, for reports (`Mutex#3`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ObjKind {
+    Atomic,
+    Mutex,
+    RwLock,
+    Condvar,
+    Barrier,
+    Channel,
+    Once,
+    Cell,
+    Thread,
+    /// A user object known by address: annotated locks, barriers, wait queues.
+    User,
+    Arc,
+}
+
+impl ObjKind {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            ObjKind::Atomic => "Atomic",
+            ObjKind::Mutex => "Mutex",
+            ObjKind::RwLock => "RwLock",
+            ObjKind::Condvar => "Condvar",
+            ObjKind::Barrier => "Barrier",
+            ObjKind::Channel => "Channel",
+            ObjKind::Once => "Once",
+            ObjKind::Cell => "UnsafeCell",
+            ObjKind::Thread => "Thread",
+            ObjKind::User => "Object",
+            ObjKind::Arc => "Arc",
+        }
+    }
+}
+
+/// The runtime's state for one object in one execution.
+#[derive(Debug)]
+pub(crate) struct ObjState {
+    pub kind: ObjKind,
+    /// The type name the user wrote, when it is more telling than the kind (`AtomicUsize`).
+    pub type_name: &'static str,
+    /// Current value of an atomic (the object's own storage keeps only the initial value).
+    pub value: u64,
+    /// Clock published by releases on this object (atomic stores, unlocks, notifies).
+    pub clock: VClock,
+    /// Data-race bookkeeping for `UnsafeCell`s.
+    pub cell: Option<Box<CellState>>,
+    /// Present when the object is (also) a lock: who holds it.
+    pub lock: Option<LockState>,
+    /// Barrier annotation: expected arrivals and the arrivals of the current generation.
+    pub barrier: Option<BarrierState>,
+}
+
+#[derive(Debug, Default, Clone)]
+pub(crate) struct LockState {
+    pub writer: Option<(ThreadId, &'static std::panic::Location<'static>)>,
+    pub readers: Vec<ThreadId>,
+    /// Annotated (user-built) lock rather than a built-in one.
+    pub annotated: bool,
+}
+
+#[derive(Debug, Default, Clone)]
+pub(crate) struct BarrierState {
+    pub expected: usize,
+    pub arrived: usize,
+}
+
+/// All objects of one execution.
+#[derive(Debug)]
+pub(crate) struct Objects {
+    pub generation: u32,
+    states: Vec<ObjState>,
+    by_addr: HashMap<usize, ObjId>,
+}
+
+impl Objects {
+    pub fn new(generation: u32) -> Self {
+        Objects {
+            generation,
+            states: Vec::new(),
+            by_addr: HashMap::new(),
+        }
+    }
+
+    /// The id of an object that embeds an [`ObjRef`], registering it on first use.
+    /// `initial` is the value an atomic starts this execution with.
+    pub fn of(&mut self, r: &ObjRef, kind: ObjKind, type_name: &'static str, initial: u64) -> ObjId {
+        if let Some(id) = r.get(self.generation) {
+            return id;
+        }
+        let id = self.push(kind, type_name, initial);
+        r.set(self.generation, id);
+        id
+    }
+
+    /// The id of a user object known only by its address (annotations, wait queues).
+    pub fn by_address(&mut self, addr: usize, type_name: &'static str) -> ObjId {
+        if let Some(&id) = self.by_addr.get(&addr) {
+            return id;
+        }
+        let id = self.push(ObjKind::User, type_name, 0);
+        self.by_addr.insert(addr, id);
+        id
+    }
+
+    fn push(&mut self, kind: ObjKind, type_name: &'static str, initial: u64) -> ObjId {
+        let id = self.states.len() as ObjId;
+        self.states.push(ObjState {
+            kind,
+            type_name,
+            value: initial,
+            clock: VClock::new(),
+            cell: None,
+            lock: None,
+            barrier: None,
+        });
+        id
+    }
+
+    pub fn get(&self, id: ObjId) -> &ObjState {
+        &self.states[id as usize]
+    }
+
+    pub fn get_mut(&mut self, id: ObjId) -> &mut ObjState {
+        &mut self.states[id as usize]
+    }
+
+    /// `Mutex#3`: how reports name an object.
+    pub fn label(&self, id: ObjId) -> String {
+        let s = self.get(id);
+        let name = if s.type_name.is_empty() {
+            s.kind.name()
+        } else {
+            s.type_name
+        };
+        format!("{name}#{id}")
+    }
+}
+
+/// `std::any::type_name` without the module path: `AtomicUsize`, `SpinLock`.
+pub(crate) fn short_type_name<T: ?Sized>() -> &'static str {
+    let full = std::any::type_name::<T>();
+    let base = full.split('<').next().unwrap_or(full);
+    base.rsplit("::").next().unwrap_or(base)
+}

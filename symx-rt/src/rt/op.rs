@@ -1,0 +1,130 @@
+//! Visible operations: what a thread is about to do when it reaches a scheduling point, and the
+//! event it leaves in the execution's trace once it has done it.
+//!
+//! Strategies see [`Op`]s (kind and object) for every runnable thread; reports show [`Event`]s.
+
+use std::fmt;
+use std::panic::Location;
+
+/// Index of a model thread in its execution (the main thread is 0).
+pub type ThreadId = usize;
+
+/// Index of a modelled object in its execution, in order of first use.
+pub type ObjId = u32;
+
+/// The kind of a visible operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OpKind {
+    /// Atomic load.
+    Load,
+    /// Atomic store.
+    Store,
+    /// Atomic read-modify-write (`fetch_*`, `swap`, `fetch_update` step).
+    Rmw,
+    /// Atomic compare-and-exchange.
+    CompareExchange,
+    /// Exclusive lock (`Mutex::lock`, `RwLock::write`): enabled only while nobody holds it.
+    Lock,
+    /// Shared lock (`RwLock::read`): enabled only while no writer holds it.
+    ReadLock,
+    /// Non-blocking lock attempt.
+    TryLock,
+    /// Release of a built-in lock.
+    Unlock,
+    /// `Condvar::wait`: releases the mutex and waits.
+    CondvarWait,
+    /// `Condvar::notify_one`.
+    NotifyOne,
+    /// `Condvar::notify_all`.
+    NotifyAll,
+    /// `Barrier::wait`.
+    BarrierWait,
+    /// Channel send.
+    Send,
+    /// Channel receive.
+    Recv,
+    /// `thread::park`.
+    Park,
+    /// `Thread::unpark`.
+    Unpark,
+    /// `thread::yield_now` or `hint::spin_loop`: lets a spinning thread give way.
+    Yield,
+    /// `wait_queue::wait` on a user object.
+    QueueWait,
+    /// `wait_queue::notify_one` / `notify_all` on a user object.
+    QueueNotify,
+    /// `Once::call_once` and `OnceLock` initialisation.
+    Once,
+    /// A spurious wake-up of a condvar waiter (only when enabled in the Builder).
+    SpuriousWake,
+}
+
+impl fmt::Display for OpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            OpKind::Load => "load",
+            OpKind::Store => "store",
+            OpKind::Rmw => "read-modify-write",
+            OpKind::CompareExchange => "compare_exchange",
+            OpKind::Lock => "lock",
+            OpKind::ReadLock => "read-lock",
+            OpKind::TryLock => "try_lock",
+            OpKind::Unlock => "unlock",
+            OpKind::CondvarWait => "condvar wait",
+            OpKind::NotifyOne => "notify_one",
+            OpKind::NotifyAll => "notify_all",
+            OpKind::BarrierWait => "barrier wait",
+            OpKind::Send => "send",
+            OpKind::Recv => "recv",
+            OpKind::Park => "park",
+            OpKind::Unpark => "unpark",
+            OpKind::Yield => "yield",
+            OpKind::QueueWait => "wait_queue::wait",
+            OpKind::QueueNotify => "wait_queue::notify",
+            OpKind::Once => "once",
+            OpKind::SpuriousWake => "spurious wake-up",
+        };
+        f.write_str(name)
+    }
+}
+
+/// A pending visible operation of one thread: what the strategy sees before choosing.
+#[derive(Clone, Copy, Debug)]
+pub struct Op {
+    pub kind: OpKind,
+    pub obj: Option<ObjId>,
+    pub location: &'static Location<'static>,
+}
+
+/// The value an event read or wrote, for reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Value {
+    #[default]
+    None,
+    One(i128),
+    /// Before and after (read-modify-write), or expected and found (failed compare-exchange).
+    Two(i128, i128),
+    Flag(bool),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::None => Ok(()),
+            Value::One(v) => write!(f, "{v}"),
+            Value::Two(a, b) => write!(f, "{a} -> {b}"),
+            Value::Flag(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// One step of an execution: a visible operation that ran.
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub thread: ThreadId,
+    pub kind: OpKind,
+    pub obj: Option<ObjId>,
+    pub value: Value,
+    pub location: &'static Location<'static>,
+}

@@ -1,0 +1,312 @@
+//! The scheduler of one execution: runs model threads as coroutines on this OS thread, asks
+//! the strategy which enabled thread performs the next visible operation, and detects the
+//! failures no single thread can see (deadlock, step limit).
+//!
+//! Threads that were just spawned or woken run invisibly up to their next visible operation
+//! before every decision, so a strategy always sees each runnable thread's pending operation.
+
+use std::cell::{Cell, RefCell};
+use std::panic::{catch_unwind, AssertUnwindSafe, Location};
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+use super::clock::VClock;
+use super::execution::{location_hash, Config, Ctx, Execution, Found, Installed};
+use super::objects::next_generation;
+use super::op::{Event, Op, OpKind, ThreadId, Value};
+use super::threads::{Status, Thread};
+use super::{diagnose, panic_hook, switch};
+use crate::explore::{SchedulingPoint, Strategy};
+
+type Co = Coroutine<(), (), (), DefaultStack>;
+
+/// What one execution left behind: its trace, its schedule and its failure, if any.
+pub(crate) struct Outcome {
+    pub failure: Option<Found>,
+    pub decisions: Vec<u32>,
+    pub fingerprint: u64,
+    pub steps: u64,
+    pub preemptions: u32,
+    /// The trace, rendered for reports (only when asked for, or on failure).
+    pub rendered: Vec<crate::report::Step>,
+    pub events: Vec<Event>,
+}
+
+thread_local! {
+    /// Stacks of finished coroutines, reused by the next threads on this OS thread.
+    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+}
+
+struct Scheduler<'a> {
+    ctx: &'a Ctx,
+    coroutines: Vec<Option<Co>>,
+    stack_size: usize,
+}
+
+/// Runs `body` once as thread 0 of a new execution, under `strategy`.
+pub(crate) fn run_execution(
+    config: Config,
+    strategy: &mut dyn Strategy,
+    body: &dyn Fn(),
+    render: bool,
+) -> Outcome {
+    panic_hook::install();
+    panic_hook::take();
+    // SAFETY (both transmutes): only lifetimes are erased. Every coroutine that could use
+    // `body` or the strategy is finished or reset before this function returns.
+    let strategy: *mut (dyn Strategy + 'static) = unsafe { std::mem::transmute(strategy) };
+    let body: &'static dyn Fn() = unsafe { std::mem::transmute(body) };
+    let ctx = Ctx {
+        exec: RefCell::new(Execution::new(config, next_generation())),
+        strategy: RefCell::new(strategy),
+        in_thread: Cell::new(false),
+    };
+    let installed = Installed::new(&ctx);
+    let mut s = Scheduler {
+        ctx: &ctx,
+        coroutines: Vec::new(),
+        stack_size: config.stack_size,
+    };
+    let main = Thread::new(0, VClock::new(), None, Location::caller());
+    ctx.exec.borrow_mut().threads.push(main);
+    s.add_coroutine(0, Box::new(body));
+    s.run();
+    let outcome = s.outcome(render);
+    s.teardown();
+    drop(installed);
+    outcome
+}
+
+impl Scheduler<'_> {
+    fn exec(&self) -> std::cell::RefMut<'_, Execution> {
+        self.ctx.exec.borrow_mut()
+    }
+
+    fn add_coroutine(&mut self, id: ThreadId, f: Box<dyn FnOnce()>) {
+        let stack = STACKS
+            .with(|s| s.borrow_mut().pop())
+            .filter(|st| stack_len(st) >= self.stack_size)
+            .unwrap_or_else(|| DefaultStack::new(self.stack_size).expect("symx: cannot allocate a thread stack"));
+        let co = Co::with_stack(stack, move |yielder: &Yielder<(), ()>, ()| {
+            super::execution::with(|e| e.threads[id].yielder = yielder as *const _);
+            let result = catch_unwind(AssertUnwindSafe(f));
+            super::spawn::thread_finished(id, result.err());
+        });
+        if self.coroutines.len() <= id {
+            self.coroutines.resize_with(id + 1, || None);
+        }
+        self.coroutines[id] = Some(co);
+    }
+
+    /// Runs thread `t` until it reaches its next scheduling point, blocks, fails or returns.
+    fn resume(&mut self, t: ThreadId) {
+        {
+            let mut e = self.exec();
+            e.current = t;
+            e.threads[t].status = Status::Running;
+        }
+        let co = self.coroutines[t].as_mut().expect("resumed a thread without a coroutine");
+        self.ctx.in_thread.set(true);
+        let result = co.resume(());
+        self.ctx.in_thread.set(false);
+        if let CoroutineResult::Return(()) = result {
+            let stack = self.coroutines[t].take().expect("coroutine").into_stack();
+            STACKS.with(|s| s.borrow_mut().push(stack));
+        }
+        let spawns = std::mem::take(&mut self.exec().spawns);
+        for (id, f) in spawns {
+            self.add_coroutine(id, f);
+        }
+    }
+
+    fn failed(&self) -> bool {
+        self.ctx.exec.borrow().failure.is_some()
+    }
+
+    /// Runs every fresh thread (just spawned or woken) to its next visible operation.
+    fn run_fresh(&mut self) {
+        loop {
+            let fresh = {
+                let e = self.ctx.exec.borrow();
+                e.threads.iter().position(|t| matches!(t.status, Status::Fresh))
+            };
+            match fresh {
+                Some(t) if !self.failed() => self.resume(t),
+                _ => return,
+            }
+        }
+    }
+
+    /// Threads whose pending operation can run now, with that operation.
+    fn enabled(&self) -> Vec<(ThreadId, Op)> {
+        let e = self.ctx.exec.borrow();
+        let mut out = Vec::new();
+        for (id, th) in e.threads.iter().enumerate() {
+            match th.status {
+                Status::Ready(op) if is_enabled(&e, &op) => out.push((id, op)),
+                Status::Waiting(w) if w.spurious && e.config.spurious_wakeups => out.push((
+                    id,
+                    Op {
+                        kind: OpKind::SpuriousWake,
+                        obj: Some(w.obj),
+                        location: w.location,
+                    },
+                )),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn run(&mut self) {
+        let mut last: Option<ThreadId> = None;
+        let mut steps: u64 = 0;
+        loop {
+            self.run_fresh();
+            if self.failed() {
+                return;
+            }
+            let enabled = self.enabled();
+            let deadlock = diagnose::deadlock(&self.ctx.exec.borrow(), &enabled);
+            if let Some(found) = deadlock {
+                self.exec().set_failure(found);
+                return;
+            }
+            if enabled.is_empty() {
+                return; // every thread finished
+            }
+            let options = self.options(&enabled, last);
+            let (t, op) = self.pick(&options, last, steps);
+            steps += 1;
+            let max_steps = self.ctx.exec.borrow().config.max_steps;
+            if steps > max_steps {
+                let found = diagnose::step_limit(&self.ctx.exec.borrow());
+                self.exec().set_failure(found);
+                return;
+            }
+            self.record(t, op);
+            if op.kind == OpKind::SpuriousWake {
+                switch::wake(&mut self.exec(), t);
+            } else {
+                self.resume(t);
+            }
+            last = Some(t);
+        }
+    }
+
+    /// The enabled threads the strategy may choose from: threads that yielded give way to
+    /// those that did not, and at the preemption bound the last thread must continue.
+    fn options(&self, enabled: &[(ThreadId, Op)], last: Option<ThreadId>) -> Vec<(ThreadId, Op)> {
+        let e = self.ctx.exec.borrow();
+        let mut options: Vec<_> = enabled.iter().copied().filter(|(t, _)| !e.threads[*t].yielded).collect();
+        if options.is_empty() {
+            options = enabled.to_vec();
+        }
+        if let (Some(bound), Some(l)) = (e.config.preemption_bound, last) {
+            if e.preemptions >= bound {
+                if let Some(&cont) = options.iter().find(|(t, _)| *t == l) {
+                    return vec![cont];
+                }
+            }
+        }
+        options
+    }
+
+    fn pick(&mut self, options: &[(ThreadId, Op)], last: Option<ThreadId>, step: u64) -> (ThreadId, Op) {
+        let chosen = if options.len() == 1 {
+            options[0]
+        } else {
+            let strategy = *self.ctx.strategy.borrow();
+            let point = SchedulingPoint {
+                step,
+                last,
+                enabled: options,
+            };
+            // SAFETY: see `run_execution`; no model thread runs during the call.
+            let t = unsafe { (*strategy).choose_thread(&point) };
+            let chosen = options.iter().copied().find(|(id, _)| *id == t).unwrap_or(options[0]);
+            self.exec().decisions.push(chosen.0 as u32);
+            chosen
+        };
+        let mut e = self.exec();
+        if let Some(l) = last {
+            let l_enabled = options.iter().any(|(t, _)| *t == l);
+            if chosen.0 != l && l_enabled && !e.threads[l].yielded {
+                e.preemptions += 1;
+            }
+        }
+        chosen
+    }
+
+    /// Appends the step to the trace and the fingerprint, and updates who has yielded.
+    fn record(&mut self, t: ThreadId, op: Op) {
+        let mut e = self.exec();
+        let obj = op.obj.map_or(u64::MAX, |o| o as u64);
+        e.hash_step(&[t as u64, op.kind as u64, obj, location_hash(op.location)]);
+        e.trace.push(Event {
+            thread: t,
+            kind: op.kind,
+            obj: op.obj,
+            value: Value::None,
+            location: op.location,
+        });
+        if op.kind == OpKind::Yield {
+            e.threads[t].yielded = true;
+        } else {
+            for (id, th) in e.threads.iter_mut().enumerate() {
+                if id != t {
+                    th.yielded = false;
+                }
+            }
+        }
+    }
+
+    fn outcome(&self, render: bool) -> Outcome {
+        let mut e = self.exec();
+        let failure = e.failure.clone();
+        let rendered = if render || failure.is_some() {
+            diagnose::render_steps(&e)
+        } else {
+            Vec::new()
+        };
+        Outcome {
+            failure,
+            decisions: std::mem::take(&mut e.decisions),
+            fingerprint: e.fingerprint,
+            steps: e.trace.len() as u64,
+            preemptions: e.preemptions,
+            rendered,
+            events: std::mem::take(&mut e.trace),
+        }
+    }
+
+    /// Discards threads that did not finish (after a failure, a deadlock or the step limit)
+    /// without unwinding them: running their destructors could only cause second failures.
+    /// Their stacks are released; what lives on them is leaked.
+    fn teardown(&mut self) {
+        for co in self.coroutines.iter_mut().filter_map(Option::take) {
+            let mut co = co;
+            if !co.done() {
+                // SAFETY: nothing of this execution runs again, so nothing can observe the
+                // objects left on the discarded stack.
+                unsafe { co.force_reset() };
+            }
+            drop(co);
+        }
+    }
+}
+
+fn stack_len(stack: &DefaultStack) -> usize {
+    use corosensei::stack::Stack;
+    stack.base().get() - stack.limit().get()
+}
+
+/// Whether a pending operation can run in the current state (a lock must be free).
+pub(crate) fn is_enabled(e: &Execution, op: &Op) -> bool {
+    match (op.kind, op.obj) {
+        (OpKind::Lock, Some(obj)) => e.lock_is_free(obj, false),
+        (OpKind::ReadLock, Some(obj)) => e.lock_is_free(obj, true),
+        _ => true,
+    }
+}

@@ -1,0 +1,133 @@
+//! The life of a model thread: spawn, exit, join, park and unpark.
+//!
+//! Spawning is not a scheduling point (a new thread's code is invisible until its first
+//! visible operation), and neither is joining a finished thread; a join that must wait sits in
+//! the wait queue under the thread's exit key and runs on when the thread ends.
+
+use std::any::Any;
+use std::panic::Location;
+
+use super::execution::{with, Found};
+use super::op::{ObjId, OpKind, ThreadId};
+use super::threads::{Thread, Wait};
+use super::{panic_hook, switch};
+use crate::report::FailureKind;
+
+/// Wait-queue keys of threads: addresses no object can have (the top of the address space).
+fn exit_key(t: ThreadId) -> usize {
+    usize::MAX - 2 * t
+}
+
+fn park_key(t: ThreadId) -> usize {
+    usize::MAX - 2 * t - 1
+}
+
+/// Creates a model thread that runs `f`; it starts at the next scheduling decision.
+///
+/// # Safety
+/// `f` may borrow data that the caller guarantees outlives the thread (scoped threads).
+pub(crate) unsafe fn spawn<'a>(f: Box<dyn FnOnce() + 'a>, name: Option<String>, at: &'static Location<'static>) -> ThreadId {
+    // SAFETY: per the contract, the borrowed data outlives the thread, and a thread that is torn
+    // down is never resumed.
+    let f: Box<dyn FnOnce() + 'static> = unsafe { std::mem::transmute(f) };
+    with(|e| {
+        let id = e.threads.len();
+        let me = e.current;
+        let clock = e.threads[me].clock.clone();
+        e.threads.push(Thread::new(id, clock, name, at));
+        e.threads[me].clock.tick(me);
+        e.spawns.push((id, f));
+        id
+    })
+    .expect("symx::thread::spawn called outside a symx model; run the code under #[symx::test] or symx::model")
+}
+
+/// Called by a thread's coroutine when its closure returned or panicked.
+pub(crate) fn thread_finished(id: ThreadId, panic: Option<Box<dyn Any + Send>>) {
+    if let Some(payload) = panic {
+        let info = panic_hook::take();
+        let message = info.as_ref().map(|i| i.message.clone()).unwrap_or_default();
+        with(|e| {
+            let label = e.threads[id].label(id);
+            e.set_failure(Found {
+                kind: FailureKind::Panic,
+                message: format!("{label} panicked: {message}"),
+                details: info
+                    .as_ref()
+                    .and_then(|i| i.location.as_ref())
+                    .map(|l| vec![format!("panicked at {l}")])
+                    .unwrap_or_default(),
+                location: info.and_then(|i| i.location),
+                thread: Some(id),
+            })
+        });
+        // A payload whose own Drop panics must not take the process down with it.
+        std::mem::forget(payload);
+    }
+    with(|e| {
+        let th = &mut e.threads[id];
+        th.status = super::threads::Status::Finished;
+        th.exit_clock = Some(th.clock.clone());
+    });
+    switch::notify(exit_key(id), true);
+}
+
+/// Waits until thread `t` has finished and takes its final clock (join happens-before).
+pub(crate) fn join(t: ThreadId, at: &'static Location<'static>) {
+    let done = with(|e| e.threads[t].is_finished()).unwrap_or(true);
+    if !done {
+        let obj = thread_obj(t);
+        switch::wait(Wait {
+            key: exit_key(t),
+            obj,
+            wake: None,
+            spurious: false,
+            location: at,
+            what: "the thread to finish",
+        });
+    }
+    with(|e| {
+        if let Some(clock) = e.threads[t].exit_clock.clone() {
+            let me = e.current;
+            e.threads[me].clock.join(&clock);
+        }
+    });
+}
+
+/// The object that stands for thread `t` in reports and in the trace.
+fn thread_obj(t: ThreadId) -> ObjId {
+    with(|e| e.objects.by_address(exit_key(t), "Thread")).unwrap_or(0)
+}
+
+/// `thread::park`: consumes the unpark token, or waits for one.
+pub(crate) fn park(at: &'static Location<'static>) {
+    let Some(me) = switch::current_thread() else {
+        return;
+    };
+    let obj = thread_obj(me);
+    switch::visible(OpKind::Park, Some(obj), at);
+    let has_token = with(|e| std::mem::take(&mut e.threads[me].park_token)).unwrap_or(true);
+    if !has_token {
+        switch::wait(Wait {
+            key: park_key(me),
+            obj,
+            wake: None,
+            spurious: false,
+            location: at,
+            what: "an unpark",
+        });
+        with(|e| e.threads[me].park_token = false);
+    }
+    with(|e| e.acquire_from(obj, std::sync::atomic::Ordering::SeqCst));
+}
+
+/// `Thread::unpark`: gives `t` its token and wakes it if it is parked.
+pub(crate) fn unpark(t: ThreadId, at: &'static Location<'static>) {
+    let obj = thread_obj(t);
+    switch::visible(OpKind::Unpark, Some(obj), at);
+    with(|e| {
+        e.threads[t].park_token = true;
+        e.release_to(obj, std::sync::atomic::Ordering::SeqCst, true);
+    });
+    switch::notify(park_key(t), true);
+}

@@ -1,0 +1,148 @@
+//! The points where a model thread hands control back to the scheduler: before a visible
+//! operation, when it waits in a queue, when it fails, and when it asks for a choice.
+//!
+//! Nothing here decides who runs next; that is the scheduler's and the strategy's job.
+
+use super::execution::{ctx, Ctx, Found};
+use super::op::{ObjId, Op, OpKind, ThreadId, Value};
+use super::threads::{Status, Wait};
+use std::panic::Location;
+
+/// Suspends the running coroutine; returns when the scheduler resumes this thread.
+fn suspend(ctx: &Ctx) {
+    let yielder = {
+        let e = ctx.exec.borrow();
+        e.threads[e.current].yielder
+    };
+    // SAFETY: the yielder lives on this coroutine's own stack, which is running right now.
+    unsafe { (*yielder).suspend(()) };
+}
+
+/// A scheduling point before a visible operation. When it returns, the scheduler has chosen
+/// this thread to perform `kind` on `obj` now, atomically up to the next scheduling point.
+///
+/// Outside a model, and while the thread unwinds from a panic (the execution has already
+/// failed), there is nothing to schedule and it returns at once.
+pub(crate) fn visible(kind: OpKind, obj: Option<ObjId>, location: &'static Location<'static>) {
+    let Some(ctx) = ctx() else { return };
+    if std::thread::panicking() {
+        return;
+    }
+    ctx.exec.borrow_mut().me().status = Status::Ready(Op {
+        kind,
+        obj,
+        location,
+    });
+    suspend(ctx);
+}
+
+/// Attaches the value an operation read or wrote to its event, for the report.
+pub(crate) fn record_value(value: Value) {
+    if let Some(ctx) = ctx() {
+        let mut e = ctx.exec.borrow_mut();
+        let me = e.current;
+        if let Some(ev) = e.trace.last_mut().filter(|ev| ev.thread == me) {
+            ev.value = value;
+        }
+    }
+}
+
+/// Ends the execution with a failure. Never returns to its caller, except while the thread is
+/// already unwinding from a panic: that panic is then the failure reported, and suspending an
+/// unwinding coroutine would leave the OS thread's panic count raised for good.
+pub(crate) fn fail(found: Found) {
+    let Some(ctx) = ctx() else {
+        panic!("{}", found.message);
+    };
+    let panicking = std::thread::panicking();
+    {
+        let mut e = ctx.exec.borrow_mut();
+        if !panicking {
+            e.set_failure(found);
+        }
+    }
+    if panicking {
+        return;
+    }
+    loop {
+        // The scheduler tears the execution down without resuming this thread.
+        suspend(ctx);
+    }
+}
+
+/// Puts the current thread in the global wait queue under `key` and suspends it until a
+/// notify on `key` wakes it. Outside a model a wait can never end, which is reported.
+pub(crate) fn wait(wait: Wait) {
+    let Some(ctx) = ctx() else {
+        panic!(
+            "symx: a blocking operation ({}) ran outside a symx model; run the code under \
+             #[symx::test] or symx::model",
+            wait.what
+        );
+    };
+    if std::thread::panicking() {
+        return;
+    }
+    {
+        let mut e = ctx.exec.borrow_mut();
+        let me = e.current;
+        e.me().status = Status::Waiting(wait);
+        e.queue.push(me);
+    }
+    suspend(ctx);
+}
+
+/// Wakes the waiters queued under `key`: all of them, or one chosen by the strategy (which one
+/// std wakes is unspecified, so every choice is explored). Returns the woken threads.
+pub(crate) fn notify(key: usize, all: bool) -> Vec<ThreadId> {
+    let Some(ctx) = ctx() else { return Vec::new() };
+    let waiters: Vec<ThreadId> = {
+        let e = ctx.exec.borrow();
+        e.queue
+            .iter()
+            .copied()
+            .filter(|&t| matches!(e.threads[t].status, Status::Waiting(w) if w.key == key))
+            .collect()
+    };
+    let woken = if all || waiters.len() <= 1 {
+        waiters
+    } else {
+        vec![waiters[choose(waiters.len())]]
+    };
+    let mut e = ctx.exec.borrow_mut();
+    for &t in &woken {
+        wake(&mut e, t);
+    }
+    woken
+}
+
+/// Takes `t` out of the wait queue: it retries its operation or runs on.
+pub(crate) fn wake(e: &mut super::execution::Execution, t: ThreadId) {
+    if let Status::Waiting(w) = e.threads[t].status {
+        e.queue.retain(|&q| q != t);
+        e.threads[t].status = match w.wake {
+            Some(op) => Status::Ready(op),
+            None => Status::Fresh,
+        };
+    }
+}
+
+/// A nondeterministic choice among `n` alternatives, explored like a scheduling choice and
+/// recorded in the schedule. Outside a model the first alternative is taken.
+pub(crate) fn choose(n: usize) -> usize {
+    if n <= 1 {
+        return 0;
+    }
+    let Some(ctx) = ctx() else { return 0 };
+    let strategy = *ctx.strategy.borrow();
+    // SAFETY: the explorer owns the strategy for the whole execution and does not touch it
+    // while a model thread runs.
+    let pick = unsafe { (*strategy).choose_value(n) }.min(n - 1);
+    ctx.exec.borrow_mut().decisions.push(pick as u32);
+    pick
+}
+
+/// The running model thread's id, if any.
+pub(crate) fn current_thread() -> Option<ThreadId> {
+    ctx().map(|c| c.exec.borrow().current)
+}

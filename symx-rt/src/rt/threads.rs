@@ -1,0 +1,93 @@
+//! Model threads as the runtime sees them: status, clocks, and what each is blocked on.
+//!
+//! The coroutines that run them belong to the scheduler; this module owns only their state.
+
+use std::panic::Location;
+
+use corosensei::Yielder;
+
+use super::clock::VClock;
+use super::op::{ObjId, Op, ThreadId};
+
+/// Where a thread is in its life, from the scheduler's point of view.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Status {
+    /// Spawned or woken without a pending operation: runs (invisibly) to its next visible one
+    /// before the next scheduling decision.
+    Fresh,
+    /// Stopped at a visible operation; runnable when the operation is enabled.
+    Ready(Op),
+    /// In a wait queue, named by `key` (an address), until notified.
+    Waiting(Wait),
+    /// Executing now.
+    Running,
+    /// Returned from its closure.
+    Finished,
+}
+
+/// A thread's entry in the global wait queue.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Wait {
+    pub key: usize,
+    pub obj: ObjId,
+    /// What the thread does when woken: retry an operation (a scheduling point) or run on.
+    pub wake: Option<Op>,
+    /// A condvar waiter may wake spuriously (when the Builder allows it).
+    pub spurious: bool,
+    pub location: &'static Location<'static>,
+    /// What it waits for, for deadlock reports (`a notify on Condvar#2`).
+    pub what: &'static str,
+}
+
+pub(crate) struct Thread {
+    pub name: Option<String>,
+    pub status: Status,
+    pub clock: VClock,
+    /// Clocks read by relaxed loads, taken by the next acquire fence.
+    pub fence_acquire: VClock,
+    /// The clock at the last release fence, published by relaxed stores.
+    pub fence_release: VClock,
+    /// Gave way with `yield_now`/`spin_loop` and has not been passed by another thread since.
+    pub yielded: bool,
+    /// Inside a `#[symx::acquire]` call on this object (spinning on it, typically).
+    pub acquiring: Option<(ObjId, &'static Location<'static>)>,
+    pub park_token: bool,
+    pub yielder: *const Yielder<(), ()>,
+    /// The final clock, taken by `join`.
+    pub exit_clock: Option<VClock>,
+    /// Where the thread was spawned.
+    pub spawned_at: &'static Location<'static>,
+}
+
+impl Thread {
+    pub fn new(id: ThreadId, clock: VClock, name: Option<String>, at: &'static Location<'static>) -> Self {
+        let mut clock = clock;
+        clock.tick(id);
+        Thread {
+            name,
+            status: Status::Fresh,
+            clock,
+            fence_acquire: VClock::new(),
+            fence_release: VClock::new(),
+            yielded: false,
+            acquiring: None,
+            park_token: false,
+            yielder: std::ptr::null(),
+            exit_clock: None,
+            spawned_at: at,
+        }
+    }
+
+    pub fn is_finished(&self) -> bool {
+        matches!(self.status, Status::Finished)
+    }
+
+    /// `thread 2 ("worker")`: how reports name a thread.
+    pub fn label(&self, id: ThreadId) -> String {
+        match &self.name {
+            Some(n) => format!("thread {id} ({n})"),
+            None if id == 0 => "thread 0 (main)".to_string(),
+            None => format!("thread {id}"),
+        }
+    }
+}

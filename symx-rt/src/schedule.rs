@@ -1,0 +1,237 @@
+//! Schedules and replay tokens: the choices of one execution, written as a short string that
+//! replays it exactly, and the errors of tokens that are corrupt or no longer fit the program.
+//!
+//! A token carries, besides the choices, the number of steps and a fingerprint of the steps
+//! (thread, operation, object, source location) so that replaying it into a changed program is
+//! an error rather than a different execution. A checksum catches truncation and typos.
+
+use std::fmt;
+use std::str::FromStr;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+
+const PREFIX: &str = "symx";
+const VERSION: u32 = 1;
+
+/// The choices that make up one execution, in order: at every point with more than one
+/// option, the thread that ran (or the alternative taken at a value choice).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Schedule {
+    /// Hash of the test the schedule belongs to, 0 when recorded without a test name.
+    pub(crate) test: u32,
+    pub(crate) decisions: Vec<u32>,
+    pub(crate) steps: u64,
+    pub(crate) fingerprint: u64,
+}
+
+impl Schedule {
+    /// The recorded choices.
+    pub fn decisions(&self) -> &[u32] {
+        &self.decisions
+    }
+
+    /// The number of steps of the execution it replays.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+}
+
+/// Hash of a test name, as stored in tokens.
+pub(crate) fn test_hash(name: &str) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in name.bytes() {
+        h = (h ^ b as u32).wrapping_mul(0x0100_0193);
+    }
+    h.max(1)
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn checksum(bytes: &[u8]) -> [u8; 4] {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in bytes {
+        h = (h ^ b as u32).wrapping_mul(0x0100_0193);
+    }
+    h.to_le_bytes()
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut bytes = Vec::with_capacity(self.decisions.len() + 24);
+        put_varint(&mut bytes, self.test as u64);
+        put_varint(&mut bytes, self.steps);
+        bytes.extend_from_slice(&self.fingerprint.to_le_bytes());
+        put_varint(&mut bytes, self.decisions.len() as u64);
+        for &d in &self.decisions {
+            put_varint(&mut bytes, d as u64);
+        }
+        let sum = checksum(&bytes);
+        bytes.extend_from_slice(&sum);
+        write!(f, "{PREFIX}{VERSION}-{}", URL_SAFE_NO_PAD.encode(bytes))
+    }
+}
+
+/// Why a replay token cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReplayError {
+    /// The text is not a symx token, or was damaged (truncated, edited, mis-pasted).
+    Corrupt(String),
+    /// The token was written by a newer symx.
+    UnsupportedVersion(u32),
+    /// The token belongs to another test.
+    OtherTest,
+    /// The program no longer makes the choices the token records: it changed since.
+    Diverged(String),
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Corrupt(why) => write!(f, "the replay token is corrupted: {why}"),
+            ReplayError::UnsupportedVersion(v) => write!(
+                f,
+                "the replay token has format version {v}, but this symx reads version {VERSION}; \
+                 replay it with the symx that produced it"
+            ),
+            ReplayError::OtherTest => write!(
+                f,
+                "the replay token was recorded by a different test; pass it to the test named in \
+                 the report that printed it"
+            ),
+            ReplayError::Diverged(why) => write!(
+                f,
+                "the replay token does not match this program (it changed since the token was \
+                 recorded, or the token comes from another program): {why}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn varint(&mut self) -> Result<u64, ReplayError> {
+        let mut v: u64 = 0;
+        for shift in (0..64).step_by(7) {
+            let (&b, rest) = self
+                .0
+                .split_first()
+                .ok_or_else(|| ReplayError::Corrupt("it ends too early".into()))?;
+            self.0 = rest;
+            v |= ((b & 0x7f) as u64) << shift;
+            if b < 0x80 {
+                return Ok(v);
+            }
+        }
+        Err(ReplayError::Corrupt("a number in it is too long".into()))
+    }
+
+    fn u64(&mut self) -> Result<u64, ReplayError> {
+        if self.0.len() < 8 {
+            return Err(ReplayError::Corrupt("it ends too early".into()));
+        }
+        let (head, rest) = self.0.split_at(8);
+        self.0 = rest;
+        Ok(u64::from_le_bytes(head.try_into().expect("8 bytes")))
+    }
+}
+
+impl FromStr for Schedule {
+    type Err = ReplayError;
+
+    fn from_str(s: &str) -> Result<Self, ReplayError> {
+        let s = s.trim();
+        let rest = s.strip_prefix(PREFIX).ok_or_else(|| {
+            ReplayError::Corrupt(format!("a token starts with `{PREFIX}{VERSION}-`"))
+        })?;
+        let (version, body) = rest
+            .split_once('-')
+            .ok_or_else(|| ReplayError::Corrupt("the version marker is missing".into()))?;
+        let version: u32 = version
+            .parse()
+            .map_err(|_| ReplayError::Corrupt(format!("`{version}` is not a version number")))?;
+        if version != VERSION {
+            return Err(ReplayError::UnsupportedVersion(version));
+        }
+        let bytes = URL_SAFE_NO_PAD
+            .decode(body)
+            .map_err(|e| ReplayError::Corrupt(format!("it is not valid base64 ({e})")))?;
+        if bytes.len() < 4 {
+            return Err(ReplayError::Corrupt("it is too short".into()));
+        }
+        let (payload, sum) = bytes.split_at(bytes.len() - 4);
+        if checksum(payload) != sum {
+            return Err(ReplayError::Corrupt(
+                "its checksum does not match (was it truncated or edited?)".into(),
+            ));
+        }
+        let mut r = Reader(payload);
+        let test = r.varint()? as u32;
+        let steps = r.varint()?;
+        let fingerprint = r.u64()?;
+        let n = r.varint()? as usize;
+        let mut decisions = Vec::with_capacity(n.min(payload.len()));
+        for _ in 0..n {
+            decisions.push(r.varint()? as u32);
+        }
+        if !r.0.is_empty() {
+            return Err(ReplayError::Corrupt("it has trailing data".into()));
+        }
+        Ok(Schedule {
+            test,
+            decisions,
+            steps,
+            fingerprint,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Schedule {
+        Schedule {
+            test: test_hash("tests::lost_update"),
+            decisions: vec![1, 0, 2, 300, 0],
+            steps: 17,
+            fingerprint: 0xdead_beef_1234_5678,
+        }
+    }
+
+    #[test]
+    fn tokens_round_trip() {
+        let s = sample();
+        let token = s.to_string();
+        assert!(token.starts_with("symx1-"), "{token}");
+        assert_eq!(token.parse::<Schedule>().unwrap(), s);
+    }
+
+    #[test]
+    fn damaged_tokens_are_rejected_with_the_reason() {
+        let token = sample().to_string();
+        let mut chars: Vec<char> = token.chars().collect();
+        let last = chars.len() - 3;
+        chars[last] = if chars[last] == 'A' { 'B' } else { 'A' };
+        let edited: String = chars.into_iter().collect();
+        assert!(matches!(edited.parse::<Schedule>(), Err(ReplayError::Corrupt(m)) if m.contains("checksum")));
+        let truncated = &token[..token.len() - 6];
+        assert!(matches!(truncated.parse::<Schedule>(), Err(ReplayError::Corrupt(_))));
+        assert!(matches!("hello".parse::<Schedule>(), Err(ReplayError::Corrupt(_))));
+        assert!(matches!("symx1-***".parse::<Schedule>(), Err(ReplayError::Corrupt(m)) if m.contains("base64")));
+        assert_eq!(
+            token.replacen("symx1-", "symx9-", 1).parse::<Schedule>(),
+            Err(ReplayError::UnsupportedVersion(9))
+        );
+    }
+}

@@ -1,0 +1,394 @@
+//! `symx::sync::atomic`: atomics whose every operation is a scheduling point.
+//!
+//! Inside an execution the current value lives in the runtime's object table (the object's own
+//! storage keeps the initial value, so a `static` atomic starts every execution afresh);
+//! outside one, the operations act on the object's own storage like std's.
+
+use std::panic::Location;
+
+pub use std::sync::atomic::Ordering;
+
+use crate::rt::{self, ObjKind, ObjRef, OpKind, Value};
+
+/// A memory fence. Interleavings are sequentially consistent; the fence matters to
+/// happens-before (relaxed accesses around it synchronise).
+#[track_caller]
+pub fn fence(order: Ordering) {
+    rt::with(|e| e.fence(order));
+    std::sync::atomic::fence(order);
+}
+
+/// The ordering a compare-exchange's load uses on failure cannot be stronger than its success
+/// ordering in std; we only need whether it acquires.
+fn read_order(order: Ordering) -> Ordering {
+    match order {
+        Ordering::Release => Ordering::Relaxed,
+        Ordering::AcqRel => Ordering::Acquire,
+        o => o,
+    }
+}
+
+/// One atomic operation inside an execution: a scheduling point, then read (and maybe write)
+/// the current value with the happens-before effects of `order`. Returns the value read and
+/// whether a write happened.
+fn access(
+    obj: &ObjRef,
+    type_name: &'static str,
+    initial: u64,
+    kind: OpKind,
+    order: Ordering,
+    failure_order: Ordering,
+    location: &'static Location<'static>,
+    update: impl FnOnce(u64) -> Option<u64>,
+) -> Option<(u64, Option<u64>)> {
+    let id = rt::with(|e| e.objects.of(obj, ObjKind::Atomic, type_name, initial))?;
+    rt::visible(kind, Some(id), location);
+    rt::with(|e| {
+        let old = e.objects.get(id).value;
+        let new = update(old);
+        let read = if new.is_some() { read_order(order) } else { failure_order };
+        e.acquire_from(id, read);
+        if let Some(v) = new {
+            e.objects.get_mut(id).value = v;
+            e.release_to(id, order, kind != OpKind::Store);
+        }
+        (old, new)
+    })
+}
+
+macro_rules! atomic_int {
+    ($(#[$doc:meta])* $name:ident, $t:ty) => {
+        $(#[$doc])*
+        #[derive(Debug, Default)]
+        pub struct $name {
+            init: std::sync::atomic::$name,
+            obj: ObjRef,
+        }
+
+        impl $name {
+            pub const fn new(v: $t) -> Self {
+                $name { init: std::sync::atomic::$name::new(v), obj: ObjRef::new() }
+            }
+
+            fn modelled(
+                &self,
+                kind: OpKind,
+                order: Ordering,
+                failure: Ordering,
+                location: &'static Location<'static>,
+                update: impl FnOnce($t) -> Option<$t>,
+            ) -> Option<($t, Option<$t>)> {
+                let initial = self.init.load(Ordering::Relaxed) as u64;
+                let (old, new) = access(
+                    &self.obj, stringify!($name), initial, kind, order, failure, location,
+                    |v| update(v as $t).map(|n| n as u64),
+                )?;
+                let (old, new) = (old as $t, new.map(|n| n as $t));
+                rt::record_value(match (kind, new) {
+                    (OpKind::Load, _) => Value::One(old as i128),
+                    (OpKind::Store, Some(n)) => Value::One(n as i128),
+                    (_, Some(n)) => Value::Two(old as i128, n as i128),
+                    (_, None) => Value::One(old as i128),
+                });
+                Some((old, new))
+            }
+
+            /// A read-modify-write that always writes `f(old)`; returns `old`.
+            #[track_caller]
+            fn rmw(&self, order: Ordering, f: impl Fn($t) -> $t) -> $t {
+                match self.modelled(OpKind::Rmw, order, order, Location::caller(), |v| Some(f(v))) {
+                    Some((old, _)) => old,
+                    None => self
+                        .init
+                        .fetch_update(order, read_order(order), |v| Some(f(v)))
+                        .expect("always writes"),
+                }
+            }
+
+            #[track_caller]
+            pub fn load(&self, order: Ordering) -> $t {
+                match self.modelled(OpKind::Load, order, order, Location::caller(), |_| None) {
+                    Some((v, _)) => v,
+                    None => self.init.load(order),
+                }
+            }
+
+            #[track_caller]
+            pub fn store(&self, val: $t, order: Ordering) {
+                if self.modelled(OpKind::Store, order, order, Location::caller(), |_| Some(val)).is_none() {
+                    self.init.store(val, order);
+                }
+            }
+
+            #[track_caller]
+            pub fn swap(&self, val: $t, order: Ordering) -> $t {
+                self.rmw(order, |_| val)
+            }
+
+            #[track_caller]
+            pub fn compare_exchange(&self, current: $t, new: $t, success: Ordering, failure: Ordering) -> Result<$t, $t> {
+                let update = |v: $t| (v == current).then_some(new);
+                match self.modelled(OpKind::CompareExchange, success, failure, Location::caller(), update) {
+                    Some((old, Some(_))) => Ok(old),
+                    Some((old, None)) => Err(old),
+                    None => self.init.compare_exchange(current, new, success, failure),
+                }
+            }
+
+            /// Never fails spuriously here: a spurious failure is indistinguishable from a
+            /// retry, which the explored interleavings already contain.
+            #[track_caller]
+            pub fn compare_exchange_weak(&self, current: $t, new: $t, success: Ordering, failure: Ordering) -> Result<$t, $t> {
+                self.compare_exchange(current, new, success, failure)
+            }
+
+            /// Each attempt is one compare-exchange: a scheduling point, as in std's loop.
+            #[track_caller]
+            pub fn fetch_update<F: FnMut($t) -> Option<$t>>(&self, set: Ordering, fetch: Ordering, mut f: F) -> Result<$t, $t> {
+                let mut prev = self.load(fetch);
+                while let Some(next) = f(prev) {
+                    match self.compare_exchange(prev, next, set, fetch) {
+                        Ok(x) => return Ok(x),
+                        Err(actual) => prev = actual,
+                    }
+                }
+                Err(prev)
+            }
+
+            #[track_caller]
+            pub fn fetch_add(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v.wrapping_add(val)) }
+            #[track_caller]
+            pub fn fetch_sub(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v.wrapping_sub(val)) }
+            #[track_caller]
+            pub fn fetch_and(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v & val) }
+            #[track_caller]
+            pub fn fetch_nand(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| !(v & val)) }
+            #[track_caller]
+            pub fn fetch_or(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v | val) }
+            #[track_caller]
+            pub fn fetch_xor(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v ^ val) }
+            #[track_caller]
+            pub fn fetch_max(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v.max(val)) }
+            #[track_caller]
+            pub fn fetch_min(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v.min(val)) }
+
+            /// Exclusive access: the value is synchronised back into the object's own storage
+            /// and the object starts afresh at its next use.
+            pub fn get_mut(&mut self) -> &mut $t {
+                self.settle();
+                self.init.get_mut()
+            }
+
+            pub fn into_inner(mut self) -> $t {
+                self.settle();
+                self.init.load(Ordering::Relaxed)
+            }
+
+            fn settle(&mut self) {
+                let current = rt::with(|e| {
+                    let id = self.obj.get(e.objects.generation)?;
+                    Some(e.objects.get(id).value)
+                }).flatten();
+                if let Some(v) = current {
+                    self.init.store(v as $t, Ordering::Relaxed);
+                    self.obj = ObjRef::new();
+                }
+            }
+        }
+
+        impl From<$t> for $name {
+            fn from(v: $t) -> Self { Self::new(v) }
+        }
+    };
+}
+
+atomic_int!(AtomicU8, u8);
+atomic_int!(AtomicU16, u16);
+atomic_int!(AtomicU32, u32);
+atomic_int!(AtomicU64, u64);
+atomic_int!(AtomicUsize, usize);
+atomic_int!(AtomicI8, i8);
+atomic_int!(AtomicI16, i16);
+atomic_int!(AtomicI32, i32);
+atomic_int!(AtomicI64, i64);
+atomic_int!(AtomicIsize, isize);
+
+/// `AtomicBool`, stored as a `u8` (0 or 1).
+#[derive(Debug, Default)]
+pub struct AtomicBool(AtomicU8);
+
+impl AtomicBool {
+    pub const fn new(v: bool) -> Self {
+        AtomicBool(AtomicU8::new(v as u8))
+    }
+    #[track_caller]
+    pub fn load(&self, order: Ordering) -> bool {
+        self.0.load(order) != 0
+    }
+    #[track_caller]
+    pub fn store(&self, val: bool, order: Ordering) {
+        self.0.store(val as u8, order)
+    }
+    #[track_caller]
+    pub fn swap(&self, val: bool, order: Ordering) -> bool {
+        self.0.swap(val as u8, order) != 0
+    }
+    #[track_caller]
+    pub fn compare_exchange(&self, current: bool, new: bool, success: Ordering, failure: Ordering) -> Result<bool, bool> {
+        self.0
+            .compare_exchange(current as u8, new as u8, success, failure)
+            .map(|v| v != 0)
+            .map_err(|v| v != 0)
+    }
+    #[track_caller]
+    pub fn compare_exchange_weak(&self, current: bool, new: bool, success: Ordering, failure: Ordering) -> Result<bool, bool> {
+        self.compare_exchange(current, new, success, failure)
+    }
+    #[track_caller]
+    pub fn fetch_and(&self, val: bool, order: Ordering) -> bool {
+        self.0.fetch_and(val as u8, order) != 0
+    }
+    #[track_caller]
+    pub fn fetch_nand(&self, val: bool, order: Ordering) -> bool {
+        self.0.rmw(order, |v| (v & val as u8 == 0) as u8) != 0
+    }
+    #[track_caller]
+    pub fn fetch_or(&self, val: bool, order: Ordering) -> bool {
+        self.0.fetch_or(val as u8, order) != 0
+    }
+    #[track_caller]
+    pub fn fetch_xor(&self, val: bool, order: Ordering) -> bool {
+        self.0.fetch_xor(val as u8, order) != 0
+    }
+    #[track_caller]
+    pub fn fetch_update<F: FnMut(bool) -> Option<bool>>(&self, set: Ordering, fetch: Ordering, mut f: F) -> Result<bool, bool> {
+        self.0
+            .fetch_update(set, fetch, |v| f(v != 0).map(|b| b as u8))
+            .map(|v| v != 0)
+            .map_err(|v| v != 0)
+    }
+    pub fn get_mut(&mut self) -> &mut bool {
+        let v = self.0.get_mut();
+        // SAFETY: the byte only ever holds 0 or 1 (every write goes through a `bool`).
+        unsafe { &mut *(v as *mut u8 as *mut bool) }
+    }
+    pub fn into_inner(self) -> bool {
+        self.0.into_inner() != 0
+    }
+}
+
+impl From<bool> for AtomicBool {
+    fn from(v: bool) -> Self {
+        Self::new(v)
+    }
+}
+
+/// `AtomicPtr<T>`: the pointer is modelled as its address.
+#[derive(Debug)]
+pub struct AtomicPtr<T> {
+    init: std::sync::atomic::AtomicPtr<T>,
+    obj: ObjRef,
+}
+
+impl<T> Default for AtomicPtr<T> {
+    fn default() -> Self {
+        Self::new(std::ptr::null_mut())
+    }
+}
+
+impl<T> AtomicPtr<T> {
+    pub const fn new(p: *mut T) -> Self {
+        AtomicPtr {
+            init: std::sync::atomic::AtomicPtr::new(p),
+            obj: ObjRef::new(),
+        }
+    }
+
+    fn modelled(
+        &self,
+        kind: OpKind,
+        order: Ordering,
+        failure: Ordering,
+        location: &'static Location<'static>,
+        update: impl FnOnce(*mut T) -> Option<*mut T>,
+    ) -> Option<(*mut T, Option<*mut T>)> {
+        let initial = self.init.load(Ordering::Relaxed) as usize as u64;
+        let (old, new) = access(&self.obj, "AtomicPtr", initial, kind, order, failure, location, |v| {
+            update(v as usize as *mut T).map(|p| p as usize as u64)
+        })?;
+        rt::record_value(Value::One(new.unwrap_or(old) as i128));
+        Some((old as usize as *mut T, new.map(|n| n as usize as *mut T)))
+    }
+
+    #[track_caller]
+    pub fn load(&self, order: Ordering) -> *mut T {
+        match self.modelled(OpKind::Load, order, order, Location::caller(), |_| None) {
+            Some((p, _)) => p,
+            None => self.init.load(order),
+        }
+    }
+
+    #[track_caller]
+    pub fn store(&self, p: *mut T, order: Ordering) {
+        if self.modelled(OpKind::Store, order, order, Location::caller(), |_| Some(p)).is_none() {
+            self.init.store(p, order);
+        }
+    }
+
+    #[track_caller]
+    pub fn swap(&self, p: *mut T, order: Ordering) -> *mut T {
+        match self.modelled(OpKind::Rmw, order, order, Location::caller(), |_| Some(p)) {
+            Some((old, _)) => old,
+            None => self.init.swap(p, order),
+        }
+    }
+
+    #[track_caller]
+    pub fn compare_exchange(&self, current: *mut T, new: *mut T, success: Ordering, failure: Ordering) -> Result<*mut T, *mut T> {
+        let update = |v: *mut T| (v == current).then_some(new);
+        match self.modelled(OpKind::CompareExchange, success, failure, Location::caller(), update) {
+            Some((old, Some(_))) => Ok(old),
+            Some((old, None)) => Err(old),
+            None => self.init.compare_exchange(current, new, success, failure),
+        }
+    }
+
+    #[track_caller]
+    pub fn compare_exchange_weak(&self, current: *mut T, new: *mut T, success: Ordering, failure: Ordering) -> Result<*mut T, *mut T> {
+        self.compare_exchange(current, new, success, failure)
+    }
+
+    #[track_caller]
+    pub fn fetch_update<F: FnMut(*mut T) -> Option<*mut T>>(&self, set: Ordering, fetch: Ordering, mut f: F) -> Result<*mut T, *mut T> {
+        let mut prev = self.load(fetch);
+        while let Some(next) = f(prev) {
+            match self.compare_exchange(prev, next, set, fetch) {
+                Ok(x) => return Ok(x),
+                Err(actual) => prev = actual,
+            }
+        }
+        Err(prev)
+    }
+
+    pub fn get_mut(&mut self) -> &mut *mut T {
+        self.settle();
+        self.init.get_mut()
+    }
+
+    pub fn into_inner(mut self) -> *mut T {
+        self.settle();
+        self.init.load(Ordering::Relaxed)
+    }
+
+    fn settle(&mut self) {
+        let current = rt::with(|e| {
+            let id = self.obj.get(e.objects.generation)?;
+            Some(e.objects.get(id).value)
+        })
+        .flatten();
+        if let Some(v) = current {
+            self.init.store(v as usize as *mut T, Ordering::Relaxed);
+            self.obj = ObjRef::new();
+        }
+    }
+}

@@ -1,0 +1,8 @@
+#[symx::acquire]
+struct SpinLock {
+    locked: bool,
+}
+
+fn main() {
+    let _ = SpinLock { locked: false }.locked;
+}

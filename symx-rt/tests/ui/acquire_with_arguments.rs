@@ -1,0 +1,10 @@
+pub struct SpinLock;
+
+impl SpinLock {
+    #[symx::acquire(exclusive)]
+    pub fn lock(&self) {}
+}
+
+fn main() {
+    SpinLock.lock();
+}

@@ -1,0 +1,6 @@
+pub trait Barrier {
+    #[symx::barrier_arrive]
+    fn wait(&self);
+}
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[symx::test]
+async fn lost_update() {}
+
+fn main() {}

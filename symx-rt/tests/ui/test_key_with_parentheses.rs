@@ -1,0 +1,4 @@
+#[symx::test(preemption_bound(2))]
+fn lost_update() {}
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[symx::test(max_steps)]
+fn lost_update() {}
+
+fn main() {}

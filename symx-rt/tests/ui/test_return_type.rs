@@ -1,0 +1,6 @@
+#[symx::test]
+fn lost_update() -> Result<(), String> {
+    Ok(())
+}
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[symx::test(strategy = "bfs")]
+fn lost_update() {}
+
+fn main() {}

@@ -1,0 +1,5 @@
+#[symx::test]
+#[test]
+fn lost_update() {}
+
+fn main() {}
