@@ -69,6 +69,18 @@ impl AcquireCall {
         AcquireCall { obj, location }
     }
 
+    /// A `#[symx::try_acquire]` call: it cannot block, so trying a lock the thread already
+    /// holds is no self-deadlock (it just fails).
+    #[track_caller]
+    pub fn begin_try<T: ?Sized>(obj: &T) -> AcquireCall {
+        let location = Location::caller();
+        let obj = user_object(obj);
+        if let Some(id) = obj {
+            rt::with(|e| e.me().acquiring = Some((id, location)));
+        }
+        AcquireCall { obj, location }
+    }
+
     /// The call returned; the thread holds the object when `acquired`.
     pub fn finish(self, acquired: bool) {
         let (obj, location) = (self.obj, self.location);

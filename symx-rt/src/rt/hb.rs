@@ -8,6 +8,7 @@
 use std::panic::Location;
 use std::sync::atomic::Ordering;
 
+use super::clock::VClock;
 use super::execution::{Execution, Found};
 use super::op::ObjId;
 use super::race::Access;
@@ -53,6 +54,19 @@ impl Execution {
         if releases(order) {
             me.clock.tick(t);
         }
+    }
+
+    /// Synchronisation through a clock a primitive keeps itself (a barrier generation, a
+    /// channel message, a `Once` completion): the current thread takes everything `from`
+    /// published, and the returned snapshot is what it publishes in turn. A new epoch begins
+    /// afterwards, as after any release, so later accesses are not covered by the snapshot.
+    pub fn sync_clock(&mut self, from: &VClock) -> VClock {
+        let t = self.current;
+        let me = &mut self.threads[t];
+        me.clock.join(from);
+        let snapshot = me.clock.clone();
+        me.clock.tick(t);
+        snapshot
     }
 
     pub fn fence(&mut self, order: Ordering) {

@@ -58,6 +58,8 @@ pub enum OpKind {
     Once,
     /// A spurious wake-up of a condvar waiter (only when enabled in the Builder).
     SpuriousWake,
+    /// The last `Sender` or the `Receiver` of a channel is dropped: the other side can see it.
+    Disconnect,
 }
 
 impl fmt::Display for OpKind {
@@ -84,6 +86,7 @@ impl fmt::Display for OpKind {
             OpKind::QueueNotify => "wait_queue::notify",
             OpKind::Once => "once",
             OpKind::SpuriousWake => "spurious wake-up",
+            OpKind::Disconnect => "disconnect",
         };
         f.write_str(name)
     }

@@ -145,7 +145,7 @@ impl Scheduler<'_> {
         for (id, th) in e.threads.iter().enumerate() {
             match th.status {
                 Status::Ready(op) if is_enabled(&e, &op) => out.push((id, op)),
-                Status::Waiting(w) if w.spurious && e.config.spurious_wakeups => out.push((
+                Status::Waiting(w) if w.spurious && e.config.spurious_wakeups && !th.spurious_used => out.push((
                     id,
                     Op {
                         kind: OpKind::SpuriousWake,
@@ -251,12 +251,16 @@ impl Scheduler<'_> {
             value: Value::None,
             location: op.location,
         });
-        if op.kind == OpKind::Yield {
-            e.threads[t].yielded = true;
-        } else {
+        match op.kind {
+            OpKind::Yield => e.threads[t].yielded = true,
+            OpKind::SpuriousWake => e.threads[t].spurious_used = true,
+            _ => {}
+        }
+        if !matches!(op.kind, OpKind::Yield | OpKind::SpuriousWake) {
             for (id, th) in e.threads.iter_mut().enumerate() {
                 if id != t {
                     th.yielded = false;
+                    th.spurious_used = false;
                 }
             }
         }

@@ -49,6 +49,9 @@ pub(crate) struct Thread {
     pub fence_release: VClock,
     /// Gave way with `yield_now`/`spin_loop` and has not been passed by another thread since.
     pub yielded: bool,
+    /// Woke spuriously and no other thread has taken a step since: offering another spurious
+    /// wake-up would only repeat the same states forever.
+    pub spurious_used: bool,
     /// Inside a `#[symx::acquire]` call on this object (spinning on it, typically).
     pub acquiring: Option<(ObjId, &'static Location<'static>)>,
     pub park_token: bool,
@@ -70,6 +73,7 @@ impl Thread {
             fence_acquire: VClock::new(),
             fence_release: VClock::new(),
             yielded: false,
+            spurious_used: false,
             acquiring: None,
             park_token: false,
             yielder: std::ptr::null(),

@@ -1,0 +1,574 @@
+//! `#[symx::test]`: turns a plain `fn name()` into a libtest `#[test]` whose
+//! body is handed to the runtime's explorer, with the attribute's arguments
+//! applied to a `symx::Builder`. This module owns the syntax of the attribute
+//! and its compile errors; what each option means is the runtime's business,
+//! reached only through `::symx::Builder::__attr_<key>` and
+//! `::symx::__private::run_test`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, ToTokens};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{
+    AttrStyle, Attribute, Expr, ExprLit, ExprPath, Ident, Item, ItemFn, Lit, Meta, ReturnType,
+    Token, Type,
+};
+
+use crate::diagnostics::{closest, wrong_item, Errors};
+
+/// The arguments `#[symx::test(..)]` accepts. Each becomes a call of the
+/// runtime's `Builder::__attr_<key>(value)`, so adding one here needs the
+/// matching setter in the runtime.
+const KEYS: &[&str] = &[
+    "preemption_bound",
+    "max_executions",
+    "max_steps",
+    "strategy",
+    "iterations",
+    "seed",
+    "depth",
+    "spurious_wakeups",
+    "stack_size",
+    "time_budget_ms",
+];
+
+const STRATEGIES: &[&str] = &["dpor", "dfs", "random", "pct"];
+
+/// One accepted `key = value` argument.
+struct Setting {
+    key: Ident,
+    value: Expr,
+}
+
+/// The attribute's expansion, or its errors followed by what [`fallback`]
+/// keeps of the item.
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    match try_expand(args, item.clone()) {
+        Ok(expanded) => expanded,
+        Err(error) => {
+            let mut out = error.into_compile_error();
+            out.extend(fallback(item));
+            out
+        }
+    }
+}
+
+pub(crate) fn try_expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let mut errors = Errors::default();
+    let settings = parse_settings(args, &mut errors);
+    let function = match syn::parse2::<Item>(item)? {
+        Item::Fn(function) => function,
+        other => return Err(errors.ending_with(wrong_item("symx::test", "a function", &other))),
+    };
+    check_function(&function, &mut errors);
+    errors.finish()?;
+    Ok(generate(&function, &settings))
+}
+
+fn parse_settings(args: TokenStream, errors: &mut Errors) -> Vec<Setting> {
+    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args) {
+        Ok(metas) => metas,
+        Err(error) => {
+            errors.push(error);
+            return Vec::new();
+        }
+    };
+    let mut settings: Vec<Setting> = Vec::new();
+    for meta in metas {
+        let Some(key) = meta.path().get_ident().cloned() else {
+            errors.spanned(meta.path(), "expected an argument name such as `seed`");
+            continue;
+        };
+        let name = key.to_string();
+        if !KEYS.contains(&name.as_str()) {
+            errors.spanned(&key, unknown_key_message(&name));
+            continue;
+        }
+        let value = match meta {
+            Meta::NameValue(pair) => pair.value,
+            Meta::Path(_) => {
+                errors.spanned(&key, format!("`{name}` needs a value: `{name} = ...`"));
+                continue;
+            }
+            Meta::List(list) => {
+                errors.spanned(
+                    &list,
+                    format!("`{name}` takes its value after `=`: `{name} = ...`"),
+                );
+                continue;
+            }
+        };
+        if settings.iter().any(|s| s.key == key) {
+            errors.spanned(&key, format!("`{name}` is given more than once"));
+            continue;
+        }
+        if name == "strategy" {
+            check_strategy(&value, errors);
+        }
+        settings.push(Setting { key, value });
+    }
+    settings
+}
+
+fn unknown_key_message(name: &str) -> String {
+    let suggestion = closest(name, KEYS)
+        .map(|key| format!("; did you mean `{key}`?"))
+        .unwrap_or_default();
+    format!(
+        "unknown argument `{name}` of `#[symx::test]`{suggestion}\nthe arguments are: {}",
+        KEYS.join(", ")
+    )
+}
+
+/// Rejects strategy names the runtime cannot know. Values other than string
+/// literals (a `const`, say) are left to the runtime, except a bare strategy
+/// name, which is a forgotten pair of quotes rather than a constant.
+fn check_strategy(value: &Expr, errors: &mut Errors) {
+    let expected = STRATEGIES
+        .iter()
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let message = match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(name),
+            ..
+        }) if STRATEGIES.contains(&name.value().as_str()) => return,
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(name),
+            ..
+        }) => {
+            let name = name.value();
+            let lower = name.to_lowercase();
+            if STRATEGIES.contains(&lower.as_str()) {
+                format!("unknown strategy {name:?}; did you mean {lower:?}?")
+            } else {
+                format!("unknown strategy {name:?}; expected one of {expected}")
+            }
+        }
+        Expr::Lit(_) => format!("the strategy is a string: one of {expected}"),
+        Expr::Path(ExprPath {
+            path, qself: None, ..
+        }) if path
+            .get_ident()
+            .is_some_and(|i| STRATEGIES.contains(&i.to_string().as_str())) =>
+        {
+            format!(
+                "the strategy is a string: write `strategy = \"{}\"`",
+                path.to_token_stream()
+            )
+        }
+        _ => return,
+    };
+    errors.spanned(value, message);
+}
+
+fn check_function(function: &ItemFn, errors: &mut Errors) {
+    let sig = &function.sig;
+    if let Some(token) = &sig.constness {
+        errors.spanned(token, "a `#[symx::test]` function can't be `const`");
+    }
+    if let Some(token) = &sig.asyncness {
+        errors.spanned(
+            token,
+            "a `#[symx::test]` function can't be `async`; \
+             write a plain `fn` and start model threads with `symx::thread::spawn`",
+        );
+    }
+    if let Some(token) = &sig.unsafety {
+        errors.spanned(
+            token,
+            "a `#[symx::test]` function can't be `unsafe`; use an `unsafe` block inside it",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        errors.spanned(abi, "a `#[symx::test]` function can't have an ABI");
+    }
+    if !sig.generics.params.is_empty() {
+        errors.spanned(&sig.generics, "a `#[symx::test]` function can't be generic");
+    }
+    if let Some(clause) = &sig.generics.where_clause {
+        errors.spanned(
+            clause,
+            "a `#[symx::test]` function can't have a `where` clause",
+        );
+    }
+    if !sig.inputs.is_empty() || sig.variadic.is_some() {
+        // The span is the whole parameter list, parentheses included, so that
+        // one error covers every parameter.
+        errors.push(syn::Error::new(
+            sig.paren_token.span.join(),
+            "a `#[symx::test]` function takes no parameters",
+        ));
+    }
+    if let ReturnType::Type(_, ty) = &sig.output {
+        if !matches!(&**ty, Type::Tuple(unit) if unit.elems.is_empty()) {
+            errors.spanned(
+                ty,
+                "a `#[symx::test]` function returns `()`; \
+                 fail the test by panicking (`assert!`, `unwrap`)",
+            );
+        }
+    }
+    for attr in &function.attrs {
+        if attr.path().is_ident("test") {
+            errors.spanned(
+                attr,
+                "`#[symx::test]` already makes this a `#[test]`; remove this attribute",
+            );
+        }
+    }
+}
+
+fn generate(function: &ItemFn, settings: &[Setting]) -> TokenStream {
+    let (inner, outer): (Vec<&Attribute>, Vec<&Attribute>) = function
+        .attrs
+        .iter()
+        .partition(|a| matches!(a.style, AttrStyle::Inner(_)));
+    let vis = &function.vis;
+    let name = &function.sig.ident;
+    let block = &function.block;
+    let setters = settings.iter().map(|Setting { key, value }| {
+        // The setter carries the key's span: should the runtime lack it, the
+        // error points at the argument rather than at the attribute.
+        let setter = format_ident!("__attr_{}", key, span = key.span());
+        quote!(.#setter(#value))
+    });
+    quote! {
+        #(#outer)*
+        #[::core::prelude::v1::test]
+        #vis fn #name() {
+            #(#inner)*
+            fn __symx_body() #block
+            ::symx::__private::run_test(
+                ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name)),
+                ::symx::Builder::new() #(#setters)*,
+                __symx_body,
+            );
+        }
+    }
+}
+
+/// What to emit besides the errors. A function comes back without any
+/// `#[test]` and with dead code allowed, so the errors stay the only
+/// diagnostics; another item comes back as it was, since other code may use it.
+fn fallback(item: TokenStream) -> TokenStream {
+    match syn::parse2::<Item>(item.clone()) {
+        Ok(Item::Fn(mut function)) => {
+            function.attrs.retain(|a| !a.path().is_ident("test"));
+            quote!(#[allow(dead_code)] #function)
+        }
+        _ => item,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::*;
+
+    fn errors(args: TokenStream, item: TokenStream) -> Vec<String> {
+        match try_expand(args, item) {
+            Ok(expanded) => panic!("expected errors, got {expanded}"),
+            Err(error) => error.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    fn expansion(args: TokenStream, item: TokenStream) -> String {
+        try_expand(args, item).unwrap().to_string()
+    }
+
+    #[test]
+    fn plain_test_runs_the_body_with_a_default_builder() {
+        let expected = quote! {
+            #[::core::prelude::v1::test]
+            fn lost_update() {
+                fn __symx_body() { work(); }
+                ::symx::__private::run_test(
+                    ::core::concat!(::core::module_path!(), "::", ::core::stringify!(lost_update)),
+                    ::symx::Builder::new(),
+                    __symx_body,
+                );
+            }
+        };
+        assert_eq!(
+            expansion(
+                quote!(),
+                quote!(
+                    fn lost_update() {
+                        work();
+                    }
+                )
+            ),
+            expected.to_string()
+        );
+    }
+
+    #[test]
+    fn arguments_become_setters_in_order() {
+        let out = expansion(
+            quote!(
+                strategy = "pct",
+                iterations = 10_000,
+                seed = 7,
+                spurious_wakeups = true,
+            ),
+            quote!(
+                fn t() {}
+            ),
+        );
+        let setters = quote!(::symx::Builder::new()
+            .__attr_strategy("pct")
+            .__attr_iterations(10_000)
+            .__attr_seed(7)
+            .__attr_spurious_wakeups(true));
+        assert!(out.contains(&setters.to_string()), "{out}");
+    }
+
+    #[test]
+    fn attributes_visibility_and_inner_attributes_are_kept() {
+        let out = expansion(
+            quote!(max_steps = 100),
+            quote! {
+                /// Documented.
+                #[ignore = "slow"]
+                #[should_panic(expected = "boom")]
+                pub(crate) fn t() { #![allow(unused)] panic!("boom") }
+            },
+        );
+        let head = quote! {
+            #[doc = r" Documented."]
+            #[ignore = "slow"]
+            #[should_panic(expected = "boom")]
+            #[::core::prelude::v1::test]
+            pub(crate) fn t()
+        };
+        let body_start = quote!(#![allow(unused)] fn __symx_body() { panic!("boom") });
+        assert!(out.starts_with(&head.to_string()), "{out}");
+        assert!(out.contains(&body_start.to_string()), "{out}");
+    }
+
+    #[test]
+    fn explicit_unit_return_is_accepted() {
+        assert!(try_expand(
+            quote!(),
+            quote!(
+                fn t() -> () {}
+            )
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn every_key_is_accepted() {
+        for key in KEYS {
+            let key = format_ident!("{}", key);
+            let value = if key == "strategy" {
+                quote!("dfs")
+            } else {
+                quote!(1)
+            };
+            assert!(
+                try_expand(
+                    quote!(#key = #value),
+                    quote!(
+                        fn t() {}
+                    )
+                )
+                .is_ok(),
+                "{key}"
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_key_is_named_with_a_suggestion_and_the_valid_keys() {
+        let messages = errors(
+            quote!(preemption = 2),
+            quote!(
+                fn t() {}
+            ),
+        );
+        assert_eq!(messages.len(), 1);
+        assert!(messages[0].starts_with(
+            "unknown argument `preemption` of `#[symx::test]`; did you mean `preemption_bound`?"
+        ));
+        assert!(messages[0].contains("time_budget_ms"));
+    }
+
+    #[test]
+    fn duplicate_and_valueless_keys_are_errors() {
+        assert_eq!(
+            errors(
+                quote!(seed = 1, seed = 2),
+                quote!(
+                    fn t() {}
+                )
+            ),
+            ["`seed` is given more than once"]
+        );
+        assert_eq!(
+            errors(
+                quote!(seed),
+                quote!(
+                    fn t() {}
+                )
+            ),
+            ["`seed` needs a value: `seed = ...`"]
+        );
+        assert_eq!(
+            errors(
+                quote!(seed(1)),
+                quote!(
+                    fn t() {}
+                )
+            ),
+            ["`seed` takes its value after `=`: `seed = ...`"]
+        );
+        assert_eq!(
+            errors(
+                quote!(a::b = 1),
+                quote!(
+                    fn t() {}
+                )
+            ),
+            ["expected an argument name such as `seed`"]
+        );
+    }
+
+    #[test]
+    fn strategies_are_checked() {
+        assert_eq!(
+            errors(
+                quote!(strategy = "bfs"),
+                quote!(
+                    fn t() {}
+                )
+            ),
+            [r#"unknown strategy "bfs"; expected one of "dpor", "dfs", "random", "pct""#]
+        );
+        assert_eq!(
+            errors(
+                quote!(strategy = pct),
+                quote!(
+                    fn t() {}
+                )
+            ),
+            [r#"the strategy is a string: write `strategy = "pct"`"#]
+        );
+        assert_eq!(
+            errors(
+                quote!(strategy = 1),
+                quote!(
+                    fn t() {}
+                )
+            ),
+            [r#"the strategy is a string: one of "dpor", "dfs", "random", "pct""#]
+        );
+        assert!(try_expand(
+            quote!(strategy = STRATEGY),
+            quote!(
+                fn t() {}
+            )
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn non_functions_are_rejected() {
+        assert_eq!(
+            errors(
+                quote!(),
+                quote!(
+                    struct S;
+                )
+            ),
+            ["`#[symx::test]` goes on a function, not on a struct"]
+        );
+        assert_eq!(
+            errors(
+                quote!(),
+                quote!(
+                    const C: u32 = 1;
+                )
+            ),
+            ["`#[symx::test]` goes on a function, not on a const"]
+        );
+    }
+
+    #[test]
+    fn signature_errors_are_all_reported_together() {
+        let messages = errors(
+            quote!(sed = 1),
+            quote!(
+                async unsafe fn t<T>(x: T) -> u32
+                where
+                    T: Copy,
+                {
+                    1
+                }
+            ),
+        );
+        assert_eq!(messages.len(), 7, "{messages:?}");
+        assert!(messages[0].starts_with("unknown argument `sed`"));
+        assert!(messages[1].contains("can't be `async`"));
+        assert!(messages[2].contains("can't be `unsafe`"));
+        assert!(messages[3].contains("can't be generic"));
+        assert!(messages[4].contains("`where` clause"));
+        assert!(messages[5].contains("takes no parameters"));
+        assert!(messages[6].contains("returns `()`"));
+    }
+
+    #[test]
+    fn return_types_and_duplicate_test_attributes_are_errors() {
+        assert_eq!(
+            errors(quote!(), quote!(fn t() -> Result<(), String> { Ok(()) })),
+            ["a `#[symx::test]` function returns `()`; fail the test by panicking (`assert!`, `unwrap`)"]
+        );
+        assert_eq!(
+            errors(
+                quote!(),
+                quote!(
+                    #[test]
+                    fn t() {}
+                )
+            ),
+            ["`#[symx::test]` already makes this a `#[test]`; remove this attribute"]
+        );
+    }
+
+    #[test]
+    fn fallback_keeps_functions_out_of_the_test_harness() {
+        let out = expand(
+            quote!(bogus = 1),
+            quote!(
+                #[test]
+                fn t(x: u32) {}
+            ),
+        )
+        .to_string();
+        assert!(out.contains("compile_error"));
+        assert!(out.contains(
+            &quote!(
+                #[allow(dead_code)]
+                fn t(x: u32) {}
+            )
+            .to_string()
+        ));
+        assert!(!out.contains(&quote!(#[test]).to_string()));
+        let out = expand(
+            quote!(),
+            quote!(
+                struct S;
+            ),
+        )
+        .to_string();
+        assert!(out.ends_with(
+            &quote!(
+                struct S;
+            )
+            .to_string()
+        ));
+    }
+}

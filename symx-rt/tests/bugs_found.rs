@@ -1,0 +1,225 @@
+//! Acceptance: the classic concurrency bugs are found with the right kind, and every reported
+//! failure replays to the same failure.
+
+mod common;
+
+use common::assert_fails;
+use symx::cell::UnsafeCell;
+use symx::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use symx::sync::{Arc, Condvar, Mutex};
+use symx::thread;
+use symx::FailureKind;
+
+fn lost_update() {
+    let counter = Arc::new(AtomicUsize::new(0));
+    let workers: Vec<_> = (0..2)
+        .map(|_| {
+            let c = counter.clone();
+            thread::spawn(move || {
+                let v = c.load(Ordering::SeqCst);
+                c.store(v + 1, Ordering::SeqCst);
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert_eq!(counter.load(Ordering::SeqCst), 2, "an increment was lost");
+}
+
+#[test]
+fn lost_update_is_a_panic_with_the_racing_interleaving() {
+    let f = assert_fails(FailureKind::Panic, lost_update);
+    assert!(f.message().contains("an increment was lost"), "{f}");
+    // Both loads must come before both stores for the update to be lost.
+    let ops: Vec<&str> = f.steps().iter().map(|s| s.operation.as_str()).collect();
+    assert_eq!(ops, ["load", "load", "store", "store", "load"], "{f}");
+}
+
+fn philosophers(n: usize) {
+    let forks: Arc<Vec<Mutex<()>>> = Arc::new((0..n).map(|_| Mutex::new(())).collect());
+    let diners: Vec<_> = (0..n)
+        .map(|i| {
+            let forks = forks.clone();
+            thread::spawn(move || {
+                let _left = forks[i].lock().unwrap();
+                let _right = forks[(i + 1) % n].lock().unwrap();
+            })
+        })
+        .collect();
+    for d in diners {
+        d.join().unwrap();
+    }
+}
+
+#[test]
+fn three_dining_philosophers_deadlock() {
+    let f = assert_fails(FailureKind::Deadlock, || philosophers(3));
+    // Every philosopher holds one fork and waits for the next: three lock steps, one each.
+    assert_eq!(f.steps().len(), 3, "{f}");
+    assert_eq!(f.details().iter().filter(|d| d.contains("waits to lock")).count(), 3, "{f}");
+}
+
+fn lock_order_inversion() {
+    let a = Arc::new(Mutex::new(0));
+    let b = Arc::new(Mutex::new(0));
+    let (a2, b2) = (a.clone(), b.clone());
+    let t = thread::spawn(move || {
+        let _x = a2.lock().unwrap();
+        let _y = b2.lock().unwrap();
+    });
+    {
+        let _y = b.lock().unwrap();
+        let _x = a.lock().unwrap();
+    }
+    t.join().unwrap();
+}
+
+#[test]
+fn lock_order_inversion_deadlocks() {
+    let f = assert_fails(FailureKind::Deadlock, lock_order_inversion);
+    assert!(f.details().iter().any(|d| d.contains("held by thread 1")), "{f}");
+    assert!(f.details().iter().any(|d| d.contains("held by thread 0")), "{f}");
+}
+
+fn condvar_lost_wakeup() {
+    let pair = Arc::new((Mutex::new(()), Condvar::new()));
+    let p2 = pair.clone();
+    let waiter = thread::spawn(move || {
+        let (m, cv) = &*p2;
+        let g = m.lock().unwrap();
+        // No predicate: a notify that came first is lost.
+        let _g = cv.wait(g).unwrap();
+    });
+    pair.1.notify_one();
+    waiter.join().unwrap();
+}
+
+#[test]
+fn condvar_lost_wakeup_deadlocks() {
+    let f = assert_fails(FailureKind::Deadlock, condvar_lost_wakeup);
+    assert!(f.details().iter().any(|d| d.contains("waits for a notify on Condvar")), "{f}");
+}
+
+/// A one-slot buffer, two consumers, one producer of two items; consumers test "empty" with
+/// `if` instead of `while`, so a consumer woken after another took the item finds nothing.
+fn bounded_buffer_with_if() {
+    let shared = Arc::new((Mutex::new(Vec::<u32>::new()), Condvar::new()));
+    let consumers: Vec<_> = (0..2)
+        .map(|_| {
+            let s = shared.clone();
+            thread::spawn(move || {
+                let (m, cv) = &*s;
+                let mut buf = m.lock().unwrap();
+                if buf.is_empty() {
+                    buf = cv.wait(buf).unwrap();
+                }
+                let item = buf.pop().expect("woken consumer found the buffer empty");
+                cv.notify_all();
+                item
+            })
+        })
+        .collect();
+    let s = shared.clone();
+    let producer = thread::spawn(move || {
+        let (m, cv) = &*s;
+        for item in 0..2 {
+            let mut buf = m.lock().unwrap();
+            while !buf.is_empty() {
+                buf = cv.wait(buf).unwrap();
+            }
+            buf.push(item);
+            cv.notify_all();
+        }
+    });
+    producer.join().unwrap();
+    for c in consumers {
+        c.join().unwrap();
+    }
+}
+
+#[test]
+fn bounded_buffer_with_if_instead_of_while_panics() {
+    let f = assert_fails(FailureKind::Panic, bounded_buffer_with_if);
+    assert!(f.message().contains("found the buffer empty"), "{f}");
+    let threads: std::collections::BTreeSet<usize> = f.steps().iter().map(|s| s.thread).collect();
+    assert!(threads.len() >= 3, "needs both consumers and the producer: {f}");
+}
+
+struct Mailbox {
+    data: UnsafeCell<u32>,
+    ready: AtomicBool,
+}
+
+// SAFETY: the test is about whether this claim holds; symx checks the accesses.
+unsafe impl Sync for Mailbox {}
+
+fn message_passing_without_synchronisation() {
+    let mb = Arc::new(Mailbox {
+        data: UnsafeCell::new(0),
+        ready: AtomicBool::new(false),
+    });
+    let m2 = mb.clone();
+    let writer = thread::spawn(move || {
+        m2.data.with_mut(|p| unsafe { *p = 42 });
+        m2.ready.store(true, Ordering::Relaxed); // should be Release
+    });
+    if mb.ready.load(Ordering::Relaxed) {
+        // should be Acquire
+        let v = mb.data.with(|p| unsafe { *p });
+        assert_eq!(v, 42);
+    }
+    writer.join().unwrap();
+}
+
+#[test]
+fn unsynchronised_message_passing_is_a_data_race_with_both_accesses() {
+    let f = assert_fails(FailureKind::DataRace, message_passing_without_synchronisation);
+    let first = f.details().iter().find(|d| d.starts_with("first access")).expect("first access");
+    let second = f.details().iter().find(|d| d.starts_with("second access")).expect("second access");
+    assert!(first.contains("write by thread 1") && first.contains("bugs_found.rs:"), "{f}");
+    assert!(second.contains("read by thread 0") && second.contains("bugs_found.rs:"), "{f}");
+}
+
+fn message_passing_with_release_acquire() {
+    let mb = Arc::new(Mailbox {
+        data: UnsafeCell::new(0),
+        ready: AtomicBool::new(false),
+    });
+    let m2 = mb.clone();
+    let writer = thread::spawn(move || {
+        m2.data.with_mut(|p| unsafe { *p = 42 });
+        m2.ready.store(true, Ordering::Release);
+    });
+    if mb.ready.load(Ordering::Acquire) {
+        assert_eq!(mb.data.with(|p| unsafe { *p }), 42);
+    }
+    writer.join().unwrap();
+}
+
+#[test]
+fn the_same_message_passing_with_release_acquire_is_clean() {
+    let report = common::assert_passes(message_passing_with_release_acquire);
+    // The flag load either precedes or follows the store: two executions.
+    assert_eq!(report.executions(), 2);
+}
+
+fn double_lock_in_match_scrutinee() {
+    let cache = Arc::new(Mutex::new(vec![1, 2, 3]));
+    let c2 = cache.clone();
+    let t = thread::spawn(move || {
+        // The guard of the scrutinee lives until the end of the match: the second lock
+        // inside an arm is taken by the thread that already holds it.
+        match c2.lock().unwrap().first() {
+            Some(_) => c2.lock().unwrap().push(4),
+            None => {}
+        }
+    });
+    t.join().unwrap();
+}
+
+#[test]
+fn double_lock_in_a_match_scrutinee_is_a_self_deadlock() {
+    let f = assert_fails(FailureKind::Deadlock, double_lock_in_match_scrutinee);
+    assert!(f.message().contains("already holds"), "{f}");
+}

@@ -1,0 +1,43 @@
+//! Helpers shared by the acceptance tests: explore, assert the failure kind, and check that
+//! the reported schedule replays to the same failure.
+
+#![allow(dead_code)]
+
+use symx::{Builder, Failure, FailureKind, Report};
+
+/// Explores `body` and asserts it fails with `kind`; the failure's token must replay to the
+/// same kind and message. Returns the failure for further assertions.
+pub fn assert_fails(kind: FailureKind, body: fn()) -> Failure {
+    assert_fails_with(Builder::new(), kind, body)
+}
+
+pub fn assert_fails_with(builder: Builder, kind: FailureKind, body: fn()) -> Failure {
+    let report = builder.explore(body);
+    let failure = report
+        .failure()
+        .unwrap_or_else(|| panic!("expected a {kind}, found none in {} executions", report.executions()))
+        .clone();
+    assert_eq!(failure.kind(), kind, "wrong kind:\n{failure}");
+    let token = failure.schedule().to_string();
+    let schedule: symx::Schedule = token.parse().expect("the printed token parses");
+    let again = builder.try_replay(&schedule, body).expect("the token replays");
+    let replayed = again.failure().expect("the replay fails again");
+    assert_eq!(replayed.kind(), kind);
+    assert_eq!(replayed.message(), failure.message());
+    assert_eq!(replayed.steps().len(), failure.steps().len());
+    failure
+}
+
+/// Explores `body` exhaustively and asserts no bug exists; returns the report.
+pub fn assert_passes(body: fn()) -> Report {
+    assert_passes_with(Builder::new(), body)
+}
+
+pub fn assert_passes_with(builder: Builder, body: fn()) -> Report {
+    let report = builder.explore(body);
+    if let Some(f) = report.failure() {
+        panic!("unexpected failure:\n{f}");
+    }
+    assert!(report.complete(), "not exhausted: {report}");
+    report
+}
