@@ -8,10 +8,15 @@ use crate::rt::{self, ObjId};
 /// The body of a `#[symx::test]`: explores `body` (or replays `SYMX_REPLAY`) and fails the
 /// test with the report when a bug is found.
 pub fn run_test(name: &'static str, builder: Builder, body: fn()) {
+    run_test_with(name, builder, body, std::env::var("SYMX_REPLAY").ok());
+}
+
+/// [`run_test`] with the replay token passed in rather than read from the environment.
+pub fn run_test_with(name: &str, builder: Builder, body: fn(), replay: Option<String>) {
     // `module_path!()` starts with the crate name, which `cargo test` filters do not contain.
     let path = name.split_once("::").map_or(name, |(_, rest)| rest);
     let builder = builder.name(path);
-    if let Ok(token) = std::env::var("SYMX_REPLAY") {
+    if let Some(token) = replay {
         return replay_test(&builder, &token, body);
     }
     let report = builder.explore(body);
