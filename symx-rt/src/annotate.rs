@@ -37,5 +37,5 @@ pub fn barrier_init<T: ?Sized>(obj: &T, n: usize) {
 /// The calling thread arrives at barrier `obj`.
 #[track_caller]
 pub fn barrier_arrive<T: ?Sized>(obj: &T) {
-    drop(BarrierArrival::begin(obj));
+    BarrierArrival::begin(obj);
 }

@@ -119,7 +119,9 @@ impl Builder {
     /// Explores `f`; a found bug is in the report, never a panic.
     pub fn explore<F: Fn()>(&self, f: F) -> Report {
         let mut b = self.clone();
-        if matches!(b.strategy, Strategy::Random { .. } | Strategy::Pct { .. }) && b.max_executions.is_none() {
+        if matches!(b.strategy, Strategy::Random { .. } | Strategy::Pct { .. })
+            && b.max_executions.is_none()
+        {
             b.max_executions = Some(DEFAULT_ITERATIONS);
         }
         crate::explore::explore(&b, &f)
@@ -136,7 +138,8 @@ impl Builder {
 
     /// Runs exactly the execution `schedule` describes; panics if the token does not fit.
     pub fn replay<F: Fn()>(&self, schedule: &Schedule, f: F) -> Report {
-        self.try_replay(schedule, f).unwrap_or_else(|e| panic!("symx: {e}"))
+        self.try_replay(schedule, f)
+            .unwrap_or_else(|e| panic!("symx: {e}"))
     }
 
     /// Runs exactly the execution `schedule` describes, or says why it cannot.

@@ -35,7 +35,10 @@ fn replay_test(builder: &Builder, token: &str, body: fn()) {
     match report.failure() {
         Some(failure) => panic!("\nreplayed:\n{failure}"),
         None => {
-            println!("symx: replayed {} steps without a failure:", report.replayed_steps().len());
+            println!(
+                "symx: replayed {} steps without a failure:",
+                report.replayed_steps().len()
+            );
             for step in report.replayed_steps() {
                 println!("{step}");
             }
@@ -137,7 +140,8 @@ pub struct BarrierArrival {
 impl BarrierArrival {
     #[track_caller]
     pub fn begin<T: ?Sized>(obj: &T) -> BarrierArrival {
-        let arrival = user_object(obj).and_then(|id| rt::with(|e| e.barrier_arrive(id).map(|g| (id, g))).flatten());
+        let arrival = user_object(obj)
+            .and_then(|id| rt::with(|e| e.barrier_arrive(id).map(|g| (id, g))).flatten());
         BarrierArrival { arrival }
     }
 
@@ -146,7 +150,8 @@ impl BarrierArrival {
     pub fn depart(self) {
         let location = Location::caller();
         if let Some((id, generation)) = self.arrival {
-            if let Some(found) = rt::with(|e| e.barrier_depart(id, generation, location)).flatten() {
+            if let Some(found) = rt::with(|e| e.barrier_depart(id, generation, location)).flatten()
+            {
                 rt::fail(found);
             }
         }

@@ -74,7 +74,11 @@ pub struct Step {
 
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:>4}. {:<18} {}", self.index, self.thread_label, self.operation)?;
+        write!(
+            f,
+            "{:>4}. {:<18} {}",
+            self.index, self.thread_label, self.operation
+        )?;
         if let Some(o) = &self.object {
             write!(f, " {o}")?;
         }
@@ -93,6 +97,7 @@ pub struct Failure {
     pub(crate) message: String,
     pub(crate) details: Vec<String>,
     pub(crate) location: Option<SourceLocation>,
+    pub(crate) thread: Option<usize>,
     pub(crate) steps: Vec<Step>,
     pub(crate) schedule: Schedule,
     pub(crate) preemptions: u32,
@@ -126,6 +131,11 @@ impl Failure {
     /// Where the failure happened, when it has one place (a panic, the second access of a race).
     pub fn location(&self) -> Option<&SourceLocation> {
         self.location.as_ref()
+    }
+
+    /// The thread that failed, when one did (not for deadlocks and livelocks).
+    pub fn thread(&self) -> Option<usize> {
+        self.thread
     }
 
     /// How often the failing schedule switches away from a thread that could have continued.
@@ -231,7 +241,9 @@ impl fmt::Display for Report {
                 "every execution within the preemption bound explored"
             }
             StopReason::Exhausted => "every execution explored",
-            StopReason::MaxExecutions => "stopped at the execution bound; the space is not exhausted",
+            StopReason::MaxExecutions => {
+                "stopped at the execution bound; the space is not exhausted"
+            }
             StopReason::TimeBudget => "stopped at the time budget; the space is not exhausted",
             StopReason::Failure => "failed",
         };

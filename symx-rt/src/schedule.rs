@@ -224,11 +224,21 @@ mod tests {
         let last = chars.len() - 3;
         chars[last] = if chars[last] == 'A' { 'B' } else { 'A' };
         let edited: String = chars.into_iter().collect();
-        assert!(matches!(edited.parse::<Schedule>(), Err(ReplayError::Corrupt(m)) if m.contains("checksum")));
+        assert!(
+            matches!(edited.parse::<Schedule>(), Err(ReplayError::Corrupt(m)) if m.contains("checksum"))
+        );
         let truncated = &token[..token.len() - 6];
-        assert!(matches!(truncated.parse::<Schedule>(), Err(ReplayError::Corrupt(_))));
-        assert!(matches!("hello".parse::<Schedule>(), Err(ReplayError::Corrupt(_))));
-        assert!(matches!("symx1-***".parse::<Schedule>(), Err(ReplayError::Corrupt(m)) if m.contains("base64")));
+        assert!(matches!(
+            truncated.parse::<Schedule>(),
+            Err(ReplayError::Corrupt(_))
+        ));
+        assert!(matches!(
+            "hello".parse::<Schedule>(),
+            Err(ReplayError::Corrupt(_))
+        ));
+        assert!(
+            matches!("symx1-***".parse::<Schedule>(), Err(ReplayError::Corrupt(m)) if m.contains("base64"))
+        );
         assert_eq!(
             token.replacen("symx1-", "symx9-", 1).parse::<Schedule>(),
             Err(ReplayError::UnsupportedVersion(9))

@@ -105,7 +105,9 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    Builder::new().spawn(f).expect("spawning a model thread cannot fail")
+    Builder::new()
+        .spawn(f)
+        .expect("spawning a model thread cannot fail")
 }
 
 /// Thread factory, for naming threads.
@@ -136,18 +138,26 @@ impl Builder {
         T: Send + 'static,
     {
         // SAFETY: `f` is 'static.
-        Ok(unsafe { spawn_inner(f, self.name, Location::caller()) })
+        Ok(unsafe { spawn_inner(f, self.name) })
     }
 
     #[track_caller]
-    pub fn spawn_scoped<'scope, 'env, F, T>(self, scope: &'scope Scope<'scope, 'env>, f: F) -> std::io::Result<ScopedJoinHandle<'scope, T>>
+    pub fn spawn_scoped<'scope, 'env, F, T>(
+        self,
+        scope: &'scope Scope<'scope, 'env>,
+        f: F,
+    ) -> std::io::Result<ScopedJoinHandle<'scope, T>>
     where
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
     {
         // SAFETY: the scope joins the thread before the borrowed data goes away.
-        let handle = unsafe { spawn_inner(f, self.name, Location::caller()) };
-        scope.spawned.lock().expect("scope list").push(handle.thread.id.0);
+        let handle = unsafe { spawn_inner(f, self.name) };
+        scope
+            .spawned
+            .lock()
+            .expect("scope list")
+            .push(handle.thread.id.0);
         Ok(ScopedJoinHandle {
             inner: handle,
             _scope: PhantomData,
@@ -157,7 +167,7 @@ impl Builder {
 
 /// # Safety
 /// Whatever `f` borrows must outlive the thread.
-unsafe fn spawn_inner<'a, F, T>(f: F, name: Option<String>, at: &'static Location<'static>) -> JoinHandle<T>
+unsafe fn spawn_inner<'a, F, T>(f: F, name: Option<String>) -> JoinHandle<T>
 where
     F: FnOnce() -> T + 'a,
     T: 'a,
@@ -169,7 +179,7 @@ where
         *slot.lock().expect("result slot") = Some(value);
     });
     // SAFETY: forwarded from the caller.
-    let id = unsafe { rt_spawn::spawn(body, name.clone(), at) };
+    let id = unsafe { rt_spawn::spawn(body, name.clone()) };
     JoinHandle {
         thread: Thread {
             id: ThreadId(id),
@@ -193,7 +203,9 @@ impl<'scope> Scope<'scope, '_> {
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
     {
-        Builder::new().spawn_scoped(self, f).expect("spawning a model thread cannot fail")
+        Builder::new()
+            .spawn_scoped(self, f)
+            .expect("spawning a model thread cannot fail")
     }
 }
 

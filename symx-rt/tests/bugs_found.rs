@@ -57,7 +57,14 @@ fn three_dining_philosophers_deadlock() {
     let f = assert_fails(FailureKind::Deadlock, || philosophers(3));
     // Every philosopher holds one fork and waits for the next: three lock steps, one each.
     assert_eq!(f.steps().len(), 3, "{f}");
-    assert_eq!(f.details().iter().filter(|d| d.contains("waits to lock")).count(), 3, "{f}");
+    assert_eq!(
+        f.details()
+            .iter()
+            .filter(|d| d.contains("waits to lock"))
+            .count(),
+        3,
+        "{f}"
+    );
 }
 
 fn lock_order_inversion() {
@@ -78,8 +85,14 @@ fn lock_order_inversion() {
 #[test]
 fn lock_order_inversion_deadlocks() {
     let f = assert_fails(FailureKind::Deadlock, lock_order_inversion);
-    assert!(f.details().iter().any(|d| d.contains("held by thread 1")), "{f}");
-    assert!(f.details().iter().any(|d| d.contains("held by thread 0")), "{f}");
+    assert!(
+        f.details().iter().any(|d| d.contains("held by thread 1")),
+        "{f}"
+    );
+    assert!(
+        f.details().iter().any(|d| d.contains("held by thread 0")),
+        "{f}"
+    );
 }
 
 fn condvar_lost_wakeup() {
@@ -98,7 +111,12 @@ fn condvar_lost_wakeup() {
 #[test]
 fn condvar_lost_wakeup_deadlocks() {
     let f = assert_fails(FailureKind::Deadlock, condvar_lost_wakeup);
-    assert!(f.details().iter().any(|d| d.contains("waits for a notify on Condvar")), "{f}");
+    assert!(
+        f.details()
+            .iter()
+            .any(|d| d.contains("waits for a notify on Condvar")),
+        "{f}"
+    );
 }
 
 /// A one-slot buffer, two consumers, one producer of two items; consumers test "empty" with
@@ -143,7 +161,10 @@ fn bounded_buffer_with_if_instead_of_while_panics() {
     let f = assert_fails(FailureKind::Panic, bounded_buffer_with_if);
     assert!(f.message().contains("found the buffer empty"), "{f}");
     let threads: std::collections::BTreeSet<usize> = f.steps().iter().map(|s| s.thread).collect();
-    assert!(threads.len() >= 3, "needs both consumers and the producer: {f}");
+    assert!(
+        threads.len() >= 3,
+        "needs both consumers and the producer: {f}"
+    );
 }
 
 struct Mailbox {
@@ -174,11 +195,28 @@ fn message_passing_without_synchronisation() {
 
 #[test]
 fn unsynchronised_message_passing_is_a_data_race_with_both_accesses() {
-    let f = assert_fails(FailureKind::DataRace, message_passing_without_synchronisation);
-    let first = f.details().iter().find(|d| d.starts_with("first access")).expect("first access");
-    let second = f.details().iter().find(|d| d.starts_with("second access")).expect("second access");
-    assert!(first.contains("write by thread 1") && first.contains("bugs_found.rs:"), "{f}");
-    assert!(second.contains("read by thread 0") && second.contains("bugs_found.rs:"), "{f}");
+    let f = assert_fails(
+        FailureKind::DataRace,
+        message_passing_without_synchronisation,
+    );
+    let first = f
+        .details()
+        .iter()
+        .find(|d| d.starts_with("first access"))
+        .expect("first access");
+    let second = f
+        .details()
+        .iter()
+        .find(|d| d.starts_with("second access"))
+        .expect("second access");
+    assert!(
+        first.contains("write by thread 1") && first.contains("bugs_found.rs:"),
+        "{f}"
+    );
+    assert!(
+        second.contains("read by thread 0") && second.contains("bugs_found.rs:"),
+        "{f}"
+    );
 }
 
 fn message_passing_with_release_acquire() {
@@ -210,8 +248,9 @@ fn double_lock_in_match_scrutinee() {
     let t = thread::spawn(move || {
         // The guard of the scrutinee lives until the end of the match: the second lock
         // inside an arm is taken by the thread that already holds it.
-        match c2.lock().unwrap().first() {
-            Some(_) => c2.lock().unwrap().push(4),
+        match c2.lock().unwrap().first().copied() {
+            Some(first) if first > 0 => c2.lock().unwrap().push(first),
+            Some(_) => c2.lock().unwrap().clear(),
             None => {}
         }
     });

@@ -87,7 +87,8 @@ fn peterson() {
                 let other = 1 - me;
                 p.flag[me].store(true, Ordering::SeqCst);
                 p.turn.store(other, Ordering::SeqCst);
-                while p.flag[other].load(Ordering::SeqCst) && p.turn.load(Ordering::SeqCst) == other {
+                while p.flag[other].load(Ordering::SeqCst) && p.turn.load(Ordering::SeqCst) == other
+                {
                     hint::spin_loop();
                 }
                 p.critical.with_mut(|c| unsafe { *c += 1 });
@@ -129,9 +130,13 @@ fn condvar_hand_off_with_a_predicate_passes() {
 
 #[test]
 fn condvar_hand_off_survives_spurious_wakeups() {
-    let report = common::assert_passes_with(Builder::new().spurious_wakeups(true), condvar_hand_off);
+    let report =
+        common::assert_passes_with(Builder::new().spurious_wakeups(true), condvar_hand_off);
     let without = assert_passes(condvar_hand_off);
-    assert!(report.executions() > without.executions(), "spurious wake-ups add executions");
+    assert!(
+        report.executions() > without.executions(),
+        "spurious wake-ups add executions"
+    );
 }
 
 fn scoped_threads_borrow_local_data() {
@@ -148,12 +153,17 @@ fn scoped_threads_borrow_local_data() {
 #[test]
 fn scoped_threads_with_borrowed_data_pass() {
     // No visible operations besides spawn/join: a single execution.
-    assert_eq!(assert_passes(scoped_threads_borrow_local_data).executions(), 1);
+    assert_eq!(
+        assert_passes(scoped_threads_borrow_local_data).executions(),
+        1
+    );
 }
 
 #[test]
 fn a_preemption_bound_limits_the_space_and_says_so() {
-    let bounded = Builder::new().preemption_bound(Some(0)).explore(|| fetch_adds(3, 2));
+    let bounded = Builder::new()
+        .preemption_bound(Some(0))
+        .explore(|| fetch_adds(3, 2));
     let full = Builder::new().explore(|| fetch_adds(3, 2));
     assert!(bounded.complete() && full.complete());
     // Without preemptions a thread runs until it finishes: one execution per thread order.
@@ -164,7 +174,9 @@ fn a_preemption_bound_limits_the_space_and_says_so() {
 
 #[test]
 fn max_executions_stops_early_and_reports_incomplete() {
-    let report = Builder::new().max_executions(Some(5)).explore(|| fetch_adds(3, 2));
+    let report = Builder::new()
+        .max_executions(Some(5))
+        .explore(|| fetch_adds(3, 2));
     assert_eq!(report.executions(), 5);
     assert!(!report.complete());
     assert_eq!(report.stop_reason(), symx::StopReason::MaxExecutions);

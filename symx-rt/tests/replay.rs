@@ -30,14 +30,17 @@ fn another_program() {
 }
 
 fn token_of(body: fn()) -> Schedule {
-    common::assert_fails(FailureKind::Panic, body).schedule().clone()
+    common::assert_fails(FailureKind::Panic, body)
+        .schedule()
+        .clone()
 }
 
 #[test]
 fn a_reported_token_replays_the_same_interleaving() {
     let failure = common::assert_fails(FailureKind::Panic, lost_update);
     let replayed = Builder::new().replay(failure.schedule(), lost_update);
-    let steps = |f: &symx::Failure| -> Vec<String> { f.steps().iter().map(|s| s.to_string()).collect() };
+    let steps =
+        |f: &symx::Failure| -> Vec<String> { f.steps().iter().map(|s| s.to_string()).collect() };
     assert_eq!(steps(replayed.failure().unwrap()), steps(&failure));
 }
 
@@ -56,30 +59,46 @@ fn a_corrupted_token_is_rejected() {
 #[test]
 fn a_token_from_another_program_is_rejected_not_replayed() {
     let schedule = token_of(lost_update);
-    let err = Builder::new().try_replay(&schedule, another_program).unwrap_err();
+    let err = Builder::new()
+        .try_replay(&schedule, another_program)
+        .unwrap_err();
     assert!(matches!(err, ReplayError::Diverged(_)), "{err}");
-    assert!(err.to_string().contains("does not match this program"), "{err}");
+    assert!(
+        err.to_string().contains("does not match this program"),
+        "{err}"
+    );
 }
 
 #[test]
 fn a_token_of_another_test_is_rejected() {
     let report = Builder::new().name("tests::first").explore(lost_update);
     let schedule = report.failure().unwrap().schedule().clone();
-    let err = Builder::new().name("tests::second").try_replay(&schedule, lost_update).unwrap_err();
+    let err = Builder::new()
+        .name("tests::second")
+        .try_replay(&schedule, lost_update)
+        .unwrap_err();
     assert_eq!(err, ReplayError::OtherTest);
     // The right test name replays it.
-    let ok = Builder::new().name("tests::first").try_replay(&schedule, lost_update).unwrap();
+    let ok = Builder::new()
+        .name("tests::first")
+        .try_replay(&schedule, lost_update)
+        .unwrap();
     assert_eq!(ok.failure().unwrap().kind(), FailureKind::Panic);
 }
 
 #[test]
 fn the_replay_command_names_the_test_and_the_token() {
-    let report = Builder::new().name("tests::lost_update").explore(lost_update);
+    let report = Builder::new()
+        .name("tests::lost_update")
+        .explore(lost_update);
     let failure = report.failure().unwrap();
     let command = failure.replay_command();
     assert_eq!(
         command,
-        format!("SYMX_REPLAY={} cargo test tests::lost_update -- --exact", failure.schedule())
+        format!(
+            "SYMX_REPLAY={} cargo test tests::lost_update -- --exact",
+            failure.schedule()
+        )
     );
     assert!(failure.to_string().contains(&command));
 }
@@ -87,17 +106,30 @@ fn the_replay_command_names_the_test_and_the_token() {
 #[test]
 fn symx_replay_in_a_test_reproduces_the_failure() {
     let name = "mycrate::tests::lost_update";
-    let report = Builder::new().name("tests::lost_update").explore(lost_update);
+    let report = Builder::new()
+        .name("tests::lost_update")
+        .explore(lost_update);
     let token = report.failure().unwrap().schedule().to_string();
     let outcome = std::panic::catch_unwind(|| {
         symx::__private::run_test_with(name, Builder::new(), lost_update, Some(token.clone()))
     });
     let message = *outcome.unwrap_err().downcast::<String>().unwrap();
-    assert!(message.contains("replayed:") && message.contains("lost update"), "{message}");
+    assert!(
+        message.contains("replayed:") && message.contains("lost update"),
+        "{message}"
+    );
 
     let bad = std::panic::catch_unwind(|| {
-        symx::__private::run_test_with(name, Builder::new(), lost_update, Some("symx1-nonsense".into()))
+        symx::__private::run_test_with(
+            name,
+            Builder::new(),
+            lost_update,
+            Some("symx1-nonsense".into()),
+        )
     });
     let message = *bad.unwrap_err().downcast::<String>().unwrap();
-    assert!(message.contains("cannot use SYMX_REPLAY") && message.contains("corrupted"), "{message}");
+    assert!(
+        message.contains("cannot use SYMX_REPLAY") && message.contains("corrupted"),
+        "{message}"
+    );
 }

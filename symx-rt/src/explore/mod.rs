@@ -24,8 +24,6 @@ pub(crate) use replay::Replay;
 pub(crate) struct SchedulingPoint<'a> {
     /// Steps already taken in this execution.
     pub step: u64,
-    /// The thread that took the previous step (continuing it is not a preemption).
-    pub last: Option<ThreadId>,
     /// At least two enabled threads with their pending operations.
     pub enabled: &'a [(ThreadId, Op)],
 }
@@ -80,7 +78,13 @@ pub(crate) fn explore(b: &Builder, body: &dyn Fn()) -> Report {
     finish(b, start, executions, stop, None)
 }
 
-fn finish(b: &Builder, start: Instant, executions: u64, stop: StopReason, failure: Option<Failure>) -> Report {
+fn finish(
+    b: &Builder,
+    start: Instant,
+    executions: u64,
+    stop: StopReason,
+    failure: Option<Failure>,
+) -> Report {
     Report {
         executions,
         stop,
@@ -98,6 +102,7 @@ fn to_failure(b: &Builder, outcome: Outcome) -> Failure {
         message: found.message,
         details: found.details,
         location: found.location,
+        thread: found.thread,
         steps: outcome.rendered,
         schedule: Schedule {
             test: b.test_name.as_deref().map_or(0, test_hash),
@@ -111,7 +116,11 @@ fn to_failure(b: &Builder, outcome: Outcome) -> Failure {
 }
 
 /// Runs exactly the execution `schedule` describes, or says why the program no longer has it.
-pub(crate) fn replay(b: &Builder, schedule: &Schedule, body: &dyn Fn()) -> Result<Report, ReplayError> {
+pub(crate) fn replay(
+    b: &Builder,
+    schedule: &Schedule,
+    body: &dyn Fn(),
+) -> Result<Report, ReplayError> {
     if let Some(name) = &b.test_name {
         if schedule.test != 0 && schedule.test != test_hash(name) {
             return Err(ReplayError::OtherTest);

@@ -10,7 +10,9 @@ pub(crate) struct Random {
 
 impl Random {
     pub fn new(seed: u64) -> Self {
-        Random { rng: Rng::new(seed) }
+        Random {
+            rng: Rng::new(seed),
+        }
     }
 }
 

@@ -38,10 +38,6 @@ impl VClock {
     pub fn has_seen(&self, thread: usize, time: u32) -> bool {
         time <= self.get(thread)
     }
-
-    pub fn clear(&mut self) {
-        self.0.clear();
-    }
 }
 
 #[cfg(test)]

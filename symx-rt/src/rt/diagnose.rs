@@ -15,7 +15,9 @@ use crate::report::{FailureKind, SourceLocation, Step};
 /// `#[symx::acquire]` call are enabled but cannot progress while the lock's holder cannot, so
 /// they count as blocked when every holder they wait for is itself stuck.
 pub(crate) fn deadlock(e: &Execution, enabled: &[(ThreadId, Op)]) -> Option<Found> {
-    let unfinished: Vec<ThreadId> = (0..e.threads.len()).filter(|&t| !e.threads[t].is_finished()).collect();
+    let unfinished: Vec<ThreadId> = (0..e.threads.len())
+        .filter(|&t| !e.threads[t].is_finished())
+        .collect();
     if unfinished.is_empty() {
         return None;
     }
@@ -101,9 +103,16 @@ pub(crate) fn step_limit(e: &Execution) -> Found {
     let window = e.trace.len().saturating_sub(200);
     let mut per_thread: BTreeMap<ThreadId, BTreeMap<String, usize>> = BTreeMap::new();
     for ev in &e.trace[window..] {
-        let obj = ev.obj.map(|o| format!(" {}", e.objects.label(o))).unwrap_or_default();
+        let obj = ev
+            .obj
+            .map(|o| format!(" {}", e.objects.label(o)))
+            .unwrap_or_default();
         let what = format!("{}{obj} at {}", ev.kind, ev.location);
-        *per_thread.entry(ev.thread).or_default().entry(what).or_default() += 1;
+        *per_thread
+            .entry(ev.thread)
+            .or_default()
+            .entry(what)
+            .or_default() += 1;
     }
     let mut details: Vec<String> = per_thread
         .iter()

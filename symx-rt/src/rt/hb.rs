@@ -98,7 +98,11 @@ impl Execution {
             write,
             location,
         };
-        let state = self.objects.get_mut(obj).cell.get_or_insert_with(Default::default);
+        let state = self
+            .objects
+            .get_mut(obj)
+            .cell
+            .get_or_insert_with(Default::default);
         let other = state.access(access, clock)?;
         let what = |a: &Access| if a.write { "write" } else { "read" };
         let cell = self.objects.label(obj);

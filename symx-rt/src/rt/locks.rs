@@ -13,7 +13,10 @@ use crate::report::FailureKind;
 
 impl Execution {
     fn lock_state(&mut self, obj: ObjId) -> &mut LockState {
-        self.objects.get_mut(obj).lock.get_or_insert_with(Default::default)
+        self.objects
+            .get_mut(obj)
+            .lock
+            .get_or_insert_with(Default::default)
     }
 
     /// The exclusive holder of a lock, if any.
@@ -116,7 +119,9 @@ impl Execution {
             }
             held => {
                 let by = match held {
-                    Some((t, at)) => format!("it is held by {} (since {at})", self.threads[t].label(t)),
+                    Some((t, at)) => {
+                        format!("it is held by {} (since {at})", self.threads[t].label(t))
+                    }
                     None => "nobody holds it".to_string(),
                 };
                 Some(self.misuse(
@@ -173,7 +178,12 @@ impl Execution {
         ))
     }
 
-    fn misuse(&self, message: String, details: Vec<String>, location: &'static Location<'static>) -> Found {
+    fn misuse(
+        &self,
+        message: String,
+        details: Vec<String>,
+        location: &'static Location<'static>,
+    ) -> Found {
         Found {
             kind: FailureKind::Misuse,
             message,

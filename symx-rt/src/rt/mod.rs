@@ -18,8 +18,8 @@ pub(crate) mod spawn;
 pub(crate) mod switch;
 pub(crate) mod threads;
 
-pub(crate) use execution::{in_model, with, Config, Found};
+pub(crate) use execution::{in_model, with, Config};
 pub(crate) use objects::{short_type_name, ObjKind, ObjRef};
-pub(crate) use op::{ObjId, OpKind, ThreadId, Value};
-pub(crate) use switch::{choose, current_thread, fail, notify, record_value, visible, wait};
+pub(crate) use op::{ObjId, OpKind, Value};
+pub(crate) use switch::{current_thread, fail, notify, record_value, visible, wait};
 pub(crate) use threads::Wait;

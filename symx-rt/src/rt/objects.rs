@@ -39,8 +39,10 @@ impl ObjRef {
     }
 
     pub(crate) fn set(&self, generation: u32, id: ObjId) {
-        self.0
-            .store(((generation as u64) << 32) | (id as u64 + 1), Ordering::Relaxed);
+        self.0.store(
+            ((generation as u64) << 32) | (id as u64 + 1),
+            Ordering::Relaxed,
+        );
     }
 }
 
@@ -55,7 +57,6 @@ pub(crate) enum ObjKind {
     Channel,
     Once,
     Cell,
-    Thread,
     /// A user object known by address: annotated locks, barriers, wait queues.
     User,
     Arc,
@@ -72,7 +73,6 @@ impl ObjKind {
             ObjKind::Channel => "Channel",
             ObjKind::Once => "Once",
             ObjKind::Cell => "UnsafeCell",
-            ObjKind::Thread => "Thread",
             ObjKind::User => "Object",
             ObjKind::Arc => "Arc",
         }
@@ -130,7 +130,13 @@ impl Objects {
 
     /// The id of an object that embeds an [`ObjRef`], registering it on first use.
     /// `initial` is the value an atomic starts this execution with.
-    pub fn of(&mut self, r: &ObjRef, kind: ObjKind, type_name: &'static str, initial: u64) -> ObjId {
+    pub fn of(
+        &mut self,
+        r: &ObjRef,
+        kind: ObjKind,
+        type_name: &'static str,
+        initial: u64,
+    ) -> ObjId {
         if let Some(id) = r.get(self.generation) {
             return id;
         }

@@ -6,7 +6,7 @@
 //! before every decision, so a strategy always sees each runnable thread's pending operation.
 
 use std::cell::{Cell, RefCell};
-use std::panic::{catch_unwind, AssertUnwindSafe, Location};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
@@ -68,7 +68,7 @@ pub(crate) fn run_execution(
         coroutines: Vec::new(),
         stack_size: config.stack_size,
     };
-    let main = Thread::new(0, VClock::new(), None, Location::caller());
+    let main = Thread::new(0, VClock::new(), None);
     ctx.exec.borrow_mut().threads.push(main);
     s.add_coroutine(0, Box::new(body));
     s.run();
@@ -87,7 +87,9 @@ impl Scheduler<'_> {
         let stack = STACKS
             .with(|s| s.borrow_mut().pop())
             .filter(|st| stack_len(st) >= self.stack_size)
-            .unwrap_or_else(|| DefaultStack::new(self.stack_size).expect("symx: cannot allocate a thread stack"));
+            .unwrap_or_else(|| {
+                DefaultStack::new(self.stack_size).expect("symx: cannot allocate a thread stack")
+            });
         let co = Co::with_stack(stack, move |yielder: &Yielder<(), ()>, ()| {
             super::execution::with(|e| e.threads[id].yielder = yielder as *const _);
             let result = catch_unwind(AssertUnwindSafe(f));
@@ -106,7 +108,9 @@ impl Scheduler<'_> {
             e.current = t;
             e.threads[t].status = Status::Running;
         }
-        let co = self.coroutines[t].as_mut().expect("resumed a thread without a coroutine");
+        let co = self.coroutines[t]
+            .as_mut()
+            .expect("resumed a thread without a coroutine");
         self.ctx.in_thread.set(true);
         let result = co.resume(());
         self.ctx.in_thread.set(false);
@@ -129,7 +133,9 @@ impl Scheduler<'_> {
         loop {
             let fresh = {
                 let e = self.ctx.exec.borrow();
-                e.threads.iter().position(|t| matches!(t.status, Status::Fresh))
+                e.threads
+                    .iter()
+                    .position(|t| matches!(t.status, Status::Fresh))
             };
             match fresh {
                 Some(t) if !self.failed() => self.resume(t),
@@ -145,14 +151,18 @@ impl Scheduler<'_> {
         for (id, th) in e.threads.iter().enumerate() {
             match th.status {
                 Status::Ready(op) if is_enabled(&e, &op) => out.push((id, op)),
-                Status::Waiting(w) if w.spurious && e.config.spurious_wakeups && !th.spurious_used => out.push((
-                    id,
-                    Op {
-                        kind: OpKind::SpuriousWake,
-                        obj: Some(w.obj),
-                        location: w.location,
-                    },
-                )),
+                Status::Waiting(w)
+                    if w.spurious && e.config.spurious_wakeups && !th.spurious_used =>
+                {
+                    out.push((
+                        id,
+                        Op {
+                            kind: OpKind::SpuriousWake,
+                            obj: Some(w.obj),
+                            location: w.location,
+                        },
+                    ))
+                }
                 _ => {}
             }
         }
@@ -199,7 +209,11 @@ impl Scheduler<'_> {
     /// those that did not, and at the preemption bound the last thread must continue.
     fn options(&self, enabled: &[(ThreadId, Op)], last: Option<ThreadId>) -> Vec<(ThreadId, Op)> {
         let e = self.ctx.exec.borrow();
-        let mut options: Vec<_> = enabled.iter().copied().filter(|(t, _)| !e.threads[*t].yielded).collect();
+        let mut options: Vec<_> = enabled
+            .iter()
+            .copied()
+            .filter(|(t, _)| !e.threads[*t].yielded)
+            .collect();
         if options.is_empty() {
             options = enabled.to_vec();
         }
@@ -213,19 +227,27 @@ impl Scheduler<'_> {
         options
     }
 
-    fn pick(&mut self, options: &[(ThreadId, Op)], last: Option<ThreadId>, step: u64) -> (ThreadId, Op) {
+    fn pick(
+        &mut self,
+        options: &[(ThreadId, Op)],
+        last: Option<ThreadId>,
+        step: u64,
+    ) -> (ThreadId, Op) {
         let chosen = if options.len() == 1 {
             options[0]
         } else {
             let strategy = *self.ctx.strategy.borrow();
             let point = SchedulingPoint {
                 step,
-                last,
                 enabled: options,
             };
             // SAFETY: see `run_execution`; no model thread runs during the call.
             let t = unsafe { (*strategy).choose_thread(&point) };
-            let chosen = options.iter().copied().find(|(id, _)| *id == t).unwrap_or(options[0]);
+            let chosen = options
+                .iter()
+                .copied()
+                .find(|(id, _)| *id == t)
+                .unwrap_or(options[0]);
             self.exec().decisions.push(chosen.0 as u32);
             chosen
         };

@@ -26,7 +26,7 @@ fn park_key(t: ThreadId) -> usize {
 ///
 /// # Safety
 /// `f` may borrow data that the caller guarantees outlives the thread (scoped threads).
-pub(crate) unsafe fn spawn<'a>(f: Box<dyn FnOnce() + 'a>, name: Option<String>, at: &'static Location<'static>) -> ThreadId {
+pub(crate) unsafe fn spawn<'a>(f: Box<dyn FnOnce() + 'a>, name: Option<String>) -> ThreadId {
     // SAFETY: per the contract, the borrowed data outlives the thread, and a thread that is torn
     // down is never resumed.
     let f: Box<dyn FnOnce() + 'static> = unsafe { std::mem::transmute(f) };
@@ -34,7 +34,7 @@ pub(crate) unsafe fn spawn<'a>(f: Box<dyn FnOnce() + 'a>, name: Option<String>, 
         let id = e.threads.len();
         let me = e.current;
         let clock = e.threads[me].clock.clone();
-        e.threads.push(Thread::new(id, clock, name, at));
+        e.threads.push(Thread::new(id, clock, name));
         e.threads[me].clock.tick(me);
         e.spawns.push((id, f));
         id

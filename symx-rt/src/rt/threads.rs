@@ -58,12 +58,10 @@ pub(crate) struct Thread {
     pub yielder: *const Yielder<(), ()>,
     /// The final clock, taken by `join`.
     pub exit_clock: Option<VClock>,
-    /// Where the thread was spawned.
-    pub spawned_at: &'static Location<'static>,
 }
 
 impl Thread {
-    pub fn new(id: ThreadId, clock: VClock, name: Option<String>, at: &'static Location<'static>) -> Self {
+    pub fn new(id: ThreadId, clock: VClock, name: Option<String>) -> Self {
         let mut clock = clock;
         clock.tick(id);
         Thread {
@@ -78,7 +76,6 @@ impl Thread {
             park_token: false,
             yielder: std::ptr::null(),
             exit_clock: None,
-            spawned_at: at,
         }
     }
 

@@ -28,6 +28,15 @@ fn read_order(order: Ordering) -> Ordering {
     }
 }
 
+/// What one atomic operation is: its kind, orderings (the second applies when it does not
+/// write) and where it was called.
+struct AtomicOp {
+    kind: OpKind,
+    order: Ordering,
+    failure_order: Ordering,
+    location: &'static Location<'static>,
+}
+
 /// One atomic operation inside an execution: a scheduling point, then read (and maybe write)
 /// the current value with the happens-before effects of `order`. Returns the value read and
 /// whether a write happened.
@@ -35,18 +44,25 @@ fn access(
     obj: &ObjRef,
     type_name: &'static str,
     initial: u64,
-    kind: OpKind,
-    order: Ordering,
-    failure_order: Ordering,
-    location: &'static Location<'static>,
+    op: AtomicOp,
     update: impl FnOnce(u64) -> Option<u64>,
 ) -> Option<(u64, Option<u64>)> {
+    let AtomicOp {
+        kind,
+        order,
+        failure_order,
+        location,
+    } = op;
     let id = rt::with(|e| e.objects.of(obj, ObjKind::Atomic, type_name, initial))?;
     rt::visible(kind, Some(id), location);
     rt::with(|e| {
         let old = e.objects.get(id).value;
         let new = update(old);
-        let read = if new.is_some() { read_order(order) } else { failure_order };
+        let read = if new.is_some() {
+            read_order(order)
+        } else {
+            failure_order
+        };
         e.acquire_from(id, read);
         if let Some(v) = new {
             e.objects.get_mut(id).value = v;
@@ -79,10 +95,10 @@ macro_rules! atomic_int {
                 update: impl FnOnce($t) -> Option<$t>,
             ) -> Option<($t, Option<$t>)> {
                 let initial = self.init.load(Ordering::Relaxed) as u64;
-                let (old, new) = access(
-                    &self.obj, stringify!($name), initial, kind, order, failure, location,
-                    |v| update(v as $t).map(|n| n as u64),
-                )?;
+                let op = AtomicOp { kind, order, failure_order: failure, location };
+                let (old, new) = access(&self.obj, stringify!($name), initial, op, |v| {
+                    update(v as $t).map(|n| n as u64)
+                })?;
                 let (old, new) = (old as $t, new.map(|n| n as $t));
                 rt::record_value(match (kind, new) {
                     (OpKind::Load, _) => Value::One(old as i128),
@@ -234,14 +250,26 @@ impl AtomicBool {
         self.0.swap(val as u8, order) != 0
     }
     #[track_caller]
-    pub fn compare_exchange(&self, current: bool, new: bool, success: Ordering, failure: Ordering) -> Result<bool, bool> {
+    pub fn compare_exchange(
+        &self,
+        current: bool,
+        new: bool,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<bool, bool> {
         self.0
             .compare_exchange(current as u8, new as u8, success, failure)
             .map(|v| v != 0)
             .map_err(|v| v != 0)
     }
     #[track_caller]
-    pub fn compare_exchange_weak(&self, current: bool, new: bool, success: Ordering, failure: Ordering) -> Result<bool, bool> {
+    pub fn compare_exchange_weak(
+        &self,
+        current: bool,
+        new: bool,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<bool, bool> {
         self.compare_exchange(current, new, success, failure)
     }
     #[track_caller]
@@ -261,7 +289,12 @@ impl AtomicBool {
         self.0.fetch_xor(val as u8, order) != 0
     }
     #[track_caller]
-    pub fn fetch_update<F: FnMut(bool) -> Option<bool>>(&self, set: Ordering, fetch: Ordering, mut f: F) -> Result<bool, bool> {
+    pub fn fetch_update<F: FnMut(bool) -> Option<bool>>(
+        &self,
+        set: Ordering,
+        fetch: Ordering,
+        mut f: F,
+    ) -> Result<bool, bool> {
         self.0
             .fetch_update(set, fetch, |v| f(v != 0).map(|b| b as u8))
             .map(|v| v != 0)
@@ -313,7 +346,13 @@ impl<T> AtomicPtr<T> {
         update: impl FnOnce(*mut T) -> Option<*mut T>,
     ) -> Option<(*mut T, Option<*mut T>)> {
         let initial = self.init.load(Ordering::Relaxed) as usize as u64;
-        let (old, new) = access(&self.obj, "AtomicPtr", initial, kind, order, failure, location, |v| {
+        let op = AtomicOp {
+            kind,
+            order,
+            failure_order: failure,
+            location,
+        };
+        let (old, new) = access(&self.obj, "AtomicPtr", initial, op, |v| {
             update(v as usize as *mut T).map(|p| p as usize as u64)
         })?;
         rt::record_value(Value::One(new.unwrap_or(old) as i128));
@@ -330,7 +369,10 @@ impl<T> AtomicPtr<T> {
 
     #[track_caller]
     pub fn store(&self, p: *mut T, order: Ordering) {
-        if self.modelled(OpKind::Store, order, order, Location::caller(), |_| Some(p)).is_none() {
+        if self
+            .modelled(OpKind::Store, order, order, Location::caller(), |_| Some(p))
+            .is_none()
+        {
             self.init.store(p, order);
         }
     }
@@ -344,9 +386,21 @@ impl<T> AtomicPtr<T> {
     }
 
     #[track_caller]
-    pub fn compare_exchange(&self, current: *mut T, new: *mut T, success: Ordering, failure: Ordering) -> Result<*mut T, *mut T> {
+    pub fn compare_exchange(
+        &self,
+        current: *mut T,
+        new: *mut T,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<*mut T, *mut T> {
         let update = |v: *mut T| (v == current).then_some(new);
-        match self.modelled(OpKind::CompareExchange, success, failure, Location::caller(), update) {
+        match self.modelled(
+            OpKind::CompareExchange,
+            success,
+            failure,
+            Location::caller(),
+            update,
+        ) {
             Some((old, Some(_))) => Ok(old),
             Some((old, None)) => Err(old),
             None => self.init.compare_exchange(current, new, success, failure),
@@ -354,12 +408,23 @@ impl<T> AtomicPtr<T> {
     }
 
     #[track_caller]
-    pub fn compare_exchange_weak(&self, current: *mut T, new: *mut T, success: Ordering, failure: Ordering) -> Result<*mut T, *mut T> {
+    pub fn compare_exchange_weak(
+        &self,
+        current: *mut T,
+        new: *mut T,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<*mut T, *mut T> {
         self.compare_exchange(current, new, success, failure)
     }
 
     #[track_caller]
-    pub fn fetch_update<F: FnMut(*mut T) -> Option<*mut T>>(&self, set: Ordering, fetch: Ordering, mut f: F) -> Result<*mut T, *mut T> {
+    pub fn fetch_update<F: FnMut(*mut T) -> Option<*mut T>>(
+        &self,
+        set: Ordering,
+        fetch: Ordering,
+        mut f: F,
+    ) -> Result<*mut T, *mut T> {
         let mut prev = self.load(fetch);
         while let Some(next) = f(prev) {
             match self.compare_exchange(prev, next, set, fetch) {

@@ -66,7 +66,11 @@ impl Condvar {
 
     /// Waits while `condition` holds (re-checked after every wake-up).
     #[track_caller]
-    pub fn wait_while<'a, T: ?Sized, F>(&self, mut guard: MutexGuard<'a, T>, mut condition: F) -> LockResult<MutexGuard<'a, T>>
+    pub fn wait_while<'a, T: ?Sized, F>(
+        &self,
+        mut guard: MutexGuard<'a, T>,
+        mut condition: F,
+    ) -> LockResult<MutexGuard<'a, T>>
     where
         F: FnMut(&mut T) -> bool,
     {

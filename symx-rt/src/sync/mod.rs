@@ -2,11 +2,19 @@
 //! Every blocking primitive is built on the runtime's wait queues and lock table, so deadlocks,
 //! lost wake-ups and races on the data they protect are seen by the explorer.
 
+mod arc;
 pub mod atomic;
+mod barrier;
 mod condvar;
+pub mod mpsc;
 mod mutex;
+mod once;
+mod rwlock;
 
+pub use arc::{Arc, Weak};
+pub use barrier::{Barrier, BarrierWaitResult};
 pub use condvar::Condvar;
 pub use mutex::{Mutex, MutexGuard};
+pub use once::{Once, OnceLock, OnceState};
+pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
-pub use std::sync::{Arc, Weak};

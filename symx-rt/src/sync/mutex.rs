@@ -69,7 +69,11 @@ pub(crate) fn lock_obj(
             rt::fail(found);
         }
     }
-    let op = if shared { OpKind::ReadLock } else { OpKind::Lock };
+    let op = if shared {
+        OpKind::ReadLock
+    } else {
+        OpKind::Lock
+    };
     rt::visible(op, Some(id), location);
     rt::with(|e| e.take_lock(id, shared, location));
     Some(id)
@@ -84,14 +88,16 @@ pub(crate) fn try_lock_obj(
 ) -> Option<bool> {
     let id = rt::with(|e| e.objects.of(obj, kind, kind.name(), 0))?;
     rt::visible(OpKind::TryLock, Some(id), location);
-    rt::with(|e| {
+    let free = rt::with(|e| {
         let free = e.lock_is_free(id, shared);
         if free {
             e.take_lock(id, shared, location);
         }
-        rt::record_value(rt::Value::Flag(free));
         free
-    })
+    })?;
+    // Outside `with`: recording borrows the execution too.
+    rt::record_value(rt::Value::Flag(free));
+    Some(free)
 }
 
 /// Releases a built-in lock: a scheduling point, then the release.

@@ -12,7 +12,6 @@ use std::panic::Location;
 use std::sync::atomic::Ordering;
 use std::sync::{Mutex as StdMutex, PoisonError};
 
-use crate::rt::op::Op;
 use crate::rt::{self, ObjId, ObjKind, ObjRef, OpKind, Value, Wait};
 
 /// The per-execution states, kept in the object's `value` slot of the object table.
@@ -48,7 +47,11 @@ impl OnceCore {
     }
 
     fn id(&self, type_name: &'static str, initially_complete: bool) -> Option<ObjId> {
-        let initial = if initially_complete { COMPLETE } else { INCOMPLETE };
+        let initial = if initially_complete {
+            COMPLETE
+        } else {
+            INCOMPLETE
+        };
         rt::with(|e| e.objects.of(&self.obj, ObjKind::Once, type_name, initial))
     }
 
@@ -168,7 +171,7 @@ impl Once {
         match self.core.enter(id, false, location) {
             Turn::Complete => {}
             Turn::Poisoned => panic!("Once instance has previously been poisoned"),
-            Turn::Run { .. } => self.run(id, |_| f()),
+            Turn::Run { poisoned } => self.run(id, poisoned, |_| f()),
         }
     }
 
@@ -185,13 +188,12 @@ impl Once {
         };
         rt::visible(OpKind::Once, Some(id), location);
         if let Turn::Run { poisoned } = self.core.enter(id, true, location) {
-            self.run(id, |state| f(state));
-            let _ = poisoned;
+            self.run(id, poisoned, f);
         }
     }
 
-    fn run(&self, id: ObjId, f: impl FnOnce(&OnceState)) {
-        let poisoned = false;
+    /// Runs the initialiser; a panic in it poisons this execution's state.
+    fn run(&self, id: ObjId, poisoned: bool, f: impl FnOnce(&OnceState)) {
         let running = Running {
             core: &self.core,
             id,
@@ -220,5 +222,171 @@ impl Once {
 impl fmt::Debug for Once {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Once").finish_non_exhaustive()
+    }
+}
+
+/// A cell written once; a thread that reads the value synchronises with the write.
+pub struct OnceLock<T> {
+    core: OnceCore,
+    /// A value set outside any model: every execution starts with it.
+    outside: std::sync::OnceLock<T>,
+    /// The value set inside an execution, tagged with that execution's generation. A value
+    /// of an earlier execution is ignored, and leaked when replaced through `&self`: a `static`
+    /// hands out `&'static T`, which may outlive the execution that set it.
+    inside: StdMutex<Option<(u32, Box<T>)>>,
+}
+
+impl<T> OnceLock<T> {
+    pub const fn new() -> OnceLock<T> {
+        OnceLock {
+            core: OnceCore::new(),
+            outside: std::sync::OnceLock::new(),
+            inside: StdMutex::new(None),
+        }
+    }
+
+    fn id(&self) -> Option<ObjId> {
+        self.core.id("OnceLock", self.outside.get().is_some())
+    }
+
+    fn inside(&self) -> std::sync::MutexGuard<'_, Option<(u32, Box<T>)>> {
+        self.inside.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The current execution's value (outside any model: the one set outside), whatever the
+    /// state says.
+    fn stored(&self) -> Option<&T> {
+        if let Some(generation) = rt::with(|e| e.objects.generation) {
+            let inside = self.inside();
+            if let Some((_, value)) = inside.as_ref().filter(|(g, _)| *g == generation) {
+                let value: *const T = &**value;
+                // SAFETY: the box is freed only through `&mut self` or `self`, never while a
+                // `&self` borrow exists; replacing it through `&self` leaks it.
+                return Some(unsafe { &*value });
+            }
+        }
+        self.outside.get()
+    }
+
+    fn store(&self, value: T) {
+        let generation = rt::with(|e| e.objects.generation).expect("inside a model");
+        let stale = self.inside().replace((generation, Box::new(value)));
+        // References into a stale value may still exist (see `inside`).
+        std::mem::forget(stale);
+    }
+
+    /// The value, if set (a scheduling point; `Some` synchronises with the write).
+    #[track_caller]
+    pub fn get(&self) -> Option<&T> {
+        if let Some(id) = self.id() {
+            rt::visible(OpKind::Once, Some(id), Location::caller());
+            let done = self.core.state(id) == COMPLETE;
+            rt::record_value(Value::Flag(done));
+            if !done {
+                return None;
+            }
+            rt::with(|e| e.acquire_from(id, Ordering::SeqCst));
+        }
+        self.stored()
+    }
+
+    /// Sets the value if none is set; waits while another thread initialises it.
+    #[track_caller]
+    pub fn set(&self, value: T) -> Result<(), T> {
+        let mut value = Some(value);
+        self.get_or_init(|| value.take().expect("the initialiser runs once"));
+        value.map_or(Ok(()), Err)
+    }
+
+    /// The value, set by `f` if none is. A call that finds another thread running its `f`
+    /// waits for it; if `f` panics the cell stays empty.
+    #[track_caller]
+    pub fn get_or_init<F: FnOnce() -> T>(&self, f: F) -> &T {
+        let location = Location::caller();
+        let Some(id) = self.id() else {
+            return self.outside.get_or_init(f);
+        };
+        rt::visible(OpKind::Once, Some(id), location);
+        if let Turn::Run { .. } = self.core.enter(id, true, location) {
+            let running = Running {
+                core: &self.core,
+                id,
+                end: INCOMPLETE,
+            };
+            self.store(f());
+            running.complete();
+        }
+        self.stored().expect("a complete OnceLock holds a value")
+    }
+
+    /// Exclusive access needs no synchronisation: `&mut self` proves nobody else has any.
+    pub fn get_mut(&mut self) -> Option<&mut T> {
+        let generation = rt::with(|e| e.objects.generation);
+        match self
+            .inside
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+        {
+            Some((g, value)) if Some(*g) == generation => Some(&mut **value),
+            _ => self.outside.get_mut(),
+        }
+    }
+
+    /// Empties the cell, returning its value; later calls in this execution see it empty.
+    pub fn take(&mut self) -> Option<T> {
+        let generation = rt::with(|e| {
+            if let Some(id) = self.core.obj.get(e.objects.generation) {
+                e.objects.get_mut(id).value = INCOMPLETE;
+            }
+            e.objects.generation
+        });
+        let inside = self
+            .inside
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        match inside {
+            Some((g, value)) if Some(g) == generation => Some(*value),
+            // A stale value can be dropped here: `&mut self` proves nobody borrows it.
+            _ => self.outside.take(),
+        }
+    }
+
+    pub fn into_inner(mut self) -> Option<T> {
+        self.take()
+    }
+
+    /// The value if this execution's state is complete, with no scheduling point (`Debug`).
+    fn peek(&self) -> Option<&T> {
+        match self.id() {
+            Some(id) if !self.core.peek_complete(id) => None,
+            _ => self.stored(),
+        }
+    }
+}
+
+impl<T> Default for OnceLock<T> {
+    fn default() -> Self {
+        OnceLock::new()
+    }
+}
+
+impl<T> From<T> for OnceLock<T> {
+    /// A cell that is set from the start, in every execution that uses it.
+    fn from(value: T) -> Self {
+        let cell = OnceLock::new();
+        let _ = cell.outside.set(value);
+        cell
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for OnceLock<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_tuple("OnceLock");
+        match self.peek() {
+            Some(v) => d.field(v),
+            None => d.field(&format_args!("<uninit>")),
+        };
+        d.finish()
     }
 }

@@ -12,14 +12,14 @@ use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
-use std::panic::Location;
+use std::panic::{Location, RefUnwindSafe, UnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
 use super::mutex::{lock_obj, try_lock_obj, unlock_obj};
 use crate::report::FailureKind;
-use crate::rt::execution::Execution;
-use crate::rt::{self, Found, ObjId, ObjKind, ObjRef};
+use crate::rt::execution::{Execution, Found};
+use crate::rt::{self, ObjId, ObjKind, ObjRef};
 
 /// The outside-a-model state while a writer holds the lock; any other value counts readers.
 const WRITER: usize = usize::MAX;
@@ -35,6 +35,10 @@ pub struct RwLock<T: ?Sized> {
 // SAFETY: as for std's RwLock: readers share `&T` (so T: Sync), a writer gets `&mut T`.
 unsafe impl<T: ?Sized + Send> Send for RwLock<T> {}
 unsafe impl<T: ?Sized + Send + Sync> Sync for RwLock<T> {}
+
+// As std's: a panic while the lock is held poisons it, so it is safe to share across one.
+impl<T: ?Sized> UnwindSafe for RwLock<T> {}
+impl<T: ?Sized> RefUnwindSafe for RwLock<T> {}
 
 impl<T> RwLock<T> {
     pub const fn new(t: T) -> Self {
@@ -81,7 +85,12 @@ fn conflicting_self_lock(
         return e.self_deadlock(id, location);
     }
     let me = e.current;
-    let reading = e.objects.get(id).lock.as_ref().is_some_and(|l| l.readers.contains(&me));
+    let reading = e
+        .objects
+        .get(id)
+        .lock
+        .as_ref()
+        .is_some_and(|l| l.readers.contains(&me));
     reading.then(|| Found {
         kind: FailureKind::Deadlock,
         message: format!(
@@ -102,7 +111,8 @@ impl<T: ?Sized> RwLock<T> {
         let Some(id) = rt::with(|e| e.objects.of(&self.obj, ObjKind::RwLock, "RwLock", 0)) else {
             return false;
         };
-        if let Some(found) = rt::with(|e| conflicting_self_lock(e, id, shared, location)).flatten() {
+        if let Some(found) = rt::with(|e| conflicting_self_lock(e, id, shared, location)).flatten()
+        {
             rt::fail(found);
         }
         lock_obj(&self.obj, ObjKind::RwLock, shared, location);

@@ -15,12 +15,19 @@ pub fn assert_fails_with(builder: Builder, kind: FailureKind, body: fn()) -> Fai
     let report = builder.explore(body);
     let failure = report
         .failure()
-        .unwrap_or_else(|| panic!("expected a {kind}, found none in {} executions", report.executions()))
+        .unwrap_or_else(|| {
+            panic!(
+                "expected a {kind}, found none in {} executions",
+                report.executions()
+            )
+        })
         .clone();
     assert_eq!(failure.kind(), kind, "wrong kind:\n{failure}");
     let token = failure.schedule().to_string();
     let schedule: symx::Schedule = token.parse().expect("the printed token parses");
-    let again = builder.try_replay(&schedule, body).expect("the token replays");
+    let again = builder
+        .try_replay(&schedule, body)
+        .expect("the token replays");
     let replayed = again.failure().expect("the replay fails again");
     assert_eq!(replayed.kind(), kind);
     assert_eq!(replayed.message(), failure.message());

@@ -1,0 +1,640 @@
+//! `symx::sync::mpsc`: std's channels, unbounded (`channel`), bounded (`sync_channel(n)`) and
+//! rendezvous (`sync_channel(0)`). Each send and receive is one visible operation; one that
+//! must block waits in the channel's queue (the receiver for a message, a sender for space or
+//! for its value to be taken) and retries when woken.
+//!
+//! Happens-before: a message carries its sender's clock to its receiver; in a rendezvous the
+//! receiver's take also happens before the sender's return; dropping a `Sender` (or the
+//! `Receiver`) happens before the other side observes the disconnection. Nothing else: two
+//! senders are not ordered by sending to the same channel.
+//!
+//! Dropping the last `Sender` while the `Receiver` lives, or the `Receiver` while a sender
+//! lives, is a scheduling point (reported where that handle was made), because the other side
+//! can tell whether it happened yet; other drops are not. Channels are not `const`, so they are
+//! made inside the model and every execution starts with empty ones.
+
+use std::cell::Cell;
+use std::collections::VecDeque;
+use std::fmt;
+use std::marker::PhantomData;
+use std::panic::Location;
+use std::sync::{Arc as StdArc, Mutex as StdMutex, MutexGuard as StdGuard, PoisonError};
+use std::time::Duration;
+
+pub use std::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
+
+use crate::rt::clock::VClock;
+use crate::rt::op::Op;
+use crate::rt::{self, ObjId, ObjKind, ObjRef, OpKind, Wait};
+
+/// A value in flight, with its sender's clock.
+struct Message<T> {
+    value: T,
+    clock: VClock,
+    /// Rendezvous: the ticket of the sender that waits until this value is taken.
+    ticket: Option<u64>,
+}
+
+struct State<T> {
+    queue: VecDeque<Message<T>>,
+    senders: usize,
+    receiver: bool,
+    /// Rendezvous: the receiver is blocked in `recv` and nothing is queued for it yet, so a
+    /// `try_send` can hand a value over.
+    receiver_waiting: bool,
+    /// Rendezvous: tickets whose value was taken, with the receiver's clock at the take.
+    taken: Vec<(u64, VClock)>,
+    next_ticket: u64,
+    /// Published by every dropped sender; taken by whoever sees that all are gone.
+    senders_gone: VClock,
+    /// Published by the dropped receiver; taken by a send that finds it gone.
+    receiver_gone: VClock,
+}
+
+/// The shared channel. Its lock is only ever held inside one step, never across a
+/// scheduling point, and no user code (a message's destructor) runs under it.
+struct Chan<T> {
+    obj: ObjRef,
+    /// `None`: unbounded; `Some(0)`: rendezvous.
+    bound: Option<usize>,
+    state: StdMutex<State<T>>,
+}
+
+/// What one attempt to send did.
+enum Offer<T> {
+    Sent,
+    /// Rendezvous: queued; the sender waits until the ticket's value is taken.
+    Offered(u64),
+    Full(T),
+    Disconnected(T),
+}
+
+fn timed_out(e: TryRecvError) -> RecvTimeoutError {
+    match e {
+        TryRecvError::Empty => RecvTimeoutError::Timeout,
+        TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+    }
+}
+
+#[track_caller]
+fn would_block(op: &str, why: &str) -> ! {
+    panic!("symx::sync::mpsc::{op} would block forever outside a symx model ({why})")
+}
+
+impl<T> Chan<T> {
+    fn new(bound: Option<usize>) -> Self {
+        Chan {
+            obj: ObjRef::new(),
+            bound,
+            state: StdMutex::new(State {
+                queue: VecDeque::new(),
+                senders: 1,
+                receiver: true,
+                receiver_waiting: false,
+                taken: Vec::new(),
+                next_ticket: 0,
+                senders_gone: VClock::new(),
+                receiver_gone: VClock::new(),
+            }),
+        }
+    }
+
+    fn state(&self) -> StdGuard<'_, State<T>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn id(&self) -> Option<ObjId> {
+        rt::with(|e| e.objects.of(&self.obj, ObjKind::Channel, "Channel", 0))
+    }
+
+    /// The queue the receiver waits in.
+    fn recv_key(&self) -> usize {
+        &self.state as *const StdMutex<State<T>> as usize
+    }
+
+    /// The queue senders wait in.
+    fn send_key(&self) -> usize {
+        &self.obj as *const ObjRef as usize
+    }
+
+    fn rendezvous(&self) -> bool {
+        self.bound == Some(0)
+    }
+
+    /// Waits under `key` until notified; the thread's next step is `retry` (with `None` it runs
+    /// on at once). `false` when the thread is unwinding: the execution has already failed and
+    /// nobody would wake it, so the caller gives up instead.
+    fn block(
+        &self,
+        key: usize,
+        id: ObjId,
+        retry: Option<OpKind>,
+        location: &'static Location<'static>,
+        what: &'static str,
+    ) -> bool {
+        if std::thread::panicking() {
+            return false;
+        }
+        rt::wait(Wait {
+            key,
+            obj: id,
+            wake: retry.map(|kind| Op {
+                kind,
+                obj: Some(id),
+                location,
+            }),
+            spurious: false,
+            location,
+            what,
+        });
+        true
+    }
+
+    /// One attempt to send, inside the caller's step. `wait_for_taker`: a rendezvous value may
+    /// be queued for the sender to wait on; otherwise it goes only to a waiting receiver.
+    fn offer(&self, value: T, wait_for_taker: bool) -> Offer<T> {
+        let mut st = self.state();
+        if !st.receiver {
+            let gone = st.receiver_gone.clone();
+            drop(st);
+            rt::with(|e| e.sync_clock(&gone));
+            return Offer::Disconnected(value);
+        }
+        let ticket = match self.bound {
+            Some(0) if wait_for_taker => {
+                st.next_ticket += 1;
+                Some(st.next_ticket)
+            }
+            Some(0) if st.receiver_waiting => None,
+            Some(cap) if st.queue.len() >= cap => return Offer::Full(value),
+            _ => None,
+        };
+        let clock = rt::with(|e| e.sync_clock(&VClock::new())).unwrap_or_default();
+        st.queue.push_back(Message {
+            value,
+            clock,
+            ticket,
+        });
+        // The waiting receiver is spoken for by this value.
+        st.receiver_waiting = false;
+        drop(st);
+        rt::notify(self.recv_key(), false);
+        ticket.map_or(Offer::Sent, Offer::Offered)
+    }
+
+    /// `send` of either sender: a scheduling point, then a retry each time space frees up; a
+    /// rendezvous send then waits until its value is taken.
+    fn send(
+        &self,
+        mut value: T,
+        op: &str,
+        location: &'static Location<'static>,
+    ) -> Result<(), SendError<T>> {
+        let id = self.id();
+        rt::visible(OpKind::Send, id, location);
+        loop {
+            value = match self.offer(value, id.is_some()) {
+                Offer::Sent => return Ok(()),
+                Offer::Offered(ticket) => return self.await_taken(ticket, id, location),
+                Offer::Disconnected(v) => return Err(SendError(v)),
+                Offer::Full(v) => v,
+            };
+            let Some(id) = id else {
+                would_block(op, "no receiver can take the value");
+            };
+            if !self.block(
+                self.send_key(),
+                id,
+                Some(OpKind::Send),
+                location,
+                "space in the channel",
+            ) {
+                return Err(SendError(value));
+            }
+        }
+    }
+
+    /// Rendezvous: waits until the receiver has taken the value of `ticket`, then takes the
+    /// receiver's clock; if the receiver goes away first, takes the value back.
+    fn await_taken(
+        &self,
+        ticket: u64,
+        id: Option<ObjId>,
+        location: &'static Location<'static>,
+    ) -> Result<(), SendError<T>> {
+        let id = id.expect("values are queued for a taker only inside a model");
+        loop {
+            let mut st = self.state();
+            if let Some(i) = st.taken.iter().position(|&(t, _)| t == ticket) {
+                let (_, clock) = st.taken.swap_remove(i);
+                drop(st);
+                rt::with(|e| e.sync_clock(&clock));
+                return Ok(());
+            }
+            let receiver = st.receiver;
+            drop(st);
+            if !receiver
+                || !self.block(
+                    self.send_key(),
+                    id,
+                    None,
+                    location,
+                    "a receiver to take the value",
+                )
+            {
+                return Err(SendError(self.withdraw(ticket)));
+            }
+        }
+    }
+
+    /// Takes back the untaken value of `ticket`.
+    fn withdraw(&self, ticket: u64) -> T {
+        let mut st = self.state();
+        let i = st.queue.iter().position(|m| m.ticket == Some(ticket));
+        let value = st
+            .queue
+            .remove(i.expect("an untaken value stays queued"))
+            .expect("in range")
+            .value;
+        let gone = st.receiver_gone.clone();
+        drop(st);
+        rt::with(|e| e.sync_clock(&gone));
+        value
+    }
+
+    /// One attempt to receive, inside the caller's step.
+    fn take(&self) -> Result<T, TryRecvError> {
+        let mut st = self.state();
+        st.receiver_waiting = false;
+        let Some(message) = st.queue.pop_front() else {
+            if st.senders > 0 {
+                return Err(TryRecvError::Empty);
+            }
+            let gone = st.senders_gone.clone();
+            drop(st);
+            rt::with(|e| e.sync_clock(&gone));
+            return Err(TryRecvError::Disconnected);
+        };
+        let clock = rt::with(|e| e.sync_clock(&message.clock)).unwrap_or_default();
+        if let Some(ticket) = message.ticket {
+            st.taken.push((ticket, clock));
+        }
+        drop(st);
+        // A slot is free (one sender may use it), or an offering sender may return (each
+        // checks whether its own value was taken).
+        rt::notify(self.send_key(), self.rendezvous());
+        Ok(message.value)
+    }
+
+    fn recv(&self, location: &'static Location<'static>) -> Result<T, RecvError> {
+        let id = self.id();
+        rt::visible(OpKind::Recv, id, location);
+        loop {
+            match self.take() {
+                Ok(v) => return Ok(v),
+                Err(TryRecvError::Disconnected) => return Err(RecvError),
+                Err(TryRecvError::Empty) => {}
+            }
+            let Some(id) = id else {
+                would_block(
+                    "Receiver::recv",
+                    "the channel is empty and a sender is alive",
+                );
+            };
+            self.state().receiver_waiting = true;
+            if !self.block(
+                self.recv_key(),
+                id,
+                Some(OpKind::Recv),
+                location,
+                "a message",
+            ) {
+                return Err(RecvError);
+            }
+        }
+    }
+
+    fn try_recv(&self, location: &'static Location<'static>) -> Result<T, TryRecvError> {
+        rt::visible(OpKind::Recv, self.id(), location);
+        self.take()
+    }
+
+    /// Time does not pass in a model: when nothing is there, the thread gives way (as
+    /// `thread::sleep` does) and the timeout expires unless a message came meanwhile.
+    fn recv_timeout(&self, location: &'static Location<'static>) -> Result<T, RecvTimeoutError> {
+        let id = self.id();
+        rt::visible(OpKind::Recv, id, location);
+        match self.take() {
+            Err(TryRecvError::Empty) => {
+                rt::visible(OpKind::Yield, id, location);
+                self.take().map_err(timed_out)
+            }
+            other => other.map_err(timed_out),
+        }
+    }
+
+    fn add_sender(&self) {
+        self.state().senders += 1;
+    }
+
+    /// A sender goes away; the last one wakes the receiver to see the disconnection.
+    fn drop_sender(&self, location: &'static Location<'static>) {
+        let observable = {
+            let st = self.state();
+            st.senders == 1 && st.receiver
+        };
+        if observable {
+            rt::visible(OpKind::Disconnect, self.id(), location);
+        }
+        let mut st = self.state();
+        st.senders -= 1;
+        if let Some(clock) = rt::with(|e| e.sync_clock(&VClock::new())) {
+            st.senders_gone.join(&clock);
+        }
+        let gone = st.senders == 0;
+        drop(st);
+        if gone {
+            rt::notify(self.recv_key(), true);
+        }
+    }
+
+    /// The receiver goes away: queued values are dropped now, as std does, except those whose
+    /// senders wait in a rendezvous (they take them back); every waiting sender is woken.
+    fn drop_receiver(&self, location: &'static Location<'static>) {
+        if self.state().senders > 0 {
+            rt::visible(OpKind::Disconnect, self.id(), location);
+        }
+        let mut st = self.state();
+        st.receiver = false;
+        st.receiver_waiting = false;
+        if let Some(clock) = rt::with(|e| e.sync_clock(&VClock::new())) {
+            st.receiver_gone = clock;
+        }
+        let queued = std::mem::take(&mut st.queue);
+        let (waited_on, lost): (VecDeque<_>, VecDeque<_>) =
+            queued.into_iter().partition(|m| m.ticket.is_some());
+        st.queue = waited_on;
+        drop(st);
+        rt::notify(self.send_key(), true);
+        drop(lost);
+    }
+}
+
+/// The sending half of an unbounded [`channel`]; `send` never blocks.
+pub struct Sender<T> {
+    chan: StdArc<Chan<T>>,
+    /// Where this handle was made: its drop is reported there.
+    at: &'static Location<'static>,
+}
+
+/// The sending half of a [`sync_channel`]; `send` blocks while the channel is full, and in a
+/// rendezvous channel until the receiver takes the value.
+pub struct SyncSender<T> {
+    chan: StdArc<Chan<T>>,
+    at: &'static Location<'static>,
+}
+
+/// The receiving half of a channel.
+pub struct Receiver<T> {
+    chan: StdArc<Chan<T>>,
+    at: &'static Location<'static>,
+    /// As std's: a receiver may move between threads but not be shared.
+    _not_sync: PhantomData<Cell<()>>,
+}
+
+/// An unbounded channel.
+#[track_caller]
+pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+    let at = Location::caller();
+    let chan = StdArc::new(Chan::new(None));
+    let tx = Sender {
+        chan: chan.clone(),
+        at,
+    };
+    (tx, Receiver::new(chan, at))
+}
+
+/// A channel holding at most `bound` values; with `0`, every send waits for a receive.
+#[track_caller]
+pub fn sync_channel<T>(bound: usize) -> (SyncSender<T>, Receiver<T>) {
+    let at = Location::caller();
+    let chan = StdArc::new(Chan::new(Some(bound)));
+    let tx = SyncSender {
+        chan: chan.clone(),
+        at,
+    };
+    (tx, Receiver::new(chan, at))
+}
+
+impl<T> Sender<T> {
+    /// Queues `t` (a scheduling point); gives it back if the receiver is gone.
+    #[track_caller]
+    pub fn send(&self, t: T) -> Result<(), SendError<T>> {
+        self.chan.send(t, "Sender::send", Location::caller())
+    }
+}
+
+impl<T> SyncSender<T> {
+    /// Queues `t` (a scheduling point), waiting for space or, in a rendezvous channel, for the
+    /// receiver to take it; gives it back if the receiver is gone.
+    #[track_caller]
+    pub fn send(&self, t: T) -> Result<(), SendError<T>> {
+        self.chan.send(t, "SyncSender::send", Location::caller())
+    }
+
+    /// Queues `t` if there is space (in a rendezvous channel: if the receiver is waiting), as
+    /// a scheduling point that never blocks.
+    #[track_caller]
+    pub fn try_send(&self, t: T) -> Result<(), TrySendError<T>> {
+        rt::visible(OpKind::Send, self.chan.id(), Location::caller());
+        match self.chan.offer(t, false) {
+            Offer::Full(v) => Err(TrySendError::Full(v)),
+            Offer::Disconnected(v) => Err(TrySendError::Disconnected(v)),
+            Offer::Sent | Offer::Offered(_) => Ok(()),
+        }
+    }
+}
+
+impl<T> Clone for Sender<T> {
+    #[track_caller]
+    fn clone(&self) -> Self {
+        self.chan.add_sender();
+        Sender {
+            chan: self.chan.clone(),
+            at: Location::caller(),
+        }
+    }
+}
+
+impl<T> Clone for SyncSender<T> {
+    #[track_caller]
+    fn clone(&self) -> Self {
+        self.chan.add_sender();
+        SyncSender {
+            chan: self.chan.clone(),
+            at: Location::caller(),
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        self.chan.drop_sender(self.at);
+    }
+}
+
+impl<T> Drop for SyncSender<T> {
+    fn drop(&mut self) {
+        self.chan.drop_sender(self.at);
+    }
+}
+
+impl<T> Receiver<T> {
+    fn new(chan: StdArc<Chan<T>>, at: &'static Location<'static>) -> Self {
+        Receiver {
+            chan,
+            at,
+            _not_sync: PhantomData,
+        }
+    }
+
+    /// Takes the next value, waiting for one; `Err` once the channel is empty and every
+    /// sender is gone.
+    #[track_caller]
+    pub fn recv(&self) -> Result<T, RecvError> {
+        self.chan.recv(Location::caller())
+    }
+
+    /// Takes the next value if there is one (a scheduling point that never blocks).
+    #[track_caller]
+    pub fn try_recv(&self) -> Result<T, TryRecvError> {
+        self.chan.try_recv(Location::caller())
+    }
+
+    /// As `recv`, but time does not pass in a model: if nothing is there, the thread gives
+    /// way to the others once, and then times out unless a value came.
+    #[track_caller]
+    pub fn recv_timeout(&self, _timeout: Duration) -> Result<T, RecvTimeoutError> {
+        self.chan.recv_timeout(Location::caller())
+    }
+
+    /// Values until every sender is gone (each `next` is a `recv`).
+    #[track_caller]
+    pub fn iter(&self) -> Iter<'_, T> {
+        Iter {
+            rx: self,
+            at: Location::caller(),
+        }
+    }
+
+    /// The values there are now (each `next` is a `try_recv`).
+    #[track_caller]
+    pub fn try_iter(&self) -> TryIter<'_, T> {
+        TryIter {
+            rx: self,
+            at: Location::caller(),
+        }
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        self.chan.drop_receiver(self.at);
+    }
+}
+
+/// [`Receiver::iter`]: reports each `recv` where the iterator was made.
+pub struct Iter<'a, T: 'a> {
+    rx: &'a Receiver<T>,
+    at: &'static Location<'static>,
+}
+
+/// [`Receiver::try_iter`].
+pub struct TryIter<'a, T: 'a> {
+    rx: &'a Receiver<T>,
+    at: &'static Location<'static>,
+}
+
+/// `Receiver::into_iter`.
+pub struct IntoIter<T> {
+    rx: Receiver<T>,
+    at: &'static Location<'static>,
+}
+
+impl<T> Iterator for Iter<'_, T> {
+    type Item = T;
+    fn next(&mut self) -> Option<T> {
+        self.rx.chan.recv(self.at).ok()
+    }
+}
+
+impl<T> Iterator for TryIter<'_, T> {
+    type Item = T;
+    fn next(&mut self) -> Option<T> {
+        self.rx.chan.try_recv(self.at).ok()
+    }
+}
+
+impl<T> Iterator for IntoIter<T> {
+    type Item = T;
+    fn next(&mut self) -> Option<T> {
+        self.rx.chan.recv(self.at).ok()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Receiver<T> {
+    type Item = T;
+    type IntoIter = Iter<'a, T>;
+    #[track_caller]
+    fn into_iter(self) -> Iter<'a, T> {
+        self.iter()
+    }
+}
+
+impl<T> IntoIterator for Receiver<T> {
+    type Item = T;
+    type IntoIter = IntoIter<T>;
+    #[track_caller]
+    fn into_iter(self) -> IntoIter<T> {
+        IntoIter {
+            rx: self,
+            at: Location::caller(),
+        }
+    }
+}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sender").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for SyncSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SyncSender").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Receiver").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for Iter<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Iter").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for TryIter<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TryIter").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for IntoIter<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IntoIter").finish_non_exhaustive()
+    }
+}
