@@ -11,6 +11,9 @@ use crate::schedule::{ReplayError, Schedule};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Strategy {
+    /// Optimal dynamic partial-order reduction: one execution per Mazurkiewicz trace (the
+    /// default). With a preemption bound, exploration is a bounded DFS instead.
+    Dpor,
     /// Every schedule, depth-first, without reduction.
     Dfs,
     /// Independent uniformly random choices from `seed`.
@@ -50,7 +53,7 @@ impl Builder {
             preemption_bound: None,
             max_executions: None,
             max_steps: 100_000,
-            strategy: Strategy::Dfs,
+            strategy: Strategy::Dpor,
             spurious_wakeups: false,
             stack_size: 256 * 1024,
             time_budget: None,
@@ -199,10 +202,11 @@ impl Builder {
     #[doc(hidden)]
     pub fn __attr_strategy(mut self, name: &str) -> Self {
         self.strategy = match name {
+            "dpor" => Strategy::Dpor,
             "dfs" => Strategy::Dfs,
             "random" => Strategy::Random { seed: 0 },
             "pct" => Strategy::Pct { seed: 0, depth: 3 },
-            other => panic!("symx: unknown strategy `{other}` (expected dfs, random or pct)"),
+            other => panic!("symx: unknown strategy `{other}` (expected dpor, dfs, random or pct)"),
         };
         self.with_strategy_args()
     }
@@ -215,7 +219,7 @@ impl Builder {
                 *seed = self.seed.unwrap_or(*seed);
                 *depth = self.depth.unwrap_or(*depth);
             }
-            Strategy::Dfs => {}
+            Strategy::Dfs | Strategy::Dpor => {}
         }
         self
     }

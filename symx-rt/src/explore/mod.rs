@@ -6,6 +6,7 @@
 //! the execution's events.
 
 mod dfs;
+mod dpor;
 mod pct;
 mod random;
 mod replay;
@@ -34,6 +35,11 @@ pub(crate) trait Strategy {
     fn next_execution(&mut self) -> bool;
     /// Picks the thread that performs the next step; must be one of `point.enabled`.
     fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId;
+    /// Whether to be asked at every step, even where only one thread can run (a partial-order
+    /// reduction must see every event); otherwise only at real choices.
+    fn sees_every_step(&self) -> bool {
+        false
+    }
     /// Picks one of `n >= 2` alternatives of a nondeterministic operation.
     fn choose_value(&mut self, n: usize) -> usize;
     /// The execution that just ended, step by step.
@@ -44,8 +50,12 @@ pub(crate) trait Strategy {
     }
 }
 
-fn make(choice: Choice) -> Box<dyn Strategy> {
+fn make(choice: Choice, preemption_bound: Option<u32>) -> Box<dyn Strategy> {
     match choice {
+        // Bounding preemptions breaks the DPOR's assumption that every reordering of a race is
+        // reachable (Coons, Musuvathi, McKinley 2013); bounded exploration is plain DFS.
+        Choice::Dpor if preemption_bound.is_some() => Box::new(dfs::Dfs::default()),
+        Choice::Dpor => Box::new(dpor::Dpor::default()),
         Choice::Dfs => Box::new(dfs::Dfs::default()),
         Choice::Random { seed } => Box::new(random::Random::new(seed)),
         Choice::Pct { seed, depth } => Box::new(pct::Pct::new(seed, depth)),
@@ -55,7 +65,7 @@ fn make(choice: Choice) -> Box<dyn Strategy> {
 /// Runs executions of `body` as the builder says, until a failure, a bound, or exhaustion.
 pub(crate) fn explore(b: &Builder, body: &dyn Fn()) -> Report {
     let start = Instant::now();
-    let mut strategy = make(b.strategy);
+    let mut strategy = make(b.strategy, b.preemption_bound);
     let mut executions = 0;
     let stop = loop {
         if !strategy.next_execution() {

@@ -30,8 +30,10 @@ pub enum OpKind {
     ReadLock,
     /// Non-blocking lock attempt.
     TryLock,
-    /// Release of a built-in lock.
+    /// Release of a built-in lock (exclusive).
     Unlock,
+    /// Release of a shared (read) lock.
+    ReadUnlock,
     /// `Condvar::wait`: releases the mutex and waits.
     CondvarWait,
     /// `Condvar::notify_one`.
@@ -73,6 +75,7 @@ impl fmt::Display for OpKind {
             OpKind::ReadLock => "read-lock",
             OpKind::TryLock => "try_lock",
             OpKind::Unlock => "unlock",
+            OpKind::ReadUnlock => "read-unlock",
             OpKind::CondvarWait => "condvar wait",
             OpKind::NotifyOne => "notify_one",
             OpKind::NotifyAll => "notify_all",
@@ -97,6 +100,8 @@ impl fmt::Display for OpKind {
 pub struct Op {
     pub kind: OpKind,
     pub obj: Option<ObjId>,
+    /// A second object the operation acts on: the mutex a condvar wait releases.
+    pub obj2: Option<ObjId>,
     pub location: &'static Location<'static>,
 }
 
@@ -128,6 +133,13 @@ pub struct Event {
     pub thread: ThreadId,
     pub kind: OpKind,
     pub obj: Option<ObjId>,
+    pub obj2: Option<ObjId>,
     pub value: Value,
     pub location: &'static Location<'static>,
+    /// Objects whose state the step changed besides `obj` (a `Once` completed by the end of
+    /// its initialiser): a partial-order reduction must treat the event as touching them.
+    pub touched: Vec<ObjId>,
+    /// Earlier events (trace indices) without which this one could not have happened: the
+    /// step that spawned, woke or was joined by its thread. Program order is implicit.
+    pub enablers: Vec<u32>,
 }

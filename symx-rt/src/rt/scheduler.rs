@@ -159,6 +159,7 @@ impl Scheduler<'_> {
                         Op {
                             kind: OpKind::SpuriousWake,
                             obj: Some(w.obj),
+                            obj2: None,
                             location: w.location,
                         },
                     ))
@@ -233,7 +234,9 @@ impl Scheduler<'_> {
         last: Option<ThreadId>,
         step: u64,
     ) -> (ThreadId, Op) {
-        let chosen = if options.len() == 1 {
+        // SAFETY: see `run_execution`; no model thread runs during the call.
+        let every_step = unsafe { (**self.ctx.strategy.borrow()).sees_every_step() };
+        let chosen = if options.len() == 1 && !every_step {
             options[0]
         } else {
             let strategy = *self.ctx.strategy.borrow();
@@ -248,7 +251,9 @@ impl Scheduler<'_> {
                 .copied()
                 .find(|(id, _)| *id == t)
                 .unwrap_or(options[0]);
-            self.exec().decisions.push(chosen.0 as u32);
+            if options.len() > 1 {
+                self.exec().decisions.push(chosen.0 as u32);
+            }
             chosen
         };
         let mut e = self.exec();
@@ -266,12 +271,17 @@ impl Scheduler<'_> {
         let mut e = self.exec();
         let obj = op.obj.map_or(u64::MAX, |o| o as u64);
         e.hash_step(&[t as u64, op.kind as u64, obj, location_hash(op.location)]);
+        let enablers = std::mem::take(&mut e.threads[t].after);
+        e.threads[t].last_event = Some(e.trace.len() as u32);
         e.trace.push(Event {
             thread: t,
             kind: op.kind,
             obj: op.obj,
+            obj2: op.obj2,
             value: Value::None,
             location: op.location,
+            touched: Vec::new(),
+            enablers,
         });
         match op.kind {
             OpKind::Yield => e.threads[t].yielded = true,

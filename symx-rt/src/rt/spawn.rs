@@ -34,7 +34,9 @@ pub(crate) unsafe fn spawn<'a>(f: Box<dyn FnOnce() + 'a>, name: Option<String>) 
         let id = e.threads.len();
         let me = e.current;
         let clock = e.threads[me].clock.clone();
-        e.threads.push(Thread::new(id, clock, name));
+        let mut child = Thread::new(id, clock, name);
+        child.after.extend(e.threads[me].last_event);
+        e.threads.push(child);
         e.threads[me].clock.tick(me);
         e.spawns.push((id, f));
         id
@@ -87,9 +89,13 @@ pub(crate) fn join(t: ThreadId, at: &'static Location<'static>) {
         });
     }
     with(|e| {
+        let me = e.current;
         if let Some(clock) = e.threads[t].exit_clock.clone() {
-            let me = e.current;
             e.threads[me].clock.join(&clock);
+        }
+        if done {
+            let last = e.threads[t].last_event;
+            e.threads[me].after.extend(last);
         }
     });
 }

@@ -24,16 +24,35 @@ fn suspend(ctx: &Ctx) {
 /// Outside a model, and while the thread unwinds from a panic (the execution has already
 /// failed), there is nothing to schedule and it returns at once.
 pub(crate) fn visible(kind: OpKind, obj: Option<ObjId>, location: &'static Location<'static>) {
+    visible_op(Op {
+        kind,
+        obj,
+        obj2: None,
+        location,
+    });
+}
+
+/// [`visible`] for an operation that acts on a second object too (a condvar wait's mutex).
+pub(crate) fn visible_op(op: Op) {
     let Some(ctx) = ctx() else { return };
     if std::thread::panicking() {
         return;
     }
-    ctx.exec.borrow_mut().me().status = Status::Ready(Op {
-        kind,
-        obj,
-        location,
-    });
+    ctx.exec.borrow_mut().me().status = Status::Ready(op);
     suspend(ctx);
+}
+
+/// Records that the running step changed `obj`'s state outside the step's own operation.
+pub(crate) fn touch(obj: ObjId) {
+    if let Some(ctx) = ctx() {
+        let mut e = ctx.exec.borrow_mut();
+        let me = e.current;
+        if let Some(ev) = e.trace.last_mut().filter(|ev| ev.thread == me) {
+            if ev.obj != Some(obj) && !ev.touched.contains(&obj) {
+                ev.touched.push(obj);
+            }
+        }
+    }
 }
 
 /// Attaches the value an operation read or wrote to its event, for the report.
@@ -120,6 +139,10 @@ pub(crate) fn notify(key: usize, all: bool) -> Vec<ThreadId> {
 pub(crate) fn wake(e: &mut super::execution::Execution, t: ThreadId) {
     if let Status::Waiting(w) = e.threads[t].status {
         e.queue.retain(|&q| q != t);
+        // The step that woke it comes before whatever the thread does next.
+        if let Some(last) = e.trace.len().checked_sub(1) {
+            e.threads[t].after.push(last as u32);
+        }
         e.threads[t].status = match w.wake {
             Some(op) => Status::Ready(op),
             None => Status::Fresh,

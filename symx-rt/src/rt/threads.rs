@@ -56,6 +56,10 @@ pub(crate) struct Thread {
     pub acquiring: Option<(ObjId, &'static Location<'static>)>,
     pub park_token: bool,
     pub yielder: *const Yielder<(), ()>,
+    /// Events that must precede this thread's next event (see `Event::enablers`).
+    pub after: Vec<u32>,
+    /// Index of this thread's latest event in the trace.
+    pub last_event: Option<u32>,
     /// The final clock, taken by `join`.
     pub exit_clock: Option<VClock>,
 }
@@ -75,6 +79,8 @@ impl Thread {
             acquiring: None,
             park_token: false,
             yielder: std::ptr::null(),
+            after: Vec::new(),
+            last_event: None,
             exit_clock: None,
         }
     }

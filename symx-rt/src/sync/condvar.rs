@@ -36,7 +36,12 @@ impl Condvar {
         let mutex = guard.lock;
         let m = rt::with(|e| mutex.obj().get(e.objects.generation)).flatten();
         std::mem::forget(guard);
-        rt::visible(OpKind::CondvarWait, Some(cv), location);
+        rt::switch::visible_op(rt::op::Op {
+            kind: OpKind::CondvarWait,
+            obj: Some(cv),
+            obj2: m,
+            location,
+        });
         if let Some(m) = m {
             rt::with(|e| e.drop_lock(m, false));
             rt::wait(Wait {
@@ -45,6 +50,7 @@ impl Condvar {
                 wake: Some(rt::op::Op {
                     kind: OpKind::Lock,
                     obj: Some(m),
+                    obj2: None,
                     location,
                 }),
                 spurious: true,

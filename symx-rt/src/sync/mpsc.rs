@@ -141,6 +141,7 @@ impl<T> Chan<T> {
             wake: retry.map(|kind| Op {
                 kind,
                 obj: Some(id),
+                obj2: None,
                 location,
             }),
             spurious: false,

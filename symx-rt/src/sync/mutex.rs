@@ -104,7 +104,8 @@ pub(crate) fn try_lock_obj(
 pub(crate) fn unlock_obj(obj: &ObjRef, shared: bool, location: &'static Location<'static>) {
     let id = rt::with(|e| obj.get(e.objects.generation)).flatten();
     if let Some(id) = id {
-        rt::visible(OpKind::Unlock, Some(id), location);
+        let kind = if shared { OpKind::ReadUnlock } else { OpKind::Unlock };
+        rt::visible(kind, Some(id), location);
         rt::with(|e| e.drop_lock(id, shared));
     }
 }

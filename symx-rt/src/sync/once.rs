@@ -92,6 +92,8 @@ impl OnceCore {
 
     /// The initialiser ended in `state`: publish it and let the waiters re-check.
     fn finish(&self, id: ObjId, state: u64) {
+        // The initialiser ends inside whatever step it last reached: that step changes the state.
+        rt::switch::touch(id);
         rt::with(|e| {
             e.objects.get_mut(id).value = state;
             if state == COMPLETE {

@@ -1,0 +1,235 @@
+//! Events as the partial-order reduction sees them: who (thread and per-thread index), what
+//! (an access summary per object), and the dependence relation between them.
+//!
+//! Objects get canonical names that survive from one execution to the next: the runtime numbers
+//! objects by first use, which depends on the interleaving, so names are tied to the events
+//! that use them and merged (union-find) whenever two names turn out to denote one object.
+//! Merging can only add dependences, which costs reduction, never soundness.
+
+use std::collections::HashMap;
+
+use crate::rt::execution::location_hash;
+use crate::rt::op::{ObjId, Op, OpKind, ThreadId};
+
+/// A canonical object name (an index into the union-find forest).
+pub(crate) type Canon = u32;
+
+/// What an event does to one object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    None,
+    Read(Canon),
+    Write(Canon),
+    /// Exclusive acquisition of a lock.
+    Lock(Canon),
+    /// Shared acquisition (a read lock).
+    Shared(Canon),
+    Unlock(Canon),
+    /// Release of a shared (read) lock: other readers may acquire before or after it, and the
+    /// order decides what happens-before, so it conflicts with shared acquisitions.
+    UnlockShared(Canon),
+    /// Anything else on an object (condvars, channels, barriers, queues): conflicts with every
+    /// other access to it.
+    Other(Canon),
+}
+
+impl Access {
+    fn object(self) -> Option<Canon> {
+        match self {
+            Access::None => None,
+            Access::Read(o)
+            | Access::Write(o)
+            | Access::Lock(o)
+            | Access::Shared(o)
+            | Access::Unlock(o)
+            | Access::UnlockShared(o)
+            | Access::Other(o) => Some(o),
+        }
+    }
+
+    pub fn of(kind: OpKind, obj: Canon) -> Access {
+        match kind {
+            OpKind::Load => Access::Read(obj),
+            // A failed compare-exchange only reads, but whether it fails is not known before it
+            // runs; treating it as a write is the sound choice.
+            OpKind::Store | OpKind::Rmw | OpKind::CompareExchange => Access::Write(obj),
+            OpKind::Lock | OpKind::TryLock => Access::Lock(obj),
+            OpKind::ReadLock => Access::Shared(obj),
+            OpKind::Unlock => Access::Unlock(obj),
+            OpKind::ReadUnlock => Access::UnlockShared(obj),
+            OpKind::Yield => Access::None,
+            _ => Access::Other(obj),
+        }
+    }
+}
+
+/// Two accesses conflict: their order can change what happens. An unlock conflicts with no
+/// lock here (the lock could not have happened before it); the order it imposes is an edge of
+/// happens-before instead, see [`orders`].
+pub(crate) fn conflict(a: Access, b: Access, names: &mut Names) -> bool {
+    let (Some(x), Some(y)) = (a.object(), b.object()) else {
+        return false;
+    };
+    if names.find(x) != names.find(y) {
+        return false;
+    }
+    use Access::*;
+    matches!(
+        (a, b),
+        (Read(_), Write(_))
+            | (Write(_), Read(_) | Write(_))
+            | (Lock(_), Lock(_) | Shared(_))
+            | (Shared(_), Lock(_) | UnlockShared(_))
+            | (UnlockShared(_), Shared(_))
+            | (Other(_), _)
+            | (_, Other(_))
+    )
+}
+
+/// `a` (earlier) orders `b` in happens-before without being reversible: a release followed by
+/// an acquisition of the same lock.
+pub(crate) fn orders(a: Access, b: Access, names: &mut Names) -> bool {
+    match (a, b) {
+        (Access::Unlock(x), Access::Lock(y) | Access::Shared(y)) | (Access::UnlockShared(x), Access::Lock(y)) => {
+            names.find(x) == names.find(y)
+        }
+        _ => false,
+    }
+}
+
+/// An event: the `index`-th visible operation of `thread`.
+#[derive(Clone, Debug)]
+pub(crate) struct Ev {
+    pub thread: ThreadId,
+    pub index: u32,
+    /// What it does: its operation's access first, then the mutex a condvar wait releases and
+    /// the objects its step touched besides.
+    pub accesses: Vec<Access>,
+    /// Events (thread, index) that enabled this one (spawn, wake-up, join).
+    pub enablers: Vec<(ThreadId, u32)>,
+}
+
+impl Ev {
+    pub fn main(&self) -> Access {
+        self.accesses.first().copied().unwrap_or(Access::None)
+    }
+}
+
+/// Dependence for sleep sets and wakeup trees: the two events do not commute. Conservative:
+/// release/acquire of one lock and enabling count as dependent.
+pub(crate) fn dependent(a: &Ev, b: &Ev, names: &mut Names) -> bool {
+    if a.thread == b.thread {
+        return true;
+    }
+    if a.enablers.contains(&(b.thread, b.index)) || b.enablers.contains(&(a.thread, a.index)) {
+        return true;
+    }
+    for &x in &a.accesses {
+        for &y in &b.accesses {
+            if conflict(x, y, names) || orders(x, y, names) || orders(y, x, names) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// What identifies an event across executions, for naming the objects it uses.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EventKey {
+    pub thread: ThreadId,
+    pub index: u32,
+    pub location: u64,
+}
+
+/// Canonical object names and how this execution's runtime ids map to them.
+#[derive(Default)]
+pub(crate) struct Names {
+    parent: Vec<Canon>,
+    /// Which name the object used by an event had before, keyed by the event (thread, index),
+    /// which of its accesses, and its source location (so that two different operations that
+    /// happen to be a thread's n-th in two executions are not taken for one).
+    by_event: HashMap<(ThreadId, u32, u8, u64), Canon>,
+    /// This execution's runtime ids.
+    current: HashMap<ObjId, Canon>,
+}
+
+impl Names {
+    pub fn new_execution(&mut self) {
+        self.current.clear();
+    }
+
+    pub fn find(&mut self, mut c: Canon) -> Canon {
+        while self.parent[c as usize] != c {
+            let grand = self.parent[self.parent[c as usize] as usize];
+            self.parent[c as usize] = grand;
+            c = grand;
+        }
+        c
+    }
+
+    fn union(&mut self, a: Canon, b: Canon) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a != b {
+            self.parent[a.max(b) as usize] = a.min(b);
+        }
+    }
+
+    fn fresh(&mut self) -> Canon {
+        let c = self.parent.len() as Canon;
+        self.parent.push(c);
+        c
+    }
+
+    /// The canonical name of runtime object `obj` as used by event `(thread, index)`.
+    pub fn name(&mut self, obj: ObjId, at: EventKey, slot: u8) -> Canon {
+        let key = (at.thread, at.index, slot, at.location);
+        let known = self.by_event.get(&key).copied();
+        match (self.current.get(&obj).copied(), known) {
+            (Some(a), Some(b)) => {
+                self.union(a, b);
+                a
+            }
+            (Some(a), None) => {
+                self.by_event.insert(key, a);
+                a
+            }
+            (None, Some(b)) => {
+                self.current.insert(obj, b);
+                b
+            }
+            (None, None) => {
+                let c = self.fresh();
+                self.current.insert(obj, c);
+                self.by_event.insert(key, c);
+                c
+            }
+        }
+    }
+
+    /// The event a pending operation will be, as far as it is known before it runs.
+    pub fn pending(&mut self, thread: ThreadId, index: u32, op: &Op) -> Ev {
+        let at = EventKey {
+            thread,
+            index,
+            location: location_hash(op.location),
+        };
+        let mut accesses = vec![self.access(op.kind, op.obj, at, 0)];
+        if op.obj2.is_some() {
+            accesses.push(self.access(OpKind::Unlock, op.obj2, at, 1));
+        }
+        Ev {
+            thread,
+            index,
+            accesses,
+            enablers: Vec::new(),
+        }
+    }
+
+    pub fn access(&mut self, kind: OpKind, obj: Option<ObjId>, at: EventKey, slot: u8) -> Access {
+        match obj {
+            None => Access::None,
+            Some(o) => Access::of(kind, self.name(o, at, slot)),
+        }
+    }
+}

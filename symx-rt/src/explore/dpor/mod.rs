@@ -1,0 +1,378 @@
+//! Optimal dynamic partial-order reduction: exactly one execution per Mazurkiewicz trace under
+//! sequential consistency.
+//!
+//! The algorithm is Optimal-DPOR with wakeup trees (Abdulla, Aronis, Jonsson, Sagonas, POPL
+//! 2014 / JACM 2017, Algorithm 2), run statelessly: the current execution is a stack of
+//! [`Node`]s, one per step, each holding its sleep set and the wakeup tree of sequences still
+//! to explore from there. After every execution, each race `e ⋖ e'` is reversed by inserting
+//! `v = notdep(e, E).e'` into the wakeup tree before `e`, unless a sleeping thread is a weak
+//! initial of `v`.
+//!
+//! Departures from the paper, each keeping soundness:
+//! - Locks: a lock acquisition races with the previous acquisition of the same lock, and the
+//!   release in between is an ordering (not a race) edge of happens-before, as in Nidhugg.
+//! - Blocking and waking: an event enabled by another (spawn, wake-up, join) is ordered after
+//!   it; such edges are never reversed.
+//! - Nondeterministic choices inside a step (which waiter a `notify_one` wakes) are explored
+//!   exhaustively per step, like a DFS nested in the DPOR tree.
+//! - Object names are canonicalised across executions ([`events::Names`]); threads are named by
+//!   spawn order, which is stable unless two threads spawn concurrently (then the reduction can
+//!   only be less effective, see the module notes in `events`).
+//! - A wakeup sequence whose next thread cannot run (the scheduler's fairness rule makes a
+//!   thread that yielded wait for the others) is abandoned; the execution continues with the
+//!   first runnable thread and is counted as redundant.
+
+mod events;
+mod wakeup;
+
+use events::{conflict, orders, Access, Ev, Names};
+use wakeup::{is_weak_initial, Tree};
+
+use super::{SchedulingPoint, Strategy};
+use crate::rt::op::{Event, OpKind, ThreadId};
+
+/// One step of the current execution and what remains to explore from the state before it.
+struct Node {
+    /// The event taken here in the current execution.
+    chosen: Ev,
+    /// Threads (with their next events) whose exploration from here is known to be redundant.
+    sleep: Vec<Ev>,
+    /// Sequences still to explore from here, after the current one.
+    wut: Tree,
+    /// Nondeterministic choices made during this step: (taken, alternatives).
+    values: Vec<(u32, u32)>,
+}
+
+#[derive(Default)]
+pub(crate) struct Dpor {
+    nodes: Vec<Node>,
+    names: Names,
+    started: bool,
+    /// Steps taken in the current execution, and value choices made in the current step.
+    step: usize,
+    value_calls: usize,
+    /// Per-thread event counts in the current execution.
+    counts: Vec<u32>,
+    /// The wakeup subtree to follow below the last node taken from a tree.
+    pending: Tree,
+    /// Executions that could not follow their wakeup sequence or were sleep-set blocked.
+    pub redundant: u64,
+    blocked: bool,
+}
+
+impl Dpor {
+    fn next_index(&mut self, t: ThreadId) -> u32 {
+        if self.counts.len() <= t {
+            self.counts.resize(t + 1, 0);
+        }
+        self.counts[t]
+    }
+
+    /// Re-creates the node at this step after its wakeup sequence turned out not to be
+    /// runnable, keeping its sleep set and remaining wakeup tree.
+    fn reopen(&mut self, node: Node, point: &SchedulingPoint<'_>) -> ThreadId {
+        self.pending = node.wut;
+        let extra = node.sleep;
+        let thread = self.new_node(point);
+        let created = self.nodes.last_mut().expect("just created");
+        for s in extra {
+            if !created.sleep.iter().any(|c| c.thread == s.thread) {
+                created.sleep.push(s);
+            }
+        }
+        thread
+    }
+
+    /// Creates the node for a step not on the replayed prefix.
+    fn new_node(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
+        let enabled: Vec<Ev> = point
+            .enabled
+            .iter()
+            .map(|(t, op)| {
+                let index = self.next_index(*t);
+                self.names.pending(*t, index, op)
+            })
+            .collect();
+        let sleep = match self.nodes.last() {
+            None => Vec::new(),
+            Some(parent) => {
+                let (sleep, chosen) = (parent.sleep.clone(), parent.chosen.clone());
+                sleep
+                    .into_iter()
+                    .filter(|s| !events::dependent(s, &chosen, &mut self.names))
+                    .collect()
+            }
+        };
+        let mut wut = std::mem::take(&mut self.pending);
+        let chosen = match wut.pop_leftmost() {
+            Some((ev, subtree)) if enabled.iter().any(|e| e.thread == ev.thread) => {
+                self.pending = subtree;
+                enabled.into_iter().find(|e| e.thread == ev.thread).expect("enabled")
+            }
+            other => {
+                if other.is_some() {
+                    self.blocked = true;
+                }
+                let awake = enabled.iter().find(|e| !sleep.iter().any(|s| s.thread == e.thread));
+                if awake.is_none() {
+                    self.blocked = true;
+                }
+                awake.cloned().unwrap_or_else(|| enabled[0].clone())
+            }
+        };
+        let thread = chosen.thread;
+        self.nodes.push(Node {
+            chosen,
+            sleep,
+            wut,
+            values: Vec::new(),
+        });
+        thread
+    }
+
+    /// The events of the finished execution, with everything only known after it ran.
+    fn events_of(&mut self, trace: &[Event]) -> Vec<Ev> {
+        let mut counts: Vec<u32> = Vec::new();
+        let mut ids: Vec<(ThreadId, u32)> = Vec::with_capacity(trace.len());
+        let mut out = Vec::with_capacity(trace.len());
+        for ev in trace {
+            if counts.len() <= ev.thread {
+                counts.resize(ev.thread + 1, 0);
+            }
+            let index = counts[ev.thread];
+            counts[ev.thread] += 1;
+            ids.push((ev.thread, index));
+            let at = events::EventKey {
+                thread: ev.thread,
+                index,
+                location: crate::rt::execution::location_hash(ev.location),
+            };
+            let mut accesses = vec![self.names.access(ev.kind, ev.obj, at, 0)];
+            if ev.obj2.is_some() {
+                accesses.push(self.names.access(OpKind::Unlock, ev.obj2, at, 1));
+            }
+            for (slot, &o) in ev.touched.iter().enumerate() {
+                accesses.push(self.names.access(OpKind::Once, Some(o), at, 2 + slot as u8));
+            }
+            out.push(Ev {
+                thread: ev.thread,
+                index,
+                accesses,
+                enablers: ev.enablers.iter().map(|&i| ids[i as usize]).collect(),
+            });
+        }
+        out
+    }
+
+    /// Finds every race of the execution and plants its reversal in the wakeup trees.
+    fn plant_reversals(&mut self, evs: &[Ev]) {
+        let hb = HappensBefore::compute(evs, &mut self.names);
+        for (j, ej) in evs.iter().enumerate() {
+            for &i in &hb.races[j] {
+                let ei = &evs[i];
+                debug_assert_ne!(ei.thread, ej.thread);
+                let mut v: Vec<Ev> = (i + 1..evs.len())
+                    .filter(|&k| !hb.before(i, evs[i].thread, k))
+                    .map(|k| evs[k].clone())
+                    .collect();
+                v.push(ej.clone());
+                self.insert(i, v);
+            }
+        }
+    }
+
+    /// Inserts `v` at the state before step `at`: along the current path while its events are
+    /// weak initials, then into the wakeup tree of the first node where they are not.
+    fn insert(&mut self, at: usize, mut v: Vec<Ev>) {
+        if self.nodes[at]
+            .sleep
+            .iter()
+            .any(|s| is_weak_initial(s, &v, &mut self.names))
+        {
+            return;
+        }
+        let mut k = at;
+        while k < self.nodes.len() {
+            let current = self.nodes[k].chosen.clone();
+            match wakeup::after_weak_initial(&current, &v, &mut self.names) {
+                Some(rest) if rest.is_empty() => return,
+                Some(rest) => {
+                    v = rest;
+                    k += 1;
+                }
+                None => {
+                    let node = &mut self.nodes[k];
+                    node.wut.insert(v, &mut self.names);
+                    return;
+                }
+            }
+        }
+        // The whole current execution is a prefix of v's equivalents: already explored.
+    }
+}
+
+/// Happens-before over one execution's events, and the races in it.
+struct HappensBefore {
+    /// clock[k][t]: how many of thread t's events happen before or at event k.
+    clock: Vec<Vec<u32>>,
+    /// races[j]: events i < j that race with j (i ⋖ j).
+    races: Vec<Vec<usize>>,
+}
+
+impl HappensBefore {
+    fn compute(evs: &[Ev], names: &mut Names) -> HappensBefore {
+        let threads = evs.iter().map(|e| e.thread + 1).max().unwrap_or(0);
+        let mut clock: Vec<Vec<u32>> = Vec::with_capacity(evs.len());
+        let mut races = vec![Vec::new(); evs.len()];
+        let mut last_of: Vec<Option<usize>> = vec![None; threads];
+        let mut by_event = std::collections::HashMap::new();
+        for (j, ej) in evs.iter().enumerate() {
+            // Predecessors that are ordering edges (never reversed) and conflicts (races).
+            let mut ordering: Vec<usize> = last_of[ej.thread].into_iter().collect();
+            ordering.extend(ej.enablers.iter().filter_map(|id| by_event.get(id).copied()));
+            let mut lock_edges: Vec<usize> = Vec::new();
+            let mut conflicts: Vec<usize> = Vec::new();
+            for (i, ei) in evs[..j].iter().enumerate() {
+                if ei.thread == ej.thread {
+                    continue;
+                }
+                let (mut c, mut o) = (false, false);
+                for &a in &ei.accesses {
+                    for &b in &ej.accesses {
+                        c |= conflict(a, b, names);
+                        o |= orders(a, b, names);
+                    }
+                }
+                if c {
+                    conflicts.push(i);
+                } else if o {
+                    lock_edges.push(i);
+                }
+            }
+            let mut mine = vec![0u32; threads];
+            for &p in ordering.iter().chain(&lock_edges).chain(&conflicts) {
+                for (m, c) in mine.iter_mut().zip(&clock[p]) {
+                    *m = (*m).max(*c);
+                }
+            }
+            mine[ej.thread] = ej.index + 1;
+            // i ⋖ j: a conflict that no other predecessor already orders. For a lock, the
+            // release between two acquisitions does not count: that is the race to reverse.
+            let acquires = matches!(ej.main(), Access::Lock(_) | Access::Shared(_));
+            for &i in &conflicts {
+                let (ti, ii) = (evs[i].thread, evs[i].index);
+                let seen_via = |p: usize| clock[p][ti] > ii;
+                let others = ordering
+                    .iter()
+                    .chain(if acquires { [].iter() } else { lock_edges.iter() })
+                    .chain(conflicts.iter().filter(|&&c| c != i));
+                if !others.copied().any(seen_via) {
+                    races[j].push(i);
+                }
+            }
+            clock.push(mine);
+            last_of[ej.thread] = Some(j);
+            by_event.insert((ej.thread, ej.index), j);
+        }
+        HappensBefore { clock, races }
+    }
+
+    /// Whether event `i` (of thread `ti`) happens before event `k`.
+    fn before(&self, i: usize, ti: ThreadId, k: usize) -> bool {
+        let idx = self.clock[i][ti];
+        self.clock[k][ti] >= idx
+    }
+}
+
+impl Strategy for Dpor {
+    fn sees_every_step(&self) -> bool {
+        true
+    }
+
+    fn next_execution(&mut self) -> bool {
+        self.step = 0;
+        self.value_calls = 0;
+        self.counts.clear();
+        self.names.new_execution();
+        self.blocked = false;
+        if !self.started {
+            self.started = true;
+            return true;
+        }
+        while let Some(node) = self.nodes.last_mut() {
+            if let Some(pos) = node.values.iter().rposition(|&(taken, n)| taken + 1 < n) {
+                node.values[pos].0 += 1;
+                node.values.truncate(pos + 1);
+                self.pending = Tree::default();
+                return true;
+            }
+            let done = node.chosen.clone();
+            node.sleep.push(done);
+            if let Some((ev, subtree)) = node.wut.pop_leftmost() {
+                node.chosen = ev;
+                node.values.clear();
+                self.pending = subtree;
+                return true;
+            }
+            self.nodes.pop();
+        }
+        false
+    }
+
+    fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
+        let step = self.step;
+        self.step += 1;
+        self.value_calls = 0;
+        let thread = if step < self.nodes.len() {
+            let want = self.nodes[step].chosen.thread;
+            if point.enabled.iter().any(|(t, _)| *t == want) {
+                want
+            } else {
+                // The wakeup sequence cannot be followed here (see the module doc): its thread
+                // sleeps at this node, so the same reversal is not planted again.
+                self.blocked = true;
+                let mut node = self.nodes.pop().expect("node at step");
+                node.sleep.push(node.chosen.clone());
+                self.pending = Tree::default();
+                self.reopen(node, point)
+            }
+        } else {
+            self.new_node(point)
+        };
+        let index = self.next_index(thread);
+        self.counts[thread] = index + 1;
+        thread
+    }
+
+    fn choose_value(&mut self, n: usize) -> usize {
+        let Some(node) = self.step.checked_sub(1).and_then(|s| self.nodes.get_mut(s)) else {
+            return 0;
+        };
+        let call = self.value_calls;
+        self.value_calls += 1;
+        match node.values.get(call) {
+            Some(&(taken, _)) => taken as usize,
+            None => {
+                node.values.push((0, n as u32));
+                0
+            }
+        }
+    }
+
+    fn end_execution(&mut self, trace: &[Event]) {
+        if self.blocked {
+            self.redundant += 1;
+        }
+        let evs = self.events_of(trace);
+        if std::env::var_os("SYMX_DEBUG_DPOR").is_some() {
+            let line: Vec<String> = trace.iter().map(|e| format!("{}:{}{:?}", e.thread, e.kind, e.obj)).collect();
+            eprintln!("exec: {}", line.join(" "));
+        }
+        // Steps past the end of the trace (a failure ended it early) have no node.
+        self.nodes.truncate(evs.len());
+        for (node, ev) in self.nodes.iter_mut().zip(&evs) {
+            node.chosen = ev.clone();
+        }
+        self.plant_reversals(&evs);
+    }
+}

@@ -1,0 +1,76 @@
+//! Wakeup trees (Abdulla, Aronis, Jonsson, Sagonas, "Optimal dynamic partial order reduction",
+//! POPL 2014 / JACM 2017, §6): the ordered set of event sequences still to be explored from a
+//! state, with insertion that skips a sequence already covered by one in the tree.
+//!
+//! Sequences are compared through *weak initials* WI[E](v): the threads whose next event can
+//! start an execution equivalent to a continuation of `v`.
+
+use super::events::{dependent, Ev, Names};
+
+/// A wakeup tree: children in exploration order, each an event with its own subtree.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Tree {
+    pub children: Vec<(Ev, Tree)>,
+}
+
+impl Tree {
+    pub fn is_empty(&self) -> bool {
+        self.children.is_empty()
+    }
+
+    /// Removes and returns the leftmost child: the next sequence to explore.
+    pub fn pop_leftmost(&mut self) -> Option<(Ev, Tree)> {
+        (!self.children.is_empty()).then(|| self.children.remove(0))
+    }
+
+    fn chain(v: &[Ev]) -> Tree {
+        let mut tree = Tree::default();
+        for ev in v.iter().rev() {
+            tree = Tree {
+                children: vec![(ev.clone(), tree)],
+            };
+        }
+        tree
+    }
+
+    /// Inserts `v` unless a sequence in the tree already covers it.
+    pub fn insert(&mut self, mut v: Vec<Ev>, names: &mut Names) {
+        let mut node = self;
+        'descend: loop {
+            for i in 0..node.children.len() {
+                if let Some(rest) = after_weak_initial(&node.children[i].0, &v, names) {
+                    if node.children[i].1.is_empty() || rest.is_empty() {
+                        return; // a leaf (or all of v) already stands for it
+                    }
+                    v = rest;
+                    node = &mut node.children[i].1;
+                    continue 'descend;
+                }
+            }
+            node.children.push((v[0].clone(), Tree::chain(&v[1..])));
+            return;
+        }
+    }
+}
+
+/// If `p`'s thread is a weak initial of `v`, what remains of `v` after taking `p` first:
+/// `v` without `p`'s event when `v` contains it and nothing in `v` must come before it, or
+/// `v` itself when `p` touches nothing `v` does.
+pub(crate) fn after_weak_initial(p: &Ev, v: &[Ev], names: &mut Names) -> Option<Vec<Ev>> {
+    match v.iter().position(|e| e.thread == p.thread) {
+        Some(at) => {
+            let blocked = v[..at].iter().any(|earlier| dependent(earlier, &v[at], names));
+            (!blocked).then(|| {
+                let mut rest = v.to_vec();
+                rest.remove(at);
+                rest
+            })
+        }
+        None => v.iter().all(|e| !dependent(p, e, names)).then(|| v.to_vec()),
+    }
+}
+
+/// Whether `p`'s thread is a weak initial of `v`.
+pub(crate) fn is_weak_initial(p: &Ev, v: &[Ev], names: &mut Names) -> bool {
+    after_weak_initial(p, v, names).is_some()
+}
