@@ -46,6 +46,34 @@ fn replay_test(builder: &Builder, token: &str, body: fn()) {
     }
 }
 
+/// One step of an execution, as tests of the strategies see it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ObservedStep {
+    pub thread: usize,
+    pub op: String,
+    /// The object's id in this execution (numbered by first use).
+    pub obj: Option<u32>,
+}
+
+/// Explores `body` like `Builder::explore`, handing every execution's steps to `observe`.
+pub fn explore_observed<F: Fn()>(builder: &Builder, body: F, mut observe: impl FnMut(&[ObservedStep])) -> crate::Report {
+    let mut b = builder.clone();
+    if matches!(b.strategy, crate::Strategy::Random { .. } | crate::Strategy::Pct { .. }) && b.max_executions.is_none() {
+        b.max_executions = Some(crate::DEFAULT_ITERATIONS);
+    }
+    crate::explore::explore_observed(&b, &body, &mut |events| {
+        let steps: Vec<ObservedStep> = events
+            .iter()
+            .map(|e| ObservedStep {
+                thread: e.thread,
+                op: e.kind.to_string(),
+                obj: e.obj,
+            })
+            .collect();
+        observe(&steps);
+    })
+}
+
 fn address<T: ?Sized>(obj: &T) -> usize {
     obj as *const T as *const () as usize
 }

@@ -161,11 +161,14 @@ impl fmt::Display for Failure {
         for d in &self.details {
             writeln!(f, "    {d}")?;
         }
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
         writeln!(
             f,
-            "\ninterleaving ({} steps, {} preemptions, sequentially consistent):",
+            "\ninterleaving ({} step{}, {} preemption{}, sequentially consistent):",
             self.steps.len(),
-            self.preemptions
+            plural(self.steps.len()),
+            self.preemptions,
+            plural(self.preemptions as usize)
         )?;
         for s in &self.steps {
             writeln!(f, "{s}")?;

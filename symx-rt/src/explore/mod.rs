@@ -7,6 +7,7 @@
 
 mod dfs;
 mod dpor;
+mod minimise;
 mod pct;
 mod random;
 mod replay;
@@ -64,6 +65,11 @@ fn make(choice: Choice, preemption_bound: Option<u32>) -> Box<dyn Strategy> {
 
 /// Runs executions of `body` as the builder says, until a failure, a bound, or exhaustion.
 pub(crate) fn explore(b: &Builder, body: &dyn Fn()) -> Report {
+    explore_observed(b, body, &mut |_| {})
+}
+
+/// [`explore`], showing every execution's events to `observe` (for tests of the strategies).
+pub(crate) fn explore_observed(b: &Builder, body: &dyn Fn(), observe: &mut dyn FnMut(&[Event])) -> Report {
     let start = Instant::now();
     let mut strategy = make(b.strategy, b.preemption_bound);
     let mut executions = 0;
@@ -79,9 +85,11 @@ pub(crate) fn explore(b: &Builder, body: &dyn Fn()) -> Report {
         }
         let outcome = run_execution(b.config(), strategy.as_mut(), body, false);
         executions += 1;
+        observe(&outcome.events);
         strategy.end_execution(&outcome.events);
         if outcome.failure.is_some() {
-            let failure = to_failure(b, outcome);
+            let found = to_failure(b, outcome);
+            let failure = minimise::fewest_preemptions(b, body, found);
             return finish(b, start, executions, StopReason::Failure, Some(failure));
         }
     };
@@ -105,7 +113,7 @@ fn finish(
     }
 }
 
-fn to_failure(b: &Builder, outcome: Outcome) -> Failure {
+pub(crate) fn to_failure(b: &Builder, outcome: Outcome) -> Failure {
     let found = outcome.failure.expect("a failed execution");
     Failure {
         kind: found.kind,

@@ -187,8 +187,8 @@ impl Scheduler<'_> {
             if enabled.is_empty() {
                 return; // every thread finished
             }
-            let options = self.options(&enabled, last);
-            let (t, op) = self.pick(&options, last, steps);
+            let (options, choice) = self.options(&enabled, last);
+            let (t, op) = self.pick(&options, choice, last, steps);
             steps += 1;
             let max_steps = self.ctx.exec.borrow().config.max_steps;
             if steps > max_steps {
@@ -207,8 +207,10 @@ impl Scheduler<'_> {
     }
 
     /// The enabled threads the strategy may choose from: threads that yielded give way to
-    /// those that did not, and at the preemption bound the last thread must continue.
-    fn options(&self, enabled: &[(ThreadId, Op)], last: Option<ThreadId>) -> Vec<(ThreadId, Op)> {
+    /// those that did not, and at the preemption bound the last thread must continue. Also
+    /// whether the step is a choice of the schedule: one recorded in replay tokens, which must
+    /// replay under any preemption bound, so the bound's own restriction does not count.
+    fn options(&self, enabled: &[(ThreadId, Op)], last: Option<ThreadId>) -> (Vec<(ThreadId, Op)>, bool) {
         let e = self.ctx.exec.borrow();
         let mut options: Vec<_> = enabled
             .iter()
@@ -218,25 +220,27 @@ impl Scheduler<'_> {
         if options.is_empty() {
             options = enabled.to_vec();
         }
+        let choice = options.len() > 1;
         if let (Some(bound), Some(l)) = (e.config.preemption_bound, last) {
             if e.preemptions >= bound {
                 if let Some(&cont) = options.iter().find(|(t, _)| *t == l) {
-                    return vec![cont];
+                    return (vec![cont], choice);
                 }
             }
         }
-        options
+        (options, choice)
     }
 
     fn pick(
         &mut self,
         options: &[(ThreadId, Op)],
+        choice: bool,
         last: Option<ThreadId>,
         step: u64,
     ) -> (ThreadId, Op) {
         // SAFETY: see `run_execution`; no model thread runs during the call.
         let every_step = unsafe { (**self.ctx.strategy.borrow()).sees_every_step() };
-        let chosen = if options.len() == 1 && !every_step {
+        let chosen = if !choice && !every_step {
             options[0]
         } else {
             let strategy = *self.ctx.strategy.borrow();
@@ -251,7 +255,7 @@ impl Scheduler<'_> {
                 .copied()
                 .find(|(id, _)| *id == t)
                 .unwrap_or(options[0]);
-            if options.len() > 1 {
+            if choice {
                 self.exec().decisions.push(chosen.0 as u32);
             }
             chosen

@@ -7,11 +7,11 @@ use symx::{Builder, Failure, FailureKind, Report};
 
 /// Explores `body` and asserts it fails with `kind`; the failure's token must replay to the
 /// same kind and message. Returns the failure for further assertions.
-pub fn assert_fails(kind: FailureKind, body: fn()) -> Failure {
+pub fn assert_fails(kind: FailureKind, body: impl Fn() + Copy) -> Failure {
     assert_fails_with(Builder::new(), kind, body)
 }
 
-pub fn assert_fails_with(builder: Builder, kind: FailureKind, body: fn()) -> Failure {
+pub fn assert_fails_with(builder: Builder, kind: FailureKind, body: impl Fn() + Copy) -> Failure {
     let report = builder.explore(body);
     let failure = report
         .failure()
