@@ -56,9 +56,17 @@ pub struct ObservedStep {
 }
 
 /// Explores `body` like `Builder::explore`, handing every execution's steps to `observe`.
-pub fn explore_observed<F: Fn()>(builder: &Builder, body: F, mut observe: impl FnMut(&[ObservedStep])) -> crate::Report {
+pub fn explore_observed<F: Fn()>(
+    builder: &Builder,
+    body: F,
+    mut observe: impl FnMut(&[ObservedStep]),
+) -> crate::Report {
     let mut b = builder.clone();
-    if matches!(b.strategy, crate::Strategy::Random { .. } | crate::Strategy::Pct { .. }) && b.max_executions.is_none() {
+    if matches!(
+        b.strategy,
+        crate::Strategy::Random { .. } | crate::Strategy::Pct { .. }
+    ) && b.max_executions.is_none()
+    {
         b.max_executions = Some(crate::DEFAULT_ITERATIONS);
     }
     crate::explore::explore_observed(&b, &body, &mut |events| {

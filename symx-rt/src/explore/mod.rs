@@ -69,7 +69,11 @@ pub(crate) fn explore(b: &Builder, body: &dyn Fn()) -> Report {
 }
 
 /// [`explore`], showing every execution's events to `observe` (for tests of the strategies).
-pub(crate) fn explore_observed(b: &Builder, body: &dyn Fn(), observe: &mut dyn FnMut(&[Event])) -> Report {
+pub(crate) fn explore_observed(
+    b: &Builder,
+    body: &dyn Fn(),
+    observe: &mut dyn FnMut(&[Event]),
+) -> Report {
     let start = Instant::now();
     let mut strategy = make(b.strategy, b.preemption_bound);
     let mut executions = 0;

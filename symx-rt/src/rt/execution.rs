@@ -50,6 +50,8 @@ pub(crate) struct Execution {
     /// produce the same one, or the program changed under the token.
     pub fingerprint: u64,
     pub preemptions: u32,
+    /// The current step changed no shared state (a load, a failed compare-exchange, a yield).
+    pub quiet_step: bool,
 }
 
 impl Execution {
@@ -66,6 +68,7 @@ impl Execution {
             decisions: Vec::new(),
             fingerprint: FNV_OFFSET,
             preemptions: 0,
+            quiet_step: false,
         }
     }
 

@@ -202,6 +202,7 @@ impl Scheduler<'_> {
             } else {
                 self.resume(t);
             }
+            self.after_step(t);
             last = Some(t);
         }
     }
@@ -210,14 +211,23 @@ impl Scheduler<'_> {
     /// those that did not, and at the preemption bound the last thread must continue. Also
     /// whether the step is a choice of the schedule: one recorded in replay tokens, which must
     /// replay under any preemption bound, so the bound's own restriction does not count.
-    fn options(&self, enabled: &[(ThreadId, Op)], last: Option<ThreadId>) -> (Vec<(ThreadId, Op)>, bool) {
-        let e = self.ctx.exec.borrow();
+    fn options(
+        &self,
+        enabled: &[(ThreadId, Op)],
+        last: Option<ThreadId>,
+    ) -> (Vec<(ThreadId, Op)>, bool) {
+        let mut e = self.ctx.exec.borrow_mut();
         let mut options: Vec<_> = enabled
             .iter()
             .copied()
             .filter(|(t, _)| !e.threads[*t].yielded)
             .collect();
         if options.is_empty() {
+            // Everyone runnable has given way: a new round starts, so that each spinner gets
+            // its turn again instead of the first one spinning alone.
+            for (t, _) in enabled {
+                e.threads[*t].yielded = false;
+            }
             options = enabled.to_vec();
         }
         let choice = options.len() > 1;
@@ -292,12 +302,22 @@ impl Scheduler<'_> {
             OpKind::SpuriousWake => e.threads[t].spurious_used = true,
             _ => {}
         }
-        if !matches!(op.kind, OpKind::Yield | OpKind::SpuriousWake) {
-            for (id, th) in e.threads.iter_mut().enumerate() {
-                if id != t {
-                    th.yielded = false;
-                    th.spurious_used = false;
-                }
+        e.quiet_step = matches!(op.kind, OpKind::Yield | OpKind::SpuriousWake);
+    }
+
+    /// After a step that changed shared state, threads that gave way may find things changed:
+    /// they compete again. A step that only read (a spinner's load, a failed compare-exchange)
+    /// changes nothing, so two spinners cannot keep each other running while the thread they
+    /// wait for never does.
+    fn after_step(&mut self, t: ThreadId) {
+        let mut e = self.exec();
+        if e.quiet_step {
+            return;
+        }
+        for (id, th) in e.threads.iter_mut().enumerate() {
+            if id != t {
+                th.yielded = false;
+                th.spurious_used = false;
             }
         }
     }

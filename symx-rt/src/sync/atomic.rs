@@ -64,9 +64,12 @@ fn access(
             failure_order
         };
         e.acquire_from(id, read);
-        if let Some(v) = new {
-            e.objects.get_mut(id).value = v;
-            e.release_to(id, order, kind != OpKind::Store);
+        match new {
+            Some(v) => {
+                e.objects.get_mut(id).value = v;
+                e.release_to(id, order, kind != OpKind::Store);
+            }
+            None => e.quiet_step = true,
         }
         (old, new)
     })

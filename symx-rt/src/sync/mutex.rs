@@ -90,6 +90,8 @@ pub(crate) fn try_lock_obj(
     rt::visible(OpKind::TryLock, Some(id), location);
     let free = rt::with(|e| {
         let free = e.lock_is_free(id, shared);
+        // A failed attempt changes nothing: it must not wake threads that gave way.
+        e.quiet_step = !free;
         if free {
             e.take_lock(id, shared, location);
         }
@@ -104,7 +106,11 @@ pub(crate) fn try_lock_obj(
 pub(crate) fn unlock_obj(obj: &ObjRef, shared: bool, location: &'static Location<'static>) {
     let id = rt::with(|e| obj.get(e.objects.generation)).flatten();
     if let Some(id) = id {
-        let kind = if shared { OpKind::ReadUnlock } else { OpKind::Unlock };
+        let kind = if shared {
+            OpKind::ReadUnlock
+        } else {
+            OpKind::Unlock
+        };
         rt::visible(kind, Some(id), location);
         rt::with(|e| e.drop_lock(id, shared));
     }

@@ -90,9 +90,8 @@ pub(crate) fn conflict(a: Access, b: Access, names: &mut Names) -> bool {
 /// an acquisition of the same lock.
 pub(crate) fn orders(a: Access, b: Access, names: &mut Names) -> bool {
     match (a, b) {
-        (Access::Unlock(x), Access::Lock(y) | Access::Shared(y)) | (Access::UnlockShared(x), Access::Lock(y)) => {
-            names.find(x) == names.find(y)
-        }
+        (Access::Unlock(x), Access::Lock(y) | Access::Shared(y))
+        | (Access::UnlockShared(x), Access::Lock(y)) => names.find(x) == names.find(y),
         _ => false,
     }
 }

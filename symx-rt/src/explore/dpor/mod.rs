@@ -25,7 +25,7 @@
 mod events;
 mod wakeup;
 
-use events::{conflict, orders, Access, Ev, Names};
+use events::{conflict, orders, Access, Canon, Ev, Names};
 use wakeup::{is_weak_initial, Tree};
 
 use super::{SchedulingPoint, Strategy};
@@ -107,13 +107,18 @@ impl Dpor {
         let chosen = match wut.pop_leftmost() {
             Some((ev, subtree)) if enabled.iter().any(|e| e.thread == ev.thread) => {
                 self.pending = subtree;
-                enabled.into_iter().find(|e| e.thread == ev.thread).expect("enabled")
+                enabled
+                    .into_iter()
+                    .find(|e| e.thread == ev.thread)
+                    .expect("enabled")
             }
             other => {
                 if other.is_some() {
                     self.blocked = true;
                 }
-                let awake = enabled.iter().find(|e| !sleep.iter().any(|s| s.thread == e.thread));
+                let awake = enabled
+                    .iter()
+                    .find(|e| !sleep.iter().any(|s| s.thread == e.thread));
                 if awake.is_none() {
                     self.blocked = true;
                 }
@@ -211,6 +216,96 @@ impl Dpor {
     }
 }
 
+/// Per object and thread, the latest event of each access class: the only earlier events of a
+/// thread that can race with (or order) a new one, since that thread's earlier events of the
+/// same class come before them in program order. Keeps race detection linear in the trace.
+struct History {
+    threads: usize,
+    latest: std::collections::HashMap<Canon, Vec<[Option<usize>; CLASSES]>>,
+}
+
+const CLASSES: usize = 7;
+
+/// A representative access of each class, to test conflicts by class.
+fn class_of(a: Access) -> Option<(usize, Canon)> {
+    Some(match a {
+        Access::None => return None,
+        Access::Read(o) => (0, o),
+        Access::Write(o) => (1, o),
+        Access::Lock(o) => (2, o),
+        Access::Shared(o) => (3, o),
+        Access::Unlock(o) => (4, o),
+        Access::UnlockShared(o) => (5, o),
+        Access::Other(o) => (6, o),
+    })
+}
+
+fn class_access(class: usize, o: Canon) -> Access {
+    [
+        Access::Read(o),
+        Access::Write(o),
+        Access::Lock(o),
+        Access::Shared(o),
+        Access::Unlock(o),
+        Access::UnlockShared(o),
+        Access::Other(o),
+    ][class]
+}
+
+impl History {
+    fn new(threads: usize) -> Self {
+        History {
+            threads,
+            latest: std::collections::HashMap::new(),
+        }
+    }
+
+    fn record(&mut self, j: usize, ev: &Ev, names: &mut Names) {
+        for &a in &ev.accesses {
+            if let Some((class, o)) = class_of(a) {
+                let per_thread = self
+                    .latest
+                    .entry(names.find(o))
+                    .or_insert_with(|| vec![[None; CLASSES]; self.threads]);
+                per_thread[ev.thread][class] = Some(j);
+            }
+        }
+    }
+
+    /// Earlier events of other threads that conflict with `ev` (the latest per thread) and
+    /// that order it without conflicting (a release before an acquisition).
+    fn predecessors(&self, ev: &Ev, names: &mut Names) -> (Vec<usize>, Vec<usize>) {
+        let (mut conflicts, mut orderings) = (Vec::new(), Vec::new());
+        for &b in &ev.accesses {
+            let Some((_, o)) = class_of(b) else { continue };
+            let Some(per_thread) = self.latest.get(&names.find(o)) else {
+                continue;
+            };
+            for (t, classes) in per_thread.iter().enumerate() {
+                if t == ev.thread {
+                    continue;
+                }
+                let (mut c, mut r) = (None, None);
+                for (class, &at) in classes.iter().enumerate() {
+                    let Some(i) = at else { continue };
+                    let a = class_access(class, o);
+                    if conflict(a, b, names) {
+                        c = c.max(Some(i));
+                    } else if orders(a, b, names) {
+                        r = r.max(Some(i));
+                    }
+                }
+                conflicts.extend(c);
+                orderings.extend(r);
+            }
+        }
+        conflicts.sort_unstable();
+        conflicts.dedup();
+        orderings.retain(|i| !conflicts.contains(i));
+        (conflicts, orderings)
+    }
+}
+
 /// Happens-before over one execution's events, and the races in it.
 struct HappensBefore {
     /// clock[k][t]: how many of thread t's events happen before or at event k.
@@ -226,29 +321,16 @@ impl HappensBefore {
         let mut races = vec![Vec::new(); evs.len()];
         let mut last_of: Vec<Option<usize>> = vec![None; threads];
         let mut by_event = std::collections::HashMap::new();
+        let mut history = History::new(threads);
         for (j, ej) in evs.iter().enumerate() {
             // Predecessors that are ordering edges (never reversed) and conflicts (races).
             let mut ordering: Vec<usize> = last_of[ej.thread].into_iter().collect();
-            ordering.extend(ej.enablers.iter().filter_map(|id| by_event.get(id).copied()));
-            let mut lock_edges: Vec<usize> = Vec::new();
-            let mut conflicts: Vec<usize> = Vec::new();
-            for (i, ei) in evs[..j].iter().enumerate() {
-                if ei.thread == ej.thread {
-                    continue;
-                }
-                let (mut c, mut o) = (false, false);
-                for &a in &ei.accesses {
-                    for &b in &ej.accesses {
-                        c |= conflict(a, b, names);
-                        o |= orders(a, b, names);
-                    }
-                }
-                if c {
-                    conflicts.push(i);
-                } else if o {
-                    lock_edges.push(i);
-                }
-            }
+            ordering.extend(
+                ej.enablers
+                    .iter()
+                    .filter_map(|id| by_event.get(id).copied()),
+            );
+            let (conflicts, lock_edges) = history.predecessors(ej, names);
             let mut mine = vec![0u32; threads];
             for &p in ordering.iter().chain(&lock_edges).chain(&conflicts) {
                 for (m, c) in mine.iter_mut().zip(&clock[p]) {
@@ -264,13 +346,18 @@ impl HappensBefore {
                 let seen_via = |p: usize| clock[p][ti] > ii;
                 let others = ordering
                     .iter()
-                    .chain(if acquires { [].iter() } else { lock_edges.iter() })
+                    .chain(if acquires {
+                        [].iter()
+                    } else {
+                        lock_edges.iter()
+                    })
                     .chain(conflicts.iter().filter(|&&c| c != i));
                 if !others.copied().any(seen_via) {
                     races[j].push(i);
                 }
             }
             clock.push(mine);
+            history.record(j, ej, names);
             last_of[ej.thread] = Some(j);
             by_event.insert((ej.thread, ej.index), j);
         }
@@ -365,7 +452,10 @@ impl Strategy for Dpor {
         }
         let evs = self.events_of(trace);
         if std::env::var_os("SYMX_DEBUG_DPOR").is_some() {
-            let line: Vec<String> = trace.iter().map(|e| format!("{}:{}{:?}", e.thread, e.kind, e.obj)).collect();
+            let line: Vec<String> = trace
+                .iter()
+                .map(|e| format!("{}:{}{:?}", e.thread, e.kind, e.obj))
+                .collect();
             eprintln!("exec: {}", line.join(" "));
         }
         // Steps past the end of the trace (a failure ended it early) have no node.

@@ -59,14 +59,19 @@ impl Tree {
 pub(crate) fn after_weak_initial(p: &Ev, v: &[Ev], names: &mut Names) -> Option<Vec<Ev>> {
     match v.iter().position(|e| e.thread == p.thread) {
         Some(at) => {
-            let blocked = v[..at].iter().any(|earlier| dependent(earlier, &v[at], names));
+            let blocked = v[..at]
+                .iter()
+                .any(|earlier| dependent(earlier, &v[at], names));
             (!blocked).then(|| {
                 let mut rest = v.to_vec();
                 rest.remove(at);
                 rest
             })
         }
-        None => v.iter().all(|e| !dependent(p, e, names)).then(|| v.to_vec()),
+        None => v
+            .iter()
+            .all(|e| !dependent(p, e, names))
+            .then(|| v.to_vec()),
     }
 }
 
