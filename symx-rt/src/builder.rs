@@ -12,7 +12,7 @@ use crate::schedule::{ReplayError, Schedule};
 #[non_exhaustive]
 pub enum Strategy {
     /// Optimal dynamic partial-order reduction: one execution per Mazurkiewicz trace (the
-    /// default). With a preemption bound, exploration is a bounded DFS instead.
+    /// default). With a preemption bound or spurious wake-ups, exploration is a DFS instead.
     Dpor,
     /// Every schedule, depth-first, without reduction.
     Dfs,
@@ -86,7 +86,8 @@ impl Builder {
         self
     }
 
-    /// Let `Condvar` waiters wake without a notify, as std allows.
+    /// Let `Condvar` waiters wake without a notify, as std allows. Explored by DFS (without
+    /// partial-order reduction) even under `Strategy::Dpor`.
     pub fn spurious_wakeups(mut self, on: bool) -> Self {
         self.spurious_wakeups = on;
         self

@@ -51,11 +51,14 @@ pub(crate) trait Strategy {
     }
 }
 
-fn make(choice: Choice, preemption_bound: Option<u32>) -> Box<dyn Strategy> {
-    match choice {
+fn make(b: &Builder) -> Box<dyn Strategy> {
+    match b.strategy {
         // Bounding preemptions breaks the DPOR's assumption that every reordering of a race is
-        // reachable (Coons, Musuvathi, McKinley 2013); bounded exploration is plain DFS.
-        Choice::Dpor if preemption_bound.is_some() => Box::new(dfs::Dfs::default()),
+        // reachable (Coons, Musuvathi, McKinley 2013), and a spurious wake-up is an event no
+        // trace shows until it happens, so no race ever asks for it: both explore by plain DFS.
+        Choice::Dpor if b.preemption_bound.is_some() || b.spurious_wakeups => {
+            Box::new(dfs::Dfs::default())
+        }
         Choice::Dpor => Box::new(dpor::Dpor::default()),
         Choice::Dfs => Box::new(dfs::Dfs::default()),
         Choice::Random { seed } => Box::new(random::Random::new(seed)),
@@ -75,7 +78,7 @@ pub(crate) fn explore_observed(
     observe: &mut dyn FnMut(&[Event]),
 ) -> Report {
     let start = Instant::now();
-    let mut strategy = make(b.strategy, b.preemption_bound);
+    let mut strategy = make(b);
     let mut executions = 0;
     let stop = loop {
         if !strategy.next_execution() {

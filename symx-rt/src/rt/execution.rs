@@ -84,6 +84,15 @@ impl Execution {
         }
     }
 
+    /// The events thread `t`'s next step comes after: its latest event and whatever woke or
+    /// spawned it since (see `Event::enablers`).
+    pub fn frontier(&self, t: ThreadId) -> Vec<u32> {
+        let th = &self.threads[t];
+        let mut f = th.after.clone();
+        f.extend(th.last_event);
+        f
+    }
+
     pub fn hash_step(&mut self, parts: &[u64]) {
         for &p in parts {
             self.fingerprint = (self.fingerprint ^ p).wrapping_mul(FNV_PRIME);

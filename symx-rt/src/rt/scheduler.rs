@@ -198,7 +198,10 @@ impl Scheduler<'_> {
             }
             self.record(t, op);
             if op.kind == OpKind::SpuriousWake {
-                switch::wake(&mut self.exec(), t);
+                let mut e = self.exec();
+                e.current = t;
+                switch::wake(&mut e, t);
+                drop(e);
             } else {
                 self.resume(t);
             }

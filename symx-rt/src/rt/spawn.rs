@@ -35,7 +35,8 @@ pub(crate) unsafe fn spawn<'a>(f: Box<dyn FnOnce() + 'a>, name: Option<String>) 
         let me = e.current;
         let clock = e.threads[me].clock.clone();
         let mut child = Thread::new(id, clock, name);
-        child.after.extend(e.threads[me].last_event);
+        // The child comes after everything its parent's next event would come after.
+        child.after = e.frontier(me);
         e.threads.push(child);
         e.threads[me].clock.tick(me);
         e.spawns.push((id, f));
@@ -94,8 +95,8 @@ pub(crate) fn join(t: ThreadId, at: &'static Location<'static>) {
             e.threads[me].clock.join(&clock);
         }
         if done {
-            let last = e.threads[t].last_event;
-            e.threads[me].after.extend(last);
+            let frontier = e.frontier(t);
+            e.threads[me].after.extend(frontier);
         }
     });
 }

@@ -139,10 +139,9 @@ pub(crate) fn notify(key: usize, all: bool) -> Vec<ThreadId> {
 pub(crate) fn wake(e: &mut super::execution::Execution, t: ThreadId) {
     if let Status::Waiting(w) = e.threads[t].status {
         e.queue.retain(|&q| q != t);
-        // The step that woke it comes before whatever the thread does next.
-        if let Some(last) = e.trace.len().checked_sub(1) {
-            e.threads[t].after.push(last as u32);
-        }
+        // Whatever made the waker run comes before whatever the woken thread does next.
+        let frontier = e.frontier(e.current);
+        e.threads[t].after.extend(frontier);
         e.threads[t].status = match w.wake {
             Some(op) => Status::Ready(op),
             None => Status::Fresh,

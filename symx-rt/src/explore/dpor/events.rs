@@ -22,6 +22,11 @@ pub(crate) enum Access {
     Write(Canon),
     /// Exclusive acquisition of a lock.
     Lock(Canon),
+    /// A `try_lock` (before it runs, or after it failed): never blocks, so unlike an
+    /// acquisition it can also come before a release (and fail).
+    TryLock(Canon),
+    /// A `try_lock` that succeeded: an acquisition that could also have failed.
+    TryLockOk(Canon),
     /// Shared acquisition (a read lock).
     Shared(Canon),
     Unlock(Canon),
@@ -40,6 +45,8 @@ impl Access {
             Access::Read(o)
             | Access::Write(o)
             | Access::Lock(o)
+            | Access::TryLock(o)
+            | Access::TryLockOk(o)
             | Access::Shared(o)
             | Access::Unlock(o)
             | Access::UnlockShared(o)
@@ -53,7 +60,8 @@ impl Access {
             // A failed compare-exchange only reads, but whether it fails is not known before it
             // runs; treating it as a write is the sound choice.
             OpKind::Store | OpKind::Rmw | OpKind::CompareExchange => Access::Write(obj),
-            OpKind::Lock | OpKind::TryLock => Access::Lock(obj),
+            OpKind::Lock => Access::Lock(obj),
+            OpKind::TryLock => Access::TryLock(obj),
             OpKind::ReadLock => Access::Shared(obj),
             OpKind::Unlock => Access::Unlock(obj),
             OpKind::ReadUnlock => Access::UnlockShared(obj),
@@ -81,6 +89,8 @@ pub(crate) fn conflict(a: Access, b: Access, names: &mut Names) -> bool {
             | (Lock(_), Lock(_) | Shared(_))
             | (Shared(_), Lock(_) | UnlockShared(_))
             | (UnlockShared(_), Shared(_))
+            | (TryLock(_) | TryLockOk(_), _)
+            | (_, TryLock(_) | TryLockOk(_))
             | (Other(_), _)
             | (_, Other(_))
     )

@@ -18,6 +18,7 @@
 //! - Object names are canonicalised across executions ([`events::Names`]); threads are named by
 //!   spawn order, which is stable unless two threads spawn concurrently (then the reduction can
 //!   only be less effective, see the module notes in `events`).
+//! - Preemption bounds and spurious wake-ups are explored by DFS instead (see `explore::make`).
 //! - A wakeup sequence whose next thread cannot run (the scheduler's fairness rule makes a
 //!   thread that yielded wait for the others) is abandoned; the execution continues with the
 //!   first runnable thread and is counted as redundant.
@@ -153,6 +154,10 @@ impl Dpor {
                 location: crate::rt::execution::location_hash(ev.location),
             };
             let mut accesses = vec![self.names.access(ev.kind, ev.obj, at, 0)];
+            if let (Access::TryLock(o), crate::rt::op::Value::Flag(true)) = (accesses[0], ev.value)
+            {
+                accesses[0] = Access::TryLockOk(o);
+            }
             if ev.obj2.is_some() {
                 accesses.push(self.names.access(OpKind::Unlock, ev.obj2, at, 1));
             }
@@ -224,7 +229,7 @@ struct History {
     latest: std::collections::HashMap<Canon, Vec<[Option<usize>; CLASSES]>>,
 }
 
-const CLASSES: usize = 7;
+const CLASSES: usize = 9;
 
 /// A representative access of each class, to test conflicts by class.
 fn class_of(a: Access) -> Option<(usize, Canon)> {
@@ -237,6 +242,8 @@ fn class_of(a: Access) -> Option<(usize, Canon)> {
         Access::Unlock(o) => (4, o),
         Access::UnlockShared(o) => (5, o),
         Access::Other(o) => (6, o),
+        Access::TryLock(o) => (7, o),
+        Access::TryLockOk(o) => (8, o),
     })
 }
 
@@ -249,6 +256,8 @@ fn class_access(class: usize, o: Canon) -> Access {
         Access::Unlock(o),
         Access::UnlockShared(o),
         Access::Other(o),
+        Access::TryLock(o),
+        Access::TryLockOk(o),
     ][class]
 }
 
@@ -273,8 +282,11 @@ impl History {
     }
 
     /// Earlier events of other threads that conflict with `ev` (the latest per thread) and
-    /// that order it without conflicting (a release before an acquisition).
+    /// that order it without being its races. A `try_lock` that failed because the lock was
+    /// held comes inside another critical section: a blocking acquisition cannot be moved
+    /// before it alone, only before the acquisition that made it fail.
     fn predecessors(&self, ev: &Ev, names: &mut Names) -> (Vec<usize>, Vec<usize>) {
+        let blocking = matches!(ev.main(), Access::Lock(_) | Access::Shared(_));
         let (mut conflicts, mut orderings) = (Vec::new(), Vec::new());
         for &b in &ev.accesses {
             let Some((_, o)) = class_of(b) else { continue };
@@ -289,7 +301,9 @@ impl History {
                 for (class, &at) in classes.iter().enumerate() {
                     let Some(i) = at else { continue };
                     let a = class_access(class, o);
-                    if conflict(a, b, names) {
+                    if blocking && conflict(a, b, names) && matches!(a, Access::TryLock(_)) {
+                        r = r.max(Some(i));
+                    } else if conflict(a, b, names) {
                         c = c.max(Some(i));
                     } else if orders(a, b, names) {
                         r = r.max(Some(i));
@@ -341,6 +355,7 @@ impl HappensBefore {
             // i ⋖ j: a conflict that no other predecessor already orders. For a lock, the
             // release between two acquisitions does not count: that is the race to reverse.
             let acquires = matches!(ej.main(), Access::Lock(_) | Access::Shared(_));
+            // (`lock_edges` holds, for those, the releases and failed tries in between.)
             for &i in &conflicts {
                 let (ti, ii) = (evs[i].thread, evs[i].index);
                 let seen_via = |p: usize| clock[p][ti] > ii;
