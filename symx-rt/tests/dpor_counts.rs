@@ -57,9 +57,21 @@ fn dpor(body: impl Fn()) -> symx::Report {
 
 #[test]
 fn read_modify_writes_on_one_location_give_one_execution_per_interleaving() {
-    for (n, k, expected) in [(2, 1, 2), (2, 3, 20), (3, 1, 6), (3, 2, 90), (3, 3, 1_680), (4, 1, 24), (4, 2, 2_520)] {
+    for (n, k, expected) in [
+        (2, 1, 2),
+        (2, 3, 20),
+        (3, 1, 6),
+        (3, 2, 90),
+        (3, 3, 1_680),
+        (4, 1, 24),
+        (4, 2, 2_520),
+    ] {
         assert_eq!(interleavings(n as u64, k as u64), expected);
-        assert_eq!(dpor(|| counters(n, k)).executions(), expected, "{n} threads x {k}");
+        assert_eq!(
+            dpor(|| counters(n, k)).executions(),
+            expected,
+            "{n} threads x {k}"
+        );
     }
 }
 
@@ -68,7 +80,11 @@ fn a_mutex_protected_counter_has_the_same_count_as_the_read_modify_writes() {
     // Only the order of the critical sections matters, and every order is possible.
     for (n, k) in [(2, 2), (3, 1), (3, 2), (4, 2)] {
         let expected = interleavings(n as u64, k as u64);
-        assert_eq!(dpor(|| mutex_counter(n, k)).executions(), expected, "{n} threads x {k}");
+        assert_eq!(
+            dpor(|| mutex_counter(n, k)).executions(),
+            expected,
+            "{n} threads x {k}"
+        );
     }
 }
 
@@ -91,7 +107,9 @@ fn disjoint_locations() {
 fn two_threads_on_disjoint_locations_have_one_execution() {
     assert_eq!(dpor(disjoint_locations).executions(), 1);
     // The unreduced DFS runs all 4!/(2!2!) = 6 interleavings.
-    let dfs = Builder::new().strategy(Strategy::Dfs).explore(disjoint_locations);
+    let dfs = Builder::new()
+        .strategy(Strategy::Dfs)
+        .explore(disjoint_locations);
     assert_eq!(dfs.executions(), 6);
 }
 
@@ -105,7 +123,10 @@ fn store_buffering() {
     y.store(1, Ordering::SeqCst);
     let r2 = x.load(Ordering::SeqCst);
     let r1 = t.join().unwrap();
-    assert!(r1 == 1 || r2 == 1, "both loads read 0: not sequentially consistent");
+    assert!(
+        r1 == 1 || r2 == 1,
+        "both loads read 0: not sequentially consistent"
+    );
 }
 
 #[test]
@@ -143,7 +164,9 @@ fn the_reported_deadlock_has_the_fewest_preemptions_that_show_it() {
         let f = common::assert_fails(FailureKind::Deadlock, move || philosophers(n));
         assert_eq!(f.preemptions(), 1, "{f}");
         assert!(f.to_string().contains(", 1 preemption,"), "{f}");
-        let none = Builder::new().preemption_bound(Some(0)).explore(move || philosophers(n));
+        let none = Builder::new()
+            .preemption_bound(Some(0))
+            .explore(move || philosophers(n));
         assert!(none.failure().is_none() && none.complete());
     }
 }
@@ -165,4 +188,48 @@ fn lost_update() {
 fn a_lost_update_is_reported_with_one_preemption() {
     let f = common::assert_fails(FailureKind::Panic, lost_update);
     assert_eq!(f.preemptions(), 1, "{f}");
+}
+
+thread_local! {
+    static FINAL: std::cell::RefCell<std::collections::BTreeSet<(usize, usize)>> = Default::default();
+}
+
+/// Two threads each spawn a child concurrently, so runtime thread ids (spawn order) differ
+/// between executions; the reduction must name threads by spawn path to stay sound.
+fn concurrent_spawns() {
+    let a = Arc::new(AtomicUsize::new(0));
+    let log = Arc::new(Mutex::new(0usize));
+    let worker = |v: usize| {
+        let (a, log) = (a.clone(), log.clone());
+        move || {
+            a.fetch_add(1, Ordering::SeqCst);
+            let (a2, log2) = (a.clone(), log.clone());
+            let child = thread::spawn(move || {
+                let x = a2.swap(v, Ordering::SeqCst);
+                *log2.lock().unwrap() = x * 10 + v;
+            });
+            child.join().unwrap();
+        }
+    };
+    let t1 = thread::spawn(worker(1));
+    let t2 = thread::spawn(worker(2));
+    t1.join().unwrap();
+    t2.join().unwrap();
+    let state = (a.load(Ordering::SeqCst), *log.lock().unwrap());
+    FINAL.with(|f| f.borrow_mut().insert(state));
+}
+
+#[test]
+fn threads_spawned_concurrently_reach_the_same_states_as_under_dfs() {
+    let explore = |strategy| {
+        FINAL.with(|f| f.borrow_mut().clear());
+        let report = Builder::new().strategy(strategy).explore(concurrent_spawns);
+        assert!(report.failure().is_none() && report.complete());
+        (report.executions(), FINAL.with(|f| f.borrow().clone()))
+    };
+    let (dfs_runs, dfs_states) = explore(Strategy::Dfs);
+    let (dpor_runs, dpor_states) = explore(Strategy::Dpor);
+    assert_eq!(dpor_states, dfs_states);
+    assert_eq!(dfs_states.len(), 8);
+    assert!(dpor_runs < dfs_runs, "{dpor_runs} vs {dfs_runs}");
 }

@@ -26,8 +26,10 @@ pub(crate) use replay::Replay;
 pub(crate) struct SchedulingPoint<'a> {
     /// Steps already taken in this execution.
     pub step: u64,
-    /// At least two enabled threads with their pending operations.
+    /// The enabled threads with their pending operations.
     pub enabled: &'a [(ThreadId, Op)],
+    /// Each enabled thread's spawn-path key, the same in every execution.
+    pub keys: &'a [u64],
 }
 
 /// A way of choosing among the executions of a program.

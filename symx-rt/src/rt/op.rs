@@ -131,6 +131,8 @@ impl fmt::Display for Value {
 #[derive(Clone, Debug)]
 pub struct Event {
     pub thread: ThreadId,
+    /// The thread's spawn-path key (stable across executions, unlike `thread`).
+    pub thread_key: u64,
     pub kind: OpKind,
     pub obj: Option<ObjId>,
     pub obj2: Option<ObjId>,

@@ -257,9 +257,14 @@ impl Scheduler<'_> {
             options[0]
         } else {
             let strategy = *self.ctx.strategy.borrow();
+            let keys: Vec<u64> = {
+                let e = self.ctx.exec.borrow();
+                options.iter().map(|(t, _)| e.threads[*t].key).collect()
+            };
             let point = SchedulingPoint {
                 step,
                 enabled: options,
+                keys: &keys,
             };
             // SAFETY: see `run_execution`; no model thread runs during the call.
             let t = unsafe { (*strategy).choose_thread(&point) };
@@ -290,8 +295,10 @@ impl Scheduler<'_> {
         e.hash_step(&[t as u64, op.kind as u64, obj, location_hash(op.location)]);
         let enablers = std::mem::take(&mut e.threads[t].after);
         e.threads[t].last_event = Some(e.trace.len() as u32);
+        let thread_key = e.threads[t].key;
         e.trace.push(Event {
             thread: t,
+            thread_key,
             kind: op.kind,
             obj: op.obj,
             obj2: op.obj2,

@@ -35,6 +35,8 @@ pub(crate) unsafe fn spawn<'a>(f: Box<dyn FnOnce() + 'a>, name: Option<String>) 
         let me = e.current;
         let clock = e.threads[me].clock.clone();
         let mut child = Thread::new(id, clock, name);
+        child.key = super::threads::child_key(e.threads[me].key, e.threads[me].spawned);
+        e.threads[me].spawned += 1;
         // The child comes after everything its parent's next event would come after.
         child.after = e.frontier(me);
         e.threads.push(child);

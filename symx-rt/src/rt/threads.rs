@@ -41,6 +41,12 @@ pub(crate) struct Wait {
 
 pub(crate) struct Thread {
     pub name: Option<String>,
+    /// A name for the thread that is the same in every execution: a hash of its spawn path
+    /// (the main thread, its 2nd child, that one's 1st child, ...). Thread ids are given in
+    /// spawn order, which differs between executions when two threads spawn concurrently.
+    pub key: u64,
+    /// Threads this one has spawned so far.
+    pub spawned: u32,
     pub status: Status,
     pub clock: VClock,
     /// Clocks read by relaxed loads, taken by the next acquire fence.
@@ -64,12 +70,23 @@ pub(crate) struct Thread {
     pub exit_clock: Option<VClock>,
 }
 
+const MAIN_KEY: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The key of the `n`-th child of the thread with key `parent`.
+pub(crate) fn child_key(parent: u64, n: u32) -> u64 {
+    let mut z = parent ^ (n as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 30)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 impl Thread {
     pub fn new(id: ThreadId, clock: VClock, name: Option<String>) -> Self {
         let mut clock = clock;
         clock.tick(id);
         Thread {
             name,
+            key: MAIN_KEY,
+            spawned: 0,
             status: Status::Fresh,
             clock,
             fence_acquire: VClock::new(),

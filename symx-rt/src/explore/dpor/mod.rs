@@ -54,6 +54,9 @@ pub(crate) struct Dpor {
     value_calls: usize,
     /// Per-thread event counts in the current execution.
     counts: Vec<u32>,
+    /// Threads as this strategy names them: dense indices of their spawn-path keys, stable
+    /// across executions (the runtime's ids follow spawn order, which is not).
+    dense: std::collections::HashMap<u64, ThreadId>,
     /// The wakeup subtree to follow below the last node taken from a tree.
     pending: Tree,
     /// Executions that could not follow their wakeup sequence or were sleep-set blocked.
@@ -62,6 +65,19 @@ pub(crate) struct Dpor {
 }
 
 impl Dpor {
+    fn dense(&mut self, key: u64) -> ThreadId {
+        let n = self.dense.len();
+        *self.dense.entry(key).or_insert(n)
+    }
+
+    /// The runtime id of the enabled thread this strategy calls `t`, if it is enabled.
+    fn runtime_id(&mut self, point: &SchedulingPoint<'_>, t: ThreadId) -> Option<ThreadId> {
+        let keys = point.keys;
+        (0..keys.len())
+            .find(|&i| self.dense(keys[i]) == t)
+            .map(|i| point.enabled[i].0)
+    }
+
     fn next_index(&mut self, t: ThreadId) -> u32 {
         if self.counts.len() <= t {
             self.counts.resize(t + 1, 0);
@@ -89,9 +105,11 @@ impl Dpor {
         let enabled: Vec<Ev> = point
             .enabled
             .iter()
-            .map(|(t, op)| {
-                let index = self.next_index(*t);
-                self.names.pending(*t, index, op)
+            .zip(point.keys)
+            .map(|((_, op), &key)| {
+                let t = self.dense(key);
+                let index = self.next_index(t);
+                self.names.pending(t, index, op)
             })
             .collect();
         let sleep = match self.nodes.last() {
@@ -126,7 +144,9 @@ impl Dpor {
                 awake.cloned().unwrap_or_else(|| enabled[0].clone())
             }
         };
-        let thread = chosen.thread;
+        let thread = self
+            .runtime_id(point, chosen.thread)
+            .expect("chosen among the enabled");
         self.nodes.push(Node {
             chosen,
             sleep,
@@ -142,14 +162,15 @@ impl Dpor {
         let mut ids: Vec<(ThreadId, u32)> = Vec::with_capacity(trace.len());
         let mut out = Vec::with_capacity(trace.len());
         for ev in trace {
-            if counts.len() <= ev.thread {
-                counts.resize(ev.thread + 1, 0);
+            let thread = self.dense(ev.thread_key);
+            if counts.len() <= thread {
+                counts.resize(thread + 1, 0);
             }
-            let index = counts[ev.thread];
-            counts[ev.thread] += 1;
-            ids.push((ev.thread, index));
+            let index = counts[thread];
+            counts[thread] += 1;
+            ids.push((thread, index));
             let at = events::EventKey {
-                thread: ev.thread,
+                thread,
                 index,
                 location: crate::rt::execution::location_hash(ev.location),
             };
@@ -165,7 +186,7 @@ impl Dpor {
                 accesses.push(self.names.access(OpKind::Once, Some(o), at, 2 + slot as u8));
             }
             out.push(Ev {
-                thread: ev.thread,
+                thread,
                 index,
                 accesses,
                 enablers: ev.enablers.iter().map(|&i| ids[i as usize]).collect(),
@@ -427,22 +448,24 @@ impl Strategy for Dpor {
         self.value_calls = 0;
         let thread = if step < self.nodes.len() {
             let want = self.nodes[step].chosen.thread;
-            if point.enabled.iter().any(|(t, _)| *t == want) {
-                want
-            } else {
-                // The wakeup sequence cannot be followed here (see the module doc): its thread
-                // sleeps at this node, so the same reversal is not planted again.
-                self.blocked = true;
-                let mut node = self.nodes.pop().expect("node at step");
-                node.sleep.push(node.chosen.clone());
-                self.pending = Tree::default();
-                self.reopen(node, point)
+            match self.runtime_id(point, want) {
+                Some(id) => id,
+                None => {
+                    // The wakeup sequence cannot be followed here (see the module doc): its
+                    // thread sleeps at this node, so the same reversal is not planted again.
+                    self.blocked = true;
+                    let mut node = self.nodes.pop().expect("node at step");
+                    node.sleep.push(node.chosen.clone());
+                    self.pending = Tree::default();
+                    self.reopen(node, point)
+                }
             }
         } else {
             self.new_node(point)
         };
-        let index = self.next_index(thread);
-        self.counts[thread] = index + 1;
+        let mine = self.nodes[step].chosen.thread;
+        let index = self.next_index(mine);
+        self.counts[mine] = index + 1;
         thread
     }
 
