@@ -9,15 +9,17 @@
 //! initial of `v`.
 //!
 //! Departures from the paper, each keeping soundness:
-//! - Locks: a lock acquisition races with the previous acquisition of the same lock, and the
-//!   release in between is an ordering (not a race) edge of happens-before, as in Nidhugg.
+//! - Locks: a blocking acquisition races with the previous acquisition of the same lock; the
+//!   release in between is an ordering (not a race) edge of happens-before, since the
+//!   acquisition could not move before it alone. A read-unlock races with a later read-lock
+//!   (readers may overlap, and the order decides happens-before). A `try_lock` never blocks,
+//!   so it races with every operation on its lock.
 //! - Blocking and waking: an event enabled by another (spawn, wake-up, join) is ordered after
 //!   it; such edges are never reversed.
 //! - Nondeterministic choices inside a step (which waiter a `notify_one` wakes) are explored
 //!   exhaustively per step, like a DFS nested in the DPOR tree.
-//! - Object names are canonicalised across executions ([`events::Names`]); threads are named by
-//!   spawn order, which is stable unless two threads spawn concurrently (then the reduction can
-//!   only be less effective, see the module notes in `events`).
+//! - Object names are canonicalised across executions ([`events::Names`]), and threads are
+//!   named by their spawn path, so both mean the same thing in every execution.
 //! - Preemption bounds and spurious wake-ups are explored by DFS instead (see `explore::make`).
 //! - A wakeup sequence whose next thread cannot run (the scheduler's fairness rule makes a
 //!   thread that yielded wait for the others) is abandoned; the execution continues with the
@@ -489,13 +491,6 @@ impl Strategy for Dpor {
             self.redundant += 1;
         }
         let evs = self.events_of(trace);
-        if std::env::var_os("SYMX_DEBUG_DPOR").is_some() {
-            let line: Vec<String> = trace
-                .iter()
-                .map(|e| format!("{}:{}{:?}", e.thread, e.kind, e.obj))
-                .collect();
-            eprintln!("exec: {}", line.join(" "));
-        }
         // Steps past the end of the trace (a failure ended it early) have no node.
         self.nodes.truncate(evs.len());
         for (node, ev) in self.nodes.iter_mut().zip(&evs) {
