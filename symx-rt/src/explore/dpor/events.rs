@@ -6,7 +6,8 @@
 //! that use them and merged (union-find) whenever two names turn out to denote one object.
 //! Merging can only add dependences, which costs reduction, never soundness.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 
 use crate::rt::execution::location_hash;
 use crate::rt::op::{ObjId, Op, OpKind, ThreadId};
@@ -113,9 +114,9 @@ pub(crate) struct Ev {
     pub index: u32,
     /// What it does: its operation's access first, then the mutex a condvar wait releases and
     /// the objects its step touched besides.
-    pub accesses: Vec<Access>,
+    pub accesses: SmallVec<[Access; 2]>,
     /// Events (thread, index) that enabled this one (spawn, wake-up, join).
-    pub enablers: Vec<(ThreadId, u32)>,
+    pub enablers: SmallVec<[(ThreadId, u32); 2]>,
 }
 
 impl Ev {
@@ -223,7 +224,8 @@ impl Names {
             index,
             location: location_hash(op.location),
         };
-        let mut accesses = vec![self.access(op.kind, op.obj, at, 0)];
+        let mut accesses: SmallVec<[Access; 2]> =
+            smallvec::smallvec![self.access(op.kind, op.obj, at, 0)];
         if op.obj2.is_some() {
             accesses.push(self.access(OpKind::Unlock, op.obj2, at, 1));
         }
@@ -231,7 +233,7 @@ impl Names {
             thread,
             index,
             accesses,
-            enablers: Vec::new(),
+            enablers: SmallVec::new(),
         }
     }
 

@@ -58,7 +58,7 @@ pub(crate) struct Dpor {
     counts: Vec<u32>,
     /// Threads as this strategy names them: dense indices of their spawn-path keys, stable
     /// across executions (the runtime's ids follow spawn order, which is not).
-    dense: std::collections::HashMap<u64, ThreadId>,
+    dense: rustc_hash::FxHashMap<u64, ThreadId>,
     /// The wakeup subtree to follow below the last node taken from a tree.
     pending: Tree,
     /// Executions that could not follow their wakeup sequence or were sleep-set blocked.
@@ -176,7 +176,8 @@ impl Dpor {
                 index,
                 location: crate::rt::execution::location_hash(ev.location),
             };
-            let mut accesses = vec![self.names.access(ev.kind, ev.obj, at, 0)];
+            let mut accesses: smallvec::SmallVec<[Access; 2]> =
+                smallvec::smallvec![self.names.access(ev.kind, ev.obj, at, 0)];
             if let (Access::TryLock(o), crate::rt::op::Value::Flag(true)) = (accesses[0], ev.value)
             {
                 accesses[0] = Access::TryLockOk(o);
@@ -200,17 +201,15 @@ impl Dpor {
     /// Finds every race of the execution and plants its reversal in the wakeup trees.
     fn plant_reversals(&mut self, evs: &[Ev]) {
         let hb = HappensBefore::compute(evs, &mut self.names);
-        for (j, ej) in evs.iter().enumerate() {
-            for &i in &hb.races[j] {
-                let ei = &evs[i];
-                debug_assert_ne!(ei.thread, ej.thread);
-                let mut v: Vec<Ev> = (i + 1..evs.len())
-                    .filter(|&k| !hb.before(i, evs[i].thread, k))
-                    .map(|k| evs[k].clone())
-                    .collect();
-                v.push(ej.clone());
-                self.insert(i, v);
-            }
+        for &(i, j) in &hb.races {
+            let (ei, ej) = (&evs[i], &evs[j]);
+            debug_assert_ne!(ei.thread, ej.thread);
+            let mut v: Vec<Ev> = (i + 1..evs.len())
+                .filter(|&k| !hb.before(i, ei.thread, k))
+                .map(|k| evs[k].clone())
+                .collect();
+            v.push(ej.clone());
+            self.insert(i, v);
         }
     }
 
@@ -249,7 +248,7 @@ impl Dpor {
 /// same class come before them in program order. Keeps race detection linear in the trace.
 struct History {
     threads: usize,
-    latest: std::collections::HashMap<Canon, Vec<[Option<usize>; CLASSES]>>,
+    latest: rustc_hash::FxHashMap<Canon, Vec<[Option<usize>; CLASSES]>>,
 }
 
 const CLASSES: usize = 9;
@@ -288,7 +287,7 @@ impl History {
     fn new(threads: usize) -> Self {
         History {
             threads,
-            latest: std::collections::HashMap::new(),
+            latest: rustc_hash::FxHashMap::default(),
         }
     }
 
@@ -345,44 +344,53 @@ impl History {
 
 /// Happens-before over one execution's events, and the races in it.
 struct HappensBefore {
-    /// clock[k][t]: how many of thread t's events happen before or at event k.
-    clock: Vec<Vec<u32>>,
-    /// races[j]: events i < j that race with j (i ⋖ j).
-    races: Vec<Vec<usize>>,
+    threads: usize,
+    /// clock[k * threads + t]: how many of thread t's events happen before or at event k.
+    clock: Vec<u32>,
+    /// (i, j): event i races with the later event j (i ⋖ j), in order of j.
+    races: Vec<(usize, usize)>,
 }
 
 impl HappensBefore {
     fn compute(evs: &[Ev], names: &mut Names) -> HappensBefore {
         let threads = evs.iter().map(|e| e.thread + 1).max().unwrap_or(0);
-        let mut clock: Vec<Vec<u32>> = Vec::with_capacity(evs.len());
-        let mut races = vec![Vec::new(); evs.len()];
+        let mut hb = HappensBefore {
+            threads,
+            clock: Vec::with_capacity(evs.len() * threads),
+            races: Vec::new(),
+        };
         let mut last_of: Vec<Option<usize>> = vec![None; threads];
-        let mut by_event = std::collections::HashMap::new();
+        let mut by_event = rustc_hash::FxHashMap::default();
         let mut history = History::new(threads);
+        let mut ordering: Vec<usize> = Vec::new();
         for (j, ej) in evs.iter().enumerate() {
             // Predecessors that are ordering edges (never reversed) and conflicts (races).
-            let mut ordering: Vec<usize> = last_of[ej.thread].into_iter().collect();
+            ordering.clear();
+            ordering.extend(last_of[ej.thread]);
             ordering.extend(
                 ej.enablers
                     .iter()
                     .filter_map(|id| by_event.get(id).copied()),
             );
             let (conflicts, lock_edges) = history.predecessors(ej, names);
-            let mut mine = vec![0u32; threads];
+            let start = hb.clock.len();
+            hb.clock.resize(start + threads, 0);
             for &p in ordering.iter().chain(&lock_edges).chain(&conflicts) {
-                for (m, c) in mine.iter_mut().zip(&clock[p]) {
-                    *m = (*m).max(*c);
+                for t in 0..threads {
+                    let c = hb.clock[p * threads + t];
+                    let m = &mut hb.clock[start + t];
+                    *m = (*m).max(c);
                 }
             }
-            mine[ej.thread] = ej.index + 1;
-            // i ⋖ j: a conflict that no other predecessor already orders. For a lock, the
-            // release between two acquisitions does not count: that is the race to reverse.
+            hb.clock[start + ej.thread] = ej.index + 1;
+            // i ⋖ j: a conflict that no other predecessor already orders. For a blocking
+            // acquisition, `lock_edges` (the releases and failed tries between two critical
+            // sections) do not count: the race with the earlier acquisition is to be reversed.
             let acquires = matches!(ej.main(), Access::Lock(_) | Access::Shared(_));
-            // (`lock_edges` holds, for those, the releases and failed tries in between.)
             for &i in &conflicts {
                 let (ti, ii) = (evs[i].thread, evs[i].index);
-                let seen_via = |p: usize| clock[p][ti] > ii;
-                let others = ordering
+                let seen_via = |p: usize| hb.clock[p * threads + ti] > ii;
+                let mut others = ordering
                     .iter()
                     .chain(if acquires {
                         [].iter()
@@ -390,22 +398,20 @@ impl HappensBefore {
                         lock_edges.iter()
                     })
                     .chain(conflicts.iter().filter(|&&c| c != i));
-                if !others.copied().any(seen_via) {
-                    races[j].push(i);
+                if !others.any(|&p| seen_via(p)) {
+                    hb.races.push((i, j));
                 }
             }
-            clock.push(mine);
             history.record(j, ej, names);
             last_of[ej.thread] = Some(j);
             by_event.insert((ej.thread, ej.index), j);
         }
-        HappensBefore { clock, races }
+        hb
     }
 
     /// Whether event `i` (of thread `ti`) happens before event `k`.
     fn before(&self, i: usize, ti: ThreadId, k: usize) -> bool {
-        let idx = self.clock[i][ti];
-        self.clock[k][ti] >= idx
+        self.clock[k * self.threads + ti] >= self.clock[i * self.threads + ti]
     }
 }
 
