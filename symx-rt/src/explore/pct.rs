@@ -5,9 +5,11 @@
 //! and at the i-th change point the running thread's priority drops to `i`. A bug of depth `d`
 //! among `n` threads and `k` steps is then found with probability at least `1 / (n k^(d-1))`.
 //!
-//! Departure from the paper: threads are created during the execution, so a thread gets its
+//! Departures from the paper: threads are created during the execution, so a thread gets its
 //! random priority when it is first seen; `k` is the largest step count seen so far (the
-//! paper assumes it known).
+//! paper assumes it known; the first execution runs without change points to learn it); and
+//! the strategy is asked only where more than one thread can run, so a change point that falls
+//! on a step without a choice takes effect at the next choice.
 
 use super::{Rng, SchedulingPoint, Strategy};
 use crate::rt::op::{Event, ThreadId};
@@ -19,6 +21,8 @@ pub(crate) struct Pct {
     k: u64,
     priorities: Vec<Option<u64>>,
     change_points: Vec<u64>,
+    /// Change points already applied in this execution.
+    applied: usize,
 }
 
 impl Pct {
@@ -26,9 +30,10 @@ impl Pct {
         Pct {
             rng: Rng::new(seed),
             depth: depth.max(1),
-            k: 64,
+            k: 0,
             priorities: Vec::new(),
             change_points: Vec::new(),
+            applied: 0,
         }
     }
 
@@ -49,9 +54,15 @@ impl Pct {
 impl Strategy for Pct {
     fn next_execution(&mut self) -> bool {
         self.priorities.clear();
-        self.change_points = (0..self.depth.saturating_sub(1))
-            .map(|_| 1 + self.rng.below(self.k.max(1)))
-            .collect();
+        let changes = if self.k == 0 {
+            0
+        } else {
+            self.depth.saturating_sub(1)
+        };
+        self.change_points = (0..changes).map(|_| 1 + self.rng.below(self.k)).collect();
+        // Applied in step order; their index (1-based) is the priority they leave behind.
+        self.change_points.sort_unstable();
+        self.applied = 0;
         true
     }
 
@@ -66,8 +77,13 @@ impl Strategy for Pct {
                 .expect("at least one enabled thread")
         };
         let mut chosen = best(self);
-        if let Some(i) = self.change_points.iter().position(|&c| c == point.step) {
-            self.priorities[chosen] = Some(i as u64 + 1);
+        while self.applied < self.change_points.len()
+            && self.change_points[self.applied] <= point.step + 1
+        {
+            // The i-th change point leaves priority `depth - i`, below every initial priority
+            // and below the change points before it.
+            self.priorities[chosen] = Some((self.depth as usize - 1 - self.applied) as u64);
+            self.applied += 1;
             chosen = best(self);
         }
         chosen
