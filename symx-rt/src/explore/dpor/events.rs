@@ -74,12 +74,17 @@ impl Access {
 
 /// Two accesses conflict: their order can change what happens. An unlock conflicts with no
 /// lock here (the lock could not have happened before it); the order it imposes is an edge of
-/// happens-before instead, see [`orders`].
-pub(crate) fn conflict(a: Access, b: Access, names: &mut Names) -> bool {
+/// happens-before instead, see [`orders_by`]. `same` says whether two object names denote one
+/// object.
+pub(crate) fn conflict_by(
+    a: Access,
+    b: Access,
+    same: &mut impl FnMut(Canon, Canon) -> bool,
+) -> bool {
     let (Some(x), Some(y)) = (a.object(), b.object()) else {
         return false;
     };
-    if names.find(x) != names.find(y) {
+    if !same(x, y) {
         return false;
     }
     use Access::*;
@@ -99,10 +104,10 @@ pub(crate) fn conflict(a: Access, b: Access, names: &mut Names) -> bool {
 
 /// `a` (earlier) orders `b` in happens-before without being reversible: a release followed by
 /// an acquisition of the same lock.
-pub(crate) fn orders(a: Access, b: Access, names: &mut Names) -> bool {
+pub(crate) fn orders_by(a: Access, b: Access, same: &mut impl FnMut(Canon, Canon) -> bool) -> bool {
     match (a, b) {
         (Access::Unlock(x), Access::Lock(y) | Access::Shared(y))
-        | (Access::UnlockShared(x), Access::Lock(y)) => names.find(x) == names.find(y),
+        | (Access::UnlockShared(x), Access::Lock(y)) => same(x, y),
         _ => false,
     }
 }
@@ -112,9 +117,17 @@ pub(crate) fn orders(a: Access, b: Access, names: &mut Names) -> bool {
 pub(crate) struct Ev {
     pub thread: ThreadId,
     pub index: u32,
-    /// What it does: its operation's access first, then the mutex a condvar wait releases and
-    /// the objects its step touched besides.
+    /// What it does, over canonical object names (comparable across executions): its
+    /// operation's access first, then the mutex a condvar wait releases and the objects its
+    /// step touched besides.
     pub accesses: SmallVec<[Access; 2]>,
+    /// The same accesses over this execution's own object ids, exact within the execution
+    /// (empty for an event that has not run). Happens-before is computed from these: a
+    /// canonical name may stand for two objects, which is harmless for a conflict but would
+    /// invent a release-acquire edge.
+    pub exact: SmallVec<[Access; 2]>,
+    /// The execution whose trace the event comes from (0: a pending event, never run).
+    pub execution: u64,
     /// Events (thread, index) that enabled this one (spawn, wake-up, join).
     pub enablers: SmallVec<[(ThreadId, u32); 2]>,
 }
@@ -134,9 +147,27 @@ pub(crate) fn dependent(a: &Ev, b: &Ev, names: &mut Names) -> bool {
     if a.enablers.contains(&(b.thread, b.index)) || b.enablers.contains(&(a.thread, a.index)) {
         return true;
     }
-    for &x in &a.accesses {
-        for &y in &b.accesses {
-            if conflict(x, y, names) || orders(x, y, names) || orders(y, x, names) {
+    // Two events of one execution are compared by that execution's exact object ids; only
+    // events of different executions need the canonical names, which may over-approximate.
+    let exact = a.execution == b.execution && !a.exact.is_empty() && !b.exact.is_empty();
+    let (xs, ys) = if exact {
+        (&a.exact, &b.exact)
+    } else {
+        (&a.accesses, &b.accesses)
+    };
+    let mut same = |x: Canon, y: Canon| {
+        if exact {
+            x == y
+        } else {
+            names.find(x) == names.find(y)
+        }
+    };
+    for &x in xs {
+        for &y in ys {
+            if conflict_by(x, y, &mut same)
+                || orders_by(x, y, &mut same)
+                || orders_by(y, x, &mut same)
+            {
                 return true;
             }
         }
@@ -233,6 +264,8 @@ impl Names {
             thread,
             index,
             accesses,
+            exact: SmallVec::new(),
+            execution: 0,
             enablers: SmallVec::new(),
         }
     }

@@ -28,7 +28,7 @@
 mod events;
 mod wakeup;
 
-use events::{conflict, orders, Access, Canon, Ev, Names};
+use events::{conflict_by, orders_by, Access, Canon, Ev, Names};
 use wakeup::{is_weak_initial, Tree};
 
 use super::{SchedulingPoint, Strategy};
@@ -61,6 +61,8 @@ pub(crate) struct Dpor {
     dense: rustc_hash::FxHashMap<u64, ThreadId>,
     /// The wakeup subtree to follow below the last node taken from a tree.
     pending: Tree,
+    /// Executions ended so far (numbers the events' executions, from 1).
+    executions: u64,
     /// Executions that could not follow their wakeup sequence or were sleep-set blocked.
     pub redundant: u64,
     blocked: bool,
@@ -188,10 +190,19 @@ impl Dpor {
             for (slot, &o) in ev.touched.iter().enumerate() {
                 accesses.push(self.names.access(OpKind::Once, Some(o), at, 2 + slot as u8));
             }
+            let mut exact: smallvec::SmallVec<[Access; 2]> = smallvec::SmallVec::new();
+            exact.extend(ev.obj.map(|o| match accesses[0] {
+                Access::TryLockOk(_) => Access::TryLockOk(o),
+                _ => Access::of(ev.kind, o),
+            }));
+            exact.extend(ev.obj2.map(Access::Unlock));
+            exact.extend(ev.touched.iter().map(|&o| Access::Other(o)));
             out.push(Ev {
                 thread,
                 index,
                 accesses,
+                exact,
+                execution: self.executions,
                 enablers: ev.enablers.iter().map(|&i| ids[i as usize]).collect(),
             });
         }
@@ -200,7 +211,7 @@ impl Dpor {
 
     /// Finds every race of the execution and plants its reversal in the wakeup trees.
     fn plant_reversals(&mut self, evs: &[Ev]) {
-        let hb = HappensBefore::compute(evs, &mut self.names);
+        let hb = HappensBefore::compute(evs);
         for &(i, j) in &hb.races {
             let (ei, ej) = (&evs[i], &evs[j]);
             debug_assert_ne!(ei.thread, ej.thread);
@@ -291,12 +302,12 @@ impl History {
         }
     }
 
-    fn record(&mut self, j: usize, ev: &Ev, names: &mut Names) {
-        for &a in &ev.accesses {
+    fn record(&mut self, j: usize, ev: &Ev) {
+        for &a in &ev.exact {
             if let Some((class, o)) = class_of(a) {
                 let per_thread = self
                     .latest
-                    .entry(names.find(o))
+                    .entry(o)
                     .or_insert_with(|| vec![[None; CLASSES]; self.threads]);
                 per_thread[ev.thread][class] = Some(j);
             }
@@ -307,12 +318,13 @@ impl History {
     /// that order it without being its races. A `try_lock` that failed because the lock was
     /// held comes inside another critical section: a blocking acquisition cannot be moved
     /// before it alone, only before the acquisition that made it fail.
-    fn predecessors(&self, ev: &Ev, names: &mut Names) -> (Vec<usize>, Vec<usize>) {
+    fn predecessors(&self, ev: &Ev) -> (Vec<usize>, Vec<usize>) {
+        let same = &mut |x: Canon, y: Canon| x == y;
         let blocking = matches!(ev.main(), Access::Lock(_) | Access::Shared(_));
         let (mut conflicts, mut orderings) = (Vec::new(), Vec::new());
-        for &b in &ev.accesses {
+        for &b in &ev.exact {
             let Some((_, o)) = class_of(b) else { continue };
-            let Some(per_thread) = self.latest.get(&names.find(o)) else {
+            let Some(per_thread) = self.latest.get(&o) else {
                 continue;
             };
             for (t, classes) in per_thread.iter().enumerate() {
@@ -323,11 +335,11 @@ impl History {
                 for (class, &at) in classes.iter().enumerate() {
                     let Some(i) = at else { continue };
                     let a = class_access(class, o);
-                    if blocking && conflict(a, b, names) && matches!(a, Access::TryLock(_)) {
+                    if blocking && conflict_by(a, b, same) && matches!(a, Access::TryLock(_)) {
                         r = r.max(Some(i));
-                    } else if conflict(a, b, names) {
+                    } else if conflict_by(a, b, same) {
                         c = c.max(Some(i));
-                    } else if orders(a, b, names) {
+                    } else if orders_by(a, b, same) {
                         r = r.max(Some(i));
                     }
                 }
@@ -352,7 +364,7 @@ struct HappensBefore {
 }
 
 impl HappensBefore {
-    fn compute(evs: &[Ev], names: &mut Names) -> HappensBefore {
+    fn compute(evs: &[Ev]) -> HappensBefore {
         let threads = evs.iter().map(|e| e.thread + 1).max().unwrap_or(0);
         let mut hb = HappensBefore {
             threads,
@@ -372,7 +384,7 @@ impl HappensBefore {
                     .iter()
                     .filter_map(|id| by_event.get(id).copied()),
             );
-            let (conflicts, lock_edges) = history.predecessors(ej, names);
+            let (conflicts, lock_edges) = history.predecessors(ej);
             let start = hb.clock.len();
             hb.clock.resize(start + threads, 0);
             for &p in ordering.iter().chain(&lock_edges).chain(&conflicts) {
@@ -402,7 +414,7 @@ impl HappensBefore {
                     hb.races.push((i, j));
                 }
             }
-            history.record(j, ej, names);
+            history.record(j, ej);
             last_of[ej.thread] = Some(j);
             by_event.insert((ej.thread, ej.index), j);
         }
@@ -496,6 +508,7 @@ impl Strategy for Dpor {
         if self.blocked {
             self.redundant += 1;
         }
+        self.executions += 1;
         let evs = self.events_of(trace);
         // Steps past the end of the trace (a failure ended it early) have no node.
         self.nodes.truncate(evs.len());
