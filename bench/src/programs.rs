@@ -1,0 +1,172 @@
+//! The scenario programs, written once and stamped out in each tool's module.
+//!
+//! `define_programs!()` expands to plain functions that name `Arc`, `Mutex`, `Condvar`,
+//! `AtomicUsize`, `Ordering` and `thread` without a path: they resolve where the macro is
+//! invoked, so `scenarios_loom.rs` gets the programs over `loom::sync`/`loom::thread`,
+//! `scenarios_shuttle.rs` over shuttle's, `scenarios_symx.rs` over symx's. Every tool thus runs
+//! literally the same source. The shapes are those of the baselines (shared/research/
+//! baselines.md), so its loom and shuttle figures can be checked against these.
+//!
+//! Each program counts itself with `measure::count_execution()` on entry: the number of
+//! executions is the number of times the tool invoked the closure, counted outside any tool.
+
+/// Expands to the scenario programs and `run_scenario`, over the caller's `sync`/`thread`.
+macro_rules! define_programs {
+    () => {
+        /// Runs one execution of `scenario`.
+        pub fn run_scenario(scenario: $crate::scenarios::Scenario) {
+            use $crate::scenarios::Scenario;
+            match scenario {
+                Scenario::Counters { threads, ops } => counters(threads, ops),
+                Scenario::MutexCounter => mutex_counter(),
+                Scenario::Philosophers(n) => philosophers(n),
+                Scenario::StoreBuffering => store_buffering(),
+                Scenario::LostUpdate => lost_update(),
+                Scenario::BoundedBuffer => bounded_buffer(),
+            }
+        }
+
+        fn counters(threads: usize, ops: usize) {
+            $crate::measure::count_execution();
+            let x = Arc::new(AtomicUsize::new(0));
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    let x = x.clone();
+                    thread::spawn(move || {
+                        for _ in 0..ops {
+                            x.fetch_add(1, Ordering::SeqCst);
+                        }
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().unwrap();
+            }
+            assert_eq!(x.load(Ordering::SeqCst), threads * ops);
+        }
+
+        fn mutex_counter() {
+            $crate::measure::count_execution();
+            let m = Arc::new(Mutex::new(0usize));
+            let handles: Vec<_> = (0..3)
+                .map(|_| {
+                    let m = m.clone();
+                    thread::spawn(move || {
+                        for _ in 0..2 {
+                            *m.lock().unwrap() += 1;
+                        }
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().unwrap();
+            }
+            assert_eq!(*m.lock().unwrap(), 6);
+        }
+
+        fn philosophers(n: usize) {
+            $crate::measure::count_execution();
+            let forks: Arc<Vec<Mutex<()>>> = Arc::new((0..n).map(|_| Mutex::new(())).collect());
+            let dine = move |forks: &[Mutex<()>], i: usize| {
+                let _left = forks[i].lock().unwrap();
+                let _right = forks[(i + 1) % n].lock().unwrap();
+            };
+            // loom models at most 5 threads, the main thread included, so from 5 philosophers
+            // on the main thread is the last philosopher instead of only waiting for them.
+            let spawned = if n < 5 { n } else { n - 1 };
+            let handles: Vec<_> = (0..spawned)
+                .map(|i| {
+                    let forks = forks.clone();
+                    thread::spawn(move || dine(&forks, i))
+                })
+                .collect();
+            if spawned < n {
+                dine(&forks, n - 1);
+            }
+            for h in handles {
+                h.join().unwrap();
+            }
+        }
+
+        fn store_buffering() {
+            $crate::measure::count_execution();
+            let x = Arc::new(AtomicUsize::new(0));
+            let y = Arc::new(AtomicUsize::new(0));
+            let t1 = {
+                let (x, y) = (x.clone(), y.clone());
+                thread::spawn(move || {
+                    x.store(1, Ordering::SeqCst);
+                    y.load(Ordering::SeqCst)
+                })
+            };
+            let t2 = {
+                let (x, y) = (x.clone(), y.clone());
+                thread::spawn(move || {
+                    y.store(1, Ordering::SeqCst);
+                    x.load(Ordering::SeqCst)
+                })
+            };
+            let r1 = t1.join().unwrap();
+            let r2 = t2.join().unwrap();
+            // In a single total order of SeqCst operations one store precedes both loads.
+            assert!(r1 == 1 || r2 == 1, "both SeqCst loads read 0");
+        }
+
+        fn lost_update() {
+            $crate::measure::count_execution();
+            let x = Arc::new(AtomicUsize::new(0));
+            let handles: Vec<_> = (0..2)
+                .map(|_| {
+                    let x = x.clone();
+                    thread::spawn(move || {
+                        let v = x.load(Ordering::SeqCst);
+                        x.store(v + 1, Ordering::SeqCst);
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().unwrap();
+            }
+            assert_eq!(x.load(Ordering::SeqCst), 2, "lost update");
+        }
+
+        /// The program of symx-rt/tests/bugs_found.rs `bounded_buffer_with_if`.
+        fn bounded_buffer() {
+            $crate::measure::count_execution();
+            let shared = Arc::new((Mutex::new(Vec::<u32>::new()), Condvar::new()));
+            let consumers: Vec<_> = (0..2)
+                .map(|_| {
+                    let s = shared.clone();
+                    thread::spawn(move || {
+                        let (m, cv) = &*s;
+                        let mut buf = m.lock().unwrap();
+                        if buf.is_empty() {
+                            buf = cv.wait(buf).unwrap();
+                        }
+                        let item = buf.pop().expect("woken consumer found the buffer empty");
+                        cv.notify_all();
+                        item
+                    })
+                })
+                .collect();
+            let s = shared.clone();
+            let producer = thread::spawn(move || {
+                let (m, cv) = &*s;
+                for item in 0..2 {
+                    let mut buf = m.lock().unwrap();
+                    while !buf.is_empty() {
+                        buf = cv.wait(buf).unwrap();
+                    }
+                    buf.push(item);
+                    cv.notify_all();
+                }
+            });
+            producer.join().unwrap();
+            for c in consumers {
+                c.join().unwrap();
+            }
+        }
+    };
+}
+
+pub(crate) use define_programs;
