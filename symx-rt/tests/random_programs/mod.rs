@@ -1,0 +1,782 @@
+//! Small random concurrent programs as data, their generator, their interpreter under symx,
+//! and the canonical form of an execution's trace, for the differential test of the DPOR
+//! against the unreduced DFS (`tests/dpor_vs_dfs.rs`).
+//!
+//! A [`Program`] is 2–3 threads spawned by main (one of them may spawn and join a further
+//! thread), each a short list of [`Op`]s on up to two atomics, up to two mutexes (critical
+//! sections that may nest) and an optional condvar with its `Mutex<bool>` flag. Programs are
+//! generated from a seed by [`generate`], so every program is reproducible from its seed alone.
+//!
+//! Programs come in [`Family`]s that decide which failures are possible, so that the failure
+//! kind the two strategies report can be compared: a program that may fail in two different
+//! ways could legitimately be reported with either, depending on which execution comes first.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use symx::__private::ObservedStep;
+use symx::sync::atomic::{AtomicI64, Ordering::SeqCst};
+use symx::sync::{Condvar, Mutex};
+use symx::thread;
+
+/// SplitMix64: tiny, deterministic on every platform, and good enough to shape programs.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
+        lo + (self.next_u64() % (hi - lo + 1) as u64) as usize
+    }
+
+    /// True with probability `num / den`.
+    pub fn chance(&mut self, num: u64, den: u64) -> bool {
+        self.next_u64() % den < num
+    }
+
+    fn small(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next_u64() % (hi - lo + 1) as u64) as i64
+    }
+}
+
+/// Which failures a program may have; fixed before it is generated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    /// Atomics only, no failure possible: the case where the test's dependence relation is
+    /// literally the DPOR's (loads commute, everything else on one atomic conflicts).
+    AtomicsOnly,
+    /// Locks nest only in index order and condvar waiters always have a signaller that never
+    /// waits: no execution can fail, so every program compares complete state sets.
+    NoFail,
+    /// Like `NoFail`, plus assertions on atomics: the only possible failure is a panic.
+    Asserting,
+    /// Locks nest in any order, condvar ops may sit inside critical sections, and a waiter may
+    /// check the flag outside the lock (lost wake-up): the only possible failure is a deadlock.
+    Deadlocky,
+}
+
+impl Family {
+    pub const ALL: [Family; 4] = [
+        Family::AtomicsOnly,
+        Family::NoFail,
+        Family::Asserting,
+        Family::Deadlocky,
+    ];
+}
+
+/// One operation on an atomic (all `SeqCst`); the value it returns is observed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Load(usize),
+    Store(usize, i64),
+    FetchAdd(usize, i64),
+    /// compare_exchange(expected, new)
+    Cas(usize, i64, i64),
+    Swap(usize, i64),
+}
+
+/// One step of a thread's program. Every value a thread reads is appended to its
+/// observations, which are part of the final state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    Atomic(AtomicOp),
+    /// `let mut g = mutexes[mutex].lock(); *g = *g * 3 + add; body; drop(g)`: the mutex's
+    /// value records the order of its critical sections.
+    Locked {
+        mutex: usize,
+        add: i64,
+        body: Vec<Op>,
+    },
+    /// As `Locked` when `try_lock` succeeds; otherwise the body is skipped.
+    TryLocked {
+        mutex: usize,
+        add: i64,
+        body: Vec<Op>,
+    },
+    /// Sets the flag under its mutex and notifies, inside the critical section or after it.
+    Signal {
+        all: bool,
+        inside: bool,
+    },
+    /// `wait_while(guard, |flag| !*flag)`.
+    WaitWhile,
+    /// `if !*guard { guard = cv.wait(guard) }` under one critical section: correct, because
+    /// spurious wake-ups are off.
+    WaitIf,
+    /// Reads the flag in one critical section and waits in a second one: a lost wake-up when
+    /// the signal falls in between.
+    WaitIfRacy,
+    /// `assert_ne!(atomics[atomic].load(), value)`.
+    Assert {
+        atomic: usize,
+        value: i64,
+    },
+    /// Spawns a thread running `child`, runs `between`, joins the child.
+    SpawnJoin {
+        child: Vec<Op>,
+        between: Vec<Op>,
+    },
+}
+
+/// A whole program: what main creates, then the threads it spawns and joins.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Program {
+    pub family: Family,
+    pub atomics: usize,
+    pub mutexes: usize,
+    pub condvar: bool,
+    pub threads: Vec<Vec<Op>>,
+}
+
+impl fmt::Debug for Program {
+    // One thread per line: programs are printed on failure and must be readable.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "Program {{ family: {:?}, atomics: {}, mutexes: {}, condvar: {},",
+            self.family, self.atomics, self.mutexes, self.condvar
+        )?;
+        for (i, t) in self.threads.iter().enumerate() {
+            writeln!(f, "  thread {}: {:?}", i + 1, t)?;
+        }
+        write!(f, "}}")
+    }
+}
+
+/// What one complete execution ends with: read by main after every join.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FinalState {
+    pub atomics: Vec<i64>,
+    pub mutexes: Vec<i64>,
+    pub flag: bool,
+    /// Per spawned thread (a nested child's after its parent's own), the values it read.
+    pub observations: Vec<Vec<i64>>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generation
+// ---------------------------------------------------------------------------------------------
+
+/// What a top-level thread (with its child) may do with the condvar.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    None,
+    /// Signals and never waits: guarantees progress of the waiters in the no-fail families.
+    Signaller,
+    /// Waits (only in the no-fail-safe ways) and may also signal.
+    Waiter,
+    /// Anything (`Deadlocky`).
+    Any,
+}
+
+struct Gen<'a> {
+    rng: &'a mut Rng,
+    family: Family,
+    atomics: usize,
+    mutexes: usize,
+    condvar: bool,
+    role: Role,
+}
+
+impl Gen<'_> {
+    fn atomic_op(&mut self) -> AtomicOp {
+        let a = self.rng.range(0, self.atomics - 1);
+        match self.rng.range(0, 4) {
+            0 => AtomicOp::Load(a),
+            1 => AtomicOp::Store(a, self.rng.small(1, 2)),
+            2 => AtomicOp::FetchAdd(a, self.rng.small(1, 2)),
+            3 => AtomicOp::Cas(a, self.rng.small(0, 2), self.rng.small(1, 3)),
+            _ => AtomicOp::Swap(a, self.rng.small(1, 3)),
+        }
+    }
+
+    /// A mutex this thread may block on while holding `held`, if any.
+    fn lockable(&mut self, held: &[usize]) -> Option<usize> {
+        let free: Vec<usize> = (0..self.mutexes).filter(|m| !held.contains(m)).collect();
+        let candidates: Vec<usize> = if self.family == Family::Deadlocky {
+            // Any order (lock-order inversions), and now and then a self-deadlock.
+            if !held.is_empty() && self.rng.chance(1, 12) {
+                held.to_vec()
+            } else {
+                free
+            }
+        } else {
+            // One global lock order: only mutexes above every held one.
+            let top = held.iter().max().map_or(0, |&m| m + 1);
+            (top..self.mutexes).collect()
+        };
+        (!candidates.is_empty()).then(|| candidates[self.rng.range(0, candidates.len() - 1)])
+    }
+
+    fn condvar_op(&mut self, at_top: bool) -> Option<Op> {
+        let signal = Op::Signal {
+            all: self.rng.chance(1, 2),
+            inside: self.rng.chance(1, 2),
+        };
+        match self.role {
+            Role::None => None,
+            Role::Signaller => Some(signal),
+            Role::Waiter if !at_top => None,
+            Role::Waiter => Some(match self.rng.range(0, 3) {
+                0 => signal,
+                1 => Op::WaitIf,
+                _ => Op::WaitWhile,
+            }),
+            Role::Any => Some(match self.rng.range(0, 3) {
+                0 => signal,
+                1 => Op::WaitIf,
+                2 => Op::WaitIfRacy,
+                _ => Op::WaitWhile,
+            }),
+        }
+    }
+
+    /// One operation; `held` are the mutexes held around it (innermost last).
+    fn op(&mut self, held: &[usize]) -> Op {
+        let at_top = held.is_empty();
+        loop {
+            match self.rng.range(0, 11) {
+                0..=4 => return Op::Atomic(self.atomic_op()),
+                5..=7 if held.len() < 2 => {
+                    if let Some(mutex) = self.lockable(held) {
+                        return self.section(held, mutex, false);
+                    }
+                }
+                8 if held.len() < 2 && self.mutexes > 0 => {
+                    // try_lock never blocks, so any mutex will do, even a held one.
+                    let mutex = self.rng.range(0, self.mutexes - 1);
+                    return self.section(held, mutex, true);
+                }
+                9 | 10 if self.condvar => {
+                    // Waiting inside another critical section can block the signaller.
+                    let ok_here = at_top || self.family == Family::Deadlocky;
+                    if let Some(op) = ok_here.then(|| self.condvar_op(at_top)).flatten() {
+                        return op;
+                    }
+                }
+                11 if self.family == Family::Asserting => {
+                    return Op::Assert {
+                        atomic: self.rng.range(0, self.atomics - 1),
+                        value: self.rng.small(1, 3),
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn section(&mut self, held: &[usize], mutex: usize, try_lock: bool) -> Op {
+        let mut inner_held = held.to_vec();
+        inner_held.push(mutex);
+        let n = self.rng.range(0, 2);
+        let body = (0..n).map(|_| self.op(&inner_held)).collect();
+        let add = self.rng.small(1, 2);
+        if try_lock {
+            Op::TryLocked { mutex, add, body }
+        } else {
+            Op::Locked { mutex, add, body }
+        }
+    }
+
+    fn ops(&mut self, lo: usize, hi: usize) -> Vec<Op> {
+        let n = self.rng.range(lo, hi);
+        (0..n).map(|_| self.op(&[])).collect()
+    }
+}
+
+/// The program for `seed`, with about at most `max_interleavings` interleavings of its
+/// threads' steps (an upper bound, see [`interleavings_bound`]): the DFS must enumerate them
+/// all, so this keeps the run time in check. Programs over the bound are redrawn from the
+/// same generator, so the result is still a function of the seed.
+pub fn generate(seed: u64, family: Family, max_interleavings: f64) -> Program {
+    let mut rng = Rng::new(seed);
+    loop {
+        let p = draw(&mut rng, family);
+        if interleavings_bound(&p) <= max_interleavings {
+            return p;
+        }
+    }
+}
+
+fn draw(rng: &mut Rng, family: Family) -> Program {
+    let atomics = rng.range(1, 2);
+    let (mutexes, condvar) = match family {
+        Family::AtomicsOnly => (0, false),
+        _ => (rng.range(0, 2), rng.chance(2, 5)),
+    };
+    let n = rng.range(2, 3);
+    let spawner = rng.chance(1, 3).then(|| rng.range(0, n - 1));
+    // Condvar roles: in the no-fail families one signaller that never waits, so every waiter
+    // is eventually woken (the flag, once set, stays set).
+    let signaller = rng.range(0, n - 1);
+    let mut threads = Vec::new();
+    for t in 0..n {
+        let role = match (condvar, family) {
+            (false, _) => Role::None,
+            (true, Family::Deadlocky) => Role::Any,
+            (true, _) if t == signaller => Role::Signaller,
+            (true, _) => Role::Waiter,
+        };
+        let mut g = Gen {
+            rng: &mut *rng,
+            family,
+            atomics,
+            mutexes,
+            condvar,
+            role,
+        };
+        let mut ops = g.ops(1, 4);
+        if role == Role::Signaller && !ops.iter().any(|op| matches!(op, Op::Signal { .. })) {
+            let at = g.rng.range(0, ops.len());
+            let signal = Op::Signal {
+                all: g.rng.chance(1, 2),
+                inside: g.rng.chance(1, 2),
+            };
+            ops.insert(at, signal);
+        }
+        if spawner == Some(t) {
+            let child = g.ops(1, 2);
+            let between = g.ops(0, 1);
+            let at = g.rng.range(0, ops.len());
+            ops.insert(at, Op::SpawnJoin { child, between });
+        }
+        threads.push(ops);
+    }
+    let mut p = Program {
+        family,
+        atomics,
+        mutexes,
+        condvar,
+        threads,
+    };
+    // With two threads waiting, `notify_one` makes the runtime choose which one wakes, and the
+    // two choices leave traces that differ only in who woke whom, which the observed steps do
+    // not show. With one waiting thread there is no choice; otherwise notify everybody.
+    if waiting_threads(&p) > 1 {
+        for t in &mut p.threads {
+            notify_all(t);
+        }
+    }
+    p
+}
+
+fn waits(ops: &[Op]) -> bool {
+    ops.iter().any(|op| match op {
+        Op::WaitWhile | Op::WaitIf | Op::WaitIfRacy => true,
+        Op::Locked { body, .. } | Op::TryLocked { body, .. } => waits(body),
+        // The child is a thread of its own, counted separately.
+        Op::SpawnJoin { between, .. } => waits(between),
+        _ => false,
+    })
+}
+
+fn children(ops: &[Op]) -> Vec<&[Op]> {
+    let mut out = Vec::new();
+    for op in ops {
+        match op {
+            Op::SpawnJoin { child, between } => {
+                out.push(child.as_slice());
+                out.extend(children(child));
+                out.extend(children(between));
+            }
+            Op::Locked { body, .. } | Op::TryLocked { body, .. } => out.extend(children(body)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Every model thread's own operations (a child's are not its parent's).
+fn all_threads(p: &Program) -> Vec<&[Op]> {
+    let mut out = Vec::new();
+    for t in &p.threads {
+        out.push(t.as_slice());
+        out.extend(children(t));
+    }
+    out
+}
+
+fn waiting_threads(p: &Program) -> usize {
+    all_threads(p).into_iter().filter(|t| waits(t)).count()
+}
+
+fn notify_all(ops: &mut [Op]) {
+    for op in ops {
+        match op {
+            Op::Signal { all, .. } => *all = true,
+            Op::Locked { body, .. } | Op::TryLocked { body, .. } => notify_all(body),
+            Op::SpawnJoin { child, between } => {
+                notify_all(child);
+                notify_all(between);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The most visible steps one run of `ops` can take (a child's are not counted).
+fn max_steps(ops: &[Op]) -> u32 {
+    ops.iter()
+        .map(|op| match op {
+            Op::Atomic(_) | Op::Assert { .. } => 1,
+            Op::Locked { body, .. } => 2 + max_steps(body),
+            Op::TryLocked { body, .. } => 2 + max_steps(body),
+            // lock, unlock, notify
+            Op::Signal { .. } => 3,
+            // lock, wait, re-lock, unlock
+            Op::WaitWhile | Op::WaitIf => 4,
+            Op::WaitIfRacy => 6,
+            Op::SpawnJoin { between, .. } => max_steps(between),
+        })
+        .sum()
+}
+
+/// An upper bound on the number of interleavings: the multinomial coefficient of the threads'
+/// maximal step counts (main's steps come before the spawns and after the joins).
+pub fn interleavings_bound(p: &Program) -> f64 {
+    let steps: Vec<u32> = all_threads(p).into_iter().map(max_steps).collect();
+    let mut total = 0u32;
+    let mut bound = 1f64;
+    for s in steps {
+        for k in 1..=s {
+            total += 1;
+            bound = bound * total as f64 / k as f64;
+        }
+    }
+    bound
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interpretation under symx
+// ---------------------------------------------------------------------------------------------
+
+struct World {
+    atomics: Vec<AtomicI64>,
+    mutexes: Vec<Mutex<i64>>,
+    flag: Mutex<bool>,
+    cv: Condvar,
+}
+
+thread_local! {
+    // The final state of the execution that just ran. Model threads are coroutines on the
+    // test's own OS thread, so a thread-local is visible to both sides.
+    static FINAL: RefCell<Option<FinalState>> = const { RefCell::new(None) };
+}
+
+/// Takes the final state the last execution recorded (`None`: it did not get to the end).
+pub fn take_final() -> Option<FinalState> {
+    FINAL.with(|f| f.borrow_mut().take())
+}
+
+/// The body of one execution of `p`: main creates and touches every object, spawns the
+/// threads, joins them and records the final state.
+pub fn run(p: &Program) {
+    let w = Arc::new(World {
+        atomics: (0..p.atomics).map(|_| AtomicI64::new(0)).collect(),
+        mutexes: (0..p.mutexes).map(|_| Mutex::new(0)).collect(),
+        flag: Mutex::new(false),
+        cv: Condvar::new(),
+    });
+    // The runtime numbers objects by first use; touching them all here, in a fixed order and
+    // before any thread exists, gives every object the same id in every execution, so that
+    // traces of different executions can be compared by object id.
+    for a in &w.atomics {
+        a.load(SeqCst);
+    }
+    for m in &w.mutexes {
+        drop(m.lock().unwrap());
+    }
+    if p.condvar {
+        drop(w.flag.lock().unwrap());
+        w.cv.notify_all();
+    }
+    // All spawns happen in one invisible step of main, so thread ids do not depend on the
+    // schedule.
+    let handles: Vec<_> = p
+        .threads
+        .iter()
+        .map(|ops| {
+            let (w, ops) = (w.clone(), ops.clone());
+            thread::spawn(move || {
+                let mut seen = Vec::new();
+                exec(&w, &ops, &mut seen);
+                seen
+            })
+        })
+        .collect();
+    let observations = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let state = FinalState {
+        atomics: w.atomics.iter().map(|a| a.load(SeqCst)).collect(),
+        mutexes: w.mutexes.iter().map(|m| *m.lock().unwrap()).collect(),
+        flag: p.condvar && *w.flag.lock().unwrap(),
+        observations,
+    };
+    FINAL.with(|f| *f.borrow_mut() = Some(state));
+}
+
+fn exec(w: &Arc<World>, ops: &[Op], seen: &mut Vec<i64>) {
+    for op in ops {
+        match *op {
+            Op::Atomic(a) => seen.push(atomic(w, a)),
+            Op::Locked {
+                mutex,
+                add,
+                ref body,
+            } => {
+                let mut g = w.mutexes[mutex].lock().unwrap();
+                seen.push(*g);
+                *g = *g * 3 + add;
+                exec(w, body, seen);
+                drop(g);
+            }
+            Op::TryLocked {
+                mutex,
+                add,
+                ref body,
+            } => match w.mutexes[mutex].try_lock() {
+                Ok(mut g) => {
+                    seen.push(*g);
+                    *g = *g * 3 + add;
+                    exec(w, body, seen);
+                    drop(g);
+                }
+                Err(_) => seen.push(-1),
+            },
+            Op::Signal { all, inside } => {
+                let mut g = w.flag.lock().unwrap();
+                *g = true;
+                let notify = || {
+                    if all {
+                        w.cv.notify_all()
+                    } else {
+                        w.cv.notify_one()
+                    }
+                };
+                if inside {
+                    notify();
+                    drop(g);
+                } else {
+                    drop(g);
+                    notify();
+                }
+            }
+            Op::WaitWhile => {
+                let g = w.flag.lock().unwrap();
+                drop(w.cv.wait_while(g, |set| !*set).unwrap());
+            }
+            Op::WaitIf => {
+                let mut g = w.flag.lock().unwrap();
+                if !*g {
+                    g = w.cv.wait(g).unwrap();
+                }
+                seen.push(*g as i64);
+            }
+            Op::WaitIfRacy => {
+                let set = *w.flag.lock().unwrap();
+                if !set {
+                    let g = w.flag.lock().unwrap();
+                    drop(w.cv.wait(g).unwrap());
+                }
+            }
+            Op::Assert { atomic, value } => {
+                let v = w.atomics[atomic].load(SeqCst);
+                assert_ne!(v, value, "atomic {atomic} holds {value}");
+            }
+            Op::SpawnJoin {
+                ref child,
+                ref between,
+            } => {
+                let (w2, child) = (w.clone(), child.clone());
+                let h = thread::spawn(move || {
+                    let mut seen = Vec::new();
+                    exec(&w2, &child, &mut seen);
+                    seen
+                });
+                exec(w, between, seen);
+                seen.extend(h.join().unwrap());
+            }
+        }
+    }
+}
+
+fn atomic(w: &World, op: AtomicOp) -> i64 {
+    match op {
+        AtomicOp::Load(a) => w.atomics[a].load(SeqCst),
+        AtomicOp::Store(a, v) => {
+            w.atomics[a].store(v, SeqCst);
+            v
+        }
+        AtomicOp::FetchAdd(a, v) => w.atomics[a].fetch_add(v, SeqCst),
+        AtomicOp::Cas(a, expected, new) => {
+            match w.atomics[a].compare_exchange(expected, new, SeqCst, SeqCst) {
+                Ok(v) => v,
+                // Distinguishes a failure from a success that read the same value.
+                Err(v) => 100 + v,
+            }
+        }
+        AtomicOp::Swap(a, v) => w.atomics[a].swap(v, SeqCst),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Canonical traces
+// ---------------------------------------------------------------------------------------------
+
+/// Whether two steps of an execution do not commute, by a relation at least as coarse as the
+/// DPOR's (everything on one object except two loads), so that two executions with the same
+/// canonical form are one Mazurkiewicz trace for the DPOR too.
+///
+/// The observed step does not show the mutex a condvar wait releases; that costs nothing,
+/// because the order of a wait and another thread's use of that mutex is already fixed by the
+/// order of the two threads' `lock`s of it, which is part of the relation.
+pub fn dependent(a: &ObservedStep, b: &ObservedStep) -> bool {
+    a.thread == b.thread
+        || (a.obj.is_some() && a.obj == b.obj && !(a.op == "load" && b.op == "load"))
+}
+
+/// The lexicographically least linearisation (by thread id) of the trace's dependence partial
+/// order: two executions are the same Mazurkiewicz trace exactly when their canonical forms
+/// are equal.
+pub fn canonical(trace: &[ObservedStep]) -> Vec<ObservedStep> {
+    let n = trace.len();
+    let mut preds = vec![0usize; n];
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for j in 0..n {
+        for i in 0..j {
+            if dependent(&trace[i], &trace[j]) {
+                preds[j] += 1;
+                succs[i].push(j);
+            }
+        }
+    }
+    let mut done = vec![false; n];
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        // Each thread's steps are a chain, so at most one ready step per thread: taking the
+        // ready step of the least thread gives the least linearisation.
+        let next = (0..n)
+            .filter(|&k| !done[k] && preds[k] == 0)
+            .min_by_key(|&k| (trace[k].thread, k))
+            .expect("a partial order has a minimal element");
+        done[next] = true;
+        for &s in &succs[next] {
+            preds[s] -= 1;
+        }
+        out.push(trace[next].clone());
+    }
+    out
+}
+
+/// Renders a trace compactly: `thread:op@obj` per step.
+pub fn show(trace: &[ObservedStep]) -> String {
+    trace
+        .iter()
+        .map(|s| match s.obj {
+            Some(o) => format!("{}:{}@{}", s.thread, s.op, o),
+            None => format!("{}:{}", s.thread, s.op),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Counts how often each canonical form occurs.
+pub fn tally(forms: &[Vec<ObservedStep>]) -> HashMap<&[ObservedStep], usize> {
+    let mut m = HashMap::new();
+    for f in forms {
+        *m.entry(f.as_slice()).or_insert(0) += 1;
+    }
+    m
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shrinking
+// ---------------------------------------------------------------------------------------------
+
+/// The smallest program reachable from `p` by removing threads and operations, unwrapping
+/// critical sections and inlining nested threads, for which `fails` still holds. Greedy:
+/// takes the first smaller variant that fails, until none does.
+pub fn shrink(p: &Program, mut fails: impl FnMut(&Program) -> bool) -> Program {
+    let mut best = p.clone();
+    'outer: loop {
+        for candidate in program_variants(&best) {
+            if fails(&candidate) {
+                best = candidate;
+                continue 'outer;
+            }
+        }
+        return best;
+    }
+}
+
+fn program_variants(p: &Program) -> Vec<Program> {
+    let mut out = Vec::new();
+    if p.threads.len() > 1 {
+        for t in 0..p.threads.len() {
+            let mut q = p.clone();
+            q.threads.remove(t);
+            out.push(q);
+        }
+    }
+    for t in 0..p.threads.len() {
+        for ops in variants(&p.threads[t]) {
+            let mut q = p.clone();
+            q.threads[t] = ops;
+            out.push(q);
+        }
+    }
+    out
+}
+
+/// Every list one simplification away from `ops`.
+fn variants(ops: &[Op]) -> Vec<Vec<Op>> {
+    let mut out = Vec::new();
+    let splice = |i: usize, with: Vec<Op>| {
+        let mut v = ops[..i].to_vec();
+        v.extend(with);
+        v.extend_from_slice(&ops[i + 1..]);
+        v
+    };
+    for (i, op) in ops.iter().enumerate() {
+        out.push(splice(i, Vec::new()));
+        match op {
+            Op::Locked { body, .. } | Op::TryLocked { body, .. } => {
+                out.push(splice(i, body.clone()));
+                for b in variants(body) {
+                    let mut smaller = op.clone();
+                    if let Op::Locked { body, .. } | Op::TryLocked { body, .. } = &mut smaller {
+                        *body = b;
+                    }
+                    out.push(splice(i, vec![smaller]));
+                }
+            }
+            Op::SpawnJoin { child, between } => {
+                let mut inline = child.clone();
+                inline.extend(between.iter().cloned());
+                out.push(splice(i, inline));
+                for c in variants(child) {
+                    let between = between.clone();
+                    out.push(splice(i, vec![Op::SpawnJoin { child: c, between }]));
+                }
+                for b in variants(between) {
+                    let child = child.clone();
+                    out.push(splice(i, vec![Op::SpawnJoin { child, between: b }]));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
