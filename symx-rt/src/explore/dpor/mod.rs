@@ -238,19 +238,14 @@ impl Dpor {
         }
         let mut k = at;
         while k < self.nodes.len() {
-            let current = self.nodes[k].chosen.clone();
-            match wakeup::after_weak_initial(&current, &v, &mut self.names) {
-                Some(rest) if rest.is_empty() => return,
-                Some(rest) => {
-                    v = rest;
-                    k += 1;
-                }
-                None => {
-                    let node = &mut self.nodes[k];
-                    node.wut.insert(v, &mut self.names);
-                    return;
-                }
+            if !wakeup::take_weak_initial(&self.nodes[k].chosen, &mut v, &mut self.names) {
+                self.nodes[k].wut.insert(v, &mut self.names);
+                return;
             }
+            if v.is_empty() {
+                return;
+            }
+            k += 1;
         }
         // The whole current execution is a prefix of v's equivalents: already explored.
     }

@@ -123,7 +123,8 @@ impl HappensBefore {
             races: Vec::new(),
         };
         let mut last_of: Vec<Option<usize>> = vec![None; threads];
-        let mut by_event = rustc_hash::FxHashMap::default();
+        // positions[t][i]: where thread t's i-th event is in the trace.
+        let mut positions: Vec<Vec<usize>> = vec![Vec::new(); threads];
         let mut history = History::new(threads);
         let mut ordering: Vec<usize> = Vec::new();
         for (j, ej) in evs.iter().enumerate() {
@@ -131,9 +132,9 @@ impl HappensBefore {
             ordering.clear();
             ordering.extend(last_of[ej.thread]);
             ordering.extend(
-                ej.enablers
-                    .iter()
-                    .filter_map(|id| by_event.get(id).copied()),
+                ej.enablers.iter().filter_map(|&(t, i)| {
+                    positions.get(t).and_then(|p| p.get(i as usize)).copied()
+                }),
             );
             let (conflicts, lock_edges) = history.predecessors(ej);
             let start = hb.clock.len();
@@ -167,7 +168,7 @@ impl HappensBefore {
             }
             history.record(j, ej);
             last_of[ej.thread] = Some(j);
-            by_event.insert((ej.thread, ej.index), j);
+            positions[ej.thread].push(j);
         }
         hb
     }

@@ -38,11 +38,10 @@ impl Tree {
         let mut node = self;
         'descend: loop {
             for i in 0..node.children.len() {
-                if let Some(rest) = after_weak_initial(&node.children[i].0, &v, names) {
-                    if node.children[i].1.is_empty() || rest.is_empty() {
+                if take_weak_initial(&node.children[i].0, &mut v, names) {
+                    if node.children[i].1.is_empty() || v.is_empty() {
                         return; // a leaf (or all of v) already stands for it
                     }
-                    v = rest;
                     node = &mut node.children[i].1;
                     continue 'descend;
                 }
@@ -53,29 +52,35 @@ impl Tree {
     }
 }
 
-/// If `p`'s thread is a weak initial of `v`, what remains of `v` after taking `p` first:
-/// `v` without `p`'s event when `v` contains it and nothing in `v` must come before it, or
-/// `v` itself when `p` touches nothing `v` does.
-pub(crate) fn after_weak_initial(p: &Ev, v: &[Ev], names: &mut Names) -> Option<Vec<Ev>> {
+/// Where `p`'s thread stands as a weak initial of `v`: `Some(Some(at))` when `v` contains its
+/// event at `at` and nothing in `v` must come before it, `Some(None)` when `p` touches nothing
+/// `v` does, `None` when it is no weak initial.
+fn weak_initial(p: &Ev, v: &[Ev], names: &mut Names) -> Option<Option<usize>> {
     match v.iter().position(|e| e.thread == p.thread) {
         Some(at) => {
             let blocked = v[..at]
                 .iter()
                 .any(|earlier| dependent(earlier, &v[at], names));
-            (!blocked).then(|| {
-                let mut rest = v.to_vec();
-                rest.remove(at);
-                rest
-            })
+            (!blocked).then_some(Some(at))
         }
-        None => v
-            .iter()
-            .all(|e| !dependent(p, e, names))
-            .then(|| v.to_vec()),
+        None => v.iter().all(|e| !dependent(p, e, names)).then_some(None),
+    }
+}
+
+/// If `p`'s thread is a weak initial of `v`, takes `p` first: removes its event from `v` (if
+/// there) and returns true; otherwise leaves `v` alone and returns false.
+pub(crate) fn take_weak_initial(p: &Ev, v: &mut Vec<Ev>, names: &mut Names) -> bool {
+    match weak_initial(p, v, names) {
+        Some(Some(at)) => {
+            v.remove(at);
+            true
+        }
+        Some(None) => true,
+        None => false,
     }
 }
 
 /// Whether `p`'s thread is a weak initial of `v`.
 pub(crate) fn is_weak_initial(p: &Ev, v: &[Ev], names: &mut Names) -> bool {
-    after_weak_initial(p, v, names).is_some()
+    weak_initial(p, v, names).is_some()
 }
