@@ -5,8 +5,11 @@
 //! scheduler. A bug (panic, deadlock, data race, livelock, misuse of an annotated primitive)
 //! fails the test with the interleaving that shows it and a replay token that reproduces it.
 //!
-//! Interleavings are sequentially consistent; happens-before for race detection honours the
-//! memory orderings used. Weak-memory behaviours are not explored.
+//! Exploration is optimal DPOR by default (one execution per Mazurkiewicz trace), with plain
+//! DFS, random and PCT as alternatives ([`Strategy`]); a reported failure is one with the
+//! fewest preemptions that fails the same way. Interleavings are sequentially consistent;
+//! happens-before for race detection honours the memory orderings used. Weak-memory behaviours
+//! are not explored.
 //!
 //! Layout: `rt` runs one execution; `explore` holds the strategies; the std-mirroring facade is
 //! `sync`, `thread`, `cell`, `hint`; `annotate` and `wait_queue` serve user-built primitives.
