@@ -108,16 +108,7 @@ impl Dpor {
 
     /// Creates the node for a step not on the replayed prefix.
     fn new_node(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
-        let enabled: Vec<Ev> = point
-            .enabled
-            .iter()
-            .zip(point.keys)
-            .map(|((_, op), &key)| {
-                let t = self.dense(key);
-                let index = self.next_index(t);
-                self.names.pending(t, index, op)
-            })
-            .collect();
+        let threads: Vec<ThreadId> = point.keys.iter().map(|&key| self.dense(key)).collect();
         let sleep = match self.nodes.last() {
             None => Vec::new(),
             Some(parent) => {
@@ -129,37 +120,38 @@ impl Dpor {
             }
         };
         let mut wut = std::mem::take(&mut self.pending);
-        let chosen = match wut.pop_leftmost() {
-            Some((ev, subtree)) if enabled.iter().any(|e| e.thread == ev.thread) => {
+        let slot = match wut.pop_leftmost() {
+            Some((ev, subtree)) if threads.contains(&ev.thread) => {
                 self.pending = subtree;
-                enabled
-                    .into_iter()
-                    .find(|e| e.thread == ev.thread)
+                threads
+                    .iter()
+                    .position(|&t| t == ev.thread)
                     .expect("enabled")
             }
             other => {
                 if other.is_some() {
                     self.blocked = true;
                 }
-                let awake = enabled
+                let awake = threads
                     .iter()
-                    .find(|e| !sleep.iter().any(|s| s.thread == e.thread));
+                    .position(|t| !sleep.iter().any(|s| s.thread == *t));
                 if awake.is_none() {
                     self.blocked = true;
                 }
-                awake.cloned().unwrap_or_else(|| enabled[0].clone())
+                awake.unwrap_or(0)
             }
         };
-        let thread = self
-            .runtime_id(point, chosen.thread)
-            .expect("chosen among the enabled");
+        // Only the chosen thread's event is needed here; the others are named when they run.
+        let t = threads[slot];
+        let index = self.next_index(t);
+        let chosen = self.names.pending(t, index, &point.enabled[slot].1);
         self.nodes.push(Node {
             chosen,
             sleep,
             wut,
             values: Vec::new(),
         });
-        thread
+        point.enabled[slot].0
     }
 
     /// The events of the finished execution, with everything only known after it ran.
