@@ -5,6 +5,9 @@
 use super::events::{conflict_by, orders_by, Access, Canon, Ev};
 use crate::rt::op::ThreadId;
 
+/// A few earlier events (at most one per thread and access class, usually one or two).
+type Preds = smallvec::SmallVec<[usize; 4]>;
+
 /// Per object and thread, the latest event of each access class: the only earlier events of a
 /// thread that can race with (or order) a new one, since that thread's earlier events of the
 /// same class come before them in program order. Keeps race detection linear in the trace.
@@ -69,10 +72,10 @@ impl History {
     /// that order it without being its races. A `try_lock` that failed because the lock was
     /// held comes inside another critical section: a blocking acquisition cannot be moved
     /// before it alone, only before the acquisition that made it fail.
-    fn predecessors(&self, ev: &Ev) -> (Vec<usize>, Vec<usize>) {
+    fn predecessors(&self, ev: &Ev) -> (Preds, Preds) {
         let same = &mut |x: Canon, y: Canon| x == y;
         let blocking = matches!(ev.main(), Access::Lock(_) | Access::Shared(_));
-        let (mut conflicts, mut orderings) = (Vec::new(), Vec::new());
+        let (mut conflicts, mut orderings) = (Preds::new(), Preds::new());
         for &b in &ev.exact {
             let Some((_, o)) = class_of(b) else { continue };
             let Some(per_thread) = self.latest.get(&o) else {
