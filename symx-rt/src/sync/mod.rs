@@ -9,6 +9,7 @@ mod condvar;
 pub mod mpsc;
 mod mutex;
 mod once;
+mod poison;
 mod rwlock;
 
 pub use arc::{Arc, Weak};

@@ -6,15 +6,16 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+use std::sync::{LockResult, TryLockError, TryLockResult};
 
+use super::poison::Poison;
 use crate::rt::{self, ObjId, ObjKind, ObjRef, OpKind};
 
 pub struct Mutex<T: ?Sized> {
     obj: ObjRef,
     /// Used only outside a model, where there is nobody to wait for.
     held_outside: AtomicBool,
-    poisoned: AtomicBool,
+    poisoned: Poison,
     data: UnsafeCell<T>,
 }
 
@@ -27,19 +28,14 @@ impl<T> Mutex<T> {
         Mutex {
             obj: ObjRef::new(),
             held_outside: AtomicBool::new(false),
-            poisoned: AtomicBool::new(false),
+            poisoned: Poison::new(),
             data: UnsafeCell::new(t),
         }
     }
 
     pub fn into_inner(self) -> LockResult<T> {
-        let poisoned = self.poisoned.load(Ordering::Relaxed);
-        let data = self.data.into_inner();
-        if poisoned {
-            Err(PoisonError::new(data))
-        } else {
-            Ok(data)
-        }
+        let poisoned = self.poisoned;
+        poisoned.wrap(self.data.into_inner())
     }
 }
 
@@ -141,21 +137,14 @@ impl<T: ?Sized> Mutex<T> {
     }
 
     fn guard(&self, location: &'static Location<'static>) -> LockResult<MutexGuard<'_, T>> {
-        let guard = MutexGuard {
+        self.poisoned.wrap(MutexGuard {
             lock: self,
             location,
-        };
-        if self.poisoned.load(Ordering::Relaxed) {
-            Err(PoisonError::new(guard))
-        } else {
-            Ok(guard)
-        }
+        })
     }
 
     pub(crate) fn unlock(&self, location: &'static Location<'static>) {
-        if std::thread::panicking() {
-            self.poisoned.store(true, Ordering::Relaxed);
-        }
+        self.poisoned.mark_if_panicking();
         if rt::in_model() {
             unlock_obj(&self.obj, false, location);
         } else {
@@ -168,21 +157,15 @@ impl<T: ?Sized> Mutex<T> {
     }
 
     pub fn is_poisoned(&self) -> bool {
-        self.poisoned.load(Ordering::Relaxed)
+        self.poisoned.get()
     }
 
     pub fn clear_poison(&self) {
-        self.poisoned.store(false, Ordering::Relaxed);
+        self.poisoned.clear();
     }
 
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        let poisoned = self.is_poisoned();
-        let data = self.data.get_mut();
-        if poisoned {
-            Err(PoisonError::new(data))
-        } else {
-            Ok(data)
-        }
+        self.poisoned.wrap(self.data.get_mut())
     }
 }
 

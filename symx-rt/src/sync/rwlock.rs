@@ -13,10 +13,11 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::panic::{Location, RefUnwindSafe, UnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::mutex::{lock_obj, try_lock_obj, unlock_obj};
+use super::poison::Poison;
 use crate::report::FailureKind;
 use crate::rt::execution::{Execution, Found};
 use crate::rt::{self, ObjId, ObjKind, ObjRef};
@@ -28,7 +29,7 @@ pub struct RwLock<T: ?Sized> {
     obj: ObjRef,
     /// Used only outside a model, where there is nobody to wait for: readers, or `WRITER`.
     outside: AtomicUsize,
-    poisoned: AtomicBool,
+    poisoned: Poison,
     data: UnsafeCell<T>,
 }
 
@@ -45,19 +46,14 @@ impl<T> RwLock<T> {
         RwLock {
             obj: ObjRef::new(),
             outside: AtomicUsize::new(0),
-            poisoned: AtomicBool::new(false),
+            poisoned: Poison::new(),
             data: UnsafeCell::new(t),
         }
     }
 
     pub fn into_inner(self) -> LockResult<T> {
-        let poisoned = self.poisoned.load(Ordering::Relaxed);
-        let data = self.data.into_inner();
-        if poisoned {
-            Err(PoisonError::new(data))
-        } else {
-            Ok(data)
-        }
+        let poisoned = self.poisoned;
+        poisoned.wrap(self.data.into_inner())
     }
 }
 
@@ -144,7 +140,7 @@ impl<T: ?Sized> RwLock<T> {
                 "symx::sync::RwLock::read would block forever outside a symx model"
             );
         }
-        self.poison_check(RwLockReadGuard {
+        self.poisoned.wrap(RwLockReadGuard {
             lock: self,
             location,
             _not_send: PhantomData,
@@ -161,7 +157,7 @@ impl<T: ?Sized> RwLock<T> {
                 "symx::sync::RwLock::write would block forever outside a symx model"
             );
         }
-        self.poison_check(RwLockWriteGuard {
+        self.poisoned.wrap(RwLockWriteGuard {
             lock: self,
             location,
             _not_send: PhantomData,
@@ -180,7 +176,7 @@ impl<T: ?Sized> RwLock<T> {
             location,
             _not_send: PhantomData,
         };
-        self.poison_check(guard).map_err(TryLockError::Poisoned)
+        self.poisoned.wrap(guard).map_err(TryLockError::Poisoned)
     }
 
     /// A scheduling point that write-locks if nobody holds the lock, and never blocks.
@@ -195,7 +191,7 @@ impl<T: ?Sized> RwLock<T> {
             location,
             _not_send: PhantomData,
         };
-        self.poison_check(guard).map_err(TryLockError::Poisoned)
+        self.poisoned.wrap(guard).map_err(TryLockError::Poisoned)
     }
 
     fn try_lock(&self, shared: bool, location: &'static Location<'static>) -> bool {
@@ -203,19 +199,11 @@ impl<T: ?Sized> RwLock<T> {
             .unwrap_or_else(|| self.try_outside(shared))
     }
 
-    fn poison_check<G>(&self, guard: G) -> LockResult<G> {
-        if self.is_poisoned() {
-            Err(PoisonError::new(guard))
-        } else {
-            Ok(guard)
-        }
-    }
-
     /// As std: only a writer that panics poisons the lock; a panicking reader cannot have
     /// left the data half-changed.
     fn unlock(&self, shared: bool, location: &'static Location<'static>) {
-        if !shared && std::thread::panicking() {
-            self.poisoned.store(true, Ordering::Relaxed);
+        if !shared {
+            self.poisoned.mark_if_panicking();
         }
         if rt::in_model() {
             unlock_obj(&self.obj, shared, location);
@@ -227,22 +215,16 @@ impl<T: ?Sized> RwLock<T> {
     }
 
     pub fn is_poisoned(&self) -> bool {
-        self.poisoned.load(Ordering::Relaxed)
+        self.poisoned.get()
     }
 
     pub fn clear_poison(&self) {
-        self.poisoned.store(false, Ordering::Relaxed);
+        self.poisoned.clear();
     }
 
     /// Exclusive access needs no lock: `&mut self` proves nobody else holds one.
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        let poisoned = self.is_poisoned();
-        let data = self.data.get_mut();
-        if poisoned {
-            Err(PoisonError::new(data))
-        } else {
-            Ok(data)
-        }
+        self.poisoned.wrap(self.data.get_mut())
     }
 }
 
