@@ -181,3 +181,32 @@ fn max_executions_stops_early_and_reports_incomplete() {
     assert!(!report.complete());
     assert_eq!(report.stop_reason(), symx::StopReason::MaxExecutions);
 }
+
+fn many_threads(n: usize) {
+    let cells: Arc<Vec<AtomicUsize>> = Arc::new((0..n).map(|_| AtomicUsize::new(0)).collect());
+    let hs: Vec<_> = (0..n)
+        .map(|i| {
+            let cells = cells.clone();
+            thread::spawn(move || cells[i].fetch_add(1, Ordering::SeqCst))
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+    assert!(cells.iter().all(|c| c.load(Ordering::SeqCst) == 1));
+}
+
+#[test]
+fn there_is_no_fixed_limit_on_threads() {
+    // 64 threads on 64 different locations: every interleaving is one trace.
+    let report = Builder::new().explore(|| many_threads(64));
+    assert!(report.failure().is_none() && report.complete(), "{report}");
+    assert_eq!(report.executions(), 1);
+    // And sampled without reduction, each execution runs all 64 of them.
+    let sampled = Builder::new()
+        .strategy(symx::Strategy::Random { seed: 3 })
+        .max_executions(Some(20))
+        .explore(|| many_threads(64));
+    assert!(sampled.failure().is_none());
+    assert_eq!(sampled.executions(), 20);
+}
