@@ -15,14 +15,15 @@ use crate::report::{FailureKind, SourceLocation, Step};
 /// `#[symx::acquire]` call are enabled but cannot progress while the lock's holder cannot, so
 /// they count as blocked when every holder they wait for is itself stuck.
 pub(crate) fn deadlock(e: &Execution, enabled: &[(ThreadId, Op)]) -> Option<Found> {
+    // Checked at every step: the common case (someone enabled who is not spinning) first.
+    let spinning = |t: ThreadId| e.threads[t].acquiring.is_some();
+    if !enabled.iter().all(|&(t, _)| spinning(t)) {
+        return None;
+    }
     let unfinished: Vec<ThreadId> = (0..e.threads.len())
         .filter(|&t| !e.threads[t].is_finished())
         .collect();
     if unfinished.is_empty() {
-        return None;
-    }
-    let spinning = |t: ThreadId| e.threads[t].acquiring.is_some();
-    if !enabled.iter().all(|&(t, _)| spinning(t)) {
         return None;
     }
     let is_enabled = |t: ThreadId| enabled.iter().any(|&(u, _)| u == t);
