@@ -209,25 +209,29 @@ impl Dpor {
         for &(i, j) in &hb.races {
             let (ei, ej) = (&evs[i], &evs[j]);
             debug_assert_ne!(ei.thread, ej.thread);
-            let mut v: Vec<Ev> = (i + 1..evs.len())
+            let mut v: Vec<&Ev> = (i + 1..evs.len())
                 .filter(|&k| !hb.before(i, ei.thread, k))
-                .map(|k| evs[k].clone())
+                .map(|k| &evs[k])
                 .collect();
-            v.push(ej.clone());
-            self.insert(i, v);
+            v.push(ej);
+            // Most reversals start with a thread that already sleeps there: decide that on
+            // borrowed events before copying the sequence into a wakeup tree.
+            let names = &mut self.names;
+            if self.nodes[i]
+                .sleep
+                .iter()
+                .any(|s| is_weak_initial(s, &v, names))
+            {
+                continue;
+            }
+            self.insert(i, v.into_iter().cloned().collect());
         }
     }
 
     /// Inserts `v` at the state before step `at`: along the current path while its events are
     /// weak initials, then into the wakeup tree of the first node where they are not.
+    /// (The caller has checked that no thread sleeping at `at` is a weak initial of `v`.)
     fn insert(&mut self, at: usize, mut v: Vec<Ev>) {
-        if self.nodes[at]
-            .sleep
-            .iter()
-            .any(|s| is_weak_initial(s, &v, &mut self.names))
-        {
-            return;
-        }
         let mut k = at;
         while k < self.nodes.len() {
             if !wakeup::take_weak_initial(&self.nodes[k].chosen, &mut v, &mut self.names) {

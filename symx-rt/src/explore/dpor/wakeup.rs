@@ -5,6 +5,8 @@
 //! Sequences are compared through *weak initials* WI[E](v): the threads whose next event can
 //! start an execution equivalent to a continuation of `v`.
 
+use std::borrow::Borrow;
+
 use super::events::{dependent, Ev, Names};
 
 /// A wakeup tree: children in exploration order, each an event with its own subtree.
@@ -55,15 +57,18 @@ impl Tree {
 /// Where `p`'s thread stands as a weak initial of `v`: `Some(Some(at))` when `v` contains its
 /// event at `at` and nothing in `v` must come before it, `Some(None)` when `p` touches nothing
 /// `v` does, `None` when it is no weak initial.
-fn weak_initial(p: &Ev, v: &[Ev], names: &mut Names) -> Option<Option<usize>> {
-    match v.iter().position(|e| e.thread == p.thread) {
+fn weak_initial<E: Borrow<Ev>>(p: &Ev, v: &[E], names: &mut Names) -> Option<Option<usize>> {
+    match v.iter().position(|e| e.borrow().thread == p.thread) {
         Some(at) => {
             let blocked = v[..at]
                 .iter()
-                .any(|earlier| dependent(earlier, &v[at], names));
+                .any(|earlier| dependent(earlier.borrow(), v[at].borrow(), names));
             (!blocked).then_some(Some(at))
         }
-        None => v.iter().all(|e| !dependent(p, e, names)).then_some(None),
+        None => v
+            .iter()
+            .all(|e| !dependent(p, e.borrow(), names))
+            .then_some(None),
     }
 }
 
@@ -81,6 +86,6 @@ pub(crate) fn take_weak_initial(p: &Ev, v: &mut Vec<Ev>, names: &mut Names) -> b
 }
 
 /// Whether `p`'s thread is a weak initial of `v`.
-pub(crate) fn is_weak_initial(p: &Ev, v: &[Ev], names: &mut Names) -> bool {
+pub(crate) fn is_weak_initial<E: Borrow<Ev>>(p: &Ev, v: &[E], names: &mut Names) -> bool {
     weak_initial(p, v, names).is_some()
 }
