@@ -1,9 +1,18 @@
 //! Acceptance: correct programs are explored exhaustively without a report, with the exact
-//! execution counts that hand derivation gives for the unreduced DFS.
+//! execution counts that hand derivation gives for the unreduced DFS (`dfs`); the default
+//! DPOR must agree on the verdict and never run more executions.
 
 mod common;
 
 use common::assert_passes;
+
+/// Explores with the unreduced DFS, whose counts the tests derive by hand, and checks that the
+/// default strategy finds no bug either and runs no more executions.
+fn dfs(body: fn()) -> symx::Report {
+    let report = common::assert_passes_with(Builder::new().strategy(symx::Strategy::Dfs), body);
+    assert!(assert_passes(body).executions() <= report.executions());
+    report
+}
 use symx::cell::UnsafeCell;
 use symx::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use symx::sync::{Arc, Condvar, Mutex};
@@ -30,18 +39,18 @@ fn fetch_adds(threads: usize, each: usize) {
 #[test]
 fn two_threads_one_fetch_add_each_have_two_executions() {
     // Spawn and join are not scheduling points; the only choice is which add goes first.
-    assert_eq!(assert_passes(|| fetch_adds(2, 1)).executions(), 2);
+    assert_eq!(dfs(|| fetch_adds(2, 1)).executions(), 2);
 }
 
 #[test]
 fn three_threads_one_fetch_add_each_have_six_executions() {
-    assert_eq!(assert_passes(|| fetch_adds(3, 1)).executions(), 6);
+    assert_eq!(dfs(|| fetch_adds(3, 1)).executions(), 6);
 }
 
 #[test]
 fn two_threads_two_fetch_adds_each_have_six_executions() {
     // Interleavings of two sequences of two: 4! / (2! 2!) = 6.
-    assert_eq!(assert_passes(|| fetch_adds(2, 2)).executions(), 6);
+    assert_eq!(dfs(|| fetch_adds(2, 2)).executions(), 6);
 }
 
 fn mutex_counter() {
@@ -62,7 +71,7 @@ fn mutex_counter() {
 fn mutex_counter_passes_with_one_execution_per_lock_order() {
     // While one thread holds the lock the other's `lock` is disabled: only the order of the
     // two critical sections is a choice.
-    assert_eq!(assert_passes(mutex_counter).executions(), 2);
+    assert_eq!(dfs(mutex_counter).executions(), 2);
 }
 
 struct Peterson {
@@ -104,7 +113,7 @@ fn peterson() {
 
 #[test]
 fn peterson_with_seqcst_atomics_is_race_free() {
-    assert_passes(peterson);
+    dfs(peterson);
 }
 
 fn condvar_hand_off() {
@@ -125,7 +134,7 @@ fn condvar_hand_off() {
 
 #[test]
 fn condvar_hand_off_with_a_predicate_passes() {
-    assert_passes(condvar_hand_off);
+    dfs(condvar_hand_off);
 }
 
 #[test]
@@ -153,10 +162,7 @@ fn scoped_threads_borrow_local_data() {
 #[test]
 fn scoped_threads_with_borrowed_data_pass() {
     // No visible operations besides spawn/join: a single execution.
-    assert_eq!(
-        assert_passes(scoped_threads_borrow_local_data).executions(),
-        1
-    );
+    assert_eq!(dfs(scoped_threads_borrow_local_data).executions(), 1);
 }
 
 #[test]
@@ -164,7 +170,9 @@ fn a_preemption_bound_limits_the_space_and_says_so() {
     let bounded = Builder::new()
         .preemption_bound(Some(0))
         .explore(|| fetch_adds(3, 2));
-    let full = Builder::new().explore(|| fetch_adds(3, 2));
+    let full = Builder::new()
+        .strategy(symx::Strategy::Dfs)
+        .explore(|| fetch_adds(3, 2));
     assert!(bounded.complete() && full.complete());
     // Without preemptions a thread runs until it finishes: one execution per thread order.
     assert_eq!(bounded.executions(), 6);
