@@ -122,13 +122,19 @@ impl Builder {
 
     /// Explores `f`; a found bug is in the report, never a panic.
     pub fn explore<F: Fn()>(&self, f: F) -> Report {
+        crate::explore::explore(&self.with_defaults(), &f)
+    }
+
+    /// The settings an exploration runs with: a sampling strategy without an execution bound
+    /// gets [`DEFAULT_ITERATIONS`], since it would otherwise never stop.
+    pub(crate) fn with_defaults(&self) -> Builder {
         let mut b = self.clone();
         if matches!(b.strategy, Strategy::Random { .. } | Strategy::Pct { .. })
             && b.max_executions.is_none()
         {
             b.max_executions = Some(DEFAULT_ITERATIONS);
         }
-        crate::explore::explore(&b, &f)
+        b
     }
 
     /// Explores `f` and panics with the failure report if a bug is found.

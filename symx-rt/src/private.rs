@@ -61,15 +61,7 @@ pub fn explore_observed<F: Fn()>(
     body: F,
     mut observe: impl FnMut(&[ObservedStep]),
 ) -> crate::Report {
-    let mut b = builder.clone();
-    if matches!(
-        b.strategy,
-        crate::Strategy::Random { .. } | crate::Strategy::Pct { .. }
-    ) && b.max_executions.is_none()
-    {
-        b.max_executions = Some(crate::DEFAULT_ITERATIONS);
-    }
-    crate::explore::explore_observed(&b, &body, &mut |events| {
+    crate::explore::explore_observed(&builder.with_defaults(), &body, &mut |events| {
         let steps: Vec<ObservedStep> = events
             .iter()
             .map(|e| ObservedStep {
