@@ -23,7 +23,7 @@
 //! - Preemption bounds and spurious wake-ups are explored by DFS instead (see `explore::make`).
 //! - A wakeup sequence whose next thread cannot run (the scheduler's fairness rule makes a
 //!   thread that yielded wait for the others) is abandoned; the execution continues with the
-//!   first runnable thread and is counted as redundant.
+//!   first runnable thread.
 
 mod events;
 mod races;
@@ -65,9 +65,6 @@ pub(crate) struct Dpor {
     pending: Tree,
     /// Executions ended so far (numbers the events' executions, from 1).
     executions: u64,
-    /// Executions that could not follow their wakeup sequence or were sleep-set blocked.
-    pub redundant: u64,
-    blocked: bool,
 }
 
 impl Dpor {
@@ -128,18 +125,12 @@ impl Dpor {
                     .position(|&t| t == ev.thread)
                     .expect("enabled")
             }
-            other => {
-                if other.is_some() {
-                    self.blocked = true;
-                }
-                let awake = threads
-                    .iter()
-                    .position(|t| !sleep.iter().any(|s| s.thread == *t));
-                if awake.is_none() {
-                    self.blocked = true;
-                }
-                awake.unwrap_or(0)
-            }
+            // No runnable wakeup sequence: the first thread not asleep (or, if every one is,
+            // the first runnable thread).
+            _ => threads
+                .iter()
+                .position(|t| !sleep.iter().any(|s| s.thread == *t))
+                .unwrap_or(0),
         };
         // Only the chosen thread's event is needed here; the others are named when they run.
         let t = threads[slot];
@@ -257,7 +248,6 @@ impl Strategy for Dpor {
         self.value_calls = 0;
         self.counts.clear();
         self.names.new_execution();
-        self.blocked = false;
         if !self.started {
             self.started = true;
             return true;
@@ -293,7 +283,6 @@ impl Strategy for Dpor {
                 None => {
                     // The wakeup sequence cannot be followed here (see the module doc): its
                     // thread sleeps at this node, so the same reversal is not planted again.
-                    self.blocked = true;
                     let mut node = self.nodes.pop().expect("node at step");
                     node.sleep.push(node.chosen.clone());
                     self.pending = Tree::default();
@@ -325,9 +314,6 @@ impl Strategy for Dpor {
     }
 
     fn end_execution(&mut self, trace: &[Event]) {
-        if self.blocked {
-            self.redundant += 1;
-        }
         self.executions += 1;
         let evs = self.events_of(trace);
         // Steps past the end of the trace (a failure ended it early) have no node.
