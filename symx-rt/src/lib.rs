@@ -20,6 +20,8 @@ mod private;
 mod report;
 mod rt;
 mod schedule;
+// cargo symx: the worker side of the driver protocol (driver branch).
+mod worker;
 
 pub mod annotate;
 pub mod cell;
@@ -36,4 +38,12 @@ pub use symx_macros::{acquire, barrier_arrive, barrier_init, release, test, try_
 #[doc(hidden)]
 pub mod __private {
     pub use crate::private::*;
+}
+
+/// What `cargo symx` shares with the test binaries it drives. Not part of the API.
+#[doc(hidden)]
+pub mod __worker {
+    pub use crate::worker::protocol;
+    pub use crate::worker::report::kind_name;
+    pub use crate::worker::tokens;
 }

@@ -80,7 +80,8 @@ pub(crate) fn explore_observed(
     observe: &mut dyn FnMut(&[Event]),
 ) -> Report {
     let start = Instant::now();
-    let mut strategy = make(b);
+    // cargo symx: announce mode wraps the strategy to report its choices (see `worker`).
+    let mut strategy = crate::worker::announce::wrap(make(b));
     let mut executions = 0;
     let stop = loop {
         if !strategy.next_execution() {
