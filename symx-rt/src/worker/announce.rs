@@ -6,8 +6,8 @@
 
 use std::cell::Cell;
 
-use super::send;
 use super::protocol::Message;
+use super::send;
 use crate::explore::{SchedulingPoint, Strategy};
 use crate::rt::op::{Event, ThreadId};
 
@@ -52,7 +52,10 @@ impl Strategy for Announcing {
         let asked = self.inner.choose_thread(point);
         // The scheduler runs the first enabled thread when the strategy names another one.
         let enabled = point.enabled.iter().map(|(t, _)| *t);
-        let t = enabled.clone().find(|t| *t == asked).unwrap_or(point.enabled[0].0);
+        let t = enabled
+            .clone()
+            .find(|t| *t == asked)
+            .unwrap_or(point.enabled[0].0);
         // The scheduler records a decision only where more than one thread could run.
         if point.enabled.len() > 1 {
             send(&Message::Decision { value: t as u32 });
