@@ -9,7 +9,7 @@ use symx::__worker::protocol::Request;
 use symx::__worker::tokens::{test_hash_of, token_test_hash};
 
 use crate::cli::{ColorChoice, ReplayArgs};
-use crate::config::{duration, DEFAULT_TIMEOUT};
+use crate::config::{duration, Layers, Settings};
 use crate::discover::TestCase;
 use crate::outcome::Finding;
 use crate::output::human;
@@ -34,13 +34,8 @@ fn read_token(arg: &str) -> Result<String, String> {
 pub fn replay(args: &ReplayArgs, color: ColorChoice) -> Result<u8, String> {
     let token = read_token(&args.token)?;
     let hash = token_test_hash(&token).map_err(|e| e.to_string())?;
-    let timeout = args
-        .timeout
-        .as_deref()
-        .map(duration)
-        .transpose()?
-        .unwrap_or(DEFAULT_TIMEOUT);
-    let (_, cases) = crate::test_cmd::build_and_list(&args.cargo, None, &[], color)?;
+    let (metadata, cases) = crate::test_cmd::build_and_list(&args.cargo, None, &[], color)?;
+    let layers = Layers::load(&metadata, None, Settings::default())?;
     let candidates: Vec<&TestCase> = cases
         .iter()
         .filter(|c| hash == 0 || test_hash_of(&c.name) == hash)
@@ -55,6 +50,18 @@ pub fn replay(args: &ReplayArgs, color: ColorChoice) -> Result<u8, String> {
     let style = Style::new(color, std::io::stdout().is_terminal());
     let mut errors = Vec::new();
     for case in candidates {
+        // The package's configured timeout, unless the command line gives one.
+        let timeout = match &args.timeout {
+            Some(t) => duration(t)?,
+            None => match metadata
+                .packages
+                .iter()
+                .find(|p| p.id == case.binary.package_id)
+            {
+                Some(p) => layers.for_package(p)?.timeout,
+                None => layers.for_other_package()?.timeout,
+            },
+        };
         let request = Request::Replay {
             token: token.clone(),
         };
