@@ -143,7 +143,7 @@ pub fn list(
     Ok(text
         .lines()
         .filter_map(|l| l.strip_suffix(": test"))
-        .filter(|name| filter.map_or(true, |f| name.contains(f)))
+        .filter(|name| filter.is_none_or(|f| name.contains(f)))
         .map(|name| TestCase {
             binary: binary.clone(),
             name: name.to_string(),

@@ -69,7 +69,7 @@ impl Run {
 }
 
 enum Line {
-    Protocol(Message),
+    Protocol(Box<Message>),
     Text(String),
 }
 
@@ -174,10 +174,10 @@ fn read_lines(child: &mut Child) -> mpsc::Receiver<Line> {
 
 fn protocol_line(json: &str) -> Line {
     match serde_json::from_str(json) {
-        Ok(m) => Line::Protocol(m),
-        Err(e) => Line::Protocol(Message::Error {
+        Ok(m) => Line::Protocol(Box::new(m)),
+        Err(e) => Line::Protocol(Box::new(Message::Error {
             message: format!("unreadable worker message ({e}): {json}"),
-        }),
+        })),
     }
 }
 
@@ -193,7 +193,7 @@ fn read_all(mut stream: impl Read + Send + 'static) -> mpsc::Receiver<String> {
 
 fn take(run: &mut Run, name: &str, line: Line, progress: &mut dyn FnMut(u64)) {
     match line {
-        Line::Protocol(m) => match m {
+        Line::Protocol(m) => match *m {
             Message::Hello { strategy, .. } => run.symx_strategy = Some(strategy),
             Message::Progress { executions, .. } => progress(executions),
             Message::Execution { .. } => run.announced.clear(),
