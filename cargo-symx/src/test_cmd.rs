@@ -54,6 +54,8 @@ fn flag_settings(args: &TestArgs) -> Settings {
 
 pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
     let start = Instant::now();
+    // Before the build, so that Ctrl-C during it still ends with a report (of no tests).
+    run::install_interrupt_handler();
     // Configuration errors are found before the (slow) build.
     let metadata = discover::metadata(&args.cargo)?;
     let layers = Layers::load(&metadata, args.profile.as_deref(), flag_settings(args))?;
@@ -76,7 +78,6 @@ pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
         .jobs
         .or_else(|| jobs.first().and_then(|j| j.settings.jobs))
         .unwrap_or_else(run::default_jobs);
-    run::install_interrupt_handler();
     let human_on_stdout = args.format == Format::Human && args.output.is_none();
     let progress = Progress::new(
         Style::new(color, std::io::stderr().is_terminal()),

@@ -180,6 +180,7 @@ fn crashes_and_hangs_are_reported_with_a_replaying_prefix_and_the_run_goes_on() 
         ("aborts", "crashed", "crash", "SIGABRT"),
         ("exits_the_process", "crashed", "crash", "code 3"),
         ("loops_forever", "timed-out", "timeout", "still running"),
+        ("overflows_its_stack", "crashed", "crash", "SIGSEGV"),
     ] {
         let t = test(&report, name);
         assert_eq!(t["status"], status, "{t:#}");
@@ -250,4 +251,48 @@ fn list_shows_symx_and_ordinary_tests() {
         stdout.contains("fixture-clean::clean an_ordinary_test_passes"),
         "{stdout}"
     );
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_reports_what_was_found() {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-symx"))
+        .args(["symx", "test", "--color", "never", "--manifest-path"])
+        .arg(fixtures().join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target)
+        .args([
+            "-p",
+            "fixture-crashes",
+            "--jobs",
+            "1",
+            "--timeout",
+            "10m",
+            "loops_forever",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for cargo's `Finished` (the build is shared with the other tests), then for the
+    // hanging test to be under way.
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() > 0
+        && !line.contains("Finished")
+    {
+        line.clear();
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed().as_secs() < 10, "it stops promptly");
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("1 interrupted"), "{}", text(&out));
 }
