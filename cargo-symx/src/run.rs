@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Mutex};
 
-use symx::__worker::protocol::Request;
+use symx::__worker::protocol::{Location, Request};
 
 use crate::config::Resolved;
 use crate::discover::TestCase;
@@ -147,14 +147,32 @@ fn judge(job: &Job, extra: &[String], run: Run) -> Outcome {
         (None, Some(Libtest::Ignored)) => o.status = Status::Ignored,
         (None, Some(Libtest::Failed)) => {
             o.status = Status::Failed;
-            o.failure = Some(Finding::plain(
+            let mut f = Finding::plain(
                 "test-failed",
                 "the test failed (its output is below)".into(),
-            ));
+            );
+            if let Some((location, message)) = panic_site(&o.output) {
+                f.location = Some(location);
+                f.message = message;
+            }
+            o.failure = Some(f);
         }
         (None, _) => {}
     }
     expectation(o)
+}
+
+/// Where an ordinary test panicked and with what message, from libtest's captured output:
+/// `thread 'name' panicked at FILE:LINE:COL:` then the message line.
+fn panic_site(output: &str) -> Option<(Location, String)> {
+    let mut lines = output.lines();
+    let site = lines.find_map(|l| l.split_once(" panicked at ").map(|(_, at)| at))?;
+    let mut parts = site.trim_end_matches(':').rsplitn(3, ':');
+    let column = parts.next()?.parse().ok()?;
+    let line = parts.next()?.parse().ok()?;
+    let file = parts.next()?.to_string();
+    let message = lines.next().unwrap_or("the test panicked").to_string();
+    Some((Location { file, line, column }, message))
 }
 
 /// Applies the configuration's `expect`: the expected kind makes a failure a known bug.
@@ -184,4 +202,20 @@ pub fn install_interrupt_handler() {
 /// The default number of workers: the machine's cores.
 pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_panic_site_of_an_ordinary_test_is_read_from_its_output() {
+        let out =
+            "---- t stdout ----\nthread 't' (42) panicked at tests/a.rs:41:5:\nboom\nnote: ...";
+        let (at, message) = super::panic_site(out).unwrap();
+        assert_eq!(
+            (at.file.as_str(), at.line, at.column),
+            ("tests/a.rs", 41, 5)
+        );
+        assert_eq!(message, "boom");
+        assert!(super::panic_site("no panic here").is_none());
+    }
 }

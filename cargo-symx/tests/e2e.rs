@@ -104,7 +104,13 @@ fn a_deadlock_and_a_data_race_are_reported_with_kinds_locations_and_tokens() {
     assert_eq!(race["location"]["file"], "bugs/tests/bugs.rs");
     assert_eq!(race["location"]["line"], 28);
     assert_eq!(test(&report, "this_one_is_fine")["status"], "passed");
-    assert_eq!(test(&report, "an_ordinary_test_fails")["status"], "failed");
+    let ordinary = test(&report, "an_ordinary_test_fails");
+    assert_eq!(ordinary["status"], "failed");
+    assert_eq!(ordinary["failure"]["location"]["line"], 41, "{ordinary:#}");
+    assert!(ordinary["failure"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("ordinary arithmetic"));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("interleaving"),
