@@ -82,6 +82,10 @@ pub struct TestArgs {
     /// Parallel workers (default: the number of cores, or `jobs` from the configuration).
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Split each #[symx::test] across N worker processes (DFS-explored, random and PCT tests;
+    /// optimal DPOR runs whole in one of them). Each test then uses N processes at once.
+    #[arg(long, value_name = "N")]
+    pub shards: Option<u32>,
     /// Configuration profile from .config/symx.toml.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,

@@ -22,6 +22,8 @@ pub struct Settings {
     /// Kill deadline per test: a test still running then is a timeout.
     pub timeout: Option<String>,
     pub jobs: Option<usize>,
+    /// Worker processes per `#[symx::test]` (see `shards`).
+    pub shards: Option<u32>,
     /// Known bugs: test name to the failure kind it must show (`deadlock`, `data-race`, ...).
     #[serde(default)]
     pub expect: BTreeMap<String, String>,
@@ -71,6 +73,7 @@ pub struct Resolved {
     pub overrides: Overrides,
     pub timeout: Duration,
     pub jobs: Option<usize>,
+    pub shards: u32,
     pub expect: BTreeMap<String, String>,
 }
 
@@ -128,6 +131,7 @@ impl Layers {
                     .as_deref()
                     .map(|d| duration(d).map(|d| d.as_millis() as u64))
                     .transpose()?,
+                shard: None,
             },
             timeout: s
                 .timeout
@@ -136,6 +140,7 @@ impl Layers {
                 .transpose()?
                 .unwrap_or(DEFAULT_TIMEOUT),
             jobs: s.jobs,
+            shards: s.shards.unwrap_or(1).max(1),
             expect: s.expect,
         })
     }

@@ -11,6 +11,7 @@ mod output;
 mod progress;
 mod replay;
 mod run;
+mod shards;
 mod style;
 mod test_cmd;
 mod worker;

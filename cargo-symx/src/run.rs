@@ -6,13 +6,13 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Mutex};
 
-use symx::__worker::protocol::{Location, Request};
+use symx::__worker::protocol::{Location, Overrides};
 
 use crate::config::Resolved;
 use crate::discover::TestCase;
 use crate::outcome::{Finding, Outcome, Status};
 use crate::progress::Progress;
-use crate::worker::{self, Exit, Libtest, Run, INTERRUPTED};
+use crate::worker::{Exit, Libtest, Run, INTERRUPTED};
 
 /// A test with its settings.
 pub struct Job {
@@ -76,14 +76,9 @@ fn run_one(job: &Job, extra: &[String], progress: &Progress, hint: &ReplayHint) 
         "{}::{} {}",
         case.binary.package, case.binary.target, case.name
     ));
-    let request = Request::Explore {
-        overrides: job.settings.overrides.clone(),
-        announce: false,
-    };
-    let run = worker::run(case, request, extra, job.settings.timeout, &mut |n| {
-        bar.executions(n)
-    });
-    let mut outcome = judge(job, extra, run);
+    let s = &job.settings;
+    let (run, overrides) = crate::shards::run(case, &s.overrides, s.shards, extra, s.timeout, &bar);
+    let mut outcome = judge(job, &overrides, extra, run);
     if let Some(f) = &mut outcome.failure {
         f.replay = f
             .token
@@ -95,7 +90,7 @@ fn run_one(job: &Job, extra: &[String], progress: &Progress, hint: &ReplayHint) 
 }
 
 /// What a worker's run means for the test.
-fn judge(job: &Job, extra: &[String], run: Run) -> Outcome {
+fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcome {
     let case = &job.case;
     let mut o = Outcome {
         package: case.binary.package.clone(),
@@ -117,13 +112,7 @@ fn judge(job: &Job, extra: &[String], run: Run) -> Outcome {
         return o;
     }
     if run.crashed() {
-        let finding = crate::crash::recover(
-            case,
-            &job.settings.overrides,
-            job.settings.timeout,
-            extra,
-            &run,
-        );
+        let finding = crate::crash::recover(case, overrides, job.settings.timeout, extra, &run);
         o.status = if run.exit == Some(Exit::TimedOut) {
             Status::TimedOut
         } else {

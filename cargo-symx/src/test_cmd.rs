@@ -48,6 +48,7 @@ fn flag_settings(args: &TestArgs) -> Settings {
         time_budget: args.time_budget.clone(),
         timeout: args.timeout.clone(),
         jobs: args.jobs,
+        shards: args.shards,
         ..Settings::default()
     }
 }

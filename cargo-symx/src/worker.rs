@@ -46,6 +46,8 @@ pub struct Run {
     pub replayed: Option<Replayed>,
     /// Unsupported requests and protocol errors, as the worker worded them.
     pub errors: Vec<String>,
+    /// The requests the worker answered `unsupported` (`shard`, `run_one`).
+    pub unsupported: Vec<String>,
     pub libtest: Option<Libtest>,
     pub exit: Option<Exit>,
     /// What the test printed (its stdout without protocol lines, then its stderr).
@@ -73,13 +75,22 @@ enum Line {
     Text(String),
 }
 
-/// Runs `case` with `request`, reporting each progress message's execution count.
+/// What a running worker reports as it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The test is a `#[symx::test]` serving the request.
+    Hello,
+    /// Executions run so far.
+    Progress(u64),
+}
+
+/// Runs `case` with `request`, telling `events` what happens as it happens.
 pub fn run(
     case: &TestCase,
     request: Request,
     extra: &[String],
     timeout: Duration,
-    progress: &mut dyn FnMut(u64),
+    events: &mut dyn FnMut(Event),
 ) -> Run {
     let start = Instant::now();
     let mut run = Run::default();
@@ -99,7 +110,7 @@ pub fn run(
     let mut killed = None;
     loop {
         match lines.recv_timeout(Duration::from_millis(50)) {
-            Ok(line) => take(&mut run, &case.name, line, progress),
+            Ok(line) => take(&mut run, &case.name, line, events),
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
@@ -191,18 +202,23 @@ fn read_all(mut stream: impl Read + Send + 'static) -> mpsc::Receiver<String> {
     rx
 }
 
-fn take(run: &mut Run, name: &str, line: Line, progress: &mut dyn FnMut(u64)) {
+fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
     match line {
         Line::Protocol(m) => match *m {
-            Message::Hello { strategy, .. } => run.symx_strategy = Some(strategy),
-            Message::Progress { executions, .. } => progress(executions),
+            Message::Hello { strategy, .. } => {
+                run.symx_strategy = Some(strategy);
+                events(Event::Hello);
+            }
+            Message::Progress { executions, .. } => events(Event::Progress(executions)),
             Message::Execution { .. } => run.announced.clear(),
             Message::Decision { value } => run.announced.push(value),
             Message::Verdict(v) => run.verdict = Some(v),
             Message::Replayed(r) => run.replayed = Some(r),
-            Message::Unsupported { request, reason } => run
-                .errors
-                .push(format!("{request} is unsupported: {reason}")),
+            Message::Unsupported { request, reason } => {
+                run.errors
+                    .push(format!("{request} is unsupported: {reason}"));
+                run.unsupported.push(request);
+            }
             Message::Error { message } => run.errors.push(message),
             Message::Unknown => {}
         },

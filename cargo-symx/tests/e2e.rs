@@ -79,12 +79,12 @@ fn a_clean_crate_passes_with_exit_code_0() {
     let ordinary = test(&report, "an_ordinary_test_passes");
     assert_eq!(ordinary["status"], "passed");
     assert_eq!(ordinary["strategy"], Value::Null);
-    assert_eq!(report["summary"]["passed"], 2);
+    assert_eq!(report["summary"]["passed"], 3);
 
     let human = symx("test", &["-p", "fixture-clean"]);
     assert_eq!(human.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&human.stdout);
-    assert!(stdout.contains("2 passed, 0 failed"), "{}", text(&human));
+    assert!(stdout.contains("3 passed, 0 failed"), "{}", text(&human));
     assert!(stdout.contains("complete?"), "the summary table is printed");
 }
 
@@ -301,4 +301,26 @@ fn ctrl_c_stops_the_run_and_reports_what_was_found() {
     assert_eq!(out.status.code(), Some(130), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("1 interrupted"), "{}", text(&out));
+}
+
+#[test]
+fn shards_split_a_dfs_exploration_and_together_cover_it() {
+    let executions = |args: &[&str]| {
+        let mut all = vec!["-p", "fixture-clean", "dfs_counter", "--format", "json"];
+        all.extend_from_slice(args);
+        let out = symx("test", &all);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let t = test(&report, "dfs_counter_is_exact").clone();
+        assert_eq!(t["complete"], true, "{t:#}");
+        assert_eq!(t["strategy"], "dfs");
+        t["executions"].as_u64().unwrap()
+    };
+    let whole = executions(&[]);
+    let sharded = executions(&["--shards", "2"]);
+    assert!(whole >= 90, "{whole}");
+    assert!(
+        sharded >= whole && sharded < whole + whole / 4,
+        "{sharded} vs {whole}"
+    );
 }

@@ -19,8 +19,11 @@ pub(crate) fn set(on: bool) {
     ON.with(|f| f.set(on));
 }
 
-/// The explorer's hook: `strategy`, announcing its choices when announce mode is on.
+/// The explorer's hook: `strategy` (or, for a shard of a depth-first exploration, the
+/// sharded DFS that replaces it, see [`super::shard`]), announcing its choices when announce
+/// mode is on.
 pub(crate) fn wrap(strategy: Box<dyn Strategy>) -> Box<dyn Strategy> {
+    let strategy = super::shard::substitute(strategy);
     if ON.with(Cell::get) {
         Box::new(Announcing {
             inner: strategy,
@@ -56,8 +59,10 @@ impl Strategy for Announcing {
             .clone()
             .find(|t| *t == asked)
             .unwrap_or(point.enabled[0].0);
-        // The scheduler records a decision only where more than one thread could run.
-        if point.enabled.len() > 1 {
+        // A strategy that is asked only at choices is asked only where the scheduler records a
+        // decision; one that sees every step (DPOR, never run under a preemption bound) makes a
+        // recorded decision exactly where more than one thread can run.
+        if !self.inner.sees_every_step() || point.enabled.len() > 1 {
             send(&Message::Decision { value: t as u32 });
         }
         t

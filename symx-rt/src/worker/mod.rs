@@ -28,6 +28,7 @@ pub mod protocol;
 pub mod report;
 
 pub(crate) mod announce;
+pub(crate) mod shard;
 
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
@@ -88,11 +89,27 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
         Request::Explore {
             overrides,
             announce,
-        } => send(&Message::Verdict(explore(
-            &apply(builder, &overrides),
-            body,
-            announce,
-        ))),
+        } => {
+            let builder = apply(builder, &overrides);
+            let builder = match overrides.shard {
+                None => builder,
+                Some(shard) => match shard::prepare(builder.clone(), shard) {
+                    Some(b) => b,
+                    None if shard.index == 0 => builder,
+                    None => {
+                        return send(&Message::Unsupported {
+                            request: "shard".into(),
+                            reason: "optimal DPOR explores a test in one worker; shard 0 runs \
+                                     all of it"
+                                .into(),
+                        })
+                    }
+                },
+            };
+            let verdict = explore(&builder, body, announce);
+            shard::finish();
+            send(&Message::Verdict(verdict));
+        }
         Request::Replay { token } => send(&Message::Replayed(replay(builder, body, &token))),
         Request::RunOne { .. } => send(&Message::Unsupported {
             request: "run_one".into(),

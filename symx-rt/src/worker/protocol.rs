@@ -71,6 +71,16 @@ pub struct Overrides {
     pub max_steps: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_budget_ms: Option<u64>,
+    /// Explore only this shard of the test's executions (see the worker's `shard` module).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+}
+
+/// Shard `index` of `count` (`index < count`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
 }
 
 /// One line from the worker (after [`LINE_PREFIX`]).
