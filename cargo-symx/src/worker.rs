@@ -55,6 +55,8 @@ pub struct Run {
     /// Announce mode: the decisions of the execution running last.
     pub announced: Vec<u32>,
     pub elapsed: Duration,
+    /// Worker processes whose verdicts make up this run (more than 1 when sharded).
+    pub shards: u32,
 }
 
 impl Run {
@@ -132,6 +134,7 @@ pub fn run(
     }));
     run.output.push_str(&stderr.recv().unwrap_or_default());
     run.elapsed = start.elapsed();
+    run.shards = 1;
     run
 }
 

@@ -305,7 +305,7 @@ fn ctrl_c_stops_the_run_and_reports_what_was_found() {
 
 #[test]
 fn shards_split_a_dfs_exploration_and_together_cover_it() {
-    let executions = |args: &[&str]| {
+    let run = |args: &[&str]| {
         let mut all = vec!["-p", "fixture-clean", "dfs_counter", "--format", "json"];
         all.extend_from_slice(args);
         let out = symx("test", &all);
@@ -314,10 +314,14 @@ fn shards_split_a_dfs_exploration_and_together_cover_it() {
         let t = test(&report, "dfs_counter_is_exact").clone();
         assert_eq!(t["complete"], true, "{t:#}");
         assert_eq!(t["strategy"], "dfs");
-        t["executions"].as_u64().unwrap()
+        (
+            t["executions"].as_u64().unwrap(),
+            t["shards"].as_u64().unwrap(),
+        )
     };
-    let whole = executions(&[]);
-    let sharded = executions(&["--shards", "2"]);
+    let (whole, one) = run(&[]);
+    let (sharded, two) = run(&["--shards", "2"]);
+    assert_eq!((one, two), (1, 2), "the second run is split in two");
     assert!(whole >= 90, "{whole}");
     assert!(
         sharded >= whole && sharded < whole + whole / 4,
