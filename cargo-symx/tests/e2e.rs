@@ -323,8 +323,9 @@ fn shards_split_a_dfs_exploration_and_together_cover_it() {
     let (sharded, two) = run(&["--shards", "2"]);
     assert_eq!((one, two), (1, 2), "the second run is split in two");
     assert!(whole >= 90, "{whole}");
+    // A small tree: revealing foreign keys runs a few executions twice.
     assert!(
-        sharded >= whole && sharded < whole + whole / 4,
+        sharded >= whole && sharded < whole * 3 / 2,
         "{sharded} vs {whole}"
     );
 }
