@@ -227,3 +227,45 @@ pub mod tokens {
         .to_string()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::protocol::*;
+    use super::tokens::*;
+
+    #[test]
+    fn requests_and_messages_read_back_and_unknown_kinds_are_tolerated() {
+        let line = r#"{"v":1,"request":"explore","overrides":{"preemption_bound":2,"shard":{"index":1,"count":2}}}"#;
+        let parsed: RequestLine = serde_json::from_str(line).unwrap();
+        match parsed.request {
+            Request::Explore {
+                overrides,
+                announce,
+            } => {
+                assert_eq!(overrides.preemption_bound, Some(2));
+                assert_eq!(overrides.shard, Some(Shard { index: 1, count: 2 }));
+                assert!(!announce);
+            }
+            other => panic!("{other:?}"),
+        }
+        let newer = r#"{"kind":"coverage","blocks":12}"#;
+        assert!(matches!(
+            serde_json::from_str::<Message>(newer).unwrap(),
+            Message::Unknown
+        ));
+        let progress = r#"{"kind":"progress","executions":5,"elapsed_ms":7,"rate":1.5}"#;
+        assert!(matches!(
+            serde_json::from_str::<Message>(progress).unwrap(),
+            Message::Progress { executions: 5, .. }
+        ));
+    }
+
+    #[test]
+    fn prefix_tokens_name_their_test_and_carry_the_decisions() {
+        let token = prefix_token("tests::crash", &[1, 0, 2]);
+        assert_eq!(token_test_hash(&token), Ok(test_hash_of("tests::crash")));
+        let schedule: crate::Schedule = token.parse().unwrap();
+        assert_eq!(schedule.decisions(), &[1, 0, 2]);
+        assert!(token_test_hash("symx1-garbage").is_err());
+    }
+}
