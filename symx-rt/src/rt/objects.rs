@@ -60,6 +60,8 @@ pub(crate) enum ObjKind {
     /// A user object known by address: annotated locks, barriers, wait queues.
     User,
     Arc,
+    /// `symx::Shared`: a symbolic shared variable.
+    Shared,
 }
 
 impl ObjKind {
@@ -75,6 +77,7 @@ impl ObjKind {
             ObjKind::Cell => "UnsafeCell",
             ObjKind::User => "Object",
             ObjKind::Arc => "Arc",
+            ObjKind::Shared => "Shared",
         }
     }
 }
@@ -167,6 +170,11 @@ impl Objects {
             barrier: None,
         });
         id
+    }
+
+    /// Objects used so far in this execution.
+    pub fn len(&self) -> usize {
+        self.states.len()
     }
 
     pub fn get(&self, id: ObjId) -> &ObjState {
