@@ -139,7 +139,7 @@ pub enum CmpOp {
 
 /// One node of the expression DAG.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "lowercase")]
+#[serde(rename_all = "lowercase")]
 pub enum Expr {
     /// A constant (the value as a number, see [`Ty::to_i128`]).
     Const { ty: Ty, value: i128 },

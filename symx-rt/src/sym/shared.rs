@@ -67,11 +67,8 @@ impl<T: SymValue> Shared<T> {
             return Sym::constant(self.load(0));
         };
         let value = self.load(generation);
-        let handle = rt::with(|e| {
-            rt::record_value(rt::Value::One(T::TY.to_i128(value.to_bits())));
-            record::read_var(e, value)
-        })
-        .flatten();
+        let handle = rt::with(|e| record::read_var(e, value)).flatten();
+        rt::record_value(rt::Value::One(T::TY.to_i128(value.to_bits())));
         Sym::with_expr(value, handle)
     }
 

@@ -66,8 +66,9 @@ impl Trace {
             }
             None => return Err(TraceError::Corrupt("the field `version` is missing".into())),
         }
+        // Numbers are `i128`s, which `serde_json::Value` cannot hold: read the text again.
         let trace: Trace =
-            serde_json::from_value(value).map_err(|e| TraceError::Corrupt(e.to_string()))?;
+            serde_json::from_str(text).map_err(|e| TraceError::Corrupt(e.to_string()))?;
         check::references(&trace).map_err(TraceError::Corrupt)?;
         Ok(trace)
     }
