@@ -14,13 +14,14 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote_spanned;
-use syn::parse::Parser;
-use syn::punctuated::Punctuated;
+use syn::buffer::Cursor;
+use syn::parse::{ParseStream, Parser};
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Attribute, Block, Expr, ExprBlock, Ident, LitStr, Macro, Path, Stmt, Token};
 
 use crate::instrument::{compare_import, Instrumenter};
+use crate::written_text;
 
 /// Which assertion a macro is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,10 +59,13 @@ impl Kind {
 }
 
 /// An assertion's values (the condition, or left and right) and the
-/// `format!`-style message arguments after them, if any.
+/// `format!`-style message arguments after them, if any. Each value is kept
+/// both parsed, to be rewritten, and as the tokens the user wrote, for its
+/// text (see `written_text`).
 struct Arguments {
     values: Vec<Expr>,
-    message: Vec<Expr>,
+    texts: Vec<TokenStream>,
+    message: Vec<TokenStream>,
 }
 
 /// The assertion a macro path names, and whether it is a `debug_` form.
@@ -81,15 +85,46 @@ fn classify(path: &Path) -> Option<(Kind, bool)> {
 }
 
 fn parse_arguments(kind: Kind, tokens: TokenStream) -> syn::Result<Arguments> {
-    let mut values: Vec<Expr> = Punctuated::<Expr, Token![,]>::parse_terminated
-        .parse2(tokens)?
-        .into_iter()
-        .collect();
-    if values.len() < kind.values() {
+    let mut arguments = comma_separated.parse2(tokens)?;
+    if arguments.len() < kind.values() {
         return Err(syn::Error::new(Span::call_site(), kind.usage()));
     }
-    let message = values.split_off(kind.values());
-    Ok(Arguments { values, message })
+    let message = arguments.split_off(kind.values());
+    let (values, texts) = arguments.into_iter().unzip();
+    let message = message.into_iter().map(|(_, tokens)| tokens).collect();
+    Ok(Arguments {
+        values,
+        texts,
+        message,
+    })
+}
+
+/// `expr, expr, ..` with an optional trailing comma, each expression with
+/// the original tokens it was parsed from.
+fn comma_separated(input: ParseStream) -> syn::Result<Vec<(Expr, TokenStream)>> {
+    let mut arguments = Vec::new();
+    while !input.is_empty() {
+        let start = input.cursor();
+        let expr: Expr = input.parse()?;
+        arguments.push((expr, tokens_between(start, input.cursor())));
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    Ok(arguments)
+}
+
+fn tokens_between(mut cursor: Cursor, end: Cursor) -> TokenStream {
+    let mut tokens = TokenStream::new();
+    while cursor < end {
+        let Some((tree, next)) = cursor.token_tree() else {
+            break;
+        };
+        tokens.extend([tree]);
+        cursor = next;
+    }
+    tokens
 }
 
 /// The rewritten form of an assertion macro met in an instrumented body, or
@@ -105,7 +140,8 @@ pub(crate) fn rewrite(
     // The span of the macro's path, as for the standard macros: a failure
     // is located at the `assert!` itself.
     let span = mac.path.span();
-    let mut tokens = generate(kind, &arguments, span, instrumenter);
+    let enclosing = mac.delimiter.span().join();
+    let mut tokens = generate(kind, &arguments, span, enclosing, instrumenter);
     if debug {
         tokens = quote_spanned!(span=> if ::core::cfg!(debug_assertions) { #tokens });
     }
@@ -139,49 +175,50 @@ pub(crate) fn expand(kind: Kind, input: TokenStream) -> TokenStream {
     };
     let span = Span::call_site();
     let import = compare_import();
-    let body = generate(kind, &arguments, span, &mut Instrumenter);
+    let body = generate(kind, &arguments, span, span, &mut Instrumenter);
     quote_spanned!(span=> { #import #body })
 }
 
-/// The checking code, its tokens spanned at `span`.
+/// The checking code, its tokens spanned at `span`; `enclosing` covers the
+/// macro's arguments in the source.
 fn generate(
     kind: Kind,
     arguments: &Arguments,
     span: Span,
+    enclosing: Span,
     instrumenter: &mut Instrumenter,
 ) -> TokenStream {
     let mut rewritten = arguments.values.clone();
     for value in &mut rewritten {
         instrumenter.visit_expr_mut(value);
     }
+    let texts: Vec<TokenStream> = (arguments.texts.iter())
+        .map(|tokens| written_text::text(tokens, enclosing, span))
+        .collect();
+    let message = &arguments.message;
     match kind {
-        Kind::Assert => condition(
-            &arguments.values[0],
-            &rewritten[0],
-            &arguments.message,
-            span,
-        ),
+        Kind::Assert => condition(&texts[0], &rewritten[0], message, span),
         Kind::AssertEq | Kind::AssertNe => {
-            let original = [&arguments.values[0], &arguments.values[1]];
+            let texts = [&texts[0], &texts[1]];
             let rewritten = [&rewritten[0], &rewritten[1]];
-            equality(kind, original, rewritten, &arguments.message, span)
+            equality(kind, texts, rewritten, message, span)
         }
     }
 }
 
-/// `assert!(cond, message..)`. `original` is the condition as written, for the
-/// recorded text and the default message.
-fn condition(original: &Expr, cond: &Expr, message: &[Expr], span: Span) -> TokenStream {
+/// `assert!(cond, message..)`. `text` is the condition's text, for the
+/// record and the default message.
+fn condition(text: &TokenStream, cond: &Expr, message: &[TokenStream], span: Span) -> TokenStream {
     let panic = if message.is_empty() {
         // Through "{}", because the condition's text may contain braces.
         quote_spanned! {span=>
-            ::core::panic!("{}", ::core::concat!("assertion failed: ", ::core::stringify!(#original)))
+            ::core::panic!("{}", ::core::concat!("assertion failed: ", #text))
         }
     } else {
         quote_spanned!(span=> ::core::panic!(#(#message),*))
     };
     quote_spanned! {span=>
-        if !::symx::__private::assertion(#cond, ::core::stringify!(#original)) {
+        if !::symx::__private::assertion(#cond, #text) {
             #panic
         }
     }
@@ -192,9 +229,9 @@ fn condition(original: &Expr, cond: &Expr, message: &[Expr], span: Span) -> Toke
 /// printed with `{:?}` on failure.
 fn equality(
     kind: Kind,
-    original: [&Expr; 2],
+    texts: [&TokenStream; 2],
     values: [&Expr; 2],
-    message: &[Expr],
+    message: &[TokenStream],
     span: Span,
 ) -> TokenStream {
     let (op, method) = match kind {
@@ -206,11 +243,11 @@ fn equality(
     // called `left_val`.
     let left = Ident::new("left_val", Span::mixed_site().located_at(span));
     let right = Ident::new("right_val", Span::mixed_site().located_at(span));
-    let [left_text, right_text] = original;
+    let [left_text, right_text] = texts;
     let [left_value, right_value] = values;
     let separator = LitStr::new(&format!(" {op} "), span);
     let text = quote_spanned! {span=>
-        ::core::concat!(::core::stringify!(#left_text), #separator, ::core::stringify!(#right_text))
+        ::core::concat!(#left_text, #separator, #right_text)
     };
     let panic = equality_panic(op, message, &left, &right, span);
     quote_spanned! {span=>
@@ -231,7 +268,7 @@ fn equality(
 /// (`core::panicking::assert_failed`), with the user's message after a colon.
 fn equality_panic(
     op: &str,
-    message: &[Expr],
+    message: &[TokenStream],
     left: &Ident,
     right: &Ident,
     span: Span,
@@ -312,7 +349,9 @@ mod tests {
     fn assert_eq_matches_std_shape_and_message() {
         let out = rewritten(quote!(assert_eq!(a.len(), 2))).unwrap();
         let scrutinee = quote!(match (&(a.len()), &(2))).to_string();
-        let compare = expr(quote!((&&::symx::__private::Cmp(left_val, right_val)).__symx_eq()));
+        let compare = expr(quote!(
+            (&&::symx::__private::Cmp(left_val, right_val)).__symx_eq()
+        ));
         let text = quote!(::core::concat!(
             ::core::stringify!(a.len()),
             " == ",

@@ -175,8 +175,19 @@ fn needs_branch(cond: &Expr) -> bool {
         Expr::Lit(ExprLit {
             lit: Lit::Bool(_), ..
         }) => false,
+        // A diverging operand (`ok || return`, `x || panic!()`) has type
+        // `!`, which coerces to `bool` but would leave `branch`'s type
+        // parameter to fall back to `()`.
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => false,
+        Expr::Macro(call) => !is_diverging_macro(&call.mac.path),
         _ => true,
     }
+}
+
+fn is_diverging_macro(path: &syn::Path) -> bool {
+    path.segments.last().is_some_and(|last| {
+        ["panic", "unreachable", "todo", "unimplemented"].contains(&&*last.ident.to_string())
+    })
 }
 
 #[cfg(test)]
@@ -355,6 +366,24 @@ mod tests {
             let m = matches!(o, Some(n) if n > 1);
         };
         expect(body.clone(), body);
+    }
+
+    #[test]
+    fn diverging_operands_are_not_wrapped() {
+        expect(
+            quote! {
+                let a = ok || return;
+                let b = ok && std::panic!("no");
+                while x || break {}
+                let c = ready || matches!(o, Some(_));
+            },
+            quote! {
+                let a = ::symx::branch(ok) || return;
+                let b = ::symx::branch(ok) && std::panic!("no");
+                while ::symx::branch(x) || break {}
+                let c = ::symx::branch(ready) || ::symx::branch(matches!(o, Some(_)));
+            },
+        );
     }
 
     #[test]

@@ -27,6 +27,7 @@ mod diagnostics;
 mod instrument;
 mod instrument_attr;
 mod test_attr;
+mod written_text;
 
 /// Makes `fn name()` a `#[test]` whose body runs under the symx explorer.
 ///
