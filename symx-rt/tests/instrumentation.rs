@@ -1,0 +1,344 @@
+//! Acceptance for body instrumentation (issue 4, item 2): inside `#[symx::test]` and
+//! `#[symx::instrument]` items, plain-`bool` code keeps its meaning (conditions, guards,
+//! comparisons of every common type, assertions and their failure messages), while the same
+//! syntax on symbolic values gives `Sym<bool>` comparisons and recorded branches and
+//! assertions. Warnings are errors here, so generated code that trips a lint is caught.
+
+#![deny(warnings)]
+
+use std::cell::Cell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
+
+use symx::{Builder, FailureKind, Sym};
+
+#[derive(Debug, PartialEq)]
+struct Point {
+    x: i32,
+}
+
+/// `==` must need only `PartialEq`: `Point` has no ordering.
+#[symx::test]
+fn plain_code_inside_a_test_behaves_as_before() {
+    let s = String::from("abc");
+    let words = ["x", "yy"];
+    let opt: Option<u32> = Some(3);
+    let r = &5;
+    assert!(s == "abc" && "abc" == s && s != "abd");
+    assert!(*s == *"abc" && s[..] < *"abd");
+    assert!(words.len() > 0 && words[1].len() >= 2);
+    assert!(opt == Some(3) && opt != None && opt > Some(2) && None < opt);
+    assert!(r == &5 && *r <= 5 && &6 > r);
+    assert!(Point { x: 1 } == Point { x: 1 } && Point { x: 1 } != Point { x: 2 });
+    assert!(words[..] == ["x", "yy"]);
+    assert!(2.5 >= 2.5 && 1.5 < 2.0_f64);
+    assert!(() == ());
+    assert_eq!(Point { x: 4 }, Point { x: 2 + 2 });
+    assert_ne!(s, "abd", "s was {}", s);
+    debug_assert!(opt.is_some());
+    debug_assert_eq!(words.len(), 2);
+    debug_assert_ne!(words.len(), 3);
+    std::assert!(true || unreachable!());
+    core::assert_eq!(1 + 1, 2);
+}
+
+#[symx::test]
+fn conditions_guards_and_loops_take_the_same_paths() {
+    let mut n = 0;
+    let mut trips = 0;
+    while n < 3 {
+        n += 1;
+        trips += 1;
+    }
+    assert_eq!(trips, 3);
+    let opt = Some(3u32);
+    let kind = match opt {
+        Some(k) if k > 5 => "big",
+        Some(k) if k == 3 && n == 3 => "three",
+        _ => "other",
+    };
+    assert_eq!(kind, "three");
+    let x = if kind.len() < 2 || kind.starts_with('t') {
+        1
+    } else {
+        2
+    };
+    assert_eq!(x, 1);
+    let mut evaluated = false;
+    let short = x == 2 && {
+        evaluated = true;
+        true
+    };
+    assert!(!short && !evaluated, "`&&` still short-circuits");
+    if let Some(k) = opt {
+        assert_eq!(k, 3)
+    } else {
+        unreachable!()
+    }
+    let mut seen = 0;
+    let mut stack = vec!["a", "", "c"];
+    while let Some(w) = stack.pop() {
+        if w.len() != 0 {
+            seen += 1
+        }
+    }
+    assert_eq!(seen, 2);
+}
+
+#[symx::test]
+fn spawned_closures_are_instrumented_and_behave() {
+    let t = symx::thread::spawn(move || {
+        let v = 10;
+        assert!(v > 5, "in a spawned thread");
+        v > 5 && v != 7
+    });
+    assert!(t.join().unwrap());
+}
+
+/// Generic code: the plain comparison is chosen for a type parameter.
+#[symx::instrument]
+fn largest<T: PartialOrd + Copy>(xs: &[T]) -> T {
+    let mut best = xs[0];
+    for &x in xs {
+        if x > best {
+            best = x;
+        }
+    }
+    best
+}
+
+struct Counter {
+    count: u32,
+}
+
+#[symx::instrument]
+impl Counter {
+    fn bump_below(&mut self, limit: u32) -> bool {
+        if self.count < limit {
+            self.count += 1;
+            return true;
+        }
+        false
+    }
+
+    const fn limit() -> u32 {
+        3
+    }
+}
+
+#[symx::instrument]
+impl PartialEq<u32> for Counter {
+    fn eq(&self, other: &u32) -> bool {
+        self.count == *other
+    }
+}
+
+#[test]
+fn instrumented_functions_and_impls_compile_and_behave() {
+    assert_eq!(largest(&[3, 9, 2]), 9);
+    assert_eq!(largest(&["b", "c", "a"]), "c");
+    let mut c = Counter { count: 0 };
+    while c.bump_below(Counter::limit()) {}
+    assert!(c == 3);
+}
+
+// Failure messages: the instrumented assertions panic with std's text.
+
+#[symx::instrument]
+fn instrumented_asserts(case: u32, a: u32, b: u32) {
+    match case {
+        0 => assert_eq!(a, b),
+        1 => assert_eq!(a, b, "with {} and {b}", a),
+        2 => assert_ne!(a, b),
+        3 => assert!(a == b),
+        4 => assert!(a == b, "a={a}"),
+        5 => assert!(Some(a).map(|x| x as u64) == Some(1u64 << 40) && !(b > 100 && a < b)),
+        6 => debug_assert_eq!(a, b),
+        7 => symx::assert_ne!(a, b, "{}", "bye"),
+        8 => assert!(Point { x: a as i32 } == Point { x: 0 }),
+        _ => assert!(
+            a == b // equal
+                || b > 100
+        ),
+    }
+}
+
+fn std_asserts(case: u32, a: u32, b: u32) {
+    match case {
+        0 => assert_eq!(a, b),
+        1 => assert_eq!(a, b, "with {} and {b}", a),
+        2 => assert_ne!(a, b),
+        3 => assert!(a == b),
+        4 => assert!(a == b, "a={a}"),
+        5 => assert!(Some(a).map(|x| x as u64) == Some(1u64 << 40) && !(b > 100 && a < b)),
+        6 => debug_assert_eq!(a, b),
+        7 => assert_ne!(a, b, "{}", "bye"),
+        8 => assert!(Point { x: a as i32 } == Point { x: 0 }),
+        _ => assert!(
+            a == b // equal
+                || b > 100
+        ),
+    }
+}
+
+/// The message a panic in `f` carries.
+fn panic_message(f: impl FnOnce()) -> String {
+    quietly(|| {
+        let payload = panic::catch_unwind(AssertUnwindSafe(f)).expect_err("expected a panic");
+        match payload.downcast::<String>() {
+            Ok(s) => *s,
+            Err(payload) => payload.downcast_ref::<&str>().unwrap().to_string(),
+        }
+    })
+}
+
+#[test]
+fn failing_assertions_say_what_std_says() {
+    let expected = [
+        "assertion `left == right` failed\n  left: 1\n right: 2",
+        "assertion `left == right` failed: with 1 and 2\n  left: 1\n right: 2",
+    ];
+    assert_eq!(panic_message(|| instrumented_asserts(0, 1, 2)), expected[0]);
+    assert_eq!(panic_message(|| instrumented_asserts(1, 1, 2)), expected[1]);
+    for (case, a, b) in [
+        (0, 1, 2),
+        (1, 1, 2),
+        (2, 4, 4),
+        (3, 1, 2),
+        (4, 1, 2),
+        (5, 1, 0),
+        (7, 1, 1),
+        (8, 1, 0),
+    ] {
+        assert_eq!(
+            panic_message(|| instrumented_asserts(case, a, b)),
+            panic_message(|| std_asserts(case, a, b)),
+            "case {case}"
+        );
+    }
+    // A condition over several lines, or with a comment, is printed by `stringify!`, which
+    // spaces some tokens differently from std; the text is the same up to whitespace.
+    let multi_line = panic_message(|| instrumented_asserts(9, 1, 2));
+    assert_eq!(multi_line, "assertion failed: a == b || b > 100");
+    assert_eq!(
+        panic_message(|| std_asserts(9, 1, 2)),
+        "assertion failed: a == b || b > 100"
+    );
+    if cfg!(debug_assertions) {
+        assert_eq!(
+            panic_message(|| instrumented_asserts(6, 1, 2)),
+            panic_message(|| std_asserts(6, 1, 2))
+        );
+    }
+}
+
+#[test]
+fn passing_assertions_do_not_panic() {
+    for (case, a, b) in [
+        (0, 1, 1),
+        (1, 2, 2),
+        (2, 1, 2),
+        (3, 3, 3),
+        (4, 3, 3),
+        (6, 1, 1),
+        (7, 1, 2),
+        (8, 0, 0),
+        (9, 1, 1),
+    ] {
+        instrumented_asserts(case, a, b);
+    }
+}
+
+#[test]
+fn the_function_like_assertions_work_in_plain_code() {
+    let v = 7;
+    symx::assert!(v == 7);
+    symx::assert_eq!(v, 7, "v");
+    symx::assert_ne!(v, 8);
+    assert_eq!(
+        panic_message(|| symx::assert!(v != 7, "v must not be {}", v)),
+        "v must not be 7"
+    );
+    assert_eq!(
+        panic_message(|| symx::assert!(v < 3)),
+        "assertion failed: v < 3"
+    );
+    assert_eq!(
+        panic_message(|| symx::assert_eq!(v, 8)),
+        "assertion `left == right` failed\n  left: 7\n right: 8"
+    );
+}
+
+// Source locations: generated code carries the user's spans.
+
+thread_local! {
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+    static LAST_LINE: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Runs `f` with this thread's panics recorded (their line) instead of printed; other
+/// threads' panics still reach the default hook.
+fn quietly<R>(f: impl FnOnce() -> R) -> R {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let default = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if QUIET.get() {
+                LAST_LINE.set(info.location().map_or(0, |l| l.line()));
+            } else {
+                default(info)
+            }
+        }));
+    });
+    QUIET.set(true);
+    let r = f();
+    QUIET.set(false);
+    r
+}
+
+#[symx::instrument]
+fn failing_assert_eq(line: &mut u32) {
+    *line = line!() + 1;
+    assert_eq!(1 + 1, 3);
+}
+
+#[test]
+fn a_failing_assertion_is_located_at_the_users_line() {
+    let mut line = 0;
+    panic_message(|| failing_assert_eq(&mut line));
+    assert_ne!(line, 0);
+    assert_eq!(LAST_LINE.get(), line);
+    let expected = line!() + 1;
+    panic_message(|| symx::assert!(1 > 2));
+    assert_eq!(LAST_LINE.get(), expected);
+}
+
+// Symbolic values: the same syntax records what depends on an input.
+
+#[symx::instrument]
+fn symbolic_body() {
+    let n = symx::any::<u32>(); // 0: no input assignment is given
+    let big: Sym<bool> = n > 3;
+    let also: Sym<bool> = 3 < n;
+    assert!(!big.concrete() && !also.concrete());
+    let mut taken = 0;
+    if n > 3 {
+        taken = 1;
+    } else if n == 0 && 1 < 2 {
+        taken = 2;
+    }
+    match 5 {
+        k if n < k => taken += 10,
+        _ => {}
+    }
+    assert_eq!(taken, 12);
+    symx::assert!(n != 0, "n is {}", n.peek());
+}
+
+#[test]
+fn symbolic_conditions_branch_and_assert_on_their_concrete_values() {
+    let report = Builder::new().explore(symbolic_body);
+    let failure = report.failure().expect("the assertion on n != 0 fails");
+    assert_eq!(failure.kind(), FailureKind::Panic);
+    assert!(failure.message().contains("n is 0"), "{failure}");
+}
