@@ -65,6 +65,23 @@ pub(crate) enum ObjKind {
 }
 
 impl ObjKind {
+    /// The kind as traces name it.
+    pub(crate) fn trace_name(self) -> &'static str {
+        match self {
+            ObjKind::Atomic => "atomic",
+            ObjKind::Mutex => "mutex",
+            ObjKind::RwLock => "rwlock",
+            ObjKind::Condvar => "condvar",
+            ObjKind::Barrier => "barrier",
+            ObjKind::Channel => "channel",
+            ObjKind::Once => "once",
+            ObjKind::Cell => "cell",
+            ObjKind::User => "object",
+            ObjKind::Arc => "arc",
+            ObjKind::Shared => "shared",
+        }
+    }
+
     pub(crate) fn name(self) -> &'static str {
         match self {
             ObjKind::Atomic => "Atomic",

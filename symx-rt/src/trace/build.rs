@@ -2,6 +2,8 @@
 //! symbolic notes (`sym::record`): thread-local events recorded while `k` steps had happened
 //! go between step `k - 1` and step `k`, in the order they were recorded.
 
+use std::borrow::Cow;
+
 use super::format::*;
 use crate::report::FailureKind;
 use crate::rt::execution::Execution;
@@ -29,11 +31,11 @@ pub(crate) fn from_execution(e: &Execution) -> Trace {
     }
     let threads = b.threads();
     Trace {
-        format: TRACE_FORMAT.to_string(),
+        format: Cow::Borrowed(TRACE_FORMAT),
         version: TRACE_VERSION,
         test: None,
         schedule: None,
-        memory_model: "sequentially-consistent".to_string(),
+        memory_model: Cow::Borrowed("sequentially-consistent"),
         threads,
         objects: objects(e),
         inputs: e
@@ -224,9 +226,9 @@ fn sync_record(op: SyncOp, obj: u32, annotated: bool) -> SyncRecord {
     }
 }
 
-fn location(l: &std::panic::Location<'_>) -> Location {
+fn location(l: &'static std::panic::Location<'static>) -> Location {
     Location {
-        file: l.file().to_string(),
+        file: Cow::Borrowed(l.file()),
         line: l.line(),
         column: l.column(),
     }
@@ -238,8 +240,8 @@ fn objects(e: &Execution) -> Vec<ObjectInfo> {
             let s = e.objects.get(id);
             ObjectInfo {
                 id,
-                kind: s.kind.name().to_ascii_lowercase(),
-                type_name: s.type_name.to_string(),
+                kind: Cow::Borrowed(s.kind.trace_name()),
+                type_name: Cow::Borrowed(s.type_name),
             }
         })
         .collect()

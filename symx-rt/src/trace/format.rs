@@ -3,6 +3,8 @@
 //! `docs/trace-format.md` describes the same format for readers outside Rust. Changing any
 //! type here changes the format: bump [`TRACE_VERSION`] and regenerate the golden traces.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 pub use crate::sym::expr::{BinOp, CmpOp, Expr, ExprId, Ty, UnOp};
@@ -17,7 +19,7 @@ pub const TRACE_VERSION: u32 = 1;
 #[serde(deny_unknown_fields)]
 pub struct Trace {
     /// Always [`TRACE_FORMAT`].
-    pub format: String,
+    pub format: Cow<'static, str>,
     /// [`TRACE_VERSION`] of the writer.
     pub version: u32,
     /// The test's name, when the execution ran under one.
@@ -27,7 +29,7 @@ pub struct Trace {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<String>,
     /// Interleavings are sequentially consistent; the field says so for readers.
-    pub memory_model: String,
+    pub memory_model: Cow<'static, str>,
     pub threads: Vec<ThreadInfo>,
     pub objects: Vec<ObjectInfo>,
     /// The input assignment of this execution: every input handed out, with its value.
@@ -61,9 +63,9 @@ pub struct ObjectInfo {
     pub id: u32,
     /// `atomic`, `mutex`, `rwlock`, `condvar`, `barrier`, `channel`, `once`, `cell`,
     /// `shared`, `arc`, or `object` (a user-built primitive known by address).
-    pub kind: String,
+    pub kind: Cow<'static, str>,
     /// The type the program used (`AtomicUsize`, `SpinLock`).
-    pub type_name: String,
+    pub type_name: Cow<'static, str>,
 }
 
 /// One symbolic input and the value it had.
@@ -223,7 +225,8 @@ pub struct SyncRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Location {
-    pub file: String,
+    /// Borrowed from the binary while recording (no copy per event), owned once read back.
+    pub file: Cow<'static, str>,
     pub line: u32,
     pub column: u32,
 }
