@@ -8,8 +8,11 @@
 
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Once;
 
+use symx::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use symx::trace::format::EventKind;
 use symx::{Builder, FailureKind, Sym};
 
 #[derive(Debug, PartialEq)]
@@ -133,6 +136,29 @@ impl PartialEq<u32> for Counter {
     }
 }
 
+/// Instrumentation composes with the annotations, in either order.
+struct Flag {
+    set: AtomicBool,
+}
+
+impl Flag {
+    #[symx::acquire]
+    #[symx::instrument]
+    fn lock(&self) {
+        while self.set.swap(true, SeqCst) {
+            symx::hint::spin_loop();
+        }
+    }
+
+    #[symx::instrument]
+    #[symx::release]
+    fn unlock(&self) {
+        if self.set.load(SeqCst) {
+            self.set.store(false, SeqCst);
+        }
+    }
+}
+
 #[test]
 fn instrumented_functions_and_impls_compile_and_behave() {
     assert_eq!(largest(&[3, 9, 2]), 9);
@@ -140,6 +166,21 @@ fn instrumented_functions_and_impls_compile_and_behave() {
     let mut c = Counter { count: 0 };
     while c.bump_below(Counter::limit()) {}
     assert!(c == 3);
+    let report = Builder::new().explore(|| {
+        let flag = symx::sync::Arc::new(Flag {
+            set: AtomicBool::new(false),
+        });
+        let other = flag.clone();
+        let t = symx::thread::spawn(move || {
+            other.lock();
+            other.unlock();
+        });
+        flag.lock();
+        flag.unlock();
+        t.join().unwrap();
+    });
+    assert!(report.failure().is_none(), "{:?}", report.failure());
+    assert!(report.executions() > 1);
 }
 
 // Failure messages: the instrumented assertions panic with std's text.
@@ -341,4 +382,60 @@ fn symbolic_conditions_branch_and_assert_on_their_concrete_values() {
     let failure = report.failure().expect("the assertion on n != 0 fails");
     assert_eq!(failure.kind(), FailureKind::Panic);
     assert!(failure.message().contains("n is 0"), "{failure}");
+}
+
+/// The lines `recorded_body` notes: its branch, its `&&`, its two assertions.
+static LINES: [AtomicU32; 4] = [const { AtomicU32::new(0) }; 4];
+
+#[symx::instrument]
+fn recorded_body() {
+    let n = symx::any::<u32>();
+    LINES[0].store(line!() + 1, Relaxed);
+    if n > 3 {
+        unreachable!()
+    }
+    LINES[1].store(line!() + 1, Relaxed);
+    let small = n < 10 && n != 5;
+    LINES[2].store(line!() + 1, Relaxed);
+    assert!(n <= 3 && small);
+    LINES[3].store(line!() + 1, Relaxed);
+    std::assert!(n.cast::<i64>() - 4 < 0, "n is small");
+}
+
+#[test]
+fn branches_and_assertions_are_recorded_at_the_users_source() {
+    let mut events = Vec::new();
+    let report = Builder::new().explore_traces(recorded_body, |trace| {
+        events.extend(trace.events.iter().filter_map(|e| {
+            let location = e.location.as_ref()?;
+            matches!(e.kind, EventKind::Branch | EventKind::Assert).then(|| {
+                let text = e.assert.as_ref().map(|a| a.text.clone());
+                (
+                    e.kind,
+                    location.file.to_string(),
+                    location.line,
+                    location.column,
+                    text,
+                )
+            })
+        }))
+    });
+    assert!(report.failure().is_none(), "{:?}", report.failure());
+    let file = file!().to_string();
+    let line = |i: usize| LINES[i].load(Relaxed);
+    let branch = |line, column| (EventKind::Branch, file.clone(), line, column, None);
+    let expected = [
+        branch(line(0), 8),  // `n > 3`
+        branch(line(1), 17), // `n < 10`
+        branch(line(1), 27), // `n != 5`
+        branch(line(2), 13), // `n <= 3`, an operand of `&&`; the assertion is on a `bool`
+        (
+            EventKind::Assert,
+            file.clone(),
+            line(3),
+            5, // `std::assert!` itself
+            Some("n.cast::<i64>() - 4 < 0".to_string()),
+        ),
+    ];
+    assert_eq!(events, expected);
 }
