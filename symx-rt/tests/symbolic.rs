@@ -280,3 +280,42 @@ fn a_guide_the_program_cannot_follow_is_reported() {
     });
     assert!(run.divergence.unwrap().contains("thread 3"));
 }
+
+#[test]
+fn a_trace_directory_keeps_a_bounded_number_of_files_and_the_failing_one() {
+    let dir = std::env::temp_dir().join(format!("symx-traces-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // 3 threads x 1 fetch_add: 6 executions under DFS, the last one fails on purpose.
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let report = Builder::new()
+        .strategy(symx::Strategy::Dfs)
+        .name("traces::bounded")
+        .trace_dir(Some(dir.clone()), 2)
+        .explore(|| {
+            let n = runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let c = Arc::new(AtomicUsize::new(0));
+            let hs: Vec<_> = (0..2)
+                .map(|_| {
+                    let c = c.clone();
+                    symx::thread::spawn(move || c.fetch_add(1, Ordering::SeqCst))
+                })
+                .collect();
+            c.fetch_add(1, Ordering::SeqCst);
+            hs.into_iter().for_each(|h| drop(h.join()));
+            assert!(n < 5, "the sixth execution fails");
+        });
+    assert_eq!(report.executions(), 6);
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["traces__bounded-000001.json", "traces__bounded-000002.json", "traces__bounded-000006.json"]
+    );
+    let last = Trace::from_json(&std::fs::read_to_string(dir.join(&files[2])).unwrap()).unwrap();
+    assert!(matches!(last.verdict, Verdict::Fail { .. }));
+    last.check_consistency().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
