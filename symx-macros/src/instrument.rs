@@ -387,6 +387,24 @@ mod tests {
     }
 
     #[test]
+    fn statement_macros_keep_their_attributes() {
+        expect(
+            quote! {
+                #[cfg(feature = "slow")]
+                assert!(ok);
+            },
+            quote! {
+                #[cfg(feature = "slow")]
+                {
+                    if !::symx::__private::assertion(ok, ::core::stringify!(ok)) {
+                        ::core::panic!("{}", ::core::concat!("assertion failed: ", ::core::stringify!(ok)))
+                    }
+                };
+            },
+        );
+    }
+
+    #[test]
     fn while_true_and_literal_conditions_are_not_wrapped() {
         let body = quote!(while true {
             if false {}

@@ -43,6 +43,11 @@ fn plain_code_inside_a_test_behaves_as_before() {
     debug_assert_ne!(words.len(), 3);
     std::assert!(true || unreachable!());
     core::assert_eq!(1 + 1, 2);
+    // A statement macro keeps its attributes.
+    #[cfg(any())]
+    assert!(false, "compiled out");
+    #[allow(clippy::eq_op)]
+    assert!(1 == 1);
 }
 
 #[symx::test]
@@ -159,8 +164,14 @@ impl Flag {
     }
 }
 
+#[symx::instrument]
+async fn at_least(n: u32, limit: u32) -> bool {
+    n >= limit && async { limit > 0 }.await
+}
+
 #[test]
 fn instrumented_functions_and_impls_compile_and_behave() {
+    drop(at_least(1, 2));
     assert_eq!(largest(&[3, 9, 2]), 9);
     assert_eq!(largest(&["b", "c", "a"]), "c");
     let mut c = Counter { count: 0 };
