@@ -23,7 +23,6 @@
 //! Generated tokens carry the span of the expression they replace, so the
 //! runtime's `#[track_caller]` functions report the user's source location.
 
-use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{
@@ -157,11 +156,7 @@ fn wrap_condition(cond: &mut Expr) {
         return;
     }
     let span = cond.span();
-    *cond = branch_call(cond, span);
-}
-
-pub(crate) fn branch_call(cond: &Expr, span: Span) -> Expr {
-    parse_quote_spanned!(span=> ::symx::branch(#cond))
+    *cond = parse_quote_spanned!(span=> ::symx::branch(#cond));
 }
 
 fn needs_branch(cond: &Expr) -> bool {
@@ -192,6 +187,7 @@ fn is_diverging_macro(path: &syn::Path) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use proc_macro2::Span;
     use proc_macro2::TokenStream;
     use quote::{quote, ToTokens};
 
