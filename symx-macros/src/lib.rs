@@ -81,7 +81,9 @@ pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
 ///   last segment of the path, so `std::assert!` too) become the recorded
 ///   [`assert!`], [`assert_eq!`], [`assert_ne!`], with the standard messages.
 ///
-/// Plain `bool` code behaves as before. Not rewritten: other macros
+/// Closures and `async` blocks in the body are rewritten too, so a spawned
+/// thread's closure is. Plain `bool` code behaves as before, at no cost once
+/// inlined. Not rewritten: other macros
 /// (`println!("{}", a == b)`, `matches!`), nested items (`fn`, `impl`,
 /// `mod`, `const`, `static`; mark them themselves), the `let` of `if let`,
 /// `while let` and let chains (the expression matched is rewritten), and
@@ -89,10 +91,19 @@ pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
 /// can't be instrumented (an `impl` block's `const fn`s are skipped), and
 /// neither can a trait method without a body.
 ///
-/// A comparison whose operands can't be compared fails with an error about
-/// the method `__symx_eq` (or `_ne`, `_lt`, ...) rather than the usual
-/// "can't compare"; and a condition whose type was inferred only from being
-/// a condition (`if s.parse().unwrap()`) needs the type written out.
+/// Type inference sees a method call where the operator was:
+///
+/// - a comparison's operand types must be known where it is written. An
+///   operand whose type is inferred only later (an untyped parameter of a
+///   closure stored in a variable: `let less = |a, b| a < b;`) is taken to
+///   be symbolic, and the call of `less` then fails to type-check; write the
+///   types (`|a: &u32, b: &u32| a < b`). Closures passed straight to a
+///   function (`v.retain(|x| *x != 2)`) get their types from it and are fine;
+/// - operands that can't be compared fail with an error about the method
+///   `__symx_eq` (or `_ne`, `_lt`, ...) that names the missing
+///   `PartialEq` / `PartialOrd` bound, rather than with "can't compare";
+/// - a condition whose type is inferred only from being a condition
+///   (`if s.parse().unwrap()`) needs the type written out.
 #[proc_macro_attribute]
 pub fn instrument(args: TokenStream, item: TokenStream) -> TokenStream {
     instrument_attr::expand(args.into(), item.into()).into()

@@ -91,6 +91,13 @@ fn conditions_guards_and_loops_take_the_same_paths() {
         }
     }
     assert_eq!(seen, 2);
+    // Closure parameters typed by the callee's signature.
+    let mut numbers = vec![3, 1, 2, 5];
+    numbers.retain(|n| *n != 2);
+    assert_eq!(numbers.iter().filter(|n| **n > 1).count(), 2);
+    assert!(numbers.iter().any(|&n| n + 1 == 2));
+    let less = |a: &u32, b: &u32| a < b;
+    assert!(less(&1, &2));
 }
 
 #[symx::test]
