@@ -136,8 +136,12 @@ fn recording_as_asked(b: &Builder) -> Builder {
     b
 }
 
+/// Read once: the environment does not change under a running test binary's explorations.
 fn check_traces() -> bool {
-    std::env::var_os("SYMX_CHECK_TRACES").is_some_and(|v| !v.is_empty() && v != "0")
+    static CHECK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CHECK.get_or_init(|| {
+        std::env::var_os("SYMX_CHECK_TRACES").is_some_and(|v| !v.is_empty() && v != "0")
+    })
 }
 
 /// Names the trace's test and schedule, checks it when asked, writes it and hands it on.

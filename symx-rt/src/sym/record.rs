@@ -41,7 +41,7 @@ pub(crate) struct StepNote {
     pub read: Option<u32>,
     pub write: Option<(ExprId, Ty, u128)>,
     pub guard: Option<ExprId>,
-    pub sync: Vec<(SyncOp, ObjId)>,
+    pub sync: smallvec::SmallVec<[(SyncOp, ObjId); 2]>,
 }
 
 /// A change of lock or barrier state.

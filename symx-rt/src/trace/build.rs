@@ -14,7 +14,7 @@ use crate::sym::record::{Local, LocalNote, StepNote, SyncOp};
 pub(crate) fn from_execution(e: &Execution) -> Trace {
     let mut b = Builder {
         e,
-        events: Vec::new(),
+        events: Vec::with_capacity(e.trace.len() + e.sym.locals.len()),
         per_thread: vec![0; e.threads.len()],
     };
     let mut locals = e.sym.locals.iter().peekable();
