@@ -1,9 +1,9 @@
 //! `#[symx::test]`: turns a plain `fn name()` into a libtest `#[test]` whose
 //! body, instrumented by the `instrument` module, is handed to the runtime's
-//! explorer, with the attribute's arguments applied to a `symx::Builder`. This module owns the syntax of the attribute
-//! and its compile errors; what each option means is the runtime's business,
-//! reached only through `::symx::Builder::__attr_<key>` and
-//! `::symx::__private::run_test`.
+//! explorer, with the attribute's arguments applied to a `symx::Builder`.
+//! This module owns the syntax of the attribute and its compile errors; what
+//! each option means is the runtime's business, reached only through
+//! `::symx::Builder::__attr_<key>` and `::symx::__private::run_test`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
