@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use crate::report::Report;
-use crate::sym::InputValues;
-use crate::trace::Trace;
 use crate::rt::Config;
 use crate::schedule::{ReplayError, Schedule};
+use crate::sym::InputValues;
+use crate::trace::Trace;
 
 /// How executions are chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -141,7 +141,11 @@ fn wang_fig1_predicted_permutation_fails() {
     assert_eq!(run.divergence, None);
     let failure = run.report.failure().expect("the assertion fails");
     assert_eq!(failure.kind(), symx::FailureKind::Panic);
-    assert!(failure.message().contains("y == 1"), "{}", failure.message());
+    assert!(
+        failure.message().contains("y == 1"),
+        "{}",
+        failure.message()
+    );
 }
 
 #[test]
@@ -151,7 +155,11 @@ fn input_decides_the_lock() {
         let l2 = locks.clone();
         let t = symx::thread::spawn(move || *l2.1.lock().unwrap() += 1);
         let k = symx::any_named::<u8>("k");
-        let m = if symx::branch(k.sym_lt(128u8)) { &locks.0 } else { &locks.1 };
+        let m = if symx::branch(k.sym_lt(128u8)) {
+            &locks.0
+        } else {
+            &locks.1
+        };
         *m.lock().unwrap() += 1;
         t.join().unwrap();
     });

@@ -14,7 +14,8 @@ fn traces_of(b: Builder, f: impl Fn()) -> (symx::Report, Vec<Trace>) {
     let mut traces = Vec::new();
     let report = b.explore_traces(f, |t| traces.push(t.clone()));
     for t in &traces {
-        t.check_consistency().unwrap_or_else(|e| panic!("{e}\n{}", t.to_json()));
+        t.check_consistency()
+            .unwrap_or_else(|e| panic!("{e}\n{}", t.to_json()));
     }
     (report, traces)
 }
@@ -76,7 +77,15 @@ fn branches_on_symbolic_conditions_are_recorded_as_taken() {
         assert!(symx::branch(true)); // plain conditions record nothing
     });
     let t = &traces[0];
-    assert_eq!(kinds(t, 0), [EventKind::Input, EventKind::Branch, EventKind::Branch, EventKind::Exit]);
+    assert_eq!(
+        kinds(t, 0),
+        [
+            EventKind::Input,
+            EventKind::Branch,
+            EventKind::Branch,
+            EventKind::Exit
+        ]
+    );
     assert_eq!(t.inputs[0].value, 7);
 }
 
@@ -101,7 +110,12 @@ fn shared_reads_are_read_variables_and_writes_carry_expressions() {
     assert_eq!(traces.len(), 2);
     for t in &traces {
         let reads: Vec<_> = t.events.iter().filter_map(|e| e.read).collect();
-        assert_eq!(reads.len(), 2, "two reads, each its own read variable: {}", t.to_json());
+        assert_eq!(
+            reads.len(),
+            2,
+            "two reads, each its own read variable: {}",
+            t.to_json()
+        );
         assert_ne!(reads[0].var, reads[1].var);
         for w in t.events.iter().filter_map(|e| e.write) {
             let expr = t.exprs[w.expr as usize];
@@ -110,7 +124,10 @@ fn shared_reads_are_read_variables_and_writes_carry_expressions() {
                 "a write computed from a read is an expression over it, not a constant: {expr:?}"
             );
         }
-        assert!(t.events.iter().all(|e| e.guard.is_none()), "nothing escaped");
+        assert!(
+            t.events.iter().all(|e| e.guard.is_none()),
+            "nothing escaped"
+        );
     }
 }
 
@@ -124,23 +141,37 @@ fn plain_value_atomic_reads_are_pinned() {
     let t = &traces[0];
     let load = t.events.iter().find(|e| e.kind == EventKind::Load).unwrap();
     assert_eq!(load.read.map(|r| r.value), Some(4));
-    assert!(load.guard.is_some(), "the plain value escaped: read == 4 is its guard");
-    let store = t.events.iter().find(|e| e.kind == EventKind::Store).unwrap();
+    assert!(
+        load.guard.is_some(),
+        "the plain value escaped: read == 4 is its guard"
+    );
+    let store = t
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::Store)
+        .unwrap();
     let w = store.write.unwrap();
     assert_eq!(w.value, 5);
-    assert!(matches!(t.exprs[w.expr as usize], symx::trace::format::Expr::Const { value: 5, .. }));
+    assert!(matches!(
+        t.exprs[w.expr as usize],
+        symx::trace::format::Expr::Const { value: 5, .. }
+    ));
 }
 
 #[test]
 fn escapes_record_guards() {
     let (_, traces) = traces_of(Builder::new(), || {
         let n = symx::any::<usize>();
-        let table = vec![10, 20, 30];
+        let table: &[i32] = &[10, 20, 30];
         let _ = table[n]; // symbolic index: pinned
         let _: usize = n.concrete();
         let _ = n == 0usize; // std comparison: the outcome escapes
     });
-    let pins = traces[0].events.iter().filter(|e| e.kind == EventKind::Pin).count();
+    let pins = traces[0]
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::Pin)
+        .count();
     assert_eq!(pins, 3);
 }
 
@@ -153,7 +184,11 @@ fn recorded_assertions_carry_their_condition() {
         symx::assert!(v == 4u8, "v is {}", v.peek());
     });
     let failure = report.failure().expect("the second assertion fails");
-    assert!(failure.message().contains("v is 3"), "{}", failure.message());
+    assert!(
+        failure.message().contains("v is 3"),
+        "{}",
+        failure.message()
+    );
     let t = traces.last().unwrap();
     let asserts: Vec<_> = t.events.iter().filter_map(|e| e.assert.clone()).collect();
     assert_eq!(asserts.len(), 2);
@@ -175,7 +210,11 @@ fn mutex_events_carry_lock_annotations_and_spawn_join_edges() {
     assert!(t.threads[1].spawned_at.is_some());
     assert_eq!(t.threads[1].joined_at.len(), 1);
     let syncs: Vec<_> = t.events.iter().flat_map(|e| e.sync.iter()).collect();
-    assert_eq!(syncs.len(), 4, "two acquisitions and two releases: {syncs:?}");
+    assert_eq!(
+        syncs.len(),
+        4,
+        "two acquisitions and two releases: {syncs:?}"
+    );
 }
 
 #[test]
@@ -205,11 +244,23 @@ fn bad_trace_files_are_rejected_with_the_reason() {
     assert!(err("{ not json").contains("not a symx trace"));
     assert!(err(r#"{"format": "other"}"#).contains("`format` is \"other\""));
     let newer = json.replace("\"version\": 1", "\"version\": 2");
-    assert!(err(&newer).contains("version 2 is not supported"), "{}", err(&newer));
+    assert!(
+        err(&newer).contains("version 2 is not supported"),
+        "{}",
+        err(&newer)
+    );
     let unknown = json.replace("\"memory_model\"", "\"colour\": 1, \"memory_model\"");
-    assert!(err(&unknown).contains("unknown field `colour`"), "{}", err(&unknown));
+    assert!(
+        err(&unknown).contains("unknown field `colour`"),
+        "{}",
+        err(&unknown)
+    );
     let dangling = json.replace("\"thread\": 0", "\"thread\": 9");
-    assert!(err(&dangling).contains("names thread 9"), "{}", err(&dangling));
+    assert!(
+        err(&dangling).contains("names thread 9"),
+        "{}",
+        err(&dangling)
+    );
 }
 
 #[test]
@@ -222,7 +273,10 @@ fn inconsistent_values_are_caught_by_the_check() {
     let w = t.events.iter_mut().find_map(|e| e.write.as_mut()).unwrap();
     w.value += 1;
     let why = t.check_consistency().unwrap_err();
-    assert!(why.contains("wrote 3 but its expression evaluates to 2"), "{why}");
+    assert!(
+        why.contains("wrote 3 but its expression evaluates to 2"),
+        "{why}"
+    );
 }
 
 #[test]
@@ -261,10 +315,18 @@ fn a_guided_run_follows_the_given_steps_and_inputs() {
         .collect();
     assert_eq!(writes, [(0, 1), (1, 5)]);
     // The other order passes, and the token of the failing run replays it.
-    let other = Builder::new().run_guided(&Guide { steps: vec![1, 1, 1], ..guide.clone() }, body);
+    let other = Builder::new().run_guided(
+        &Guide {
+            steps: vec![1, 1, 1],
+            ..guide.clone()
+        },
+        body,
+    );
     assert!(other.report.failure().is_none());
     let token: symx::Schedule = run.trace.schedule.as_deref().unwrap().parse().unwrap();
-    let replayed = Builder::new().inputs(guide.inputs.clone()).replay(&token, body);
+    let replayed = Builder::new()
+        .inputs(guide.inputs.clone())
+        .replay(&token, body);
     assert!(replayed.failure().is_some());
 }
 
@@ -312,7 +374,11 @@ fn a_trace_directory_keeps_a_bounded_number_of_files_and_the_failing_one() {
     files.sort();
     assert_eq!(
         files,
-        ["traces__bounded-000001.json", "traces__bounded-000002.json", "traces__bounded-000006.json"]
+        [
+            "traces__bounded-000001.json",
+            "traces__bounded-000002.json",
+            "traces__bounded-000006.json"
+        ]
     );
     let last = Trace::from_json(&std::fs::read_to_string(dir.join(&files[2])).unwrap()).unwrap();
     assert!(matches!(last.verdict, Verdict::Fail { .. }));

@@ -45,12 +45,14 @@ fn withdrawals_never_overdraw() {
 fn the_trace_records_the_input_the_reads_and_the_branches() {
     let inputs = [("amount".to_string(), 60)].into_iter().collect();
     let mut branches = Vec::new();
-    let report = Builder::new().inputs(inputs).explore_traces(withdrawals, |trace| {
-        trace.check_consistency().unwrap();
-        assert_eq!(trace.inputs[0].name, "amount");
-        let kinds: Vec<_> = trace.events.iter().map(|e| e.kind).collect();
-        branches.push(kinds.iter().filter(|k| **k == EventKind::Branch).count());
-    });
+    let report = Builder::new()
+        .inputs(inputs)
+        .explore_traces(withdrawals, |trace| {
+            trace.check_consistency().unwrap();
+            assert_eq!(trace.inputs[0].name, "amount");
+            let kinds: Vec<_> = trace.events.iter().map(|e| e.kind).collect();
+            branches.push(kinds.iter().filter(|k| **k == EventKind::Branch).count());
+        });
     assert!(report.failure().is_none());
     // Two orders of the critical sections; in each, both threads branch on the balance.
     assert_eq!(branches, [2, 2]);

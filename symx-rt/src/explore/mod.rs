@@ -16,11 +16,11 @@ mod replay;
 use std::time::Instant;
 
 use crate::builder::{Builder, Guide, GuidedRun, Strategy as Choice};
-use crate::trace::Trace;
 use crate::report::{Failure, Report, StopReason};
 use crate::rt::op::{Event, Op, ThreadId};
 use crate::rt::scheduler::{run_execution, Outcome};
 use crate::schedule::{test_hash, ReplayError, Schedule};
+use crate::trace::Trace;
 
 pub(crate) use replay::Replay;
 
@@ -188,7 +188,10 @@ pub(crate) fn run_guided(b: &Builder, guide: &Guide, body: &dyn Fn()) -> GuidedR
     strategy.next_execution();
     let mut outcome = run_execution(b.config(), &mut strategy, body, true);
     let schedule = outcome_schedule(&b, &outcome);
-    let mut trace = outcome.trace.take().expect("a recorded execution has a trace");
+    let mut trace = outcome
+        .trace
+        .take()
+        .expect("a recorded execution has a trace");
     deliver(&b, 1, &schedule, &mut trace, &mut None);
     let rendered = outcome.rendered.clone();
     let discarded = outcome.discarded as u64;

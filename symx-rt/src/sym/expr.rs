@@ -142,16 +142,41 @@ pub enum CmpOp {
 #[serde(rename_all = "lowercase")]
 pub enum Expr {
     /// A constant (the value as a number, see [`Ty::to_i128`]).
-    Const { ty: Ty, value: i128 },
+    Const {
+        ty: Ty,
+        value: i128,
+    },
     /// The symbolic input with this index in the trace's input list.
-    Input { ty: Ty, input: u32 },
+    Input {
+        ty: Ty,
+        input: u32,
+    },
     /// The value returned by the read that introduced read variable `var`.
-    Read { ty: Ty, var: u32 },
-    Unary { ty: Ty, un: UnOp, a: ExprId },
-    Binary { ty: Ty, bin: BinOp, a: ExprId, b: ExprId },
-    Compare { cmp: CmpOp, a: ExprId, b: ExprId },
+    Read {
+        ty: Ty,
+        var: u32,
+    },
+    Unary {
+        ty: Ty,
+        un: UnOp,
+        a: ExprId,
+    },
+    Binary {
+        ty: Ty,
+        bin: BinOp,
+        a: ExprId,
+        b: ExprId,
+    },
+    Compare {
+        cmp: CmpOp,
+        a: ExprId,
+        b: ExprId,
+    },
     /// `a as ty` (Rust's `as` between integers; `bool as` integer gives 0 or 1).
-    Cast { ty: Ty, a: ExprId },
+    Cast {
+        ty: Ty,
+        a: ExprId,
+    },
 }
 
 impl Expr {
@@ -220,7 +245,9 @@ pub fn eval_all(
         };
         let v = match *node {
             Expr::Const { ty, value } => ty.from_i128(value),
-            Expr::Input { ty, input: n } => ty.truncate(input(n).ok_or(EvalError::UnknownInput(n))?),
+            Expr::Input { ty, input: n } => {
+                ty.truncate(input(n).ok_or(EvalError::UnknownInput(n))?)
+            }
             Expr::Read { ty, var } => ty.truncate(read(var).ok_or(EvalError::UnknownRead(var))?),
             Expr::Unary { ty, un, a } => unary(ty, un, get(a)?),
             Expr::Binary { ty, bin, a, b } => binary(ty, bin, get(a)?, get(b)?)?,
@@ -307,12 +334,21 @@ mod tests {
         let nodes = [
             c(Ty::U8, 250),
             c(Ty::U8, 10),
-            Expr::Binary { ty: Ty::U8, bin: BinOp::Add, a: 0, b: 1 },
+            Expr::Binary {
+                ty: Ty::U8,
+                bin: BinOp::Add,
+                a: 0,
+                b: 1,
+            },
         ];
         assert_eq!(eval_last(&nodes), 4);
         let nodes = [
             c(Ty::I8, -128),
-            Expr::Unary { ty: Ty::I8, un: UnOp::Neg, a: 0 },
+            Expr::Unary {
+                ty: Ty::I8,
+                un: UnOp::Neg,
+                a: 0,
+            },
         ];
         assert_eq!(Ty::I8.to_i128(eval_last(&nodes)), -128);
     }
@@ -322,10 +358,29 @@ mod tests {
         let nodes = [
             c(Ty::I32, -7),
             c(Ty::I32, 2),
-            Expr::Binary { ty: Ty::I32, bin: BinOp::Div, a: 0, b: 1 },
-            Expr::Binary { ty: Ty::I32, bin: BinOp::Rem, a: 0, b: 1 },
-            Expr::Binary { ty: Ty::I32, bin: BinOp::Shr, a: 0, b: 1 },
-            Expr::Compare { cmp: CmpOp::Lt, a: 0, b: 1 },
+            Expr::Binary {
+                ty: Ty::I32,
+                bin: BinOp::Div,
+                a: 0,
+                b: 1,
+            },
+            Expr::Binary {
+                ty: Ty::I32,
+                bin: BinOp::Rem,
+                a: 0,
+                b: 1,
+            },
+            Expr::Binary {
+                ty: Ty::I32,
+                bin: BinOp::Shr,
+                a: 0,
+                b: 1,
+            },
+            Expr::Compare {
+                cmp: CmpOp::Lt,
+                a: 0,
+                b: 1,
+            },
         ];
         let v = eval_all(&nodes, |_| None, |_| None).unwrap();
         assert_eq!(Ty::I32.to_i128(v[2]), -7 / 2);
@@ -335,7 +390,11 @@ mod tests {
         let nodes = [
             c(Ty::U32, 0xffff_fff9),
             c(Ty::U32, 2),
-            Expr::Compare { cmp: CmpOp::Lt, a: 0, b: 1 },
+            Expr::Compare {
+                cmp: CmpOp::Lt,
+                a: 0,
+                b: 1,
+            },
         ];
         assert_eq!(eval_last(&nodes), 0);
     }
@@ -353,9 +412,20 @@ mod tests {
     #[test]
     fn inputs_and_reads_come_from_the_assignment() {
         let nodes = [
-            Expr::Input { ty: Ty::U16, input: 0 },
-            Expr::Read { ty: Ty::U16, var: 3 },
-            Expr::Binary { ty: Ty::U16, bin: BinOp::Mul, a: 0, b: 1 },
+            Expr::Input {
+                ty: Ty::U16,
+                input: 0,
+            },
+            Expr::Read {
+                ty: Ty::U16,
+                var: 3,
+            },
+            Expr::Binary {
+                ty: Ty::U16,
+                bin: BinOp::Mul,
+                a: 0,
+                b: 1,
+            },
         ];
         let v = eval_all(&nodes, |_| Some(300), |r| (r == 3).then_some(300)).unwrap();
         assert_eq!(v[2], (300u32 * 300 % 65536) as u128);
@@ -367,9 +437,28 @@ mod tests {
 
     #[test]
     fn forward_references_and_division_by_zero_are_errors() {
-        let nodes = [Expr::Unary { ty: Ty::U8, un: UnOp::Not, a: 0 }];
-        assert_eq!(eval_all(&nodes, |_| None, |_| None), Err(EvalError::Dangling(0)));
-        let nodes = [c(Ty::U8, 1), c(Ty::U8, 0), Expr::Binary { ty: Ty::U8, bin: BinOp::Rem, a: 0, b: 1 }];
-        assert_eq!(eval_all(&nodes, |_| None, |_| None), Err(EvalError::DivisionByZero));
+        let nodes = [Expr::Unary {
+            ty: Ty::U8,
+            un: UnOp::Not,
+            a: 0,
+        }];
+        assert_eq!(
+            eval_all(&nodes, |_| None, |_| None),
+            Err(EvalError::Dangling(0))
+        );
+        let nodes = [
+            c(Ty::U8, 1),
+            c(Ty::U8, 0),
+            Expr::Binary {
+                ty: Ty::U8,
+                bin: BinOp::Rem,
+                a: 0,
+                b: 1,
+            },
+        ];
+        assert_eq!(
+            eval_all(&nodes, |_| None, |_| None),
+            Err(EvalError::DivisionByZero)
+        );
     }
 }

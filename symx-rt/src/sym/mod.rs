@@ -41,7 +41,9 @@ pub fn any_named<T: SymValue>(name: &str) -> Sym<T> {
 #[track_caller]
 pub fn assume(cond: impl Condition) {
     let c = cond.into_sym();
-    let holds = record::condition(c, Location::caller(), |guard, _| record::Local::Assume { guard });
+    let holds = record::condition(c, Location::caller(), |guard, _| record::Local::Assume {
+        guard,
+    });
     if !holds {
         crate::rt::switch::discard("symx::assume");
     }

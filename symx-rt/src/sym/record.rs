@@ -57,16 +57,35 @@ pub(crate) enum SyncOp {
 /// A thread-local event between visible steps.
 #[derive(Clone, Debug)]
 pub(crate) enum Local {
-    Input { input: u32 },
-    Branch { guard: ExprId },
-    Assume { guard: ExprId },
-    Assert { cond: ExprId, holds: bool, text: &'static str },
-    Pin { guard: ExprId },
-    Spawn { child: ThreadId },
-    Join { child: ThreadId },
+    Input {
+        input: u32,
+    },
+    Branch {
+        guard: ExprId,
+    },
+    Assume {
+        guard: ExprId,
+    },
+    Assert {
+        cond: ExprId,
+        holds: bool,
+        text: &'static str,
+    },
+    Pin {
+        guard: ExprId,
+    },
+    Spawn {
+        child: ThreadId,
+    },
+    Join {
+        child: ThreadId,
+    },
     Exit,
     /// A lock or barrier annotation of a user-built primitive.
-    Annotated { op: SyncOp, obj: ObjId },
+    Annotated {
+        op: SyncOp,
+        obj: ObjId,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -164,7 +183,12 @@ impl SymState {
     }
 
     /// A fresh input of type `ty` (or the existing one of that name).
-    fn input(&mut self, thread: ThreadId, name: Option<&str>, ty: Ty) -> Result<(u32, u128), String> {
+    fn input(
+        &mut self,
+        thread: ThreadId,
+        name: Option<&str>,
+        ty: Ty,
+    ) -> Result<(u32, u128), String> {
         let name = match name {
             Some(n) => n.to_string(),
             None => {
@@ -184,7 +208,11 @@ impl SymState {
             }
             return Ok((i, slot.bits));
         }
-        let given = self.config.inputs.as_ref().and_then(|m| m.get(&name).copied());
+        let given = self
+            .config
+            .inputs
+            .as_ref()
+            .and_then(|m| m.get(&name).copied());
         let bits = match given {
             Some(v) => ty.from_i128(v),
             None => ty.truncate(default_input(self.config.input_seed, &name)),
@@ -212,7 +240,11 @@ fn with_exec<R>(f: impl FnOnce(&mut Execution) -> R) -> Option<R> {
 
 impl Execution {
     /// Appends a thread-local event of the current thread (when recording).
-    pub(crate) fn note_local(&mut self, local: Local, location: Option<&'static Location<'static>>) {
+    pub(crate) fn note_local(
+        &mut self,
+        local: Local,
+        location: Option<&'static Location<'static>>,
+    ) {
         if !self.sym.recording() {
             return;
         }
@@ -255,7 +287,9 @@ impl Execution {
     /// A read whose value leaves the symbolic world at once (plain-value APIs): the step
     /// also gets the guard `read == value`.
     pub(crate) fn note_plain_read(&mut self, ty: Ty, bits: u128) {
-        let Some(var) = self.note_read(ty, bits) else { return };
+        let Some(var) = self.note_read(ty, bits) else {
+            return;
+        };
         let r = self.sym.arena.push(Expr::Read { ty, var });
         let c = self.sym.arena.push(Expr::Const {
             ty,
@@ -353,7 +387,10 @@ pub(crate) fn pin<T: SymValue>(s: Sym<T>, location: &'static Location<'static>) 
 }
 
 /// A fresh symbolic input of the current execution.
-pub(crate) fn input<T: SymValue>(name: Option<&str>, location: &'static Location<'static>) -> Sym<T> {
+pub(crate) fn input<T: SymValue>(
+    name: Option<&str>,
+    location: &'static Location<'static>,
+) -> Sym<T> {
     let made = with_exec(|e| {
         let thread = e.current;
         let (i, bits) = e.sym.input(thread, name, T::TY)?;
@@ -400,7 +437,11 @@ pub(crate) fn condition(
 }
 
 /// Records an assertion on a symbolic condition (the condition itself, not oriented).
-pub(crate) fn assertion(c: Sym<bool>, text: &'static str, location: &'static Location<'static>) -> bool {
+pub(crate) fn assertion(
+    c: Sym<bool>,
+    text: &'static str,
+    location: &'static Location<'static>,
+) -> bool {
     if c.expr.is_some() {
         with_exec(|e| {
             if !e.sym.recording() {

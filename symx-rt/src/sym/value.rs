@@ -14,7 +14,9 @@ mod sealed {
 }
 
 /// The types a [`Sym`] can hold: `bool` and the primitive integers.
-pub trait SymValue: Copy + PartialEq + PartialOrd + std::fmt::Debug + sealed::Sealed + 'static {
+pub trait SymValue:
+    Copy + PartialEq + PartialOrd + std::fmt::Debug + sealed::Sealed + 'static
+{
     /// The type as the trace records it.
     const TY: Ty;
     /// The value's canonical bit pattern.

@@ -61,7 +61,12 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn push(&mut self, thread: usize, kind: EventKind, location: Option<Location>) -> &mut TraceEvent {
+    fn push(
+        &mut self,
+        thread: usize,
+        kind: EventKind,
+        location: Option<Location>,
+    ) -> &mut TraceEvent {
         if self.per_thread.len() <= thread {
             self.per_thread.resize(thread + 1, 0);
         }

@@ -38,7 +38,13 @@ impl TraceDir {
         let name = trace.test.as_deref().unwrap_or("model");
         let file: String = name
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         let path = self.dir.join(format!("{file}-{n:06}.json"));
         let result = std::fs::create_dir_all(&self.dir)
