@@ -9,10 +9,10 @@ use crate::sym::record::{Local, SyncOp};
 pub use crate::sym::assertion;
 pub use crate::sym::compare::Cmp;
 
-/// What instrumented bodies import so that rewritten comparisons resolve.
+/// What instrumented bodies import so that rewritten comparisons resolve: the traits only,
+/// and anonymously, so that the glob import shadows none of the user's names.
 pub mod compare {
-    pub use crate::sym::compare::traits::*;
-    pub use crate::sym::compare::Cmp;
+    pub use crate::sym::compare::{PlainCompare as _, PlainEq as _, SymCompare as _};
 }
 
 /// The body of a `#[symx::test]`: explores `body` (or replays `SYMX_REPLAY`) and fails the

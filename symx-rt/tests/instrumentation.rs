@@ -457,3 +457,54 @@ fn branches_and_assertions_are_recorded_at_the_users_source() {
     ];
     assert_eq!(events, expected);
 }
+
+/// The import instrumented bodies get brings no names into scope: a user's own `Cmp` (the
+/// name of the runtime's comparison wrapper) still resolves to the user's type.
+#[symx::test]
+fn instrumentation_shadows_none_of_the_users_names() {
+    #[derive(PartialEq, PartialOrd, Debug)]
+    struct Cmp(u32);
+    struct SymCompare;
+    let _ = SymCompare;
+    assert!(Cmp(1) < Cmp(2));
+    assert_eq!(Cmp(3), Cmp(3));
+}
+
+/// The symbolic atomic API: reads are free read variables, writes carry expressions.
+#[test]
+fn symbolic_atomics_record_free_reads_and_written_expressions() {
+    use symx::sync::atomic::{AtomicU32, Ordering::SeqCst};
+    use symx::trace::format::{EventKind, Expr};
+    let mut traces = Vec::new();
+    symx::Builder::new().explore_traces(
+        || {
+            let a = AtomicU32::new(5);
+            let v = a.load_sym(SeqCst);
+            a.store_sym(v * 2, SeqCst);
+            let old = a.fetch_add_sym(symx::any_named::<u32>("k"), SeqCst);
+            assert_eq!(old.peek(), 10);
+            let _ = a.swap_sym(old, SeqCst);
+            let _ = a.fetch_sub_sym(1u32, SeqCst);
+        },
+        |t| traces.push(t.clone()),
+    );
+    let t = &traces[0];
+    t.check_consistency().unwrap();
+    let atomics: Vec<_> = t.events.iter().filter(|e| e.step.is_some()).collect();
+    assert_eq!(atomics.len(), 5);
+    assert!(
+        atomics.iter().all(|e| e.guard.is_none()),
+        "no read is pinned"
+    );
+    let kinds: Vec<_> = atomics.iter().map(|e| e.kind).collect();
+    use EventKind::*;
+    assert_eq!(kinds, [Load, Store, Rmw, Rmw, Rmw]);
+    for e in &atomics[1..] {
+        let w = e.write.expect("every one but the load writes");
+        assert!(
+            !matches!(t.exprs[w.expr as usize], Expr::Const { .. }),
+            "{:?} writes an expression over reads and inputs",
+            e.kind
+        );
+    }
+}

@@ -130,8 +130,3 @@ impl<A: ?Sized + PartialOrd<B>, B: ?Sized> PlainCompare for &Cmp<'_, A, B> {
         *self.0 >= *self.1
     }
 }
-
-/// What instrumented bodies bring into scope so that rewritten comparisons resolve.
-pub mod traits {
-    pub use super::{PlainCompare, PlainEq, SymCompare};
-}

@@ -115,8 +115,31 @@ macro_rules! unary_op {
     };
 }
 
+/// `wrapping_add` and friends: the same wrapping the expression language has, without the
+/// debug-build overflow panic of the operators.
+macro_rules! wrapping_ops {
+    ($t:ty: $($m:ident => $bin:ident),*) => {
+        impl Sym<$t> {
+            $(
+                #[doc = concat!("`", stringify!($m), "` of the primitive type, recorded as `", stringify!($bin), "`.")]
+                pub fn $m(self, rhs: impl Into<Sym<$t>>) -> Sym<$t> {
+                    let rhs = rhs.into();
+                    let value = self.value.$m(rhs.value);
+                    record::binary(self, rhs, value, |a, b| Expr::Binary {
+                        ty: <$t as SymValue>::TY,
+                        bin: BinOp::$bin,
+                        a,
+                        b,
+                    })
+                }
+            )*
+        }
+    };
+}
+
 macro_rules! int_ops {
     ($($t:ty),*) => {$(
+        wrapping_ops!($t: wrapping_add => Add, wrapping_sub => Sub, wrapping_mul => Mul);
         binary_op!($t, Add, add, AddAssign, add_assign, Add);
         binary_op!($t, Sub, sub, SubAssign, sub_assign, Sub);
         binary_op!($t, Mul, mul, MulAssign, mul_assign, Mul);

@@ -467,6 +467,33 @@ pub(crate) fn read_var<T: SymValue>(e: &mut Execution, value: T) -> Option<Handl
     Some(e.sym.handle(id))
 }
 
+/// Turns the current step's pinned read into a free one (the caller hands the value on as a
+/// `Sym`) and returns the read variable's expression.
+pub(crate) fn unpin_read() -> Option<Handle> {
+    with_exec(|e| {
+        let step = e.step_note()?;
+        step.guard = None;
+        let var = step.read?;
+        let ty = e.sym.reads[var as usize].0;
+        let id = e.sym.arena.push(Expr::Read { ty, var });
+        Some(e.sym.handle(id))
+    })
+    .flatten()
+}
+
+/// Replaces the current step's written value by `value` with its expression.
+pub(crate) fn set_written<T: SymValue>(value: &Sym<T>) {
+    with_exec(|e| {
+        if !e.sym.recording() {
+            return;
+        }
+        let expr = e.sym.node(value);
+        if let Some(step) = e.step_note() {
+            step.write = Some((expr, T::TY, value.value.to_bits()));
+        }
+    });
+}
+
 /// The node of a value written by the current step (when recording and symbolic).
 pub(crate) fn written<T: SymValue>(e: &mut Execution, value: &Sym<T>) -> Option<ExprId> {
     e.sym.operand(value)
