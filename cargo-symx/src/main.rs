@@ -1,97 +1,55 @@
-//! `cargo symx`: the subcommand users run. For now it runs the in-process explorer that every
-//! `#[symx::test]` carries, through `cargo test`; the worker protocol, the reports and the
-//! z3-backed engines come with the driver (see the project's issues).
+//! `cargo symx`: builds a project's tests, runs each as a worker of the driver, and reports.
+//! This file only dispatches commands and maps results to exit codes (0 no bug, 1 a confirmed
+//! bug, 2 usage/configuration/build error, 130 interrupted); each module says what it owns.
 
-use std::process::{Command, ExitCode};
+mod cli;
+mod config;
+mod crash;
+mod discover;
+mod outcome;
+mod output;
+mod progress;
+mod replay;
+mod run;
+mod shards;
+mod style;
+mod test_cmd;
+mod worker;
 
-const HELP: &str = "\
-cargo symx: explore the #[symx::test] tests of a cargo project
+use std::process::ExitCode;
 
-USAGE:
-    cargo symx test [CARGO TEST ARGS]...      explore every #[symx::test] (and run the other tests)
-    cargo symx replay <TOKEN> <TEST PATH>     replay one failure, e.g. tests::lost_update
-
-EXAMPLES:
-    cargo symx test
-    cargo symx test -p getting-started lost_update
-    cargo symx replay symx1-AAU45mE0czQX3QMBAgHHHc_e tests::lost_update
-
-EXIT CODES:
-    0  no bug found      1  a test failed (a bug was found)      2  usage or build error
-";
-
-fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-}
-
-fn run(mut cmd: Command) -> ExitCode {
-    match cmd.status() {
-        Ok(s) if s.success() => ExitCode::SUCCESS,
-        // cargo test exits 101 for failing tests and for build errors alike.
-        Ok(s) if s.code() == Some(101) => ExitCode::from(1),
-        Ok(_) => ExitCode::from(2),
-        Err(e) => {
-            eprintln!("cargo symx: cannot run cargo: {e}");
-            ExitCode::from(2)
-        }
-    }
-}
+pub const EXIT_BUG: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
-    let mut args: Vec<String> = std::env::args().skip(1).collect();
-    // Invoked as `cargo symx ...`, cargo passes "symx" first.
-    if args.first().map(String::as_str) == Some("symx") {
-        args.remove(0);
-    }
-    match args.first().map(String::as_str) {
-        Some("test") => {
-            let mut cmd = cargo();
-            cmd.arg("test").args(&args[1..]);
-            run(cmd)
+    let cli = match cli::parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
         }
-        Some("replay") if args.len() == 3 => {
-            let (token, test) = (&args[1], &args[2]);
-            if let Err(e) = token.parse::<Token>() {
-                eprintln!("cargo symx replay: {e}");
-                return ExitCode::from(2);
-            }
-            let mut cmd = cargo();
-            cmd.env("SYMX_REPLAY", token).args([
-                "test",
-                test.as_str(),
-                "--",
-                "--exact",
-                "--nocapture",
-            ]);
-            run(cmd)
-        }
-        Some("--version" | "-V") => {
-            println!("cargo-symx {}", env!("CARGO_PKG_VERSION"));
-            ExitCode::SUCCESS
-        }
-        Some("--help" | "-h" | "help") => {
-            print!("{HELP}");
-            ExitCode::SUCCESS
-        }
-        _ => {
-            eprint!("{HELP}");
-            ExitCode::from(2)
+    };
+    let result = match &cli.command {
+        cli::Command::Test(args) => test_cmd::test(args, cli.color),
+        cli::Command::List(args) => test_cmd::list(args, cli.color),
+        cli::Command::Replay(args) => replay::replay(args, cli.color),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(message) => {
+            eprintln!("{} {message}", error_label(cli.color));
+            ExitCode::from(EXIT_USAGE)
         }
     }
 }
 
-/// Only the shape is checked here; the test binary validates the token fully.
-struct Token;
-
-impl std::str::FromStr for Token {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        if s.starts_with("symx") && s.contains('-') {
-            Ok(Token)
-        } else {
-            Err(format!(
-                "`{s}` is not a symx replay token (tokens look like symx1-...)"
-            ))
-        }
+fn error_label(color: cli::ColorChoice) -> String {
+    let style = style::Style::new(color, std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    if style.color {
+        "\x1b[1;31merror:\x1b[0m".to_string()
+    } else {
+        "error:".to_string()
     }
 }

@@ -22,6 +22,8 @@ mod rt;
 mod schedule;
 mod sym;
 pub mod trace;
+// cargo symx: the worker side of the driver protocol (driver branch).
+mod worker;
 
 pub mod annotate;
 pub mod cell;
@@ -44,4 +46,12 @@ pub use symx_macros::{
 #[doc(hidden)]
 pub mod __private {
     pub use crate::private::*;
+}
+
+/// What `cargo symx` shares with the test binaries it drives. Not part of the API.
+#[doc(hidden)]
+pub mod __worker {
+    pub use crate::worker::protocol;
+    pub use crate::worker::report::kind_name;
+    pub use crate::worker::tokens;
 }

@@ -93,7 +93,8 @@ pub(crate) fn explore_with(
 ) -> Report {
     let start = Instant::now();
     let b = &recording_as_asked(b);
-    let mut strategy = make(b);
+    // cargo symx: announce mode wraps the strategy to report its choices (see `worker`).
+    let mut strategy = crate::worker::announce::wrap(make(b));
     let mut executions = 0;
     let mut discarded = 0;
     let stop = loop {

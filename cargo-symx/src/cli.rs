@@ -1,0 +1,161 @@
+//! The command line: what `cargo symx` accepts, with the help text and examples users see.
+//! Parsing only; what the options mean is decided by the modules that receive them.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXIT_CODES: &str = "\
+EXIT CODES:
+    0    no bug found (every symx test and ordinary test passed)
+    1    a confirmed bug: a failed symx test, a failed ordinary test, a crash or a timeout
+    2    usage, configuration or build error
+    130  interrupted (Ctrl-C) before any bug was found";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cargo symx",
+    bin_name = "cargo symx",
+    version,
+    about = "Explore the #[symx::test] concurrency tests of a cargo project",
+    after_help = EXIT_CODES
+)]
+pub struct Cli {
+    /// When to colour the output (NO_COLOR in the environment means never for `auto`).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Build the test targets and explore every test whose name contains FILTER.
+    #[command(after_help = "EXAMPLES:
+    cargo symx test                              # every test of the current package
+    cargo symx test --workspace --jobs 2         # the whole workspace, two workers
+    cargo symx test -p getting-started lost      # tests whose name contains `lost`
+    cargo symx test --profile ci --format sarif --output symx.sarif
+    cargo symx test -- --include-ignored         # arguments after -- go to the test binaries")]
+    Test(TestArgs),
+    /// Build the test targets and list their tests (symx and ordinary alike).
+    #[command(after_help = "EXAMPLES:
+    cargo symx list
+    cargo symx list --workspace counter")]
+    List(ListArgs),
+    /// Run exactly the execution a replay token (or a saved failure file) describes.
+    #[command(after_help = "EXAMPLES:
+    cargo symx replay symx1-AAU45mE0czQX3QMBAgHHHc_e
+    cargo symx replay --trace symx1-AAU45mE0czQX3QMBAgHHHc_e   # print every step
+    cargo symx replay failure.json                              # a failure from --format json")]
+    Replay(ReplayArgs),
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct CargoArgs {
+    /// Path to Cargo.toml.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Package(s) to test (repeatable).
+    #[arg(short, long = "package", value_name = "SPEC")]
+    pub packages: Vec<String>,
+    /// Test every package of the workspace.
+    #[arg(long)]
+    pub workspace: bool,
+    /// Features to enable (space or comma separated, repeatable).
+    #[arg(short = 'F', long, value_name = "FEATURES")]
+    pub features: Vec<String>,
+    /// Build with the release profile.
+    #[arg(long)]
+    pub release: bool,
+    /// Directory for all generated artifacts.
+    #[arg(long, value_name = "DIR")]
+    pub target_dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct TestArgs {
+    #[command(flatten)]
+    pub cargo: CargoArgs,
+    /// Run only tests whose name contains this string.
+    pub filter: Option<String>,
+    /// Parallel workers (default: the number of cores, or `jobs` from the configuration).
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Split each #[symx::test] across N worker processes (DFS-explored, random and PCT tests;
+    /// optimal DPOR runs whole in one of them). Each test then uses N processes at once.
+    #[arg(long, value_name = "N")]
+    pub shards: Option<u32>,
+    /// Configuration profile from .config/symx.toml.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Write the report to this file instead of stdout (human progress stays on the terminal).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Preemption bound for every symx test (overrides the attribute).
+    #[arg(long, value_name = "N")]
+    pub preemption_bound: Option<u32>,
+    /// Execution bound for every symx test (overrides the attribute).
+    #[arg(long, value_name = "N")]
+    pub max_executions: Option<u64>,
+    /// Exploration time budget per test, e.g. `30s`: exploration stops there, unfinished.
+    #[arg(long, value_name = "DURATION")]
+    pub time_budget: Option<String>,
+    /// Kill a test that runs longer than this, e.g. `5m`, and report it as a timeout.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// Arguments passed to every test binary (listing and running).
+    #[arg(last = true)]
+    pub test_args: Vec<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub cargo: CargoArgs,
+    /// List only tests whose name contains this string.
+    pub filter: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    pub cargo: CargoArgs,
+    /// A replay token (symx1-...) or a file holding one (a failure JSON from --format json, or
+    /// a text file whose first token-looking word is used).
+    pub token: String,
+    /// Print every step of the replayed execution, not only the failure.
+    #[arg(long)]
+    pub trace: bool,
+    /// Kill the replay after this long, e.g. `60s`.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+    Junit,
+    Sarif,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// The arguments after `cargo`'s own: cargo runs `cargo-symx symx ...`, a direct call
+/// `cargo-symx ...`; both are accepted.
+pub fn parse() -> Result<Cli, clap::Error> {
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "symx") {
+        args.remove(1);
+    }
+    Cli::try_parse_from(args)
+}

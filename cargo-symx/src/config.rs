@@ -1,0 +1,271 @@
+//! Configuration: defaults, then `[workspace.metadata.symx]`, then `[package.metadata.symx]`,
+//! then a profile of `.config/symx.toml` (`--profile NAME`, else `default` when it exists),
+//! then command-line flags. Every layer has the same keys; an unknown key is an error that
+//! names the key and the file. This module owns reading and merging, nothing else.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use symx::__worker::protocol::Overrides;
+
+/// The keys of every layer (kebab-case in the files).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Settings {
+    pub preemption_bound: Option<u32>,
+    pub max_executions: Option<u64>,
+    pub max_steps: Option<u64>,
+    /// Exploration budget per test (`"30s"`, `"500ms"`, `"2m"`): exploration stops, unfinished.
+    pub time_budget: Option<String>,
+    /// Kill deadline per test: a test still running then is a timeout.
+    pub timeout: Option<String>,
+    pub jobs: Option<usize>,
+    /// Worker processes per `#[symx::test]` (see `shards`).
+    pub shards: Option<u32>,
+    /// Known bugs: test name to the failure kind it must show (`deadlock`, `data-race`, ...).
+    #[serde(default)]
+    pub expect: BTreeMap<String, String>,
+}
+
+impl Settings {
+    /// `self` with every key `over` sets taken from `over`.
+    fn merge(mut self, over: &Settings) -> Settings {
+        macro_rules! take {
+            ($($k:ident),*) => {$( if over.$k.is_some() { self.$k = over.$k.clone(); } )*};
+        }
+        take!(
+            preemption_bound,
+            max_executions,
+            max_steps,
+            time_budget,
+            timeout,
+            jobs
+        );
+        self.expect
+            .extend(over.expect.iter().map(|(k, v)| (k.clone(), v.clone())));
+        self
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    profile: BTreeMap<String, Settings>,
+}
+
+/// Failure kinds a test can be expected to show.
+pub const KINDS: &[&str] = &[
+    "panic",
+    "deadlock",
+    "data-race",
+    "step-limit",
+    "misuse",
+    "crash",
+    "timeout",
+];
+
+/// Settings resolved for the tests of one package.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    pub overrides: Overrides,
+    pub timeout: Duration,
+    pub jobs: Option<usize>,
+    pub shards: u32,
+    pub expect: BTreeMap<String, String>,
+}
+
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The layers that do not depend on the package: the profile file and the flags.
+pub struct Layers {
+    workspace: Settings,
+    profile: Settings,
+    flags: Settings,
+}
+
+impl Layers {
+    pub fn load(
+        metadata: &cargo_metadata::Metadata,
+        profile: Option<&str>,
+        flags: Settings,
+    ) -> Result<Layers, String> {
+        let root = metadata.workspace_root.as_std_path();
+        let workspace = from_metadata(&metadata.workspace_metadata, &root.join("Cargo.toml"))?;
+        let profile = load_profile(&root.join(".config/symx.toml"), profile)?;
+        check(&flags, Path::new("the command line"))?;
+        Ok(Layers {
+            workspace,
+            profile,
+            flags,
+        })
+    }
+
+    /// The settings for a package, given its `[package.metadata]` and manifest path.
+    pub fn for_package(&self, package: &cargo_metadata::Package) -> Result<Resolved, String> {
+        let own = from_metadata(&package.metadata, package.manifest_path.as_std_path())?;
+        self.resolve(&own)
+    }
+
+    /// The settings for a package outside the workspace's members (no metadata of its own).
+    pub fn for_other_package(&self) -> Result<Resolved, String> {
+        self.resolve(&Settings::default())
+    }
+
+    fn resolve(&self, own: &Settings) -> Result<Resolved, String> {
+        let s = self
+            .workspace
+            .clone()
+            .merge(own)
+            .merge(&self.profile)
+            .merge(&self.flags);
+        Ok(Resolved {
+            overrides: Overrides {
+                preemption_bound: s.preemption_bound,
+                max_executions: s.max_executions,
+                max_steps: s.max_steps,
+                time_budget_ms: s
+                    .time_budget
+                    .as_deref()
+                    .map(|d| duration(d).map(|d| d.as_millis() as u64))
+                    .transpose()?,
+                shard: None,
+            },
+            timeout: s
+                .timeout
+                .as_deref()
+                .map(duration)
+                .transpose()?
+                .unwrap_or(DEFAULT_TIMEOUT),
+            jobs: s.jobs,
+            shards: s.shards.unwrap_or(1).max(1),
+            expect: s.expect,
+        })
+    }
+}
+
+fn from_metadata(value: &serde_json::Value, file: &Path) -> Result<Settings, String> {
+    let Some(symx) = value.get("symx") else {
+        return Ok(Settings::default());
+    };
+    let settings: Settings = serde_json::from_value(symx.clone())
+        .map_err(|e| format!("{}: in [*.metadata.symx]: {e}", file.display()))?;
+    check(&settings, file)?;
+    Ok(settings)
+}
+
+fn load_profile(file: &PathBuf, name: Option<&str>) -> Result<Settings, String> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return match name {
+                Some(n) => Err(format!(
+                    "profile `{n}` was asked for but {} does not exist",
+                    file.display()
+                )),
+                None => Ok(Settings::default()),
+            };
+        }
+        Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
+    };
+    let config: ConfigFile =
+        toml::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    for settings in config.profile.values() {
+        check(settings, file)?;
+    }
+    match name {
+        Some(n) => config.profile.get(n).cloned().ok_or_else(|| {
+            let known: Vec<&str> = config.profile.keys().map(String::as_str).collect();
+            format!(
+                "{}: no profile `{n}` (profiles: {})",
+                file.display(),
+                known.join(", ")
+            )
+        }),
+        None => Ok(config.profile.get("default").cloned().unwrap_or_default()),
+    }
+}
+
+/// Values serde cannot check: durations and expected kinds.
+fn check(s: &Settings, file: &Path) -> Result<(), String> {
+    for (key, value) in [("time-budget", &s.time_budget), ("timeout", &s.timeout)] {
+        if let Some(v) = value {
+            duration(v).map_err(|e| format!("{}: key `{key}`: {e}", file.display()))?;
+        }
+    }
+    for (test, kind) in &s.expect {
+        if !KINDS.contains(&kind.as_str()) {
+            return Err(format!(
+                "{}: key `expect.{test}`: unknown failure kind `{kind}` (expected one of {})",
+                file.display(),
+                KINDS.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `"500ms"`, `"30s"`, `"2m"`, `"1h"`, or a number of seconds.
+pub fn duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let n: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration (like 500ms, 30s, 2m)"))?;
+    let secs = match unit.trim() {
+        "ms" => n / 1000.0,
+        "" | "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        other => return Err(format!("unknown unit `{other}` in `{text}` (ms, s, m, h)")),
+    };
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_units() {
+        assert_eq!(duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(duration("30s").unwrap(), Duration::from_secs(30));
+        assert_eq!(duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(duration("7").unwrap(), Duration::from_secs(7));
+        assert!(duration("soon").is_err());
+        assert!(duration("3d").unwrap_err().contains("unknown unit"));
+    }
+
+    #[test]
+    fn later_layers_win_and_expectations_accumulate() {
+        let base = Settings {
+            preemption_bound: Some(3),
+            jobs: Some(1),
+            expect: [("a".to_string(), "deadlock".to_string())].into(),
+            ..Settings::default()
+        };
+        let over = Settings {
+            preemption_bound: Some(2),
+            expect: [("b".to_string(), "panic".to_string())].into(),
+            ..Settings::default()
+        };
+        let merged = base.merge(&over);
+        assert_eq!(merged.preemption_bound, Some(2));
+        assert_eq!(merged.jobs, Some(1));
+        assert_eq!(merged.expect.len(), 2);
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let err = toml::from_str::<ConfigFile>("[profile.ci]\npreemption-bund = 2\n")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("preemption-bund"), "{err}");
+    }
+}

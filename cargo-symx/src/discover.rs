@@ -1,0 +1,152 @@
+//! Finding and building the tests: `cargo metadata` for the workspace, `cargo test --no-run
+//! --message-format=json` for the executables, `<binary> --list` for the tests in each.
+//! Compiler diagnostics are forwarded unchanged, so a build error looks like cargo's own.
+
+use std::io::BufReader;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use cargo_metadata::{Message, Metadata, MetadataCommand, PackageId};
+
+use crate::cli::CargoArgs;
+
+/// One test executable cargo built.
+#[derive(Clone, Debug)]
+pub struct TestBinary {
+    pub package: String,
+    pub package_id: PackageId,
+    /// The target's name (`counter` for `tests/counter.rs`, the crate name for unit tests).
+    pub target: String,
+    pub path: PathBuf,
+    /// The package's directory: cargo runs tests there, and so do we.
+    pub cwd: PathBuf,
+}
+
+/// One test inside a binary, as libtest names it.
+#[derive(Clone, Debug)]
+pub struct TestCase {
+    pub binary: TestBinary,
+    pub name: String,
+}
+
+/// `cargo`, from `$CARGO` when cargo runs us, else from PATH.
+pub fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+pub fn metadata(args: &CargoArgs) -> Result<Metadata, String> {
+    let mut cmd = MetadataCommand::new();
+    if let Some(path) = &args.manifest_path {
+        cmd.manifest_path(path);
+    }
+    cmd.no_deps();
+    cmd.exec()
+        .map_err(|e| format!("cannot read the workspace: {e}"))
+}
+
+fn add_cargo_args(cmd: &mut Command, args: &CargoArgs, color: bool) {
+    if let Some(path) = &args.manifest_path {
+        cmd.arg("--manifest-path").arg(path);
+    }
+    for p in &args.packages {
+        cmd.args(["--package", p]);
+    }
+    if args.workspace {
+        cmd.arg("--workspace");
+    }
+    for f in &args.features {
+        cmd.args(["--features", f]);
+    }
+    if args.release {
+        cmd.arg("--release");
+    }
+    if let Some(dir) = &args.target_dir {
+        cmd.arg("--target-dir").arg(dir);
+    }
+    cmd.args(["--color", if color { "always" } else { "never" }]);
+}
+
+/// Builds every test target the arguments select; cargo's own output goes to our stderr.
+pub fn build(
+    args: &CargoArgs,
+    metadata: &Metadata,
+    color: bool,
+) -> Result<Vec<TestBinary>, String> {
+    let mut cmd = cargo();
+    cmd.args(["test", "--no-run"]);
+    cmd.arg(if color {
+        "--message-format=json-diagnostic-rendered-ansi"
+    } else {
+        "--message-format=json"
+    });
+    add_cargo_args(&mut cmd, args, color);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::inherit());
+    let mut child = cmd.spawn().map_err(|e| format!("cannot run cargo: {e}"))?;
+    let stdout = child.stdout.take().expect("piped");
+    let mut binaries = Vec::new();
+    for message in Message::parse_stream(BufReader::new(stdout)) {
+        match message.map_err(|e| format!("cannot read cargo's output: {e}"))? {
+            Message::CompilerMessage(m) => {
+                if let Some(rendered) = &m.message.rendered {
+                    eprint!("{rendered}");
+                }
+            }
+            Message::CompilerArtifact(a) if a.profile.test => {
+                if let Some(exe) = a.executable {
+                    binaries.push(binary(metadata, a.package_id, a.target.name, exe.into()));
+                }
+            }
+            _ => {}
+        }
+    }
+    let status = child.wait().map_err(|e| format!("cargo failed: {e}"))?;
+    if !status.success() {
+        return Err("the tests did not build (cargo's errors are above)".into());
+    }
+    binaries.sort_by(|a, b| (&a.package, &a.target).cmp(&(&b.package, &b.target)));
+    Ok(binaries)
+}
+
+fn binary(metadata: &Metadata, id: PackageId, target: String, path: PathBuf) -> TestBinary {
+    let package = metadata.packages.iter().find(|p| p.id == id);
+    TestBinary {
+        package: package.map_or_else(|| id.repr.clone(), |p| p.name.to_string()),
+        cwd: package
+            .and_then(|p| p.manifest_path.parent())
+            .map_or_else(|| metadata.workspace_root.clone().into(), |d| d.into()),
+        package_id: id,
+        target,
+        path,
+    }
+}
+
+/// The tests of `binary` whose name contains `filter`, as `<binary> --list` reports them.
+pub fn list(
+    binary: &TestBinary,
+    filter: Option<&str>,
+    extra: &[String],
+) -> Result<Vec<TestCase>, String> {
+    let out = Command::new(&binary.path)
+        .args(["--list", "--format", "terse"])
+        .args(extra)
+        .current_dir(&binary.cwd)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", binary.path.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} --list failed: {}",
+            binary.path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    Ok(text
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .filter(|name| filter.is_none_or(|f| name.contains(f)))
+        .map(|name| TestCase {
+            binary: binary.clone(),
+            name: name.to_string(),
+        })
+        .collect())
+}

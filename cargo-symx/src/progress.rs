@@ -1,0 +1,77 @@
+//! What the user sees while tests run: a spinner per running test with its execution count and
+//! rate (only on a terminal), and one line per finished test.
+
+use std::time::Instant;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::outcome::Outcome;
+use crate::style::Style;
+
+pub struct Progress {
+    multi: MultiProgress,
+    style: Style,
+    /// Finished-test lines go to stdout when it carries the human report, else stderr.
+    to_stdout: bool,
+}
+
+/// One running test's spinner.
+pub struct TestBar {
+    bar: ProgressBar,
+    start: Instant,
+}
+
+impl Progress {
+    pub fn new(style: Style, to_stdout: bool) -> Progress {
+        let target = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        };
+        Progress {
+            multi: MultiProgress::with_draw_target(target),
+            style,
+            to_stdout,
+        }
+    }
+
+    pub fn start(&self, id: &str) -> TestBar {
+        let bar = self.multi.add(ProgressBar::new_spinner());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {elapsed:>4} {prefix} {msg}")
+                .expect("a valid template"),
+        );
+        bar.set_prefix(id.to_string());
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        TestBar {
+            bar,
+            start: Instant::now(),
+        }
+    }
+
+    pub fn finish(&self, bar: TestBar, outcome: &Outcome) {
+        bar.bar.finish_and_clear();
+        self.multi.remove(&bar.bar);
+        let line = self.style.outcome_line(outcome);
+        if self.multi.is_hidden() {
+            if self.to_stdout {
+                println!("{line}");
+            } else {
+                eprintln!("{line}");
+            }
+        } else {
+            let _ = self.multi.println(line);
+        }
+    }
+}
+
+impl TestBar {
+    /// A progress message: `executions` so far.
+    pub fn executions(&self, executions: u64) {
+        let secs = self.start.elapsed().as_secs_f64().max(1e-3);
+        self.bar.set_message(format!(
+            "{executions} executions ({:.0}/s)",
+            executions as f64 / secs
+        ));
+    }
+}

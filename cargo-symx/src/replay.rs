@@ -1,0 +1,135 @@
+//! `cargo symx replay`: finds the test a token belongs to (tokens store a hash of the test's
+//! name), asks that test's binary to replay exactly the token's execution, and prints it.
+//! Exit code 1 when the replay shows the failure (or crashes again), 0 when it runs cleanly.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use symx::__worker::protocol::Request;
+use symx::__worker::tokens::{test_hash_of, token_test_hash};
+
+use crate::cli::{ColorChoice, ReplayArgs};
+use crate::config::{duration, Layers, Settings};
+use crate::discover::TestCase;
+use crate::outcome::Finding;
+use crate::output::human;
+use crate::style::Style;
+use crate::worker::{self, Run};
+use crate::EXIT_BUG;
+
+/// The token itself, or the first token in the file it names.
+fn read_token(arg: &str) -> Result<String, String> {
+    if arg.starts_with("symx") && !std::path::Path::new(arg).exists() {
+        return Ok(arg.to_string());
+    }
+    let text = std::fs::read_to_string(arg).map_err(|e| {
+        format!("`{arg}` is neither a replay token (symx1-...) nor a readable file: {e}")
+    })?;
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .find(|w| w.starts_with("symx") && w.contains('-') && w.len() > 8)
+        .map(str::to_string)
+        .ok_or_else(|| format!("{arg} contains no replay token (symx1-...)"))
+}
+
+pub fn replay(args: &ReplayArgs, color: ColorChoice) -> Result<u8, String> {
+    let token = read_token(&args.token)?;
+    let hash = token_test_hash(&token).map_err(|e| e.to_string())?;
+    let (metadata, cases) = crate::test_cmd::build_and_list(&args.cargo, None, &[], color)?;
+    let layers = Layers::load(&metadata, None, Settings::default())?;
+    let candidates: Vec<&TestCase> = cases
+        .iter()
+        .filter(|c| hash == 0 || test_hash_of(&c.name) == hash)
+        .collect();
+    if candidates.is_empty() {
+        return Err(format!(
+            "no test of the selected packages matches the token (it was recorded by a test \
+             that is not among the {} tests built; select its package with -p)",
+            cases.len()
+        ));
+    }
+    let style = Style::new(color, std::io::stdout().is_terminal());
+    let mut errors = Vec::new();
+    for case in candidates {
+        // The package's configured timeout, unless the command line gives one.
+        let timeout = match &args.timeout {
+            Some(t) => duration(t)?,
+            None => match metadata
+                .packages
+                .iter()
+                .find(|p| p.id == case.binary.package_id)
+            {
+                Some(p) => layers.for_package(p)?.timeout,
+                None => layers.for_other_package()?.timeout,
+            },
+        };
+        let request = Request::Replay {
+            token: token.clone(),
+        };
+        let run = worker::run(case, request, &[], timeout, &mut |_| {});
+        match show(case, &run, args.trace, timeout, style) {
+            Ok(code) => return Ok(code),
+            Err(e) => errors.push(format!(
+                "{}::{} {}: {e}",
+                case.binary.package, case.binary.target, case.name
+            )),
+        }
+    }
+    Err(format!(
+        "the token could not be replayed:\n  {}",
+        errors.join("\n  ")
+    ))
+}
+
+/// Prints what the replay did; `Err` when this test could not replay the token.
+fn show(
+    case: &TestCase,
+    run: &Run,
+    trace: bool,
+    timeout: Duration,
+    style: Style,
+) -> Result<u8, String> {
+    let title = format!(
+        "{}::{} {}",
+        case.binary.package,
+        case.binary.target,
+        style.bold(&case.name)
+    );
+    if run.crashed() {
+        let (kind, message) = crate::crash::describe(run, timeout);
+        println!(
+            "replayed {title}: the execution crashed again\n  {}: {message}",
+            style.bold(kind)
+        );
+        return Ok(EXIT_BUG);
+    }
+    if let Some(e) = run.errors.first() {
+        return Err(e.clone());
+    }
+    let Some(replayed) = &run.replayed else {
+        return Err("it is not a #[symx::test]".into());
+    };
+    if let Some(e) = &replayed.error {
+        return Err(e.clone());
+    }
+    match &replayed.failure {
+        Some(f) => {
+            println!("replayed {title}: the failure happens again");
+            let mut finding = Finding::from_report(f.clone());
+            if trace {
+                finding.steps = replayed.steps.clone();
+            }
+            print!("{}", human::finding(&finding, style));
+            Ok(EXIT_BUG)
+        }
+        None => {
+            println!(
+                "replayed {title}: {} steps, no failure",
+                replayed.steps.len()
+            );
+            if trace {
+                print!("{}", human::interleaving(&replayed.steps));
+            }
+            Ok(0)
+        }
+    }
+}

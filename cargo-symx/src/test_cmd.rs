@@ -1,0 +1,158 @@
+//! `cargo symx test` and `cargo symx list`: configuration, build, test selection, the run, and
+//! where each report goes.
+
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::time::Instant;
+
+use crate::cli::{CargoArgs, ColorChoice, Format, ListArgs, TestArgs};
+use crate::config::{Layers, Resolved, Settings};
+use crate::discover::{self, TestBinary, TestCase};
+use crate::outcome::{Outcome, Status};
+use crate::output;
+use crate::progress::Progress;
+use crate::run::{self, Job, ReplayHint};
+use crate::style::Style;
+use crate::worker::INTERRUPTED;
+use crate::{EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE};
+
+/// Builds the selected test targets and lists the tests matching `filter`.
+pub fn build_and_list(
+    cargo: &CargoArgs,
+    filter: Option<&str>,
+    extra: &[String],
+    color: ColorChoice,
+) -> Result<(cargo_metadata::Metadata, Vec<TestCase>), String> {
+    let metadata = discover::metadata(cargo)?;
+    let cargo_color = Style::new(color, std::io::stderr().is_terminal()).color;
+    let binaries: Vec<TestBinary> = discover::build(cargo, &metadata, cargo_color)?;
+    let mut cases = Vec::new();
+    for b in &binaries {
+        cases.extend(discover::list(b, filter, extra)?);
+    }
+    Ok((metadata, cases))
+}
+
+pub fn list(args: &ListArgs, color: ColorChoice) -> Result<u8, String> {
+    let (_, cases) = build_and_list(&args.cargo, args.filter.as_deref(), &[], color)?;
+    for c in &cases {
+        println!("{}::{} {}", c.binary.package, c.binary.target, c.name);
+    }
+    Ok(0)
+}
+
+fn flag_settings(args: &TestArgs) -> Settings {
+    Settings {
+        preemption_bound: args.preemption_bound,
+        max_executions: args.max_executions,
+        time_budget: args.time_budget.clone(),
+        timeout: args.timeout.clone(),
+        jobs: args.jobs,
+        shards: args.shards,
+        ..Settings::default()
+    }
+}
+
+pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
+    let start = Instant::now();
+    // Before the build, so that Ctrl-C during it still ends with a report (of no tests).
+    run::install_interrupt_handler();
+    // Configuration errors are found before the (slow) build.
+    let metadata = discover::metadata(&args.cargo)?;
+    let layers = Layers::load(&metadata, args.profile.as_deref(), flag_settings(args))?;
+    let mut resolved: HashMap<String, Resolved> = HashMap::new();
+    for p in metadata.workspace_packages() {
+        resolved.insert(p.id.repr.clone(), layers.for_package(p)?);
+    }
+    let (_, cases) = build_and_list(&args.cargo, args.filter.as_deref(), &args.test_args, color)?;
+    let jobs: Vec<Job> = cases
+        .into_iter()
+        .map(|case| {
+            let settings = resolved
+                .get(&case.binary.package_id.repr)
+                .cloned()
+                .map_or_else(|| layers.for_other_package(), Ok)?;
+            Ok(Job { case, settings })
+        })
+        .collect::<Result<_, String>>()?;
+    let workers = args
+        .jobs
+        .or_else(|| jobs.first().and_then(|j| j.settings.jobs))
+        .unwrap_or_else(run::default_jobs);
+    let human_on_stdout = args.format == Format::Human && args.output.is_none();
+    let progress = Progress::new(
+        Style::new(color, std::io::stderr().is_terminal()),
+        human_on_stdout,
+    );
+    let hint = ReplayHint {
+        manifest_path: args
+            .cargo
+            .manifest_path
+            .as_ref()
+            .map(|p| p.display().to_string()),
+    };
+    let outcomes = run::run_all(jobs, workers, &args.test_args, &progress, &hint);
+    let interrupted = INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
+    report(args, color, &outcomes, start, interrupted)?;
+    Ok(exit_code(&outcomes, interrupted))
+}
+
+fn report(
+    args: &TestArgs,
+    color: ColorChoice,
+    outcomes: &[Outcome],
+    start: Instant,
+    interrupted: bool,
+) -> Result<(), String> {
+    let elapsed = start.elapsed();
+    let machine = match args.format {
+        Format::Human => None,
+        Format::Json => Some(output::json::render(outcomes, elapsed, interrupted)),
+        Format::Junit => Some(output::junit::render(outcomes)?),
+        Format::Sarif => Some(output::sarif::render(outcomes)?),
+    };
+    let to_file = |text: &str| -> Result<(), String> {
+        match &args.output {
+            Some(path) => std::fs::write(path, text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display())),
+            None => {
+                print!("{text}");
+                Ok(())
+            }
+        }
+    };
+    match machine {
+        None if args.output.is_none() => {
+            print!(
+                "{}",
+                output::human::render(outcomes, elapsed, Style::for_stdout(color))
+            );
+        }
+        None => to_file(&output::human::render(
+            outcomes,
+            elapsed,
+            Style { color: false },
+        ))?,
+        Some(text) => {
+            let style = Style::new(color, std::io::stderr().is_terminal());
+            eprint!("{}", output::human::render(outcomes, elapsed, style));
+            to_file(&text)?;
+        }
+    }
+    if interrupted {
+        eprintln!("symx: interrupted; the report above has what was found until then");
+    }
+    Ok(())
+}
+
+fn exit_code(outcomes: &[Outcome], interrupted: bool) -> u8 {
+    if outcomes.iter().any(|o| o.status.is_bug()) {
+        EXIT_BUG
+    } else if interrupted {
+        EXIT_INTERRUPTED
+    } else if outcomes.iter().any(|o| o.status == Status::Error) {
+        EXIT_USAGE
+    } else {
+        0
+    }
+}

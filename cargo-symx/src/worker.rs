@@ -1,0 +1,300 @@
+//! The driver's side of the worker protocol: starts one test binary for one test and one
+//! request, reads what it says (protocol lines and libtest's verdict), and kills it when its
+//! deadline passes or the user interrupts. It judges nothing; `run` and `crash` do.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use symx::__worker::protocol::{
+    Message, Replayed, Request, RequestLine, Verdict, ENV_WORKER, LINE_PREFIX, PROTOCOL_VERSION,
+};
+
+use crate::discover::TestCase;
+
+/// Set by the Ctrl-C handler: running workers are killed, no new ones start.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// How the worker process ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    /// Killed by a signal: its number and name.
+    Signal(i32, &'static str),
+    /// Killed by us at the deadline.
+    TimedOut,
+    /// Killed by us after Ctrl-C.
+    Interrupted,
+}
+
+/// libtest's own verdict line for the test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Libtest {
+    Ok,
+    Failed,
+    Ignored,
+}
+
+/// Everything one worker process said.
+#[derive(Debug, Default)]
+pub struct Run {
+    /// The strategy, when the test is a `#[symx::test]` (it said hello).
+    pub symx_strategy: Option<String>,
+    pub verdict: Option<Verdict>,
+    pub replayed: Option<Replayed>,
+    /// Unsupported requests and protocol errors, as the worker worded them.
+    pub errors: Vec<String>,
+    /// The requests the worker answered `unsupported` (`shard`, `run_one`).
+    pub unsupported: Vec<String>,
+    pub libtest: Option<Libtest>,
+    pub exit: Option<Exit>,
+    /// What the test printed (its stdout without protocol lines, then its stderr).
+    pub output: String,
+    /// Announce mode: the decisions of the execution running last.
+    pub announced: Vec<u32>,
+    pub elapsed: Duration,
+}
+
+impl Run {
+    /// The process died or was killed before it answered.
+    pub fn crashed(&self) -> bool {
+        let answered = self.verdict.is_some() || self.replayed.is_some() || !self.errors.is_empty();
+        let clean_exit = matches!(self.exit, Some(Exit::Code(0 | 101))) && self.libtest.is_some();
+        match self.exit {
+            Some(Exit::Interrupted) => false,
+            Some(Exit::TimedOut | Exit::Signal(..)) => true,
+            _ => !(clean_exit && (answered || self.symx_strategy.is_none())),
+        }
+    }
+}
+
+enum Line {
+    Protocol(Box<Message>),
+    Text(String),
+}
+
+/// What a running worker reports as it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The test is a `#[symx::test]` serving the request.
+    Hello,
+    /// Executions run so far.
+    Progress(u64),
+}
+
+/// Runs `case` with `request`, telling `events` what happens as it happens.
+pub fn run(
+    case: &TestCase,
+    request: Request,
+    extra: &[String],
+    timeout: Duration,
+    events: &mut dyn FnMut(Event),
+) -> Run {
+    let start = Instant::now();
+    let mut run = Run::default();
+    let mut child = match spawn(case, extra) {
+        Ok(child) => child,
+        Err(e) => {
+            run.errors
+                .push(format!("cannot start {}: {e}", case.binary.path.display()));
+            run.exit = Some(Exit::Code(-1));
+            return run;
+        }
+    };
+    send_request(&mut child, request);
+    let lines = read_lines(&mut child);
+    let stderr = read_all(child.stderr.take().expect("piped"));
+    let deadline = start + timeout;
+    let mut killed = None;
+    loop {
+        match lines.recv_timeout(Duration::from_millis(50)) {
+            Ok(line) => take(&mut run, &case.name, line, events),
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if killed.is_none() {
+            if INTERRUPTED.load(Ordering::SeqCst) {
+                killed = Some(Exit::Interrupted);
+            } else if Instant::now() >= deadline {
+                killed = Some(Exit::TimedOut);
+            }
+            if killed.is_some() {
+                let _ = child.kill();
+            }
+        }
+    }
+    let status = child.wait();
+    run.exit = Some(killed.unwrap_or_else(|| match status {
+        Ok(s) => exit_of(s),
+        Err(_) => Exit::Code(-1),
+    }));
+    run.output.push_str(&stderr.recv().unwrap_or_default());
+    run.elapsed = start.elapsed();
+    run
+}
+
+fn spawn(case: &TestCase, extra: &[String]) -> std::io::Result<Child> {
+    Command::new(&case.binary.path)
+        .args([case.name.as_str(), "--exact", "--test-threads=1"])
+        .args(extra)
+        .env(ENV_WORKER, PROTOCOL_VERSION.to_string())
+        .current_dir(&case.binary.cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+}
+
+fn send_request(child: &mut Child, request: Request) {
+    let line = RequestLine {
+        v: PROTOCOL_VERSION,
+        request,
+    };
+    let mut stdin = child.stdin.take().expect("piped");
+    let json = serde_json::to_string(&line).expect("requests serialise");
+    // An ordinary test never reads it, and a worker that died early cannot: both are fine.
+    let _ = writeln!(stdin, "{json}");
+}
+
+fn read_lines(child: &mut Child) -> mpsc::Receiver<Line> {
+    let stdout = child.stdout.take().expect("piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        // libtest writes `test NAME ... ` before running the test and `ok` after it, so a
+        // protocol line can start in the middle of a text line: the text part is held back
+        // and joined with the next text line.
+        let mut pending = String::new();
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let parsed = match line.find(LINE_PREFIX) {
+                Some(at) => {
+                    pending.push_str(&line[..at]);
+                    protocol_line(&line[at + LINE_PREFIX.len()..])
+                }
+                None => Line::Text(std::mem::take(&mut pending) + &line),
+            };
+            if tx.send(parsed).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+fn protocol_line(json: &str) -> Line {
+    match serde_json::from_str(json) {
+        Ok(m) => Line::Protocol(Box::new(m)),
+        Err(e) => Line::Protocol(Box::new(Message::Error {
+            message: format!("unreadable worker message ({e}): {json}"),
+        })),
+    }
+}
+
+fn read_all(mut stream: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stream.read_to_end(&mut bytes);
+        let _ = tx.send(String::from_utf8_lossy(&bytes).into_owned());
+    });
+    rx
+}
+
+fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
+    match line {
+        Line::Protocol(m) => match *m {
+            Message::Hello { strategy, .. } => {
+                run.symx_strategy = Some(strategy);
+                events(Event::Hello);
+            }
+            Message::Progress { executions, .. } => events(Event::Progress(executions)),
+            Message::Execution { .. } => run.announced.clear(),
+            Message::Decision { value } => run.announced.push(value),
+            Message::Verdict(v) => run.verdict = Some(v),
+            Message::Replayed(r) => run.replayed = Some(r),
+            Message::Unsupported { request, reason } => {
+                run.errors
+                    .push(format!("{request} is unsupported: {reason}"));
+                run.unsupported.push(request);
+            }
+            Message::Error { message } => run.errors.push(message),
+            Message::Unknown => {}
+        },
+        Line::Text(text) => {
+            if let Some(result) = libtest_result(&text, name) {
+                run.libtest = Some(result);
+            } else if !is_libtest_chatter(&text) {
+                run.output.push_str(&text);
+                run.output.push('\n');
+            }
+        }
+    }
+}
+
+/// `test NAME ... ok|FAILED|ignored[, reason]`.
+fn libtest_result(line: &str, name: &str) -> Option<Libtest> {
+    let rest = line
+        .strip_prefix("test ")?
+        .strip_prefix(name)?
+        .strip_prefix(" ... ")?;
+    match rest {
+        "ok" => Some(Libtest::Ok),
+        "FAILED" => Some(Libtest::Failed),
+        r if r.starts_with("ignored") => Some(Libtest::Ignored),
+        _ => None,
+    }
+}
+
+fn is_libtest_chatter(line: &str) -> bool {
+    line.is_empty() || line.starts_with("running ") || line.starts_with("test result: ")
+}
+
+fn exit_of(status: ExitStatus) -> Exit {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return Exit::Signal(sig, signal_name(sig));
+        }
+    }
+    Exit::Code(status.code().unwrap_or(-1))
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        2 => "SIGINT",
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        15 => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libtest_lines_are_read_for_the_named_test_only() {
+        assert_eq!(
+            libtest_result("test a::b ... ok", "a::b"),
+            Some(Libtest::Ok)
+        );
+        assert_eq!(
+            libtest_result("test a::b ... FAILED", "a::b"),
+            Some(Libtest::Failed)
+        );
+        assert_eq!(
+            libtest_result("test a::b ... ignored, slow", "a::b"),
+            Some(Libtest::Ignored)
+        );
+        assert_eq!(libtest_result("test a::bc ... ok", "a::b"), None);
+        assert_eq!(libtest_result("hello", "a::b"), None);
+    }
+}

@@ -1,0 +1,326 @@
+//! End-to-end: the real `cargo-symx` binary on the fixture crates in `tests/fixtures`, all
+//! built into one target directory. Each test checks exit codes, kinds, locations and that
+//! every reported replay token reproduces its failure.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Runs `cargo symx <command> <args>` on the fixture workspace (or `manifest`).
+fn symx_in(manifest: &Path, command: &str, args: &[&str]) -> Output {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures");
+    Command::new(env!("CARGO_BIN_EXE_cargo-symx"))
+        .args(["symx", command, "--color", "never", "--manifest-path"])
+        .arg(manifest)
+        .arg("--target-dir")
+        .arg(target)
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("cargo-symx runs")
+}
+
+fn symx(command: &str, args: &[&str]) -> Output {
+    symx_in(&fixtures().join("Cargo.toml"), command, args)
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn json_report(package: &str) -> (Output, Value) {
+    let out = symx("test", &["-p", package, "--format", "json"]);
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("the JSON report parses ({e}):\n{}", text(&out)));
+    assert_eq!(report["format"], "symx-test-report");
+    assert_eq!(report["version"], 1);
+    (out, report)
+}
+
+fn test<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("{name} is in the report: {report:#}"))
+}
+
+/// `cargo symx replay <token>` shows the same failure again.
+fn assert_replays(package: &str, token: &str, expect: &str) {
+    let out = symx("replay", &["-p", package, token]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(expect),
+        "replay of {token} shows `{expect}`:\n{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn a_clean_crate_passes_with_exit_code_0() {
+    let (out, report) = json_report("fixture-clean");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let symx_test = test(&report, "locked_counter_is_exact");
+    assert_eq!(symx_test["status"], "passed");
+    assert_eq!(symx_test["strategy"], "dpor");
+    assert_eq!(symx_test["complete"], true);
+    assert!(symx_test["executions"].as_u64().unwrap() >= 2);
+    let ordinary = test(&report, "an_ordinary_test_passes");
+    assert_eq!(ordinary["status"], "passed");
+    assert_eq!(ordinary["strategy"], Value::Null);
+    assert_eq!(report["summary"]["passed"], 3);
+
+    let human = symx("test", &["-p", "fixture-clean"]);
+    assert_eq!(human.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&human.stdout);
+    assert!(stdout.contains("3 passed, 0 failed"), "{}", text(&human));
+    assert!(stdout.contains("complete?"), "the summary table is printed");
+}
+
+#[test]
+fn a_deadlock_and_a_data_race_are_reported_with_kinds_locations_and_tokens() {
+    let (out, report) = json_report("fixture-bugs");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let deadlock = &test(&report, "lock_order_deadlock")["failure"];
+    assert_eq!(deadlock["kind"], "deadlock");
+    let steps = deadlock["steps"].as_array().unwrap();
+    assert!(!steps.is_empty());
+    for s in steps {
+        assert_eq!(s["location"]["file"], "bugs/tests/bugs.rs", "{s}");
+    }
+    let race = &test(&report, "unsynchronised_write_races")["failure"];
+    assert_eq!(race["kind"], "data-race");
+    assert_eq!(race["location"]["file"], "bugs/tests/bugs.rs");
+    assert_eq!(race["location"]["line"], 28);
+    assert_eq!(test(&report, "this_one_is_fine")["status"], "passed");
+    let ordinary = test(&report, "an_ordinary_test_fails");
+    assert_eq!(ordinary["status"], "failed");
+    assert_eq!(ordinary["failure"]["location"]["line"], 41, "{ordinary:#}");
+    assert!(ordinary["failure"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("ordinary arithmetic"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("interleaving"),
+        "the human report goes to stderr"
+    );
+
+    for (name, kind) in [
+        ("lock_order_deadlock", "deadlock"),
+        ("unsynchronised_write_races", "data-race"),
+    ] {
+        let token = test(&report, name)["failure"]["token"].as_str().unwrap();
+        assert_replays("fixture-bugs", token, &format!("{kind}:"));
+    }
+}
+
+#[test]
+fn junit_and_sarif_reports_parse_back() {
+    let out = symx("test", &["-p", "fixture-bugs", "--format", "junit"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let junit = quick_junit::Report::deserialize_from_str(&String::from_utf8_lossy(&out.stdout))
+        .expect("valid JUnit");
+    assert_eq!(junit.tests, 4);
+    assert_eq!(junit.failures, 3);
+    let case = junit.test_suites[0]
+        .test_cases
+        .iter()
+        .find(|c| c.name.as_str() == "lock_order_deadlock")
+        .expect("the deadlock test case");
+    match &case.status {
+        quick_junit::TestCaseStatus::NonSuccess { ty, .. } => {
+            assert_eq!(ty.as_ref().map(|t| t.as_str()), Some("deadlock"))
+        }
+        other => panic!("a failure, not {other:?}"),
+    }
+
+    let file = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bugs.sarif");
+    let out = symx(
+        "test",
+        &[
+            "-p",
+            "fixture-bugs",
+            "--format",
+            "sarif",
+            "--output",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let sarif: serde_sarif::sarif::Sarif =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).expect("valid SARIF");
+    let results = sarif.runs[0].results.as_ref().unwrap();
+    for rule in ["symx/deadlock", "symx/data-race"] {
+        let r = results
+            .iter()
+            .find(|r| r.rule_id.as_deref() == Some(rule))
+            .unwrap_or_else(|| panic!("a {rule} result"));
+        let loc = r.locations.as_ref().unwrap()[0]
+            .physical_location
+            .as_ref()
+            .unwrap();
+        let uri = loc.artifact_location.as_ref().unwrap().uri.as_deref();
+        assert_eq!(uri, Some("bugs/tests/bugs.rs"));
+        assert!(loc.region.as_ref().unwrap().start_line.unwrap() > 0);
+    }
+}
+
+#[test]
+fn crashes_and_hangs_are_reported_with_a_replaying_prefix_and_the_run_goes_on() {
+    let (out, report) = json_report("fixture-crashes");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    for (name, status, kind, says) in [
+        ("segfaults_via_unsafe", "crashed", "crash", "SIGSEGV"),
+        ("aborts", "crashed", "crash", "SIGABRT"),
+        ("exits_the_process", "crashed", "crash", "code 3"),
+        ("loops_forever", "timed-out", "timeout", "still running"),
+        ("overflows_its_stack", "crashed", "crash", "SIGSEGV"),
+    ] {
+        let t = test(&report, name);
+        assert_eq!(t["status"], status, "{t:#}");
+        let f = &t["failure"];
+        assert_eq!(f["kind"], kind);
+        assert!(f["message"].as_str().unwrap().contains(says), "{f:#}");
+        let details = f["details"].to_string();
+        assert!(details.contains("reproduces the crash (checked)"), "{f:#}");
+        let token = f["token"].as_str().expect("a token for the prefix");
+        assert_replays("fixture-crashes", token, "crashed again");
+    }
+    assert_eq!(
+        test(&report, "an_ordinary_test_after_them_passes")["status"],
+        "passed"
+    );
+    assert_eq!(
+        test(&report, "a_symx_test_after_them_passes")["status"],
+        "passed"
+    );
+}
+
+#[test]
+fn a_compile_error_exits_2_and_shows_cargos_error() {
+    let out = symx("test", &["-p", "fixture-broken"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("error[E0308]: mismatched types"),
+        "{}",
+        text(&out)
+    );
+    assert!(stderr.contains("broken/src/lib.rs"), "{}", text(&out));
+}
+
+#[test]
+fn an_unknown_configuration_key_exits_2_naming_key_and_file() {
+    let manifest = fixtures().join("bad-config/Cargo.toml");
+    let out = symx_in(&manifest, "test", &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("time-budgett"), "{}", text(&out));
+    assert!(stderr.contains(".config/symx.toml"), "{}", text(&out));
+}
+
+#[test]
+fn usage_errors_and_corrupt_tokens_exit_2() {
+    let out = symx("test", &["--format", "xml"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let out = symx("replay", &["-p", "fixture-clean", "symx1-AAAAbroken"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("corrupted"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn list_shows_symx_and_ordinary_tests() {
+    let out = symx("list", &["-p", "fixture-clean"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("fixture-clean::clean locked_counter_is_exact"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("fixture-clean::clean an_ordinary_test_passes"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_reports_what_was_found() {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-symx"))
+        .args(["symx", "test", "--color", "never", "--manifest-path"])
+        .arg(fixtures().join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target)
+        .args([
+            "-p",
+            "fixture-crashes",
+            "--jobs",
+            "1",
+            "--timeout",
+            "10m",
+            "loops_forever",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for cargo's `Finished` (the build is shared with the other tests), then for the
+    // hanging test to be under way.
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() > 0
+        && !line.contains("Finished")
+    {
+        line.clear();
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed().as_secs() < 10, "it stops promptly");
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("1 interrupted"), "{}", text(&out));
+}
+
+#[test]
+fn shards_split_a_dfs_exploration_and_together_cover_it() {
+    let executions = |args: &[&str]| {
+        let mut all = vec!["-p", "fixture-clean", "dfs_counter", "--format", "json"];
+        all.extend_from_slice(args);
+        let out = symx("test", &all);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let t = test(&report, "dfs_counter_is_exact").clone();
+        assert_eq!(t["complete"], true, "{t:#}");
+        assert_eq!(t["strategy"], "dfs");
+        t["executions"].as_u64().unwrap()
+    };
+    let whole = executions(&[]);
+    let sharded = executions(&["--shards", "2"]);
+    assert!(whole >= 90, "{whole}");
+    assert!(
+        sharded >= whole && sharded < whole + whole / 4,
+        "{sharded} vs {whole}"
+    );
+}

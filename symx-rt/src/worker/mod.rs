@@ -1,0 +1,229 @@
+//! The worker side of `cargo symx`: when the driver starts a test binary with
+//! [`protocol::ENV_WORKER`] set, each `#[symx::test]` serves one request from the driver
+//! (explore, replay, run one execution) over the line protocol of [`protocol`] instead of
+//! exploring on its own. This module owns that conversation; it must not change what an
+//! exploration does, only how its results travel.
+//!
+//! ## Why crashes are found by re-running in announce mode
+//!
+//! A test can kill its process (abort, segfault, stack overflow, `process::exit`) or hang inside
+//! one execution. The driver must then report the schedule prefix that was running, and that
+//! prefix must replay the crash. Two designs were considered:
+//!
+//! * mirror every decision of the current execution into a crash-safe place (a memory-mapped
+//!   file) as it is taken: exact, but it puts a write on the scheduler's hottest path for every
+//!   execution of every test, needs `unsafe` shared memory in the runtime, and a hook inside the
+//!   scheduler that another part of the project keeps changing;
+//! * explore normally at full speed, and only after a crash re-run the same exploration in
+//!   *announce mode*, where every execution start and every decision is written to the driver
+//!   unbuffered the moment it is taken ([`announce`]). Exploration is deterministic (DPOR and
+//!   DFS by construction, random and PCT from their seed), so the re-run reaches the same crash,
+//!   and the decisions announced since the last execution start are its prefix.
+//!
+//! symx takes the second: it costs nothing when nothing crashes, and the driver confirms the
+//! prefix by replaying it (a prefix that does not crash again, as with a test whose body is
+//! itself nondeterministic, is reported as such rather than as a reproducer).
+
+pub mod protocol;
+pub mod report;
+
+pub(crate) mod announce;
+pub(crate) mod shard;
+
+use std::io::{BufRead, Write};
+use std::time::{Duration, Instant};
+
+use crate::builder::{Builder, Strategy};
+use crate::schedule::Schedule;
+use protocol::{Message, Overrides, Replayed, Request, RequestLine, Verdict};
+
+/// Writes one protocol line to stdout, bypassing libtest's output capture, and flushes it so
+/// that it survives a crash that follows.
+pub(crate) fn send(message: &Message) {
+    let json = serde_json::to_string(message).expect("protocol messages serialise");
+    let mut out = std::io::stdout().lock();
+    // A driver that went away cannot be told anything more; the test then ends on its own.
+    let _ = writeln!(out, "{}{json}", protocol::LINE_PREFIX).and_then(|()| out.flush());
+}
+
+/// The hook at the top of `run_test_with`: serves the driver and returns `true` in worker mode,
+/// returns `false` (and does nothing) otherwise.
+pub(crate) fn serve(path: &str, builder: &Builder, body: fn()) -> bool {
+    let Ok(version) = std::env::var(protocol::ENV_WORKER) else {
+        return false;
+    };
+    send(&Message::Hello {
+        v: protocol::PROTOCOL_VERSION,
+        test: path.to_string(),
+        strategy: strategy_name(builder.strategy).to_string(),
+        symx_version: env!("CARGO_PKG_VERSION").to_string(),
+    });
+    if version.trim() != protocol::PROTOCOL_VERSION.to_string() {
+        send(&Message::Error {
+            message: format!(
+                "the driver speaks worker protocol version {version}, this test binary speaks \
+                 version {}; build the tests with a symx-rt matching cargo-symx",
+                protocol::PROTOCOL_VERSION
+            ),
+        });
+        return true;
+    }
+    match read_request() {
+        Ok(RequestLine { request, .. }) => answer(builder, body, request),
+        Err(message) => send(&Message::Error { message }),
+    }
+    true
+}
+
+fn read_request() -> Result<RequestLine, String> {
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| format!("cannot read the request: {e}"))?;
+    serde_json::from_str(&line).map_err(|e| format!("malformed request `{}`: {e}", line.trim()))
+}
+
+fn answer(builder: &Builder, body: fn(), request: Request) {
+    match request {
+        Request::Explore {
+            overrides,
+            announce,
+        } => {
+            let builder = apply(builder, &overrides);
+            let builder = match overrides.shard {
+                None => builder,
+                Some(shard) => match shard::prepare(builder.clone(), shard) {
+                    Some(b) => b,
+                    None if shard.index == 0 => builder,
+                    None => {
+                        return send(&Message::Unsupported {
+                            request: "shard".into(),
+                            reason: "optimal DPOR explores a test in one worker; shard 0 runs \
+                                     all of it"
+                                .into(),
+                        })
+                    }
+                },
+            };
+            let verdict = explore(&builder, body, announce);
+            shard::finish();
+            send(&Message::Verdict(verdict));
+        }
+        Request::Replay { token } => send(&Message::Replayed(replay(builder, body, &token))),
+        Request::RunOne { .. } => send(&Message::Unsupported {
+            request: "run_one".into(),
+            reason: "this runtime does not record traces yet".into(),
+        }),
+    }
+}
+
+fn apply(builder: &Builder, o: &Overrides) -> Builder {
+    let mut b = builder.clone();
+    if let Some(bound) = o.preemption_bound {
+        b = b.preemption_bound(Some(bound));
+    }
+    if let Some(max) = o.max_executions {
+        b = b.max_executions(Some(max));
+    }
+    if let Some(max) = o.max_steps {
+        b = b.max_steps(max);
+    }
+    if let Some(ms) = o.time_budget_ms {
+        b = b.time_budget(Some(Duration::from_millis(ms)));
+    }
+    b
+}
+
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
+fn explore(builder: &Builder, body: fn(), announce: bool) -> Verdict {
+    announce::set(announce);
+    let start = Instant::now();
+    let mut last = start;
+    let mut executions = 0u64;
+    let report = crate::explore::explore_observed(&builder.with_defaults(), &body, &mut |_| {
+        executions += 1;
+        if last.elapsed() >= PROGRESS_EVERY {
+            last = Instant::now();
+            send(&Message::Progress {
+                executions,
+                elapsed_ms: start.elapsed().as_millis() as u64,
+            });
+        }
+    });
+    announce::set(false);
+    Verdict {
+        executions: report.executions(),
+        complete: report.complete(),
+        stop: stop_name(report.stop_reason()).to_string(),
+        preemption_bounded: builder.preemption_bound.is_some(),
+        elapsed_ms: report.elapsed().as_millis() as u64,
+        failure: report.failure().map(report::failure),
+    }
+}
+
+fn replay(builder: &Builder, body: fn(), token: &str) -> Replayed {
+    let run = token
+        .parse::<Schedule>()
+        .and_then(|schedule| builder.try_replay(&schedule, body));
+    match run {
+        Ok(report) => Replayed {
+            steps: report.replayed_steps().iter().map(report::step).collect(),
+            failure: report.failure().map(report::failure),
+            error: None,
+        },
+        Err(e) => Replayed {
+            steps: Vec::new(),
+            failure: None,
+            error: Some(e.to_string()),
+        },
+    }
+}
+
+fn strategy_name(s: Strategy) -> &'static str {
+    match s {
+        Strategy::Dpor => "dpor",
+        Strategy::Dfs => "dfs",
+        Strategy::Random { .. } => "random",
+        Strategy::Pct { .. } => "pct",
+    }
+}
+
+fn stop_name(s: crate::report::StopReason) -> &'static str {
+    use crate::report::StopReason::*;
+    match s {
+        Exhausted => "exhausted",
+        Failure => "failure",
+        MaxExecutions => "max_executions",
+        TimeBudget => "time_budget",
+    }
+}
+
+/// Helpers the driver uses to name tests in tokens, re-exported for it only.
+pub mod tokens {
+    use crate::schedule::{test_hash, ReplayError, Schedule};
+
+    /// The hash a replay token stores for the test named `path` (libtest's name of the test).
+    pub fn test_hash_of(path: &str) -> u32 {
+        test_hash(path)
+    }
+
+    /// The test hash stored in `token` (0 when the token names no test).
+    pub fn token_test_hash(token: &str) -> Result<u32, ReplayError> {
+        token.parse::<Schedule>().map(|s| s.test)
+    }
+
+    /// A token that replays the decisions of a crashed execution's prefix. It records no step
+    /// count or fingerprint (the execution never ended), so a replay that does not crash again
+    /// ends as a divergence rather than passing silently.
+    pub fn prefix_token(path: &str, decisions: &[u32]) -> String {
+        Schedule {
+            test: test_hash(path),
+            decisions: decisions.to_vec(),
+            steps: 0,
+            fingerprint: 0,
+        }
+        .to_string()
+    }
+}

@@ -1,0 +1,179 @@
+//! The messages between `cargo symx` (the driver) and a test binary running as a worker.
+//! This module owns their shape and nothing else; `docs/worker-protocol.md` describes them for
+//! readers who do not read Rust.
+//!
+//! Transport: the driver starts the test binary with [`ENV_WORKER`] set to the protocol
+//! version it speaks and `--exact <test>`, writes one [`RequestLine`] to its stdin, and reads its
+//! stdout. Every line the worker writes starts with [`LINE_PREFIX`]; the rest of stdout is
+//! libtest's own output (`test x ... ok`), which is how ordinary tests in the same binary are
+//! judged. A driver ignores message kinds it does not know (`Message::Unknown`), so a newer
+//! worker can add kinds without breaking an older driver; a changed meaning bumps
+//! [`PROTOCOL_VERSION`].
+
+use serde::{Deserialize, Serialize};
+
+/// Bumped whenever a message changes meaning; new optional fields and new kinds do not bump it.
+pub const PROTOCOL_VERSION: u32 = 1;
+/// Set by the driver (to its [`PROTOCOL_VERSION`]) to make `#[symx::test]` bodies serve it.
+pub const ENV_WORKER: &str = "SYMX_WORKER";
+/// Starts every protocol line on the worker's stdout (an ASCII record separator, then a tag),
+/// so that it cannot be confused with libtest's or the test's own output.
+pub const LINE_PREFIX: &str = "\u{1e}symx-worker ";
+
+/// What the driver asks of one test, written as one JSON line to the worker's stdin.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RequestLine {
+    /// The protocol version of the driver.
+    pub v: u32,
+    #[serde(flatten)]
+    pub request: Request,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "request", rename_all = "snake_case")]
+pub enum Request {
+    /// Explore the test as its attribute says, with the driver's overrides on top.
+    Explore {
+        #[serde(default)]
+        overrides: Overrides,
+        /// Announce every execution and every decision as it is taken (slow): the driver asks
+        /// for it only to recover the schedule prefix of a crash, see `worker` module doc.
+        #[serde(default)]
+        announce: bool,
+    },
+    /// Run exactly the execution a replay token describes and send back its interleaving.
+    Replay { token: String },
+    /// Run one execution that follows `prefix` (then the default choices), with the given values
+    /// for the symbolic inputs, and send back its trace. For the z3-backed engines; answered
+    /// with [`Message::Unsupported`] until the runtime records traces.
+    RunOne {
+        prefix: Vec<u32>,
+        #[serde(default)]
+        inputs: Vec<InputValue>,
+    },
+}
+
+/// A value for one symbolic input of [`Request::RunOne`], by name or creation order.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct InputValue {
+    pub name: String,
+    pub value: i128,
+}
+
+/// Settings from the driver's configuration that override the test attribute's.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Overrides {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemption_bound: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_executions: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_budget_ms: Option<u64>,
+    /// Explore only this shard of the test's executions (see the worker's `shard` module).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+}
+
+/// Shard `index` of `count` (`index < count`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+/// One line from the worker (after [`LINE_PREFIX`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Message {
+    /// First line of a `#[symx::test]`: the worker serves this test.
+    Hello {
+        v: u32,
+        test: String,
+        strategy: String,
+        symx_version: String,
+    },
+    /// Sent at most a few times a second while exploring.
+    Progress { executions: u64, elapsed_ms: u64 },
+    /// Announce mode: execution number `index` (from 0) starts.
+    Execution { index: u64 },
+    /// Announce mode: the current execution took this choice (as recorded in replay tokens).
+    Decision { value: u32 },
+    /// The exploration ended.
+    Verdict(Verdict),
+    /// The answer to [`Request::Replay`].
+    Replayed(Replayed),
+    /// The worker cannot do what was asked; the reason says why.
+    Unsupported { request: String, reason: String },
+    /// The request was malformed or of another protocol version.
+    Error { message: String },
+    /// A kind this driver does not know (from a newer worker): ignored.
+    #[serde(other)]
+    Unknown,
+}
+
+/// How an exploration ended.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Verdict {
+    pub executions: u64,
+    /// The bounded space was exhausted.
+    pub complete: bool,
+    /// `exhausted`, `failure`, `max_executions` or `time_budget`.
+    pub stop: String,
+    /// Whether a preemption bound limited the space.
+    pub preemption_bounded: bool,
+    pub elapsed_ms: u64,
+    pub failure: Option<FailureReport>,
+}
+
+/// The answer to a replay.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Replayed {
+    /// Every step of the replayed execution.
+    pub steps: Vec<StepReport>,
+    pub failure: Option<FailureReport>,
+    /// Why the token could not be replayed (corrupt, other test, program changed).
+    pub error: Option<String>,
+}
+
+/// A found bug, in the structured form every report format is made from.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FailureReport {
+    /// `panic`, `deadlock`, `data-race`, `step-limit`, `misuse` (or newer kinds).
+    pub kind: String,
+    pub message: String,
+    pub details: Vec<String>,
+    pub location: Option<Location>,
+    pub thread: Option<usize>,
+    pub preemptions: u32,
+    pub steps: Vec<StepReport>,
+    /// The replay token.
+    pub token: String,
+}
+
+/// One step of an interleaving.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct StepReport {
+    pub index: usize,
+    pub thread: usize,
+    pub thread_label: String,
+    pub op: String,
+    pub obj: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    pub location: Location,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
