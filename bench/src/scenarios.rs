@@ -84,6 +84,8 @@ impl fmt::Display for Scenario {
 pub enum Tool {
     /// symx with `Builder::new()` as it comes: whatever the default strategy is.
     Symx,
+    /// symx as `Symx`, recording the full trace of every execution (the cost of recording).
+    SymxRecord,
     /// symx with `Strategy::Dfs` (every schedule, no reduction).
     SymxDfs,
     /// symx with `Strategy::Random { seed }`.
@@ -112,8 +114,9 @@ pub enum Family {
 pub const PCT_DEPTH: u32 = 3;
 
 impl Tool {
-    pub const ALL: [Tool; 8] = [
+    pub const ALL: [Tool; 9] = [
         Tool::Symx,
+        Tool::SymxRecord,
         Tool::SymxDfs,
         Tool::SymxRandom,
         Tool::SymxPct,
@@ -126,6 +129,7 @@ impl Tool {
     pub fn name(self) -> &'static str {
         match self {
             Tool::Symx => "symx",
+            Tool::SymxRecord => "symx-record",
             Tool::SymxDfs => "symx-dfs",
             Tool::SymxRandom => "symx-random",
             Tool::SymxPct => "symx-pct",
@@ -138,7 +142,9 @@ impl Tool {
 
     pub fn family(self) -> Family {
         match self {
-            Tool::Symx | Tool::SymxDfs | Tool::SymxRandom | Tool::SymxPct => Family::Symx,
+            Tool::Symx | Tool::SymxRecord | Tool::SymxDfs | Tool::SymxRandom | Tool::SymxPct => {
+                Family::Symx
+            }
             Tool::Loom => Family::Loom,
             Tool::ShuttleDfs | Tool::ShuttleRandom | Tool::ShuttlePct => Family::Shuttle,
         }

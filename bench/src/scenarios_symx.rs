@@ -21,6 +21,7 @@ pub fn builder(tool: Tool, settings: &Settings) -> Builder {
     let sampling = |b: Builder| b.max_executions(Some(settings.iterations));
     match tool {
         Tool::Symx => exhaustive(Builder::new()),
+        Tool::SymxRecord => exhaustive(Builder::new().record_traces(true)),
         Tool::SymxDfs => exhaustive(Builder::new().strategy(Strategy::Dfs)),
         Tool::SymxRandom => sampling(Builder::new().strategy(Strategy::Random {
             seed: settings.seed,
@@ -39,7 +40,14 @@ pub fn run(tool: Tool, scenario: Scenario, settings: &Settings) -> Outcome {
     let builder = builder(tool, settings);
     let start = measure::start(false);
     measure::record_entries();
-    let report = builder.explore(move || run_scenario(scenario));
+    let report = if tool == Tool::SymxRecord {
+        // Every trace is built and handed over, as the driver's engines would receive it.
+        builder.explore_traces(move || run_scenario(scenario), |t| {
+            std::hint::black_box(t);
+        })
+    } else {
+        builder.explore(move || run_scenario(scenario))
+    };
     let total_secs = start.elapsed().as_secs_f64();
     let invocations = measure::executions();
     let executions = report.executions();

@@ -1,11 +1,17 @@
-//! The attribute macros of symx. Users never name this crate: the runtime
+//! The macros of symx. Users never name this crate: the runtime
 //! crate (`symx-rt`, library `symx`) re-exports every macro here, and the
 //! generated code reaches the runtime only through absolute `::symx::` paths.
 //!
 //! This crate owns the syntax of the attributes and their compile errors; it
 //! must not encode what the runtime does with a test or an annotation.
 //!
-//! - [`macro@test`] (`test_attr`): a test explored by the runtime.
+//! - [`macro@test`] (`test_attr`): a test explored by the runtime, its body
+//!   instrumented.
+//! - [`macro@instrument`] (`instrument_attr`, `instrument`): a function or
+//!   `impl` block whose branches, comparisons and assertions on symbolic
+//!   values are recorded.
+//! - [`assert!`], [`assert_eq!`], [`assert_ne!`] (`assertions`): recorded
+//!   assertions usable outside instrumented bodies.
 //! - [`macro@acquire`], [`macro@try_acquire`], [`macro@release`],
 //!   [`macro@barrier_init`], [`macro@barrier_arrive`] (`annotations`): the
 //!   meaning of user-built synchronization primitives.
@@ -13,10 +19,15 @@
 use proc_macro::TokenStream;
 
 use crate::annotations::Annotation;
+use crate::assertions::Kind;
 
 mod annotations;
+mod assertions;
 mod diagnostics;
+mod instrument;
+mod instrument_attr;
 mod test_attr;
+mod written_text;
 
 /// Makes `fn name()` a `#[test]` whose body runs under the symx explorer.
 ///
@@ -37,9 +48,102 @@ mod test_attr;
 /// Other attributes on the function (`#[ignore]`, `#[should_panic]`, doc
 /// comments) stay on the generated test. The function must take no
 /// parameters, return `()`, and be neither generic nor `async`.
+///
+/// The body is instrumented as [`macro@instrument`] describes, closures and
+/// `async` blocks in it included (a spawned thread's closure is rewritten),
+/// nested items excluded.
 #[proc_macro_attribute]
 pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
     test_attr::expand(args.into(), item.into()).into()
+}
+
+/// Records the branches, comparisons and assertions of a function, or of every
+/// method of an `impl` block, that depend on symbolic values.
+///
+/// ```ignore
+/// #[symx::instrument]
+/// fn pick(n: symx::Sym<u32>) -> u32 {
+///     if n > 3 { 1 } else { 2 }        // the branch on `n > 3` is recorded
+/// }
+///
+/// #[symx::instrument]
+/// impl Queue { /* every method body, trait impls included */ }
+/// ```
+///
+/// Inside the body:
+///
+/// - the comparisons `== != < <= > >=` go through the runtime, which gives a
+///   `Sym<bool>` when an operand is symbolic and the plain `bool` otherwise;
+/// - the condition of `if` and `while`, each match-arm guard and each operand
+///   of `&&` and `||` goes through `symx::branch`, which records a symbolic
+///   condition and passes a `bool` through;
+/// - `assert!`, `assert_eq!`, `assert_ne!` and their `debug_` forms (by the
+///   last segment of the path, so `std::assert!` too) become the recorded
+///   [`assert!`], [`assert_eq!`], [`assert_ne!`], with the standard messages.
+///
+/// Closures and `async` blocks in the body are rewritten too, so a spawned
+/// thread's closure is. Plain `bool` code behaves as before, at no cost once
+/// inlined. Not rewritten: other macros
+/// (`println!("{}", a == b)`, `matches!`), nested items (`fn`, `impl`,
+/// `mod`, `const`, `static`; mark them themselves), the `let` of `if let`,
+/// `while let` and let chains (the expression matched is rewritten), and
+/// const contexts such as array lengths and generic arguments. A `const fn`
+/// can't be instrumented (an `impl` block's `const fn`s are skipped), and
+/// neither can a trait method without a body.
+///
+/// Type inference sees a method call where the operator was:
+///
+/// - a comparison's operand types must be known where it is written. An
+///   operand whose type is inferred only later (an untyped parameter of a
+///   closure stored in a variable: `let less = |a, b| a < b;`) is taken to
+///   be symbolic, and the call of `less` then fails to type-check; write the
+///   types (`|a: &u32, b: &u32| a < b`). Closures passed straight to a
+///   function (`v.retain(|x| *x != 2)`) get their types from it and are fine;
+/// - operands that can't be compared fail with an error about the method
+///   `__symx_eq` (or `_ne`, `_lt`, ...) that names the missing
+///   `PartialEq` / `PartialOrd` bound, rather than with "can't compare";
+/// - a condition whose type is inferred only from being a condition
+///   (`if s.parse().unwrap()`) needs the type written out.
+#[proc_macro_attribute]
+pub fn instrument(args: TokenStream, item: TokenStream) -> TokenStream {
+    instrument_attr::expand(args.into(), item.into()).into()
+}
+
+/// `assert!` that records the assertion and its condition, symbolic or not.
+///
+/// ```ignore
+/// symx::assert!(v != 7);
+/// symx::assert!(v != 7, "v must not be 7, got {}", v);
+/// ```
+///
+/// The condition is instrumented like a [`macro@instrument`] body. A failure
+/// panics as `std::assert!` does: `assertion failed: v != 7`, or the given
+/// message. Inside instrumented bodies plain `assert!` does the same.
+#[proc_macro]
+pub fn assert(input: TokenStream) -> TokenStream {
+    assertions::expand(Kind::Assert, input.into()).into()
+}
+
+/// `assert_eq!` that records the comparison as an assertion.
+///
+/// ```ignore
+/// symx::assert_eq!(x.get(), 2);
+/// symx::assert_eq!(x.get(), 2, "after {} increments", n);
+/// ```
+///
+/// Both values are evaluated once and borrowed; they must be `Debug`. A
+/// failure panics with the message of `std::assert_eq!`
+/// (``assertion `left == right` failed`` and both values).
+#[proc_macro]
+pub fn assert_eq(input: TokenStream) -> TokenStream {
+    assertions::expand(Kind::AssertEq, input.into()).into()
+}
+
+/// `assert_ne!` that records the comparison as an assertion; see
+/// [`assert_eq!`].
+#[proc_macro]
+pub fn assert_ne(input: TokenStream) -> TokenStream {
+    assertions::expand(Kind::AssertNe, input.into()).into()
 }
 
 /// After a normal return from this method, the calling thread holds `self`.

@@ -1,9 +1,9 @@
 //! `#[symx::test]`: turns a plain `fn name()` into a libtest `#[test]` whose
-//! body is handed to the runtime's explorer, with the attribute's arguments
-//! applied to a `symx::Builder`. This module owns the syntax of the attribute
-//! and its compile errors; what each option means is the runtime's business,
-//! reached only through `::symx::Builder::__attr_<key>` and
-//! `::symx::__private::run_test`.
+//! body, instrumented by the `instrument` module, is handed to the runtime's
+//! explorer, with the attribute's arguments applied to a `symx::Builder`.
+//! This module owns the syntax of the attribute and its compile errors; what
+//! each option means is the runtime's business, reached only through
+//! `::symx::Builder::__attr_<key>` and `::symx::__private::run_test`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
@@ -15,6 +15,7 @@ use syn::{
 };
 
 use crate::diagnostics::{closest, wrong_item, Errors};
+use crate::instrument::instrument_body;
 
 /// The arguments `#[symx::test(..)]` accepts. Each becomes a call of the
 /// runtime's `Builder::__attr_<key>(value)`, so adding one here needs the
@@ -227,7 +228,8 @@ fn generate(function: &ItemFn, settings: &[Setting]) -> TokenStream {
         .partition(|a| matches!(a.style, AttrStyle::Inner(_)));
     let vis = &function.vis;
     let name = &function.sig.ident;
-    let block = &function.block;
+    let mut block = function.block.clone();
+    instrument_body(&mut block);
     let setters = settings.iter().map(|Setting { key, value }| {
         // The setter carries the key's span: should the runtime lack it, the
         // error points at the argument rather than at the attribute.
@@ -284,7 +286,11 @@ mod tests {
         let expected = quote! {
             #[::core::prelude::v1::test]
             fn lost_update() {
-                fn __symx_body() { work(); }
+                fn __symx_body() {
+                    #[allow(unused_imports)]
+                    use ::symx::__private::compare::*;
+                    work();
+                }
                 ::symx::__private::run_test(
                     ::core::concat!(::core::module_path!(), "::", ::core::stringify!(lost_update)),
                     ::symx::Builder::new(),
@@ -303,6 +309,25 @@ mod tests {
             ),
             expected.to_string()
         );
+    }
+
+    #[test]
+    fn the_body_and_its_thread_closures_are_instrumented() {
+        let out = expansion(
+            quote!(),
+            quote! {
+                fn t() {
+                    let h = thread::spawn(move || assert!(x.get() == 1));
+                    if a > b { h.join().unwrap(); }
+                    fn helper() -> bool { 1 < 2 }
+                }
+            },
+        );
+        assert!(out.contains(":: symx :: __private :: assertion"), "{out}");
+        assert!(out.contains("__symx_eq"), "{out}");
+        assert!(out.contains(":: symx :: branch ((& & :: symx :: __private :: Cmp (& (a) , & (b))) . __symx_gt ())"), "{out}");
+        assert!(!out.contains("assert !"), "{out}");
+        assert!(out.contains("fn helper () -> bool { 1 < 2 }"), "{out}");
     }
 
     #[test]
@@ -344,7 +369,14 @@ mod tests {
             #[::core::prelude::v1::test]
             pub(crate) fn t()
         };
-        let body_start = quote!(#![allow(unused)] fn __symx_body() { panic!("boom") });
+        let body_start = quote! {
+            #![allow(unused)]
+            fn __symx_body() {
+                #[allow(unused_imports)]
+                use ::symx::__private::compare::*;
+                panic!("boom")
+            }
+        };
         assert!(out.starts_with(&head.to_string()), "{out}");
         assert!(out.contains(&body_start.to_string()), "{out}");
     }

@@ -6,6 +6,8 @@ use std::time::Duration;
 use crate::report::Report;
 use crate::rt::Config;
 use crate::schedule::{ReplayError, Schedule};
+use crate::sym::InputValues;
+use crate::trace::Trace;
 
 /// How executions are chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +35,11 @@ pub struct Builder {
     pub(crate) stack_size: usize,
     pub(crate) time_budget: Option<Duration>,
     pub(crate) test_name: Option<String>,
+    /// Record every execution's trace (symbolic notes and all).
+    pub(crate) record: bool,
+    pub(crate) inputs: Option<std::sync::Arc<InputValues>>,
+    pub(crate) input_seed: u64,
+    pub(crate) trace_dir: Option<crate::trace::TraceDir>,
     /// Attribute arguments kept until `strategy` is known.
     seed: Option<u64>,
     depth: Option<u32>,
@@ -58,6 +65,10 @@ impl Builder {
             stack_size: 256 * 1024,
             time_budget: None,
             test_name: None,
+            record: false,
+            inputs: None,
+            input_seed: 0,
+            trace_dir: None,
             seed: None,
             depth: None,
         }
@@ -111,12 +122,66 @@ impl Builder {
         self
     }
 
+    /// Record the full trace of every execution (off by default: recording costs time).
+    /// Traces reach [`Builder::explore_traces`]'s callback and the trace directory.
+    pub fn record_traces(mut self, on: bool) -> Self {
+        self.record = on;
+        self
+    }
+
+    /// Values for the symbolic inputs, by name (`any_named`'s name, or `t<thread>#<k>` for
+    /// the k-th `any()` of a thread). Inputs not named here take their default value.
+    pub fn inputs(mut self, values: InputValues) -> Self {
+        self.inputs = Some(std::sync::Arc::new(values));
+        self
+    }
+
+    /// Default values of inputs the assignment does not give: 0 leaves them all zero; any
+    /// other seed gives each input a value fixed by the seed and its name.
+    pub fn input_seed(mut self, seed: u64) -> Self {
+        self.input_seed = seed;
+        self
+    }
+
+    /// Writes one JSON trace per execution into `dir` (the first `limit`, and always a
+    /// failing one). `#[symx::test]` takes it from `SYMX_TRACE_DIR` / `SYMX_TRACE_LIMIT`.
+    pub fn trace_dir(mut self, dir: Option<std::path::PathBuf>, limit: usize) -> Self {
+        self.trace_dir = dir.map(|dir| crate::trace::TraceDir { dir, limit });
+        self
+    }
+
+    pub(crate) fn trace_dir_from_env(mut self) -> Self {
+        if self.trace_dir.is_none() {
+            self.trace_dir = crate::trace::TraceDir::from_env();
+        }
+        self
+    }
+
+    /// Explores `f` recording every execution, and hands each trace to `on_trace`.
+    pub fn explore_traces<F: Fn()>(&self, f: F, mut on_trace: impl FnMut(&Trace)) -> Report {
+        let b = self.with_defaults().record_traces(true);
+        crate::explore::explore_with(&b, &f, &mut |_| {}, Some(&mut on_trace))
+    }
+
+    /// Runs one execution of `f` that follows `guide` (which thread takes each step, which
+    /// alternative each nondeterministic choice takes, the input values) and then lets the
+    /// thread that ran last continue while it can; returns its report and its trace. The
+    /// primitive the driver's engines are built on.
+    pub fn run_guided<F: Fn()>(&self, guide: &Guide, f: F) -> GuidedRun {
+        crate::explore::run_guided(self, guide, &f)
+    }
+
     pub(crate) fn config(&self) -> Config {
         Config {
             max_steps: self.max_steps,
             preemption_bound: self.preemption_bound,
             spurious_wakeups: self.spurious_wakeups,
             stack_size: self.stack_size,
+            sym: crate::sym::record::SymConfig {
+                recording: self.record,
+                inputs: self.inputs.clone(),
+                input_seed: self.input_seed,
+            },
         }
     }
 
@@ -230,6 +295,29 @@ impl Builder {
         }
         self
     }
+}
+
+/// What [`Builder::run_guided`] follows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Guide {
+    /// The thread (execution-local id, as traces number them) that performs each visible
+    /// step, from the first; where it runs out, the last thread continues while it can.
+    pub steps: Vec<usize>,
+    /// The alternative taken at each nondeterministic choice (which waiter a `notify_one`
+    /// wakes), in order; 0 where it runs out.
+    pub choices: Vec<u32>,
+    /// Values of the symbolic inputs; those not given take the builder's defaults.
+    pub inputs: InputValues,
+}
+
+/// The result of [`Builder::run_guided`].
+#[derive(Debug)]
+pub struct GuidedRun {
+    pub report: Report,
+    pub trace: Trace,
+    /// Where the program did not offer what the guide asked for (the run went on with the
+    /// first thread that could).
+    pub divergence: Option<String>,
 }
 
 /// Explores `f` with the default settings and panics with the report if a bug is found

@@ -20,6 +20,8 @@ mod private;
 mod report;
 mod rt;
 mod schedule;
+mod sym;
+pub mod trace;
 // cargo symx: the worker side of the driver protocol (driver branch).
 mod worker;
 
@@ -30,10 +32,16 @@ pub mod sync;
 pub mod thread;
 pub mod wait_queue;
 
-pub use builder::{model, Builder, Strategy, DEFAULT_ITERATIONS};
+pub use builder::{model, Builder, Guide, GuidedRun, Strategy, DEFAULT_ITERATIONS};
 pub use report::{Failure, FailureKind, Report, SourceLocation, Step, StopReason};
 pub use schedule::{ReplayError, Schedule};
-pub use symx_macros::{acquire, barrier_arrive, barrier_init, release, test, try_acquire};
+pub use sym::{
+    any, any_named, assume, branch, Condition, InputValues, Shared, Sym, SymInt, SymValue,
+};
+pub use symx_macros::{
+    acquire, assert, assert_eq, assert_ne, barrier_arrive, barrier_init, instrument, release, test,
+    try_acquire,
+};
 
 #[doc(hidden)]
 pub mod __private {

@@ -4,6 +4,16 @@ use std::panic::Location;
 
 use crate::builder::Builder;
 use crate::rt::{self, ObjId};
+use crate::sym::record::{Local, SyncOp};
+
+pub use crate::sym::assertion;
+pub use crate::sym::compare::Cmp;
+
+/// What instrumented bodies import so that rewritten comparisons resolve: the traits only,
+/// and anonymously, so that the glob import shadows none of the user's names.
+pub mod compare {
+    pub use crate::sym::compare::{PlainCompare as _, PlainEq as _, SymCompare as _};
+}
 
 /// The body of a `#[symx::test]`: explores `body` (or replays `SYMX_REPLAY`) and fails the
 /// test with the report when a bug is found.
@@ -15,7 +25,7 @@ pub fn run_test(name: &'static str, builder: Builder, body: fn()) {
 pub fn run_test_with(name: &str, builder: Builder, body: fn(), replay: Option<String>) {
     // `module_path!()` starts with the crate name, which `cargo test` filters do not contain.
     let path = name.split_once("::").map_or(name, |(_, rest)| rest);
-    let builder = builder.name(path);
+    let builder = builder.name(path).trace_dir_from_env();
     // cargo symx: under the driver, the test serves its request instead (see `worker`).
     if crate::worker::serve(path, &builder, body) {
         return;
@@ -172,8 +182,15 @@ pub struct BarrierArrival {
 impl BarrierArrival {
     #[track_caller]
     pub fn begin<T: ?Sized>(obj: &T) -> BarrierArrival {
-        let arrival = user_object(obj)
-            .and_then(|id| rt::with(|e| e.barrier_arrive(id).map(|g| (id, g))).flatten());
+        let location = Location::caller();
+        let arrival = user_object(obj).and_then(|id| {
+            rt::with(|e| {
+                let op = SyncOp::BarrierArrive;
+                e.note_local(Local::Annotated { op, obj: id }, Some(location));
+                e.barrier_arrive(id).map(|g| (id, g))
+            })
+            .flatten()
+        });
         BarrierArrival { arrival }
     }
 
@@ -182,8 +199,12 @@ impl BarrierArrival {
     pub fn depart(self) {
         let location = Location::caller();
         if let Some((id, generation)) = self.arrival {
-            if let Some(found) = rt::with(|e| e.barrier_depart(id, generation, location)).flatten()
-            {
+            let found = rt::with(|e| {
+                let op = SyncOp::BarrierDepart;
+                e.note_local(Local::Annotated { op, obj: id }, Some(location));
+                e.barrier_depart(id, generation, location)
+            });
+            if let Some(found) = found.flatten() {
                 rt::fail(found);
             }
         }

@@ -202,12 +202,19 @@ pub struct Report {
     pub(crate) max_preemptions_bounded: bool,
     /// The interleaving of a replayed execution (empty for explorations).
     pub(crate) replayed_steps: Vec<Step>,
+    pub(crate) discarded: u64,
 }
 
 impl Report {
     /// Executions actually run.
     pub fn executions(&self) -> u64 {
         self.executions
+    }
+
+    /// Executions abandoned because a `symx::assume` did not hold (counted in
+    /// [`Report::executions`] too).
+    pub fn discarded(&self) -> u64 {
+        self.discarded
     }
 
     /// True when the bounded space was exhausted: no bug exists within the stated bounds.

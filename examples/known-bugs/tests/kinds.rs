@@ -17,9 +17,7 @@ fn every_known_bug_fails_with_the_expected_kind() {
     assert_eq!(expected.len(), known_bugs::BUGS.len());
     for (name, body) in known_bugs::BUGS {
         let report = Builder::new().explore(body);
-        let failure = report
-            .failure()
-            .unwrap_or_else(|| panic!("{name} fails"));
+        let failure = report.failure().unwrap_or_else(|| panic!("{name} fails"));
         let kind = driver_name(failure.kind());
         assert_eq!(Some(kind), expected[*name].as_str(), "{name}: {failure}");
     }

@@ -7,6 +7,7 @@
 
 mod dfs;
 mod dpor;
+mod guided;
 mod minimise;
 mod pct;
 mod random;
@@ -14,11 +15,12 @@ mod replay;
 
 use std::time::Instant;
 
-use crate::builder::{Builder, Strategy as Choice};
+use crate::builder::{Builder, Guide, GuidedRun, Strategy as Choice};
 use crate::report::{Failure, Report, StopReason};
 use crate::rt::op::{Event, Op, ThreadId};
 use crate::rt::scheduler::{run_execution, Outcome};
 use crate::schedule::{test_hash, ReplayError, Schedule};
+use crate::trace::Trace;
 
 pub(crate) use replay::Replay;
 
@@ -79,10 +81,22 @@ pub(crate) fn explore_observed(
     body: &dyn Fn(),
     observe: &mut dyn FnMut(&[Event]),
 ) -> Report {
+    explore_with(b, body, observe, None)
+}
+
+/// [`explore_observed`], also handing each recorded trace to `on_trace`.
+pub(crate) fn explore_with(
+    b: &Builder,
+    body: &dyn Fn(),
+    observe: &mut dyn FnMut(&[Event]),
+    mut on_trace: Option<&mut dyn FnMut(&Trace)>,
+) -> Report {
     let start = Instant::now();
+    let b = &recording_as_asked(b);
     // cargo symx: announce mode wraps the strategy to report its choices (see `worker`).
     let mut strategy = crate::worker::announce::wrap(make(b));
     let mut executions = 0;
+    let mut discarded = 0;
     let stop = loop {
         if !strategy.next_execution() {
             break StopReason::Exhausted;
@@ -93,17 +107,104 @@ pub(crate) fn explore_observed(
         if b.time_budget.is_some_and(|t| start.elapsed() >= t) {
             break StopReason::TimeBudget;
         }
-        let outcome = run_execution(b.config(), strategy.as_mut(), body, false);
+        let mut outcome = run_execution(b.config(), strategy.as_mut(), body, false);
         executions += 1;
+        discarded += outcome.discarded as u64;
         observe(&outcome.events);
         strategy.end_execution(&outcome.events);
+        if let Some(mut trace) = outcome.trace.take() {
+            let schedule = outcome_schedule(b, &outcome);
+            deliver(b, executions, &schedule, &mut trace, &mut on_trace);
+        }
         if outcome.failure.is_some() {
             let found = to_failure(b, outcome);
             let failure = minimise::fewest_preemptions(b, body, found);
-            return finish(b, start, executions, StopReason::Failure, Some(failure));
+            let mut report = finish(b, start, executions, StopReason::Failure, Some(failure));
+            report.discarded = discarded;
+            return report;
         }
     };
-    finish(b, start, executions, stop, None)
+    let mut report = finish(b, start, executions, stop, None);
+    report.discarded = discarded;
+    report
+}
+
+/// Recording is on when asked for, when traces go to a directory, or when
+/// `SYMX_CHECK_TRACES` asks that every trace be checked.
+fn recording_as_asked(b: &Builder) -> Builder {
+    let mut b = b.clone();
+    b.record |= b.trace_dir.is_some() || check_traces();
+    b
+}
+
+/// Read once: the environment does not change under a running test binary's explorations.
+fn check_traces() -> bool {
+    static CHECK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CHECK.get_or_init(|| {
+        std::env::var_os("SYMX_CHECK_TRACES").is_some_and(|v| !v.is_empty() && v != "0")
+    })
+}
+
+/// Names the trace's test and schedule, checks it when asked, writes it and hands it on.
+fn deliver(
+    b: &Builder,
+    n: u64,
+    schedule: &Schedule,
+    trace: &mut Trace,
+    on_trace: &mut Option<&mut dyn FnMut(&Trace)>,
+) {
+    trace.test = b.test_name.clone();
+    trace.schedule = Some(schedule.to_string());
+    if check_traces() {
+        if let Err(why) = trace.check_consistency() {
+            panic!("symx internal error: execution {n} recorded an inconsistent trace: {why}");
+        }
+    }
+    if let Some(dir) = &b.trace_dir {
+        let failed = matches!(trace.verdict, crate::trace::format::Verdict::Fail { .. });
+        dir.write(n, failed, trace);
+    }
+    if let Some(f) = on_trace {
+        f(trace);
+    }
+}
+
+fn outcome_schedule(b: &Builder, outcome: &Outcome) -> Schedule {
+    Schedule {
+        test: b.test_name.as_deref().map_or(0, test_hash),
+        decisions: outcome.decisions.clone(),
+        steps: outcome.steps,
+        fingerprint: outcome.fingerprint,
+    }
+}
+
+/// Runs the one execution `guide` describes, recorded (see [`Builder::run_guided`]).
+pub(crate) fn run_guided(b: &Builder, guide: &Guide, body: &dyn Fn()) -> GuidedRun {
+    let start = Instant::now();
+    let mut b = b.with_defaults().record_traces(true);
+    let mut inputs = b.inputs.as_deref().cloned().unwrap_or_default();
+    inputs.extend(guide.inputs.iter().map(|(k, v)| (k.clone(), *v)));
+    b = b.inputs(inputs);
+    let mut strategy = guided::Guided::new(guide);
+    strategy.next_execution();
+    let mut outcome = run_execution(b.config(), &mut strategy, body, true);
+    let schedule = outcome_schedule(&b, &outcome);
+    let mut trace = outcome
+        .trace
+        .take()
+        .expect("a recorded execution has a trace");
+    deliver(&b, 1, &schedule, &mut trace, &mut None);
+    let rendered = outcome.rendered.clone();
+    let discarded = outcome.discarded as u64;
+    let failure = outcome.failure.is_some().then(|| to_failure(&b, outcome));
+    let mut report = finish(&b, start, 1, StopReason::Exhausted, failure);
+    report.replayed_steps = rendered;
+    report.discarded = discarded;
+    GuidedRun {
+        report,
+        trace,
+        divergence: strategy.divergence(),
+    }
 }
 
 fn finish(
@@ -120,6 +221,7 @@ fn finish(
         elapsed: start.elapsed(),
         max_preemptions_bounded: b.preemption_bound.is_some(),
         replayed_steps: Vec::new(),
+        discarded: 0,
     }
 }
 

@@ -14,12 +14,14 @@ use crate::explore::Strategy;
 use crate::report::FailureKind;
 
 /// Execution-wide settings taken from the Builder.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Config {
     pub max_steps: u64,
     pub preemption_bound: Option<u32>,
     pub spurious_wakeups: bool,
     pub stack_size: usize,
+    /// Recording and the symbolic inputs.
+    pub sym: crate::sym::record::SymConfig,
 }
 
 /// A failure found inside an execution, before the explorer attaches schedule and trace.
@@ -52,10 +54,13 @@ pub(crate) struct Execution {
     pub preemptions: u32,
     /// The current step changed no shared state (a load, a failed compare-exchange, a yield).
     pub quiet_step: bool,
+    /// Symbolic values and, when recording, the notes the trace is built from.
+    pub sym: crate::sym::record::SymState,
 }
 
 impl Execution {
     pub fn new(config: Config, generation: u32) -> Self {
+        let sym = crate::sym::record::SymState::new(config.sym.clone(), generation);
         Execution {
             config,
             objects: Objects::new(generation),
@@ -69,6 +74,7 @@ impl Execution {
             fingerprint: FNV_OFFSET,
             preemptions: 0,
             quiet_step: false,
+            sym,
         }
     }
 

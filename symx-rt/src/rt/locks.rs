@@ -3,6 +3,7 @@
 //! release of a lock not held, a second holder, a re-acquire by the holder, leaving a barrier
 //! early) ends the execution with a failure.
 
+use crate::sym::record::{Local, SyncOp};
 use std::panic::Location;
 use std::sync::atomic::Ordering;
 
@@ -61,6 +62,7 @@ impl Execution {
             state.writer = Some((me, location));
         }
         self.acquire_from(obj, Ordering::SeqCst);
+        self.note_sync(SyncOp::Acquire { shared }, obj);
     }
 
     /// Releases a built-in lock held by the current thread.
@@ -75,6 +77,7 @@ impl Execution {
             state.writer = None;
         }
         self.release_to(obj, Ordering::SeqCst, true);
+        self.note_sync(SyncOp::Release { shared }, obj);
     }
 
     /// `#[symx::acquire]` returned: the current thread now holds the user's lock.
@@ -102,6 +105,8 @@ impl Execution {
         let state = self.lock_state(obj);
         state.annotated = true;
         state.writer = Some((me, location));
+        let op = SyncOp::Acquire { shared: false };
+        self.note_local(Local::Annotated { op, obj }, Some(location));
         None
     }
 
@@ -115,6 +120,8 @@ impl Execution {
         match self.holder(obj) {
             Some((t, _)) if t == me => {
                 self.lock_state(obj).writer = None;
+                let op = SyncOp::Release { shared: false };
+                self.note_local(Local::Annotated { op, obj }, Some(location));
                 None
             }
             held => {
@@ -178,7 +185,7 @@ impl Execution {
         ))
     }
 
-    fn misuse(
+    pub(crate) fn misuse(
         &self,
         message: String,
         details: Vec<String>,

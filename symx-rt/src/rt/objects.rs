@@ -60,9 +60,28 @@ pub(crate) enum ObjKind {
     /// A user object known by address: annotated locks, barriers, wait queues.
     User,
     Arc,
+    /// `symx::Shared`: a symbolic shared variable.
+    Shared,
 }
 
 impl ObjKind {
+    /// The kind as traces name it.
+    pub(crate) fn trace_name(self) -> &'static str {
+        match self {
+            ObjKind::Atomic => "atomic",
+            ObjKind::Mutex => "mutex",
+            ObjKind::RwLock => "rwlock",
+            ObjKind::Condvar => "condvar",
+            ObjKind::Barrier => "barrier",
+            ObjKind::Channel => "channel",
+            ObjKind::Once => "once",
+            ObjKind::Cell => "cell",
+            ObjKind::User => "object",
+            ObjKind::Arc => "arc",
+            ObjKind::Shared => "shared",
+        }
+    }
+
     pub(crate) fn name(self) -> &'static str {
         match self {
             ObjKind::Atomic => "Atomic",
@@ -75,6 +94,7 @@ impl ObjKind {
             ObjKind::Cell => "UnsafeCell",
             ObjKind::User => "Object",
             ObjKind::Arc => "Arc",
+            ObjKind::Shared => "Shared",
         }
     }
 }
@@ -167,6 +187,11 @@ impl Objects {
             barrier: None,
         });
         id
+    }
+
+    /// Objects used so far in this execution.
+    pub fn len(&self) -> usize {
+        self.states.len()
     }
 
     pub fn get(&self, id: ObjId) -> &ObjState {

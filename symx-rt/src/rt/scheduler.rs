@@ -31,6 +31,10 @@ pub(crate) struct Outcome {
     /// The trace, rendered for reports (only when asked for, or on failure).
     pub rendered: Vec<crate::report::Step>,
     pub events: Vec<Event>,
+    /// An `assume` did not hold: the execution was abandoned.
+    pub discarded: bool,
+    /// The full record of the execution, when recording was on.
+    pub trace: Option<crate::trace::Trace>,
 }
 
 thread_local! {
@@ -58,7 +62,7 @@ pub(crate) fn run_execution(
     let strategy: *mut (dyn Strategy + 'static) = unsafe { std::mem::transmute(strategy) };
     let body: &'static dyn Fn() = unsafe { std::mem::transmute(body) };
     let ctx = Ctx {
-        exec: RefCell::new(Execution::new(config, next_generation())),
+        exec: RefCell::new(Execution::new(config.clone(), next_generation())),
         strategy: RefCell::new(strategy),
         in_thread: Cell::new(false),
     };
@@ -124,8 +128,10 @@ impl Scheduler<'_> {
         }
     }
 
+    /// The execution is over early: it failed, or an `assume` discarded it.
     fn failed(&self) -> bool {
-        self.ctx.exec.borrow().failure.is_some()
+        let e = self.ctx.exec.borrow();
+        e.failure.is_some() || e.sym.discarded
     }
 
     /// Runs every fresh thread (just spawned or woken) to its next visible operation.
@@ -340,6 +346,10 @@ impl Scheduler<'_> {
         } else {
             Vec::new()
         };
+        let trace = e
+            .sym
+            .recording()
+            .then(|| crate::trace::build::from_execution(&e));
         Outcome {
             failure,
             decisions: std::mem::take(&mut e.decisions),
@@ -348,6 +358,8 @@ impl Scheduler<'_> {
             preemptions: e.preemptions,
             rendered,
             events: std::mem::take(&mut e.trace),
+            discarded: e.sym.discarded,
+            trace,
         }
     }
 

@@ -4,6 +4,7 @@
 //! visible operation), and neither is joining a finished thread; a join that must wait sits in
 //! the wait queue under the thread's exit key and runs on when the thread ends.
 
+use crate::sym::record::Local;
 use std::any::Any;
 use std::panic::Location;
 
@@ -42,6 +43,7 @@ pub(crate) unsafe fn spawn<'a>(f: Box<dyn FnOnce() + 'a>, name: Option<String>) 
         e.threads.push(child);
         e.threads[me].clock.tick(me);
         e.spawns.push((id, f));
+        e.note_local(Local::Spawn { child: id }, None);
         id
     })
     .expect("symx::thread::spawn called outside a symx model; run the code under #[symx::test] or symx::model")
@@ -70,6 +72,7 @@ pub(crate) fn thread_finished(id: ThreadId, panic: Option<Box<dyn Any + Send>>) 
         std::mem::forget(payload);
     }
     with(|e| {
+        e.note_local(Local::Exit, None);
         let th = &mut e.threads[id];
         th.status = super::threads::Status::Finished;
         th.exit_clock = Some(th.clock.clone());
@@ -100,6 +103,7 @@ pub(crate) fn join(t: ThreadId, at: &'static Location<'static>) {
             let frontier = e.frontier(t);
             e.threads[me].after.extend(frontier);
         }
+        e.note_local(Local::Join { child: t }, Some(at));
     });
 }
 

@@ -89,6 +89,22 @@ pub(crate) fn fail(found: Found) {
     }
 }
 
+/// Abandons the execution because an assumption does not hold: no failure, and no thread
+/// runs again. Outside a model there is nothing to abandon, which is reported.
+pub(crate) fn discard(what: &str) {
+    let Some(ctx) = ctx() else {
+        panic!("{what} failed outside a symx model");
+    };
+    if std::thread::panicking() {
+        return;
+    }
+    ctx.exec.borrow_mut().sym.discarded = true;
+    loop {
+        // The scheduler tears the execution down without resuming this thread.
+        suspend(ctx);
+    }
+}
+
 /// Puts the current thread in the global wait queue under `key` and suspends it until a
 /// notify on `key` wakes it. Outside a model a wait can never end, which is reported.
 pub(crate) fn wait(wait: Wait) {

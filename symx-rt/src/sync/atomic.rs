@@ -9,6 +9,8 @@ use std::panic::Location;
 pub use std::sync::atomic::Ordering;
 
 use crate::rt::{self, ObjKind, ObjRef, OpKind, Value};
+use crate::sym::expr::Ty;
+use crate::sym::SymValue;
 
 /// A memory fence. Interleavings are sequentially consistent; the fence matters to
 /// happens-before (relaxed accesses around it synchronise).
@@ -35,6 +37,8 @@ struct AtomicOp {
     order: Ordering,
     failure_order: Ordering,
     location: &'static Location<'static>,
+    /// The value type, as the trace records it.
+    ty: Ty,
 }
 
 /// One atomic operation inside an execution: a scheduling point, then read (and maybe write)
@@ -52,6 +56,7 @@ fn access(
         order,
         failure_order,
         location,
+        ty,
     } = op;
     let id = rt::with(|e| e.objects.of(obj, ObjKind::Atomic, type_name, initial))?;
     rt::visible(kind, Some(id), location);
@@ -70,6 +75,14 @@ fn access(
                 e.release_to(id, order, kind != OpKind::Store);
             }
             None => e.quiet_step = true,
+        }
+        // The plain-value API hands the value read to untracked code: pin it. What it
+        // writes is a constant for the same reason.
+        if kind != OpKind::Store {
+            e.note_plain_read(ty, ty.truncate(old as u128));
+        }
+        if let Some(v) = new {
+            e.note_write(None, ty, ty.truncate(v as u128));
         }
         (old, new)
     })
@@ -98,7 +111,7 @@ macro_rules! atomic_int {
                 update: impl FnOnce($t) -> Option<$t>,
             ) -> Option<($t, Option<$t>)> {
                 let initial = self.init.load(Ordering::Relaxed) as u64;
-                let op = AtomicOp { kind, order, failure_order: failure, location };
+                let op = AtomicOp { kind, order, failure_order: failure, location, ty: <$t as SymValue>::TY };
                 let (old, new) = access(&self.obj, stringify!($name), initial, op, |v| {
                     update(v as $t).map(|n| n as u64)
                 })?;
@@ -354,6 +367,7 @@ impl<T> AtomicPtr<T> {
             order,
             failure_order: failure,
             location,
+            ty: Ty::Usize,
         };
         let (old, new) = access(&self.obj, "AtomicPtr", initial, op, |v| {
             update(v as usize as *mut T).map(|p| p as usize as u64)

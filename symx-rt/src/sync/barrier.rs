@@ -96,6 +96,7 @@ impl Barrier {
     fn arrive(&self, id: ObjId) -> usize {
         let (generation, published) = rt::with(|e| {
             let generation = e.barrier_arrive(id).expect("declared when first used");
+            e.note_sync(crate::sym::record::SyncOp::BarrierArrive, id);
             (generation, e.sync_clock(&VClock::new()))
         })
         .expect("inside a model");
@@ -118,7 +119,11 @@ impl Barrier {
     /// Leaves the barrier: the table checks the generation is complete, and the caller takes
     /// every arrival's clock.
     fn depart(&self, id: ObjId, generation: usize, location: &'static Location<'static>) {
-        if let Some(found) = rt::with(|e| e.barrier_depart(id, generation, location)).flatten() {
+        let found = rt::with(|e| {
+            e.note_sync(crate::sym::record::SyncOp::BarrierDepart, id);
+            e.barrier_depart(id, generation, location)
+        });
+        if let Some(found) = found.flatten() {
             rt::fail(found);
         }
         let arrivals = self.clocks()[generation].clone();

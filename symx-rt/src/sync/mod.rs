@@ -4,6 +4,7 @@
 
 mod arc;
 pub mod atomic;
+mod atomic_sym;
 mod barrier;
 mod condvar;
 pub mod mpsc;

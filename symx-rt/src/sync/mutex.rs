@@ -90,6 +90,8 @@ pub(crate) fn try_lock_obj(
         e.quiet_step = !free;
         if free {
             e.take_lock(id, shared, location);
+        } else {
+            e.note_sync(crate::sym::record::SyncOp::TryAcquireFailed, id);
         }
         free
     })?;

@@ -1,0 +1,464 @@
+//! Expressions over symbolic inputs and read variables, kept in a per-execution arena.
+//!
+//! A symbolic value carries an [`ExprId`] into its execution's [`Arena`]: a handle, not a
+//! pointer graph, so values stay `Copy` and an execution's expressions are freed all at once.
+//! The arena is also what the trace serialises (see `trace::format`), and [`eval`] is the
+//! reference semantics every engine must agree with: wrapping arithmetic on the type's width,
+//! which is what the concrete run computed whenever it did not panic on overflow.
+
+use serde::{Deserialize, Serialize};
+
+/// The type of a symbolic value: `bool` or a primitive integer. `isize`/`usize` are recorded
+/// with the width of the machine the trace was made on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ty {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    Isize,
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    Usize,
+}
+
+impl Ty {
+    /// Width in bits (1 for `bool`).
+    pub fn bits(self) -> u32 {
+        match self {
+            Ty::Bool => 1,
+            Ty::I8 | Ty::U8 => 8,
+            Ty::I16 | Ty::U16 => 16,
+            Ty::I32 | Ty::U32 => 32,
+            Ty::I64 | Ty::U64 => 64,
+            Ty::I128 | Ty::U128 => 128,
+            Ty::Isize | Ty::Usize => usize::BITS,
+        }
+    }
+
+    pub fn signed(self) -> bool {
+        matches!(
+            self,
+            Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64 | Ty::I128 | Ty::Isize
+        )
+    }
+
+    /// The name Rust gives the type.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ty::Bool => "bool",
+            Ty::I8 => "i8",
+            Ty::I16 => "i16",
+            Ty::I32 => "i32",
+            Ty::I64 => "i64",
+            Ty::I128 => "i128",
+            Ty::Isize => "isize",
+            Ty::U8 => "u8",
+            Ty::U16 => "u16",
+            Ty::U32 => "u32",
+            Ty::U64 => "u64",
+            Ty::U128 => "u128",
+            Ty::Usize => "usize",
+        }
+    }
+
+    /// `bits` cut to the type's width (the canonical bit pattern of a value).
+    pub fn truncate(self, bits: u128) -> u128 {
+        match self.bits() {
+            128 => bits,
+            w => bits & ((1u128 << w) - 1),
+        }
+    }
+
+    /// The canonical bit pattern of the mathematical value `v` (wrapping).
+    pub fn from_i128(self, v: i128) -> u128 {
+        self.truncate(v as u128)
+    }
+
+    /// The value a bit pattern stands for, as a number (`u128` values above `i128::MAX` come
+    /// out negative: the trace format documents this one exception).
+    pub fn to_i128(self, bits: u128) -> i128 {
+        let w = self.bits();
+        let bits = self.truncate(bits);
+        if self.signed() && w < 128 && bits >> (w - 1) & 1 == 1 {
+            (bits | !((1u128 << w) - 1)) as i128
+        } else {
+            bits as i128
+        }
+    }
+}
+
+/// Index of an expression in its execution's arena.
+pub type ExprId = u32;
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnOp {
+    /// Arithmetic negation (wrapping).
+    Neg,
+    /// Bitwise not; logical not on `bool`.
+    Not,
+}
+
+/// Binary operators whose result has the operands' type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    And,
+    Or,
+    Xor,
+    /// Shift left by the right operand modulo the width (the right operand is a `u32`).
+    Shl,
+    /// Shift right (arithmetic for signed types) by the right operand modulo the width.
+    Shr,
+}
+
+/// Comparisons; the result is a `bool`, the signedness is the operands'.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// One node of the expression DAG.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Expr {
+    /// A constant (the value as a number, see [`Ty::to_i128`]).
+    Const {
+        ty: Ty,
+        value: i128,
+    },
+    /// The symbolic input with this index in the trace's input list.
+    Input {
+        ty: Ty,
+        input: u32,
+    },
+    /// The value returned by the read that introduced read variable `var`.
+    Read {
+        ty: Ty,
+        var: u32,
+    },
+    Unary {
+        ty: Ty,
+        un: UnOp,
+        a: ExprId,
+    },
+    Binary {
+        ty: Ty,
+        bin: BinOp,
+        a: ExprId,
+        b: ExprId,
+    },
+    Compare {
+        cmp: CmpOp,
+        a: ExprId,
+        b: ExprId,
+    },
+    /// `a as ty` (Rust's `as` between integers; `bool as` integer gives 0 or 1).
+    Cast {
+        ty: Ty,
+        a: ExprId,
+    },
+}
+
+impl Expr {
+    pub fn ty(&self) -> Ty {
+        match *self {
+            Expr::Const { ty, .. }
+            | Expr::Input { ty, .. }
+            | Expr::Read { ty, .. }
+            | Expr::Unary { ty, .. }
+            | Expr::Binary { ty, .. }
+            | Expr::Cast { ty, .. } => ty,
+            Expr::Compare { .. } => Ty::Bool,
+        }
+    }
+}
+
+/// The expressions of one execution, in creation order (operands before the nodes using them).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Arena {
+    pub nodes: Vec<Expr>,
+}
+
+impl Arena {
+    pub fn push(&mut self, e: Expr) -> ExprId {
+        self.nodes.push(e);
+        (self.nodes.len() - 1) as ExprId
+    }
+}
+
+/// Why an expression could not be evaluated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EvalError {
+    /// An operand refers to a node that is not before it.
+    Dangling(ExprId),
+    UnknownInput(u32),
+    UnknownRead(u32),
+    DivisionByZero,
+}
+
+impl std::fmt::Display for EvalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EvalError::Dangling(id) => write!(f, "expression {id} refers to a later node"),
+            EvalError::UnknownInput(i) => write!(f, "input {i} is not in the input list"),
+            EvalError::UnknownRead(r) => write!(f, "read variable {r} has no recorded value"),
+            EvalError::DivisionByZero => write!(f, "division by zero"),
+        }
+    }
+}
+
+/// Evaluates every node of `nodes` in order under the given input and read values (bit
+/// patterns), returning each node's value as a bit pattern of its type.
+pub fn eval_all(
+    nodes: &[Expr],
+    input: impl Fn(u32) -> Option<u128>,
+    read: impl Fn(u32) -> Option<u128>,
+) -> Result<Vec<u128>, EvalError> {
+    let mut vals: Vec<u128> = Vec::with_capacity(nodes.len());
+    for (i, node) in nodes.iter().enumerate() {
+        let get = |id: ExprId| {
+            if (id as usize) < i {
+                Ok(vals[id as usize])
+            } else {
+                Err(EvalError::Dangling(id))
+            }
+        };
+        let v = match *node {
+            Expr::Const { ty, value } => ty.from_i128(value),
+            Expr::Input { ty, input: n } => {
+                ty.truncate(input(n).ok_or(EvalError::UnknownInput(n))?)
+            }
+            Expr::Read { ty, var } => ty.truncate(read(var).ok_or(EvalError::UnknownRead(var))?),
+            Expr::Unary { ty, un, a } => unary(ty, un, get(a)?),
+            Expr::Binary { ty, bin, a, b } => binary(ty, bin, get(a)?, get(b)?)?,
+            Expr::Compare { cmp, a, b } => {
+                let ty = node_ty(nodes, a)?;
+                compare(ty, cmp, get(a)?, get(b)?) as u128
+            }
+            Expr::Cast { ty, a } => {
+                let from = node_ty(nodes, a)?;
+                ty.from_i128(from.to_i128(get(a)?))
+            }
+        };
+        vals.push(v);
+    }
+    Ok(vals)
+}
+
+fn node_ty(nodes: &[Expr], id: ExprId) -> Result<Ty, EvalError> {
+    nodes
+        .get(id as usize)
+        .map(Expr::ty)
+        .ok_or(EvalError::Dangling(id))
+}
+
+fn unary(ty: Ty, op: UnOp, a: u128) -> u128 {
+    match op {
+        UnOp::Neg => ty.truncate(a.wrapping_neg()),
+        UnOp::Not => ty.truncate(!a),
+    }
+}
+
+fn binary(ty: Ty, op: BinOp, a: u128, b: u128) -> Result<u128, EvalError> {
+    let (sa, sb) = (ty.to_i128(a), ty.to_i128(b));
+    let signed = ty.signed();
+    let v = match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::Div | BinOp::Rem if b == 0 => return Err(EvalError::DivisionByZero),
+        BinOp::Div if signed => sa.wrapping_div(sb) as u128,
+        BinOp::Div => a / b,
+        BinOp::Rem if signed => sa.wrapping_rem(sb) as u128,
+        BinOp::Rem => a % b,
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl => a << (b as u32 % ty.bits()),
+        BinOp::Shr if signed => (sa >> (b as u32 % ty.bits())) as u128,
+        BinOp::Shr => a >> (b as u32 % ty.bits()),
+    };
+    Ok(ty.truncate(v))
+}
+
+fn compare(ty: Ty, op: CmpOp, a: u128, b: u128) -> bool {
+    let ord = if ty.signed() {
+        ty.to_i128(a).cmp(&ty.to_i128(b))
+    } else {
+        a.cmp(&b)
+    };
+    match op {
+        CmpOp::Eq => ord.is_eq(),
+        CmpOp::Ne => ord.is_ne(),
+        CmpOp::Lt => ord.is_lt(),
+        CmpOp::Le => ord.is_le(),
+        CmpOp::Gt => ord.is_gt(),
+        CmpOp::Ge => ord.is_ge(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(ty: Ty, value: i128) -> Expr {
+        Expr::Const { ty, value }
+    }
+
+    fn eval_last(nodes: &[Expr]) -> u128 {
+        *eval_all(nodes, |_| None, |_| None).unwrap().last().unwrap()
+    }
+
+    #[test]
+    fn arithmetic_wraps_at_the_types_width() {
+        let nodes = [
+            c(Ty::U8, 250),
+            c(Ty::U8, 10),
+            Expr::Binary {
+                ty: Ty::U8,
+                bin: BinOp::Add,
+                a: 0,
+                b: 1,
+            },
+        ];
+        assert_eq!(eval_last(&nodes), 4);
+        let nodes = [
+            c(Ty::I8, -128),
+            Expr::Unary {
+                ty: Ty::I8,
+                un: UnOp::Neg,
+                a: 0,
+            },
+        ];
+        assert_eq!(Ty::I8.to_i128(eval_last(&nodes)), -128);
+    }
+
+    #[test]
+    fn signedness_decides_division_shift_and_order() {
+        let nodes = [
+            c(Ty::I32, -7),
+            c(Ty::I32, 2),
+            Expr::Binary {
+                ty: Ty::I32,
+                bin: BinOp::Div,
+                a: 0,
+                b: 1,
+            },
+            Expr::Binary {
+                ty: Ty::I32,
+                bin: BinOp::Rem,
+                a: 0,
+                b: 1,
+            },
+            Expr::Binary {
+                ty: Ty::I32,
+                bin: BinOp::Shr,
+                a: 0,
+                b: 1,
+            },
+            Expr::Compare {
+                cmp: CmpOp::Lt,
+                a: 0,
+                b: 1,
+            },
+        ];
+        let v = eval_all(&nodes, |_| None, |_| None).unwrap();
+        assert_eq!(Ty::I32.to_i128(v[2]), -7 / 2);
+        assert_eq!(Ty::I32.to_i128(v[3]), -7 % 2);
+        assert_eq!(Ty::I32.to_i128(v[4]), -7 >> 2);
+        assert_eq!(v[5], 1);
+        let nodes = [
+            c(Ty::U32, 0xffff_fff9),
+            c(Ty::U32, 2),
+            Expr::Compare {
+                cmp: CmpOp::Lt,
+                a: 0,
+                b: 1,
+            },
+        ];
+        assert_eq!(eval_last(&nodes), 0);
+    }
+
+    #[test]
+    fn casts_follow_rusts_as() {
+        let nodes = [c(Ty::I16, -1), Expr::Cast { ty: Ty::U8, a: 0 }];
+        assert_eq!(eval_last(&nodes), 255);
+        let nodes = [c(Ty::U8, 200), Expr::Cast { ty: Ty::I8, a: 0 }];
+        assert_eq!(Ty::I8.to_i128(eval_last(&nodes)), 200u8 as i8 as i128);
+        let nodes = [c(Ty::Bool, 1), Expr::Cast { ty: Ty::U64, a: 0 }];
+        assert_eq!(eval_last(&nodes), 1);
+    }
+
+    #[test]
+    fn inputs_and_reads_come_from_the_assignment() {
+        let nodes = [
+            Expr::Input {
+                ty: Ty::U16,
+                input: 0,
+            },
+            Expr::Read {
+                ty: Ty::U16,
+                var: 3,
+            },
+            Expr::Binary {
+                ty: Ty::U16,
+                bin: BinOp::Mul,
+                a: 0,
+                b: 1,
+            },
+        ];
+        let v = eval_all(&nodes, |_| Some(300), |r| (r == 3).then_some(300)).unwrap();
+        assert_eq!(v[2], (300u32 * 300 % 65536) as u128);
+        assert_eq!(
+            eval_all(&nodes, |_| None, |_| None),
+            Err(EvalError::UnknownInput(0))
+        );
+    }
+
+    #[test]
+    fn forward_references_and_division_by_zero_are_errors() {
+        let nodes = [Expr::Unary {
+            ty: Ty::U8,
+            un: UnOp::Not,
+            a: 0,
+        }];
+        assert_eq!(
+            eval_all(&nodes, |_| None, |_| None),
+            Err(EvalError::Dangling(0))
+        );
+        let nodes = [
+            c(Ty::U8, 1),
+            c(Ty::U8, 0),
+            Expr::Binary {
+                ty: Ty::U8,
+                bin: BinOp::Rem,
+                a: 0,
+                b: 1,
+            },
+        ];
+        assert_eq!(
+            eval_all(&nodes, |_| None, |_| None),
+            Err(EvalError::DivisionByZero)
+        );
+    }
+}

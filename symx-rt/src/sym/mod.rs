@@ -1,0 +1,69 @@
+//! Symbolic values: inputs (`any`, `any_named`), assumptions, recorded branches and
+//! assertions, and shared variables whose reads are read variables of the trace.
+//!
+//! The concrete execution always runs on concrete values; a symbolic value additionally
+//! carries the expression it was computed from (`value`, `ops`, `expr`), and every point
+//! where such a value decides something — a branch, an assumption, an assertion, an escape to
+//! a plain value — is noted by `record` for the trace. This module owns the user-facing
+//! surface; what a trace looks like is `crate::trace`'s business.
+
+pub(crate) mod compare;
+pub(crate) mod expr;
+mod ops;
+pub(crate) mod record;
+mod shared;
+mod value;
+
+use std::panic::Location;
+
+pub use compare::Condition;
+pub use record::InputValues;
+pub use shared::Shared;
+pub use value::{Sym, SymInt, SymValue};
+
+/// A fresh symbolic input. Its concrete value comes from the input assignment given to the
+/// explorer ([`Builder::inputs`](crate::Builder::inputs)) under the name `t<thread>#<k>` (the
+/// k-th unnamed input of that thread), otherwise from the input seed (zero by default).
+#[track_caller]
+pub fn any<T: SymValue>() -> Sym<T> {
+    record::input(None, Location::caller())
+}
+
+/// A fresh symbolic input with a name, for reports and for input assignments. The same name
+/// in one execution is the same input.
+#[track_caller]
+pub fn any_named<T: SymValue>(name: &str) -> Sym<T> {
+    record::input(Some(name), Location::caller())
+}
+
+/// Discards the execution if `cond` is false: it is neither a failure nor a success, and the
+/// report counts it ([`Report::discarded`](crate::Report::discarded)).
+#[track_caller]
+pub fn assume(cond: impl Condition) {
+    let c = cond.into_sym();
+    let holds = record::condition(c, Location::caller(), |guard, _| record::Local::Assume {
+        guard,
+    });
+    if !holds {
+        crate::rt::switch::discard("symx::assume");
+    }
+}
+
+/// Records `cond` as a branch condition and returns its concrete value: what instrumented
+/// bodies do for `if`, `while`, match guards, `&&` and `||`, by hand.
+#[track_caller]
+pub fn branch(cond: impl Condition) -> bool {
+    cond.branch_at(Location::caller())
+}
+
+/// Records an assertion on `cond` (for `symx::assert!` and instrumented `assert!`s) and
+/// returns its concrete value; the caller panics when it is false.
+#[doc(hidden)]
+#[track_caller]
+pub fn assertion(cond: impl Condition, text: &'static str) -> bool {
+    let c = cond.into_sym();
+    if c.expr.is_none() {
+        return c.value;
+    }
+    record::assertion(c, text, Location::caller())
+}

@@ -1,0 +1,116 @@
+//! Checks of a trace: every reference points at something that exists, and every recorded
+//! expression evaluates, under the recorded inputs and read values, to what the execution
+//! observed. The second is the contract every engine builds on.
+
+use super::format::{Expr, Trace, Ty};
+use crate::sym::expr::eval_all;
+
+/// Expressions refer only to earlier nodes, inputs and read variables that exist; events to
+/// threads, objects and expressions that exist.
+pub(super) fn references(t: &Trace) -> Result<(), String> {
+    let reads: std::collections::HashSet<u32> = t
+        .events
+        .iter()
+        .filter_map(|e| e.read.map(|r| r.var))
+        .collect();
+    for (i, node) in t.exprs.iter().enumerate() {
+        let operands: &[u32] = match node {
+            Expr::Unary { a, .. } | Expr::Cast { a, .. } => std::slice::from_ref(a),
+            Expr::Binary { a, b, .. } | Expr::Compare { a, b, .. } => &[*a, *b],
+            Expr::Input { input, .. } if *input as usize >= t.inputs.len() => {
+                return Err(format!(
+                    "expression {i} uses input {input}, which is not listed"
+                ))
+            }
+            Expr::Read { var, .. } if !reads.contains(var) => {
+                return Err(format!(
+                    "expression {i} uses read variable {var}, which no event reads"
+                ))
+            }
+            _ => &[],
+        };
+        if let Some(bad) = operands.iter().find(|&&o| o as usize >= i) {
+            return Err(format!(
+                "expression {i} refers to expression {bad}, which is not before it"
+            ));
+        }
+    }
+    let n_exprs = t.exprs.len() as u32;
+    for ev in &t.events {
+        let at = format!("event {} (thread {}, {:?})", ev.seq, ev.thread, ev.kind);
+        if ev.thread >= t.threads.len() {
+            return Err(format!(
+                "{at} names thread {}, which is not listed",
+                ev.thread
+            ));
+        }
+        for obj in [ev.obj, ev.obj2].into_iter().flatten() {
+            if obj as usize >= t.objects.len() {
+                return Err(format!("{at} names object {obj}, which is not listed"));
+            }
+        }
+        let exprs = [
+            ev.guard,
+            ev.write.map(|w| w.expr),
+            ev.assert.as_ref().map(|a| a.cond),
+        ];
+        if let Some(x) = exprs.into_iter().flatten().find(|&x| x >= n_exprs) {
+            return Err(format!(
+                "{at} refers to expression {x}, but there are {n_exprs}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Evaluates the DAG once and compares every recorded value with it.
+pub(super) fn values(t: &Trace) -> Result<(), String> {
+    let reads: std::collections::HashMap<u32, u128> = t
+        .events
+        .iter()
+        .filter_map(|e| e.read.map(|r| (r.var, r.ty.from_i128(r.value))))
+        .collect();
+    let vals = eval_all(
+        &t.exprs,
+        |i| {
+            t.inputs
+                .get(i as usize)
+                .map(|inp| inp.ty.from_i128(inp.value))
+        },
+        |v| reads.get(&v).copied(),
+    )
+    .map_err(|e| format!("the expressions do not evaluate: {e}"))?;
+    for ev in &t.events {
+        let at = || format!("event {} (thread {}, {:?})", ev.seq, ev.thread, ev.kind);
+        if let Some(w) = ev.write {
+            let got = vals[w.expr as usize];
+            if got != w.ty.from_i128(w.value) {
+                return Err(format!(
+                    "{}: wrote {} but its expression evaluates to {}",
+                    at(),
+                    w.value,
+                    w.ty.to_i128(got)
+                ));
+            }
+        }
+        if let Some(g) = ev.guard {
+            if vals[g as usize] != 1 || t.exprs[g as usize].ty() != Ty::Bool {
+                return Err(format!(
+                    "{}: its guard (expression {g}) does not hold",
+                    at()
+                ));
+            }
+        }
+        if let Some(a) = &ev.assert {
+            if (vals[a.cond as usize] == 1) != a.holds {
+                return Err(format!(
+                    "{}: the assertion `{}` is recorded as {} but evaluates otherwise",
+                    at(),
+                    a.text,
+                    if a.holds { "holding" } else { "failing" }
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,246 @@
+//! The trace format: the serde types every engine reads (version [`TRACE_VERSION`]).
+//!
+//! `docs/trace-format.md` describes the same format for readers outside Rust. Changing any
+//! type here changes the format: bump [`TRACE_VERSION`] and regenerate the golden traces.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::sym::expr::{BinOp, CmpOp, Expr, ExprId, Ty, UnOp};
+
+/// The value of the `format` field of every trace.
+pub const TRACE_FORMAT: &str = "symx-trace";
+/// The version this build writes and the newest it reads.
+pub const TRACE_VERSION: u32 = 1;
+
+/// The record of one execution.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trace {
+    /// Always [`TRACE_FORMAT`].
+    pub format: Cow<'static, str>,
+    /// [`TRACE_VERSION`] of the writer.
+    pub version: u32,
+    /// The test's name, when the execution ran under one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+    /// The replay token of exactly this execution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
+    /// Interleavings are sequentially consistent; the field says so for readers.
+    pub memory_model: Cow<'static, str>,
+    pub threads: Vec<ThreadInfo>,
+    pub objects: Vec<ObjectInfo>,
+    /// The input assignment of this execution: every input handed out, with its value.
+    pub inputs: Vec<InputInfo>,
+    /// The expression DAG: operands always precede the nodes that use them.
+    pub exprs: Vec<Expr>,
+    /// Every event in the order it happened.
+    pub events: Vec<TraceEvent>,
+    pub verdict: Verdict,
+}
+
+/// A model thread: 0 is the test's main thread; others are numbered in spawn order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadInfo {
+    pub id: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The `seq` of the `spawn` event that created it (none for the main thread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spawned_at: Option<u32>,
+    /// The `seq`s of the `join` events that waited for it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joined_at: Vec<u32>,
+}
+
+/// A modelled object, numbered by first use in the execution.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObjectInfo {
+    pub id: u32,
+    /// `atomic`, `mutex`, `rwlock`, `condvar`, `barrier`, `channel`, `once`, `cell`,
+    /// `shared`, `arc`, or `object` (a user-built primitive known by address).
+    pub kind: Cow<'static, str>,
+    /// The type the program used (`AtomicUsize`, `SpinLock`).
+    pub type_name: Cow<'static, str>,
+}
+
+/// One symbolic input and the value it had.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputInfo {
+    pub name: String,
+    pub ty: Ty,
+    /// The value (for `u128` above `i128::MAX`: the bit pattern as an `i128`).
+    pub value: i128,
+}
+
+/// What happened at one event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    // Visible operations: each is one step of the schedule.
+    Load,
+    Store,
+    Rmw,
+    CompareExchange,
+    Lock,
+    ReadLock,
+    TryLock,
+    Unlock,
+    ReadUnlock,
+    CondvarWait,
+    NotifyOne,
+    NotifyAll,
+    BarrierWait,
+    Send,
+    Recv,
+    Park,
+    Unpark,
+    Yield,
+    QueueWait,
+    QueueNotify,
+    Once,
+    SpuriousWake,
+    Disconnect,
+    /// `Shared::get`.
+    SharedRead,
+    /// `Shared::set`.
+    SharedWrite,
+    // Thread-local events between steps.
+    Input,
+    Branch,
+    Assume,
+    Assert,
+    /// A symbolic value escaped to a plain one; `guard` pins it.
+    Pin,
+    Spawn,
+    Join,
+    Exit,
+    /// Annotated (user-built) lock and barrier operations.
+    Acquire,
+    Release,
+    BarrierArrive,
+    BarrierDepart,
+}
+
+/// One event of the execution.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceEvent {
+    /// Position in the whole trace.
+    pub seq: u32,
+    pub thread: usize,
+    /// Position among the events of its thread (program order).
+    pub index: u32,
+    pub kind: EventKind,
+    /// For visible operations: the step of the schedule (0-based) it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub obj: Option<u32>,
+    /// A second object: the mutex a condvar wait releases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub obj2: Option<u32>,
+    /// The read variable this event introduced and the value it read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<ReadRecord>,
+    /// The value written and the expression it was computed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<WriteRecord>,
+    /// A condition (`bool` expression) this execution took as true at this event: a branch
+    /// as taken, an assumption, a pinned escape, a plain-value read's `read == value`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<ExprId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assert: Option<AssertRecord>,
+    /// Lock and barrier state changes at this event.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sync: Vec<SyncRecord>,
+    /// The thread spawned or joined.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub child: Option<usize>,
+    /// The input created (index into `inputs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadRecord {
+    /// The read variable: `Read { var }` nodes refer to it.
+    pub var: u32,
+    pub ty: Ty,
+    pub value: i128,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WriteRecord {
+    pub expr: ExprId,
+    pub ty: Ty,
+    pub value: i128,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssertRecord {
+    /// The asserted condition (not oriented: it evaluates to `holds`).
+    pub cond: ExprId,
+    pub holds: bool,
+    /// The condition's source text.
+    pub text: String,
+}
+
+/// `acquire`, `release` (with `shared` for read locks), `try_acquire_failed`,
+/// `barrier_arrive`, `barrier_depart`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncKind {
+    Acquire,
+    Release,
+    TryAcquireFailed,
+    BarrierArrive,
+    BarrierDepart,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyncRecord {
+    pub op: SyncKind,
+    pub obj: u32,
+    /// A shared (read) lock rather than an exclusive one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shared: bool,
+    /// Declared by `#[symx::acquire]`-style annotations rather than a built-in primitive.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub annotated: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Location {
+    /// Borrowed from the binary while recording (no copy per event), owned once read back.
+    pub file: Cow<'static, str>,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// How the execution ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Verdict {
+    Pass,
+    /// An `assume` did not hold.
+    Discarded,
+    Fail {
+        /// `panic`, `deadlock`, `data_race`, `step_limit`, `misuse`.
+        kind: String,
+        message: String,
+    },
+}

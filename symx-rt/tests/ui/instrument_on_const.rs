@@ -1,0 +1,6 @@
+#[symx::instrument]
+const LIMIT: bool = 1 < 2;
+
+fn main() {
+    let _ = LIMIT;
+}

@@ -1,0 +1,6 @@
+trait Queue {
+    #[symx::instrument]
+    fn is_full(&self) -> bool;
+}
+
+fn main() {}
