@@ -9,7 +9,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use symx::__worker::protocol::{
-    Message, Replayed, Request, RequestLine, Verdict, ENV_WORKER, LINE_PREFIX, PROTOCOL_VERSION,
+    Message, Ran, Replayed, Request, RequestLine, Verdict, ENV_WORKER, LINE_PREFIX,
+    PROTOCOL_VERSION,
 };
 
 use crate::discover::TestCase;
@@ -44,6 +45,8 @@ pub struct Run {
     pub symx_strategy: Option<String>,
     pub verdict: Option<Verdict>,
     pub replayed: Option<Replayed>,
+    /// The answer to `run_one`, for the engines that will ask for single guided executions.
+    pub ran: Option<Box<Ran>>,
     /// Unsupported requests and protocol errors, as the worker worded them.
     pub errors: Vec<String>,
     /// The requests the worker answered `unsupported` (`shard`, `run_one`).
@@ -62,7 +65,10 @@ pub struct Run {
 impl Run {
     /// The process died or was killed before it answered.
     pub fn crashed(&self) -> bool {
-        let answered = self.verdict.is_some() || self.replayed.is_some() || !self.errors.is_empty();
+        let answered = self.verdict.is_some()
+            || self.replayed.is_some()
+            || self.ran.is_some()
+            || !self.errors.is_empty();
         let clean_exit = matches!(self.exit, Some(Exit::Code(0 | 101))) && self.libtest.is_some();
         match self.exit {
             Some(Exit::Interrupted) => false,
@@ -217,6 +223,7 @@ fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
             Message::Decision { value } => run.announced.push(value),
             Message::Verdict(v) => run.verdict = Some(v),
             Message::Replayed(r) => run.replayed = Some(r),
+            Message::Ran(r) => run.ran = Some(r),
             Message::Unsupported { request, reason } => {
                 run.errors
                     .push(format!("{request} is unsupported: {reason}"));

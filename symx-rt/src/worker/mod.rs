@@ -111,10 +111,30 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
             send(&Message::Verdict(verdict));
         }
         Request::Replay { token } => send(&Message::Replayed(replay(builder, body, &token))),
-        Request::RunOne { .. } => send(&Message::Unsupported {
-            request: "run_one".into(),
-            reason: "this runtime does not record traces yet".into(),
-        }),
+        Request::RunOne {
+            steps,
+            choices,
+            inputs,
+        } => {
+            let inputs: Result<crate::InputValues, String> = inputs
+                .into_iter()
+                .map(|(name, v)| match v.trim().parse::<i128>() {
+                    Ok(value) => Ok((name, value)),
+                    Err(_) => Err(format!("input `{name}`: `{v}` is not an integer")),
+                })
+                .collect();
+            match inputs {
+                Ok(inputs) => {
+                    let guide = crate::Guide {
+                        steps,
+                        choices,
+                        inputs,
+                    };
+                    send(&Message::Ran(Box::new(run_one(builder, body, &guide))))
+                }
+                Err(message) => send(&Message::Error { message }),
+            }
+        }
     }
 }
 
@@ -178,6 +198,15 @@ fn replay(builder: &Builder, body: fn(), token: &str) -> Replayed {
             failure: None,
             error: Some(e.to_string()),
         },
+    }
+}
+
+fn run_one(builder: &Builder, body: fn(), guide: &crate::Guide) -> protocol::Ran {
+    let run = builder.run_guided(guide, body);
+    protocol::Ran {
+        failure: run.report.failure().map(report::failure),
+        trace: serde_json::to_string(&run.trace).expect("traces serialise"),
+        divergence: run.divergence,
     }
 }
 
@@ -258,6 +287,38 @@ mod tests {
             serde_json::from_str::<Message>(progress).unwrap(),
             Message::Progress { executions: 5, .. }
         ));
+    }
+
+    #[test]
+    fn run_one_follows_the_guide_and_returns_the_trace() {
+        fn lost_update() {
+            use crate::sync::atomic::{AtomicUsize, Ordering};
+            let n = crate::sync::Arc::new(AtomicUsize::new(0));
+            let m = n.clone();
+            let t = crate::thread::spawn(move || {
+                let v = m.load(Ordering::SeqCst);
+                m.store(v + 1, Ordering::SeqCst);
+            });
+            let v = n.load(Ordering::SeqCst);
+            n.store(v + 1, Ordering::SeqCst);
+            t.join().unwrap();
+            assert_eq!(n.load(Ordering::SeqCst), 2);
+        }
+        let builder = crate::Builder::new().name("lost_update");
+        // Both loads before both stores: the update is lost.
+        let guide = crate::Guide {
+            steps: vec![0, 1, 0, 1],
+            ..Default::default()
+        };
+        let ran = super::run_one(&builder, lost_update, &guide);
+        assert_eq!(ran.failure.as_ref().map(|f| f.kind.as_str()), Some("panic"));
+        assert!(ran.divergence.is_none());
+        let json = serde_json::to_string(&Message::Ran(Box::new(ran))).unwrap();
+        let Message::Ran(back) = serde_json::from_str(&json).unwrap() else {
+            panic!("a ran message")
+        };
+        let trace: crate::trace::Trace = serde_json::from_str(&back.trace).unwrap();
+        assert!(trace.events.len() >= 4);
     }
 
     #[test]

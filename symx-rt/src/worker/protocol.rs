@@ -43,21 +43,31 @@ pub enum Request {
     },
     /// Run exactly the execution a replay token describes and send back its interleaving.
     Replay { token: String },
-    /// Run one execution that follows `prefix` (then the default choices), with the given values
-    /// for the symbolic inputs, and send back its trace. For the z3-backed engines; answered
-    /// with [`Message::Unsupported`] until the runtime records traces.
+    /// Run one execution as `Builder::run_guided` does (which thread takes each visible step,
+    /// which alternative each nondeterministic choice takes, the values of the symbolic inputs)
+    /// and send back its recorded trace: the primitive of the z3-backed engines.
     RunOne {
-        prefix: Vec<u32>,
         #[serde(default)]
-        inputs: Vec<InputValue>,
+        steps: Vec<usize>,
+        #[serde(default)]
+        choices: Vec<u32>,
+        /// Input values as decimal strings: they are `i128`, which neither JSON readers in
+        /// general nor serde's tagged enums carry as numbers.
+        #[serde(default)]
+        inputs: std::collections::BTreeMap<String, String>,
     },
 }
 
-/// A value for one symbolic input of [`Request::RunOne`], by name or creation order.
+/// The answer to [`Request::RunOne`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct InputValue {
-    pub name: String,
-    pub value: i128,
+pub struct Ran {
+    /// The execution's trace: a document of the versioned trace format
+    /// (`docs/trace-format.md`), as a string, because the trace holds `i128` constants that
+    /// serde cannot buffer inside a tagged message.
+    pub trace: String,
+    pub failure: Option<FailureReport>,
+    /// Where the program did not offer what the guide asked for.
+    pub divergence: Option<String>,
 }
 
 /// Settings from the driver's configuration that override the test attribute's.
@@ -104,6 +114,8 @@ pub enum Message {
     Verdict(Verdict),
     /// The answer to [`Request::Replay`].
     Replayed(Replayed),
+    /// The answer to [`Request::RunOne`].
+    Ran(Box<Ran>),
     /// The worker cannot do what was asked; the reason says why.
     Unsupported { request: String, reason: String },
     /// The request was malformed or of another protocol version.
