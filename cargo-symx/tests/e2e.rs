@@ -329,3 +329,35 @@ fn shards_split_a_dfs_exploration_and_together_cover_it() {
         "{sharded} vs {whole}"
     );
 }
+
+#[test]
+fn flags_and_profiles_reach_the_exploration() {
+    let dfs = |args: &[&str]| {
+        let mut all = vec!["-p", "fixture-clean", "dfs_counter", "--format", "json"];
+        all.extend_from_slice(args);
+        let out = symx("test", &all);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        test(&report, "dfs_counter_is_exact").clone()
+    };
+    let t = dfs(&["--max-executions", "5"]);
+    assert_eq!(
+        (t["executions"].as_u64(), t["complete"].as_bool()),
+        (Some(5), Some(false))
+    );
+    assert_eq!(t["stop"], "max_executions");
+    let t = dfs(&["--profile", "quick"]);
+    assert_eq!(t["executions"], 3, "{t:#}");
+    // A flag beats the profile.
+    let t = dfs(&["--profile", "quick", "--max-executions", "4"]);
+    assert_eq!(t["executions"], 4, "{t:#}");
+
+    let out = symx("test", &["-p", "fixture-clean", "--profile", "nope"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no profile `nope`") && stderr.contains("quick"),
+        "{}",
+        text(&out)
+    );
+}

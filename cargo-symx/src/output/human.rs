@@ -49,7 +49,12 @@ fn failure(out: &mut String, o: &Outcome, style: Style) {
 /// Kind, message, location, details, interleaving and replay command of one failure.
 pub fn finding(f: &Finding, style: Style) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "  {}: {}", style.bold(&f.kind), f.message);
+    // The runtime's messages may start with the kind already ("deadlock: no thread ...").
+    let message = f
+        .message
+        .strip_prefix(&format!("{}: ", f.kind))
+        .unwrap_or(&f.message);
+    let _ = writeln!(out, "  {}: {message}", style.bold(&f.kind));
     if let Some(l) = &f.location {
         let _ = writeln!(out, "  at {l}");
     }
