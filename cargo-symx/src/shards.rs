@@ -1,9 +1,11 @@
 //! Splitting one `#[symx::test]` across several worker processes (`--shards N`): shard 0 starts
 //! first, and only once it says it is a symx test do shards 1.. start, so an ordinary test is
 //! never run twice. Their verdicts are merged into one: executions add up, the exploration is
-//! complete when every shard's is, the first failure (by shard) is the test's. How the runtime
+//! complete when every shard's is, the first failure (by shard) is the test's; once a shard
+//! reports a failure the others are killed. How the runtime
 //! splits the executions is in symx-rt's `worker::shard`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -48,31 +50,32 @@ pub fn run(
         all[index as usize] = n;
         bar.executions(all.iter().sum());
     };
+    // The first failure ends the test: the other shards are killed.
+    let found = AtomicBool::new(false);
     let shard = |index| Some(Shard { index, count });
     let runs: Vec<Run> = std::thread::scope(|s| {
         let mut others = Vec::new();
-        let first = worker::run(
-            case,
-            request(overrides, shard(0)),
-            extra,
-            timeout,
-            &mut |e| match e {
-                Event::Hello => {
-                    for index in 1..count {
-                        let report = &report;
-                        others.push(s.spawn(move || {
-                            let req = request(overrides, shard(index));
-                            worker::run(case, req, extra, timeout, &mut |e| {
-                                if let Event::Progress(n) = e {
-                                    report(index, n)
-                                }
-                            })
-                        }));
-                    }
+        let (report, found) = (&report, &found);
+        let mut first_events = |e| match e {
+            Event::Hello => {
+                for index in 1..count {
+                    others.push(s.spawn(move || {
+                        let req = request(overrides, shard(index));
+                        let mut events = |e| match e {
+                            Event::Progress(n) => report(index, n),
+                            Event::Failure => found.store(true, Ordering::SeqCst),
+                            Event::Hello => {}
+                        };
+                        worker::run_cancellable(case, req, extra, timeout, &mut events, Some(found))
+                    }));
                 }
-                Event::Progress(n) => report(0, n),
-            },
-        );
+            }
+            Event::Progress(n) => report(0, n),
+            Event::Failure => found.store(true, Ordering::SeqCst),
+        };
+        let req = request(overrides, shard(0));
+        let first =
+            worker::run_cancellable(case, req, extra, timeout, &mut first_events, Some(found));
         let mut runs = vec![first];
         runs.extend(
             others
@@ -96,7 +99,14 @@ fn merge(mut runs: Vec<Run>, overrides: &Overrides, count: u32) -> (Run, Overrid
         };
         return (runs.swap_remove(i), o);
     }
+    let started = runs.len() as u32;
     let verdicts: Vec<Verdict> = runs.iter().filter_map(|r| r.verdict.clone()).collect();
+    // Shards killed because another found a failure count what they had run.
+    let cancelled: u64 = runs
+        .iter()
+        .filter(|r| r.exit == Some(Exit::Cancelled))
+        .map(|r| r.last_progress)
+        .sum();
     let mut rest = runs.split_off(1);
     let mut merged = runs.pop().expect("shard 0");
     if rest.iter().any(|r| r.exit == Some(Exit::Interrupted)) {
@@ -109,9 +119,11 @@ fn merge(mut runs: Vec<Run>, overrides: &Overrides, count: u32) -> (Run, Overrid
         }
         merged.elapsed = merged.elapsed.max(r.elapsed);
     }
-    merged.shards = verdicts.len() as u32;
+    merged.shards = started;
     if !verdicts.is_empty() {
-        merged.verdict = Some(merge_verdicts(verdicts));
+        let mut verdict = merge_verdicts(verdicts);
+        verdict.executions += cancelled;
+        merged.verdict = Some(verdict);
     }
     (merged, overrides.clone())
 }
@@ -134,5 +146,77 @@ fn merge_verdicts(verdicts: Vec<Verdict>) -> Verdict {
         preemption_bounded: verdicts.iter().any(|v| v.preemption_bounded),
         elapsed_ms: verdicts.iter().map(|v| v.elapsed_ms).max().unwrap_or(0),
         failure,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use symx::__worker::protocol::FailureReport;
+
+    fn verdict(executions: u64, failure: Option<FailureReport>) -> Verdict {
+        Verdict {
+            executions,
+            complete: failure.is_none(),
+            stop: if failure.is_some() {
+                "failure"
+            } else {
+                "exhausted"
+            }
+            .into(),
+            preemption_bounded: false,
+            elapsed_ms: 1,
+            failure,
+        }
+    }
+
+    fn failure() -> FailureReport {
+        FailureReport {
+            kind: "panic".into(),
+            message: "boom".into(),
+            details: vec![],
+            location: None,
+            thread: Some(1),
+            preemptions: 0,
+            steps: vec![],
+            token: "symx1-x".into(),
+        }
+    }
+
+    #[test]
+    fn a_failure_in_one_shard_is_the_tests_and_cancelled_shards_count_their_progress() {
+        let cancelled = Run {
+            exit: Some(Exit::Cancelled),
+            last_progress: 10,
+            symx_strategy: Some("dfs".into()),
+            ..Run::default()
+        };
+        let failed = Run {
+            exit: Some(Exit::Code(0)),
+            libtest: Some(crate::worker::Libtest::Ok),
+            symx_strategy: Some("dfs".into()),
+            verdict: Some(verdict(3, Some(failure()))),
+            ..Run::default()
+        };
+        let (merged, _) = merge(vec![cancelled, failed], &Overrides::default(), 2);
+        assert!(!merged.crashed());
+        let v = merged.verdict.expect("a merged verdict");
+        assert_eq!(v.failure.map(|f| f.message), Some("boom".into()));
+        assert_eq!(
+            (v.executions, v.complete, v.stop.as_str()),
+            (13, false, "failure")
+        );
+        assert_eq!(merged.shards, 2);
+    }
+
+    #[test]
+    fn complete_only_when_every_shard_is() {
+        let v = merge_verdicts(vec![verdict(5, None), verdict(7, None)]);
+        assert_eq!((v.executions, v.complete), (12, true));
+        let mut partial = verdict(7, None);
+        partial.complete = false;
+        partial.stop = "time_budget".into();
+        let v = merge_verdicts(vec![verdict(5, None), partial]);
+        assert_eq!((v.complete, v.stop.as_str()), (false, "time_budget"));
     }
 }

@@ -28,6 +28,8 @@ pub enum Exit {
     TimedOut,
     /// Killed by us after Ctrl-C.
     Interrupted,
+    /// Killed by us because another shard of the test found a failure.
+    Cancelled,
 }
 
 /// libtest's own verdict line for the test.
@@ -58,6 +60,8 @@ pub struct Run {
     /// Announce mode: the decisions of the execution running last.
     pub announced: Vec<u32>,
     pub elapsed: Duration,
+    /// The execution count of the last progress message.
+    pub last_progress: u64,
     /// Worker processes whose verdicts make up this run (more than 1 when sharded).
     pub shards: u32,
 }
@@ -71,7 +75,7 @@ impl Run {
             || !self.errors.is_empty();
         let clean_exit = matches!(self.exit, Some(Exit::Code(0 | 101))) && self.libtest.is_some();
         match self.exit {
-            Some(Exit::Interrupted) => false,
+            Some(Exit::Interrupted | Exit::Cancelled) => false,
             Some(Exit::TimedOut | Exit::Signal(..)) => true,
             _ => !(clean_exit && (answered || self.symx_strategy.is_none())),
         }
@@ -90,6 +94,8 @@ pub enum Event {
     Hello,
     /// Executions run so far.
     Progress(u64),
+    /// The exploration ended with a failure.
+    Failure,
 }
 
 /// Runs `case` with `request`, telling `events` what happens as it happens.
@@ -99,6 +105,18 @@ pub fn run(
     extra: &[String],
     timeout: Duration,
     events: &mut dyn FnMut(Event),
+) -> Run {
+    run_cancellable(case, request, extra, timeout, events, None)
+}
+
+/// [`run`], killing the worker (as [`Exit::Cancelled`]) once `cancel` is set.
+pub fn run_cancellable(
+    case: &TestCase,
+    request: Request,
+    extra: &[String],
+    timeout: Duration,
+    events: &mut dyn FnMut(Event),
+    cancel: Option<&AtomicBool>,
 ) -> Run {
     let start = Instant::now();
     let mut run = Run::default();
@@ -125,6 +143,8 @@ pub fn run(
         if killed.is_none() {
             if INTERRUPTED.load(Ordering::SeqCst) {
                 killed = Some(Exit::Interrupted);
+            } else if cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
+                killed = Some(Exit::Cancelled);
             } else if Instant::now() >= deadline {
                 killed = Some(Exit::TimedOut);
             }
@@ -218,10 +238,18 @@ fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
                 run.symx_strategy = Some(strategy);
                 events(Event::Hello);
             }
-            Message::Progress { executions, .. } => events(Event::Progress(executions)),
+            Message::Progress { executions, .. } => {
+                run.last_progress = executions;
+                events(Event::Progress(executions));
+            }
             Message::Execution { .. } => run.announced.clear(),
             Message::Decision { value } => run.announced.push(value),
-            Message::Verdict(v) => run.verdict = Some(v),
+            Message::Verdict(v) => {
+                if v.failure.is_some() {
+                    events(Event::Failure);
+                }
+                run.verdict = Some(v);
+            }
             Message::Replayed(r) => run.replayed = Some(r),
             Message::Ran(r) => run.ran = Some(r),
             Message::Unsupported { request, reason } => {
