@@ -62,8 +62,10 @@ impl Style {
         if let Some(n) = o.executions {
             about.push(format!("{n} executions"));
         }
-        if let Some(c) = o.complete {
-            about.push(if c { "complete" } else { "incomplete" }.to_string());
+        match (o.complete, &o.failure) {
+            (Some(true), _) => about.push("complete".to_string()),
+            (Some(false), None) => about.push("incomplete".to_string()),
+            _ => {}
         }
         if let Some(f) = &o.failure {
             about.push(f.kind.clone());

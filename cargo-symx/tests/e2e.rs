@@ -13,16 +13,21 @@ fn fixtures() -> PathBuf {
 
 /// Runs `cargo symx <command> <args>` on the fixture workspace (or `manifest`).
 fn symx_in(manifest: &Path, command: &str, args: &[&str]) -> Output {
+    symx_cmd(manifest, command, args)
+        .output()
+        .expect("cargo-symx runs")
+}
+
+fn symx_cmd(manifest: &Path, command: &str, args: &[&str]) -> Command {
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures");
-    Command::new(env!("CARGO_BIN_EXE_cargo-symx"))
-        .args(["symx", command, "--color", "never", "--manifest-path"])
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-symx"));
+    cmd.args(["symx", command, "--color", "never", "--manifest-path"])
         .arg(manifest)
         .arg("--target-dir")
         .arg(target)
         .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("cargo-symx runs")
+        .env_remove("RUST_BACKTRACE");
+    cmd
 }
 
 fn symx(command: &str, args: &[&str]) -> Output {
@@ -261,21 +266,16 @@ fn list_shows_symx_and_ordinary_tests() {
 
 #[test]
 fn ctrl_c_stops_the_run_and_reports_what_was_found() {
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-symx"))
-        .args(["symx", "test", "--color", "never", "--manifest-path"])
-        .arg(fixtures().join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(target)
-        .args([
-            "-p",
-            "fixture-crashes",
-            "--jobs",
-            "1",
-            "--timeout",
-            "10m",
-            "loops_forever",
-        ])
+    let args = [
+        "-p",
+        "fixture-crashes",
+        "--jobs",
+        "1",
+        "--timeout",
+        "10m",
+        "loops_forever",
+    ];
+    let mut child = symx_cmd(&fixtures().join("Cargo.toml"), "test", &args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -359,5 +359,35 @@ fn flags_and_profiles_reach_the_exploration() {
         stderr.contains("no profile `nope`") && stderr.contains("quick"),
         "{}",
         text(&out)
+    );
+}
+
+#[test]
+fn a_crash_that_a_rerun_does_not_reproduce_is_reported_without_a_token() {
+    let marker = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "crash-marker-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    let out = symx_cmd(
+        &fixtures().join("Cargo.toml"),
+        "test",
+        &["-p", "fixture-crashes", "crashes_once", "--format", "json"],
+    )
+    .env("SYMX_FIXTURE_MARKER", &marker)
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = test(&report, "crashes_once_outside_symx_control");
+    assert_eq!(t["status"], "crashed");
+    assert_eq!(t["failure"]["token"], Value::Null, "{t:#}");
+    assert!(
+        t["failure"]["details"]
+            .to_string()
+            .contains("nondeterministic"),
+        "{t:#}"
     );
 }
