@@ -220,7 +220,9 @@ fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
                 run.unsupported.push(request);
             }
             Message::Error { message } => run.errors.push(message),
-            Message::Unknown => {}
+            // Answers to trace requests (`explore` with `traces`, `run_one`), which only the
+            // z3-backed engines make; test runs never ask for them.
+            Message::Trace { .. } | Message::Ran(_) | Message::Unknown => {}
         },
         Line::Text(text) => {
             if let Some(result) = libtest_result(&text, name) {

@@ -5,7 +5,6 @@
 use std::borrow::Cow;
 
 use super::format::*;
-use crate::report::FailureKind;
 use crate::rt::execution::Execution;
 use crate::rt::op::{Event, OpKind};
 use crate::rt::ObjKind;
@@ -255,20 +254,10 @@ fn objects(e: &Execution) -> Vec<ObjectInfo> {
 fn verdict(e: &Execution) -> Verdict {
     match &e.failure {
         Some(f) => Verdict::Fail {
-            kind: kind_name(f.kind).to_string(),
+            kind: crate::worker::report::kind_name(f.kind).to_string(),
             message: f.message.clone(),
         },
         None if e.sym.discarded => Verdict::Discarded,
         None => Verdict::Pass,
-    }
-}
-
-pub(crate) fn kind_name(k: FailureKind) -> &'static str {
-    match k {
-        FailureKind::Panic => "panic",
-        FailureKind::Deadlock => "deadlock",
-        FailureKind::DataRace => "data_race",
-        FailureKind::StepLimit => "step_limit",
-        FailureKind::Misuse => "misuse",
     }
 }

@@ -75,6 +75,7 @@ pub struct InputInfo {
     pub name: String,
     pub ty: Ty,
     /// The value (for `u128` above `i128::MAX`: the bit pattern as an `i128`).
+    #[serde(with = "crate::sym::expr::wide")]
     pub value: i128,
 }
 
@@ -176,6 +177,7 @@ pub struct ReadRecord {
     /// The read variable: `Read { var }` nodes refer to it.
     pub var: u32,
     pub ty: Ty,
+    #[serde(with = "crate::sym::expr::wide")]
     pub value: i128,
 }
 
@@ -184,6 +186,7 @@ pub struct ReadRecord {
 pub struct WriteRecord {
     pub expr: ExprId,
     pub ty: Ty,
+    #[serde(with = "crate::sym::expr::wide")]
     pub value: i128,
 }
 
@@ -239,7 +242,8 @@ pub enum Verdict {
     /// An `assume` did not hold.
     Discarded,
     Fail {
-        /// `panic`, `deadlock`, `data_race`, `step_limit`, `misuse`.
+        /// `panic`, `deadlock`, `data-race`, `step-limit`, `misuse` (the names every
+        /// machine-readable output of symx uses).
         kind: String,
         message: String,
     },

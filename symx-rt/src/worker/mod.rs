@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 use crate::builder::{Builder, Strategy};
 use crate::schedule::Schedule;
-use protocol::{Message, Overrides, Replayed, Request, RequestLine, Verdict};
+use protocol::{Message, Overrides, Ran, Replayed, Request, RequestLine, Verdict};
 
 /// Writes one protocol line to stdout, bypassing libtest's output capture, and flushes it so
 /// that it survives a crash that follows.
@@ -89,6 +89,7 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
         Request::Explore {
             overrides,
             announce,
+            traces,
         } => {
             let builder = apply(builder, &overrides);
             let builder = match overrides.shard {
@@ -106,15 +107,28 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
                     }
                 },
             };
-            let verdict = explore(&builder, body, announce);
+            let verdict = explore(&builder, body, announce, traces);
             shard::finish();
             send(&Message::Verdict(verdict));
         }
         Request::Replay { token } => send(&Message::Replayed(replay(builder, body, &token))),
-        Request::RunOne { .. } => send(&Message::Unsupported {
-            request: "run_one".into(),
-            reason: "this runtime does not record traces yet".into(),
-        }),
+        Request::RunOne {
+            prefix,
+            choices,
+            inputs,
+        } => {
+            let guide = crate::Guide {
+                steps: prefix.into_iter().map(|t| t as usize).collect(),
+                choices,
+                inputs: inputs.into_iter().map(|i| (i.name, i.value)).collect(),
+            };
+            let run = builder.run_guided(&guide, body);
+            send(&Message::Ran(Ran {
+                failure: run.report.failure().map(report::failure),
+                trace: Box::new(run.trace),
+                divergence: run.divergence,
+            }));
+        }
     }
 }
 
@@ -137,21 +151,39 @@ fn apply(builder: &Builder, o: &Overrides) -> Builder {
 
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
-fn explore(builder: &Builder, body: fn(), announce: bool) -> Verdict {
+fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdict {
     announce::set(announce);
     let start = Instant::now();
     let mut last = start;
     let mut executions = 0u64;
-    let report = crate::explore::explore_observed(&builder.with_defaults(), &body, &mut |_| {
-        executions += 1;
-        if last.elapsed() >= PROGRESS_EVERY {
-            last = Instant::now();
-            send(&Message::Progress {
-                executions,
-                elapsed_ms: start.elapsed().as_millis() as u64,
+    let mut traced = 0u64;
+    let mut send_trace = |trace: &crate::trace::Trace| {
+        traced += 1;
+        if traced <= traces {
+            send(&Message::Trace {
+                execution: traced,
+                trace: Box::new(trace.clone()),
             });
         }
-    });
+    };
+    let b = builder.with_defaults().record_traces(traces > 0);
+    let on_trace: Option<&mut dyn FnMut(&crate::trace::Trace)> =
+        (traces > 0).then_some(&mut send_trace);
+    let report = crate::explore::explore_with(
+        &b,
+        &body,
+        &mut |_| {
+            executions += 1;
+            if last.elapsed() >= PROGRESS_EVERY {
+                last = Instant::now();
+                send(&Message::Progress {
+                    executions,
+                    elapsed_ms: start.elapsed().as_millis() as u64,
+                });
+            }
+        },
+        on_trace,
+    );
     announce::set(false);
     Verdict {
         executions: report.executions(),

@@ -40,14 +40,22 @@ pub enum Request {
         /// for it only to recover the schedule prefix of a crash, see `worker` module doc.
         #[serde(default)]
         announce: bool,
+        /// Send the traces of the first this-many executions ([`Message::Trace`]); 0: none,
+        /// and the executions are not recorded.
+        #[serde(default)]
+        traces: u64,
     },
     /// Run exactly the execution a replay token describes and send back its interleaving.
     Replay { token: String },
-    /// Run one execution that follows `prefix` (then the default choices), with the given values
-    /// for the symbolic inputs, and send back its trace. For the z3-backed engines; answered
-    /// with [`Message::Unsupported`] until the runtime records traces.
+    /// Run one execution that follows `prefix` (the thread that takes each visible step, as
+    /// traces number threads; after it, the last thread continues while it can) and
+    /// `choices` (the alternative of each nondeterministic choice), with the given values for
+    /// the symbolic inputs, and send back its trace ([`Message::Ran`]). What the z3-backed
+    /// engines use to confirm a witness.
     RunOne {
         prefix: Vec<u32>,
+        #[serde(default)]
+        choices: Vec<u32>,
         #[serde(default)]
         inputs: Vec<InputValue>,
     },
@@ -104,6 +112,13 @@ pub enum Message {
     Verdict(Verdict),
     /// The answer to [`Request::Replay`].
     Replayed(Replayed),
+    /// The trace of execution `execution` (from 1) of an exploration that asked for traces.
+    Trace {
+        execution: u64,
+        trace: Box<crate::trace::Trace>,
+    },
+    /// The answer to [`Request::RunOne`].
+    Ran(Ran),
     /// The worker cannot do what was asked; the reason says why.
     Unsupported { request: String, reason: String },
     /// The request was malformed or of another protocol version.
@@ -135,6 +150,16 @@ pub struct Replayed {
     pub failure: Option<FailureReport>,
     /// Why the token could not be replayed (corrupt, other test, program changed).
     pub error: Option<String>,
+}
+
+/// The answer to [`Request::RunOne`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Ran {
+    pub trace: Box<crate::trace::Trace>,
+    /// How the execution failed, if it did.
+    pub failure: Option<FailureReport>,
+    /// Where the program did not offer what the prefix asked (the run went on regardless).
+    pub divergence: Option<String>,
 }
 
 /// A found bug, in the structured form every report format is made from.
