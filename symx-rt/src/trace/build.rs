@@ -246,6 +246,10 @@ fn objects(e: &Execution) -> Vec<ObjectInfo> {
                 id,
                 kind: Cow::Borrowed(s.kind.trace_name()),
                 type_name: Cow::Borrowed(s.type_name),
+                initial: s.initial.map(|(ty, bits)| InitialValue {
+                    ty,
+                    value: ty.to_i128(bits),
+                }),
             }
         })
         .collect()

@@ -66,6 +66,19 @@ pub struct ObjectInfo {
     pub kind: Cow<'static, str>,
     /// The type the program used (`AtomicUsize`, `SpinLock`).
     pub type_name: Cow<'static, str>,
+    /// For variables (atomics, `Shared`): the value before this execution's first access,
+    /// which a read ordered before every write returns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial: Option<InitialValue>,
+}
+
+/// The value a variable starts the execution with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitialValue {
+    pub ty: Ty,
+    #[serde(with = "crate::sym::expr::wide")]
+    pub value: i128,
 }
 
 /// One symbolic input and the value it had.
