@@ -41,7 +41,8 @@ impl Settings {
             max_steps,
             time_budget,
             timeout,
-            jobs
+            jobs,
+            shards
         );
         self.expect
             .extend(over.expect.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -258,6 +259,23 @@ mod tests {
         assert_eq!(merged.preemption_bound, Some(2));
         assert_eq!(merged.jobs, Some(1));
         assert_eq!(merged.expect.len(), 2);
+    }
+
+    #[test]
+    fn every_key_of_a_later_layer_wins() {
+        let over = Settings {
+            preemption_bound: Some(1),
+            max_executions: Some(2),
+            max_steps: Some(3),
+            time_budget: Some("4s".into()),
+            timeout: Some("5s".into()),
+            jobs: Some(6),
+            shards: Some(7),
+            expect: BTreeMap::new(),
+        };
+        let merged = Settings::default().merge(&over);
+        // Debug output covers every field, so a key left out of `merge` shows here.
+        assert_eq!(format!("{merged:?}"), format!("{over:?}"));
     }
 
     #[test]

@@ -113,6 +113,8 @@ pub struct Outcome {
     /// Why exploration stopped: `exhausted`, `failure`, `max_executions`, `time_budget`.
     pub stop: Option<String>,
     pub preemption_bounded: bool,
+    /// Worker processes that explored this test together (`--shards`); 1 when not split.
+    pub shards: u32,
     pub status: Status,
     pub failure: Option<Finding>,
     /// The kind the configuration expects, for known bugs.

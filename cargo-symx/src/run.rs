@@ -101,6 +101,7 @@ fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcom
         complete: run.verdict.as_ref().map(|v| v.complete),
         stop: run.verdict.as_ref().map(|v| v.stop.clone()),
         preemption_bounded: run.verdict.as_ref().is_some_and(|v| v.preemption_bounded),
+        shards: run.shards,
         status: Status::Passed,
         failure: None,
         expected: job.settings.expect.get(&case.name).cloned(),

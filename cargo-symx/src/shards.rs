@@ -110,6 +110,7 @@ fn merge(mut runs: Vec<Run>, overrides: &Overrides, count: u32) -> (Run, Overrid
         }
         merged.elapsed = merged.elapsed.max(r.elapsed);
     }
+    merged.shards = verdicts.len() as u32;
     if !verdicts.is_empty() {
         merged.verdict = Some(merge_verdicts(verdicts));
     }

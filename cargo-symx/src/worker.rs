@@ -9,7 +9,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use symx::__worker::protocol::{
-    Message, Replayed, Request, RequestLine, Verdict, ENV_WORKER, LINE_PREFIX, PROTOCOL_VERSION,
+    Message, Ran, Replayed, Request, RequestLine, Verdict, ENV_WORKER, LINE_PREFIX,
+    PROTOCOL_VERSION,
 };
 
 use crate::discover::TestCase;
@@ -44,6 +45,11 @@ pub struct Run {
     pub symx_strategy: Option<String>,
     pub verdict: Option<Verdict>,
     pub replayed: Option<Replayed>,
+    /// The answer to `run_one`, for the engines that will ask for single guided executions.
+    pub ran: Option<Box<Ran>>,
+    /// Traces of an exploration that asked for them (`explore` with `traces`), for the
+    /// engines that read recorded executions.
+    pub traces: Vec<symx::trace::Trace>,
     /// Unsupported requests and protocol errors, as the worker worded them.
     pub errors: Vec<String>,
     /// The requests the worker answered `unsupported` (`shard`, `run_one`).
@@ -55,12 +61,17 @@ pub struct Run {
     /// Announce mode: the decisions of the execution running last.
     pub announced: Vec<u32>,
     pub elapsed: Duration,
+    /// Worker processes whose verdicts make up this run (more than 1 when sharded).
+    pub shards: u32,
 }
 
 impl Run {
     /// The process died or was killed before it answered.
     pub fn crashed(&self) -> bool {
-        let answered = self.verdict.is_some() || self.replayed.is_some() || !self.errors.is_empty();
+        let answered = self.verdict.is_some()
+            || self.replayed.is_some()
+            || self.ran.is_some()
+            || !self.errors.is_empty();
         let clean_exit = matches!(self.exit, Some(Exit::Code(0 | 101))) && self.libtest.is_some();
         match self.exit {
             Some(Exit::Interrupted) => false,
@@ -132,6 +143,7 @@ pub fn run(
     }));
     run.output.push_str(&stderr.recv().unwrap_or_default());
     run.elapsed = start.elapsed();
+    run.shards = 1;
     run
 }
 
@@ -214,15 +226,15 @@ fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
             Message::Decision { value } => run.announced.push(value),
             Message::Verdict(v) => run.verdict = Some(v),
             Message::Replayed(r) => run.replayed = Some(r),
+            Message::Ran(r) => run.ran = Some(Box::new(r)),
+            Message::Trace { trace, .. } => run.traces.push(*trace),
             Message::Unsupported { request, reason } => {
                 run.errors
                     .push(format!("{request} is unsupported: {reason}"));
                 run.unsupported.push(request);
             }
             Message::Error { message } => run.errors.push(message),
-            // Answers to trace requests (`explore` with `traces`, `run_one`), which only the
-            // z3-backed engines make; test runs never ask for them.
-            Message::Trace { .. } | Message::Ran(_) | Message::Unknown => {}
+            Message::Unknown => {}
         },
         Line::Text(text) => {
             if let Some(result) = libtest_result(&text, name) {

@@ -122,12 +122,7 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
                 choices,
                 inputs: inputs.into_iter().map(|i| (i.name, i.value)).collect(),
             };
-            let run = builder.run_guided(&guide, body);
-            send(&Message::Ran(Ran {
-                failure: run.report.failure().map(report::failure),
-                trace: Box::new(run.trace),
-                divergence: run.divergence,
-            }));
+            send(&Message::Ran(run_one(builder, body, &guide)));
         }
     }
 }
@@ -213,6 +208,15 @@ fn replay(builder: &Builder, body: fn(), token: &str) -> Replayed {
     }
 }
 
+fn run_one(builder: &Builder, body: fn(), guide: &crate::Guide) -> Ran {
+    let run = builder.run_guided(guide, body);
+    Ran {
+        failure: run.report.failure().map(report::failure),
+        trace: Box::new(run.trace),
+        divergence: run.divergence,
+    }
+}
+
 fn strategy_name(s: Strategy) -> &'static str {
     match s {
         Strategy::Dpor => "dpor",
@@ -257,5 +261,81 @@ pub mod tokens {
             fingerprint: 0,
         }
         .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::protocol::*;
+    use super::tokens::*;
+
+    #[test]
+    fn requests_and_messages_read_back_and_unknown_kinds_are_tolerated() {
+        let line = r#"{"v":1,"request":"explore","overrides":{"preemption_bound":2,"shard":{"index":1,"count":2}}}"#;
+        let parsed: RequestLine = serde_json::from_str(line).unwrap();
+        match parsed.request {
+            Request::Explore {
+                overrides,
+                announce,
+                traces,
+            } => {
+                assert_eq!(overrides.preemption_bound, Some(2));
+                assert_eq!(overrides.shard, Some(Shard { index: 1, count: 2 }));
+                assert!(!announce);
+                assert_eq!(traces, 0, "no traces unless asked");
+            }
+            other => panic!("{other:?}"),
+        }
+        let newer = r#"{"kind":"coverage","blocks":12}"#;
+        assert!(matches!(
+            serde_json::from_str::<Message>(newer).unwrap(),
+            Message::Unknown
+        ));
+        let progress = r#"{"kind":"progress","executions":5,"elapsed_ms":7,"rate":1.5}"#;
+        assert!(matches!(
+            serde_json::from_str::<Message>(progress).unwrap(),
+            Message::Progress { executions: 5, .. }
+        ));
+    }
+
+    #[test]
+    fn run_one_follows_the_guide_and_returns_the_trace() {
+        fn lost_update() {
+            use crate::sync::atomic::{AtomicUsize, Ordering};
+            let n = crate::sync::Arc::new(AtomicUsize::new(0));
+            let m = n.clone();
+            let t = crate::thread::spawn(move || {
+                let v = m.load(Ordering::SeqCst);
+                m.store(v + 1, Ordering::SeqCst);
+            });
+            let v = n.load(Ordering::SeqCst);
+            n.store(v + 1, Ordering::SeqCst);
+            t.join().unwrap();
+            assert_eq!(n.load(Ordering::SeqCst), 2);
+        }
+        let builder = crate::Builder::new().name("lost_update");
+        // Both loads before both stores: the update is lost.
+        let guide = crate::Guide {
+            steps: vec![0, 1, 0, 1],
+            ..Default::default()
+        };
+        let ran = super::run_one(&builder, lost_update, &guide);
+        assert_eq!(ran.failure.as_ref().map(|f| f.kind.as_str()), Some("panic"));
+        assert!(ran.divergence.is_none());
+        let json = serde_json::to_string(&Message::Ran(ran)).unwrap();
+        let Message::Ran(back) = serde_json::from_str(&json).unwrap() else {
+            panic!("a ran message")
+        };
+        back.trace.check_consistency().unwrap();
+        assert!(back.trace.events.len() >= 4);
+    }
+
+    #[test]
+    fn prefix_tokens_name_their_test_and_carry_the_decisions() {
+        let token = prefix_token("tests::crash", &[1, 0, 2]);
+        assert_eq!(token_test_hash(&token), Ok(test_hash_of("tests::crash")));
+        let schedule: crate::Schedule = token.parse().unwrap();
+        assert_eq!(schedule.decisions(), &[1, 0, 2]);
+        assert!(token_test_hash("symx1-garbage").is_err());
     }
 }

@@ -61,10 +61,12 @@ pub enum Request {
     },
 }
 
-/// A value for one symbolic input of [`Request::RunOne`], by name or creation order.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// A value for one symbolic input of [`Request::RunOne`], by name (`any_named`'s, or
+/// `t<thread>#<k>`). The value is a JSON number, or a decimal string beyond 64 bits.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct InputValue {
     pub name: String,
+    #[serde(with = "crate::sym::expr::wide")]
     pub value: i128,
 }
 

@@ -1,0 +1,1 @@
+//! Timing scenarios for the cargo symx driver; the tests are in tests/.
