@@ -51,6 +51,7 @@ pub fn recover(
     let request = Request::Explore {
         overrides: overrides.clone(),
         announce: true,
+        traces: 0,
     };
     let again = worker::run(case, request, extra, timeout, &mut |_| {});
     if !again.crashed() || describe(&again, timeout).0 != kind {

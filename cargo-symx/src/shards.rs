@@ -22,6 +22,7 @@ fn request(overrides: &Overrides, shard: Option<Shard>) -> Request {
             ..overrides.clone()
         },
         announce: false,
+        traces: 0,
     }
 }
 

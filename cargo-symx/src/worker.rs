@@ -49,6 +49,9 @@ pub struct Run {
     pub replayed: Option<Replayed>,
     /// The answer to `run_one`, for the engines that will ask for single guided executions.
     pub ran: Option<Box<Ran>>,
+    /// Traces of an exploration that asked for them (`explore` with `traces`), for the
+    /// engines that read recorded executions.
+    pub traces: Vec<symx::trace::Trace>,
     /// Unsupported requests and protocol errors, as the worker worded them.
     pub errors: Vec<String>,
     /// The requests the worker answered `unsupported` (`shard`, `run_one`).
@@ -251,7 +254,8 @@ fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
                 run.verdict = Some(v);
             }
             Message::Replayed(r) => run.replayed = Some(r),
-            Message::Ran(r) => run.ran = Some(r),
+            Message::Ran(r) => run.ran = Some(Box::new(r)),
+            Message::Trace { trace, .. } => run.traces.push(*trace),
             Message::Unsupported { request, reason } => {
                 run.errors
                     .push(format!("{request} is unsupported: {reason}"));

@@ -208,19 +208,18 @@ fn generate(
 
 /// `assert!(cond, message..)`. `text` is the condition's text, for the
 /// record and the default message.
+///
+/// The check itself is std's `assert!` on the recorded outcome: an `if` of ours in the user's
+/// span would make clippy's `collapsible_if` fire on `if a { assert!(b) }` in user code.
 fn condition(text: &TokenStream, cond: &Expr, message: &[TokenStream], span: Span) -> TokenStream {
-    let panic = if message.is_empty() {
+    let holds = quote_spanned!(span=> ::symx::__private::assertion(#cond, #text));
+    if message.is_empty() {
         // Through "{}", because the condition's text may contain braces.
         quote_spanned! {span=>
-            ::core::panic!("{}", ::core::concat!("assertion failed: ", #text))
+            ::core::assert!(#holds, "{}", ::core::concat!("assertion failed: ", #text))
         }
     } else {
-        quote_spanned!(span=> ::core::panic!(#(#message),*))
-    };
-    quote_spanned! {span=>
-        if !::symx::__private::assertion(#cond, #text) {
-            #panic
-        }
+        quote_spanned!(span=> ::core::assert!(#holds, #(#message),*))
     }
 }
 
@@ -327,12 +326,15 @@ mod tests {
     #[test]
     fn assert_records_the_rewritten_condition_and_panics_like_std() {
         let expected = expr(quote! {
-            if !::symx::__private::assertion(
-                ::symx::branch(a) && ::symx::branch((&&::symx::__private::Cmp(&(x), &(1))).__symx_lt()),
-                ::core::stringify!(a && x < 1)
-            ) {
-                ::core::panic!("{}", ::core::concat!("assertion failed: ", ::core::stringify!(a && x < 1)))
-            }
+            ::core::assert!(
+                ::symx::__private::assertion(
+                    // Inside a macro call the tokens stay as generated: `& &`, not `&&`.
+                    ::symx::branch(a) && ::symx::branch((& &::symx::__private::Cmp(&(x), &(1))).__symx_lt()),
+                    ::core::stringify!(a && x < 1)
+                ),
+                "{}",
+                ::core::concat!("assertion failed: ", ::core::stringify!(a && x < 1))
+            )
         });
         assert_eq!(rewritten(quote!(assert!(a && x < 1))), Some(expected));
     }
@@ -340,9 +342,9 @@ mod tests {
     #[test]
     fn assert_with_a_message_passes_it_to_panic() {
         let out = rewritten(quote!(std::assert!(ok, "bad {} {}", x, y = 2,))).unwrap();
-        let panic = quote!(::core::panic!("bad {} {}", x, y = 2)).to_string();
-        assert!(out.contains(&panic), "{out}");
-        assert!(out.starts_with("if ! :: symx :: __private :: assertion (ok ,"));
+        let message = quote!(, "bad {} {}", x, y = 2).to_string();
+        assert!(out.contains(&message), "{out}");
+        assert!(out.starts_with(":: core :: assert ! (:: symx :: __private :: assertion (ok ,"));
     }
 
     #[test]
@@ -418,7 +420,10 @@ mod tests {
         let out = expand(Kind::Assert, quote!(v != 7, "v must not be 7")).to_string();
         let cond = expr(quote!((&&::symx::__private::Cmp(&(v), &(7))).__symx_ne()));
         assert!(out.contains(&cond), "{out}");
-        assert!(out.contains(&quote!(::core::panic!("v must not be 7")).to_string()));
+        assert!(
+            out.contains(&quote!(, "v must not be 7").to_string()),
+            "{out}"
+        );
     }
 
     #[test]

@@ -392,9 +392,11 @@ mod tests {
             quote! {
                 #[cfg(feature = "slow")]
                 {
-                    if !::symx::__private::assertion(ok, ::core::stringify!(ok)) {
-                        ::core::panic!("{}", ::core::concat!("assertion failed: ", ::core::stringify!(ok)))
-                    }
+                    ::core::assert!(
+                        ::symx::__private::assertion(ok, ::core::stringify!(ok)),
+                        "{}",
+                        ::core::concat!("assertion failed: ", ::core::stringify!(ok))
+                    )
                 };
             },
         );

@@ -424,3 +424,35 @@ fn shared_variables_are_explored_and_race_checked_like_memory() {
         assert_eq!(kind, Some(symx::FailureKind::DataRace), "{strategy:?}");
     }
 }
+
+/// 128-bit values survive JSON, also inside the worker protocol's tagged messages.
+#[test]
+fn values_beyond_64_bits_round_trip() {
+    use symx::__worker::protocol::Message;
+    let inputs = BTreeMap::from([
+        ("big".to_string(), (u128::MAX - 1) as i128),
+        ("neg".to_string(), i128::MIN + 3),
+    ]);
+    let (_, traces) = traces_of(Builder::new().inputs(inputs), || {
+        let big = symx::any_named::<u128>("big");
+        let neg = symx::any_named::<i128>("neg");
+        let s = Shared::new(0u128);
+        s.set(big + 1);
+        let t = Shared::new(0i128);
+        t.set(neg - 1);
+    });
+    let t = &traces[0];
+    let writes: Vec<i128> = t
+        .events
+        .iter()
+        .filter_map(|e| e.write.map(|w| w.value))
+        .collect();
+    assert_eq!(writes, [u128::MAX as i128, i128::MIN + 2]);
+    assert_eq!(&Trace::from_json(&t.to_json()).unwrap(), t);
+    let message = Message::Trace {
+        execution: 1,
+        trace: Box::new(t.clone()),
+    };
+    let back: Message = serde_json::from_str(&serde_json::to_string(&message).unwrap()).unwrap();
+    assert!(matches!(back, Message::Trace { trace, .. } if *trace == *t));
+}

@@ -111,6 +111,9 @@ pub(crate) struct ObjState {
     pub clock: VClock,
     /// Data-race bookkeeping for `UnsafeCell`s.
     pub cell: Option<Box<CellState>>,
+    /// The value a variable (atomic, `Shared`) had when this execution first used it, for
+    /// traces: a read ordered before every write reads it.
+    pub initial: Option<(crate::sym::expr::Ty, u128)>,
     /// Present when the object is (also) a lock: who holds it.
     pub lock: Option<LockState>,
     /// Barrier annotation: expected arrivals and the arrivals of the current generation.
@@ -183,10 +186,19 @@ impl Objects {
             value: initial,
             clock: VClock::new(),
             cell: None,
+            initial: None,
             lock: None,
             barrier: None,
         });
         id
+    }
+
+    /// Records a variable's initial value the first time it is used.
+    pub fn note_initial(&mut self, id: ObjId, ty: crate::sym::expr::Ty, bits: u128) {
+        let state = self.get_mut(id);
+        if state.initial.is_none() {
+            state.initial = Some((ty, bits));
+        }
     }
 
     /// Objects used so far in this execution.

@@ -94,6 +94,52 @@ impl Ty {
     }
 }
 
+/// Serde for `i128` values: a JSON number when it fits in 64 bits (every value of the types
+/// up to 64 bits), a decimal string otherwise. Self-describing buffers (serde's internally
+/// tagged enums, which the worker protocol uses) cannot hold 128-bit numbers.
+pub(crate) mod wide {
+    use serde::{de, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &i128, s: S) -> Result<S::Ok, S::Error> {
+        if let Ok(small) = i64::try_from(*v) {
+            s.serialize_i64(small)
+        } else if let Ok(big) = u64::try_from(*v) {
+            s.serialize_u64(big)
+        } else {
+            s.serialize_str(&v.to_string())
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i128, D::Error> {
+        d.deserialize_any(Wide)
+    }
+
+    struct Wide;
+
+    impl de::Visitor<'_> for Wide {
+        type Value = i128;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an integer, or a decimal string for one beyond 64 bits")
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<i128, E> {
+            Ok(v.into())
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<i128, E> {
+            Ok(v.into())
+        }
+        fn visit_i128<E: de::Error>(self, v: i128) -> Result<i128, E> {
+            Ok(v)
+        }
+        fn visit_u128<E: de::Error>(self, v: u128) -> Result<i128, E> {
+            Ok(v as i128)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<i128, E> {
+            v.parse()
+                .map_err(|_| E::custom(format!("`{v}` is not an integer")))
+        }
+    }
+}
+
 /// Index of an expression in its execution's arena.
 pub type ExprId = u32;
 
@@ -144,6 +190,7 @@ pub enum Expr {
     /// A constant (the value as a number, see [`Ty::to_i128`]).
     Const {
         ty: Ty,
+        #[serde(with = "wide")]
         value: i128,
     },
     /// The symbolic input with this index in the trace's input list.

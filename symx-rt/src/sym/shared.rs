@@ -50,6 +50,7 @@ impl<T: SymValue> Shared<T> {
             let id = e
                 .objects
                 .of(&self.obj, ObjKind::Shared, rt::short_type_name::<Self>(), 0);
+            e.objects.note_initial(id, T::TY, self.initial.to_bits());
             (id, e.objects.generation)
         })?;
         rt::visible(kind, Some(id), location);

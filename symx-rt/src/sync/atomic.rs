@@ -58,7 +58,11 @@ fn access(
         location,
         ty,
     } = op;
-    let id = rt::with(|e| e.objects.of(obj, ObjKind::Atomic, type_name, initial))?;
+    let id = rt::with(|e| {
+        let id = e.objects.of(obj, ObjKind::Atomic, type_name, initial);
+        e.objects.note_initial(id, ty, ty.truncate(initial as u128));
+        id
+    })?;
     rt::visible(kind, Some(id), location);
     rt::with(|e| {
         let old = e.objects.get(id).value;

@@ -5,7 +5,6 @@
 use std::borrow::Cow;
 
 use super::format::*;
-use crate::report::FailureKind;
 use crate::rt::execution::Execution;
 use crate::rt::op::{Event, OpKind};
 use crate::rt::ObjKind;
@@ -247,6 +246,10 @@ fn objects(e: &Execution) -> Vec<ObjectInfo> {
                 id,
                 kind: Cow::Borrowed(s.kind.trace_name()),
                 type_name: Cow::Borrowed(s.type_name),
+                initial: s.initial.map(|(ty, bits)| InitialValue {
+                    ty,
+                    value: ty.to_i128(bits),
+                }),
             }
         })
         .collect()
@@ -255,20 +258,10 @@ fn objects(e: &Execution) -> Vec<ObjectInfo> {
 fn verdict(e: &Execution) -> Verdict {
     match &e.failure {
         Some(f) => Verdict::Fail {
-            kind: kind_name(f.kind).to_string(),
+            kind: crate::worker::report::kind_name(f.kind).to_string(),
             message: f.message.clone(),
         },
         None if e.sym.discarded => Verdict::Discarded,
         None => Verdict::Pass,
-    }
-}
-
-pub(crate) fn kind_name(k: FailureKind) -> &'static str {
-    match k {
-        FailureKind::Panic => "panic",
-        FailureKind::Deadlock => "deadlock",
-        FailureKind::DataRace => "data_race",
-        FailureKind::StepLimit => "step_limit",
-        FailureKind::Misuse => "misuse",
     }
 }

@@ -80,6 +80,7 @@ pub(super) fn values(t: &Trace) -> Result<(), String> {
         |v| reads.get(&v).copied(),
     )
     .map_err(|e| format!("the expressions do not evaluate: {e}"))?;
+    reads_from(t)?;
     for ev in &t.events {
         let at = || format!("event {} (thread {}, {:?})", ev.seq, ev.thread, ev.kind);
         if let Some(w) = ev.write {
@@ -110,6 +111,31 @@ pub(super) fn values(t: &Trace) -> Result<(), String> {
                     if a.holds { "holding" } else { "failing" }
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Interleavings are sequentially consistent: every read returns the latest write to its
+/// object before it in the trace, or the object's initial value.
+fn reads_from(t: &Trace) -> Result<(), String> {
+    let mut current: std::collections::HashMap<u32, i128> = t
+        .objects
+        .iter()
+        .filter_map(|o| o.initial.map(|i| (o.id, i.value)))
+        .collect();
+    for ev in &t.events {
+        let Some(obj) = ev.obj else { continue };
+        if let (Some(r), Some(&expected)) = (ev.read, current.get(&obj)) {
+            if r.value != expected {
+                return Err(format!(
+                    "event {} (thread {}, {:?}) read {} from object {obj}, whose value was {expected}",
+                    ev.seq, ev.thread, ev.kind, r.value
+                ));
+            }
+        }
+        if let Some(w) = ev.write {
+            current.insert(obj, w.value);
         }
     }
     Ok(())

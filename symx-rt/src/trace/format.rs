@@ -66,6 +66,19 @@ pub struct ObjectInfo {
     pub kind: Cow<'static, str>,
     /// The type the program used (`AtomicUsize`, `SpinLock`).
     pub type_name: Cow<'static, str>,
+    /// For variables (atomics, `Shared`): the value before this execution's first access,
+    /// which a read ordered before every write returns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial: Option<InitialValue>,
+}
+
+/// The value a variable starts the execution with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitialValue {
+    pub ty: Ty,
+    #[serde(with = "crate::sym::expr::wide")]
+    pub value: i128,
 }
 
 /// One symbolic input and the value it had.
@@ -75,6 +88,7 @@ pub struct InputInfo {
     pub name: String,
     pub ty: Ty,
     /// The value (for `u128` above `i128::MAX`: the bit pattern as an `i128`).
+    #[serde(with = "crate::sym::expr::wide")]
     pub value: i128,
 }
 
@@ -176,6 +190,7 @@ pub struct ReadRecord {
     /// The read variable: `Read { var }` nodes refer to it.
     pub var: u32,
     pub ty: Ty,
+    #[serde(with = "crate::sym::expr::wide")]
     pub value: i128,
 }
 
@@ -184,6 +199,7 @@ pub struct ReadRecord {
 pub struct WriteRecord {
     pub expr: ExprId,
     pub ty: Ty,
+    #[serde(with = "crate::sym::expr::wide")]
     pub value: i128,
 }
 
@@ -239,7 +255,8 @@ pub enum Verdict {
     /// An `assume` did not hold.
     Discarded,
     Fail {
-        /// `panic`, `deadlock`, `data_race`, `step_limit`, `misuse`.
+        /// `panic`, `deadlock`, `data-race`, `step-limit`, `misuse` (the names every
+        /// machine-readable output of symx uses).
         kind: String,
         message: String,
     },

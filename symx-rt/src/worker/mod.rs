@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 use crate::builder::{Builder, Strategy};
 use crate::schedule::Schedule;
-use protocol::{Message, Overrides, Replayed, Request, RequestLine, Verdict};
+use protocol::{Message, Overrides, Ran, Replayed, Request, RequestLine, Verdict};
 
 /// Writes one protocol line to stdout, bypassing libtest's output capture, and flushes it so
 /// that it survives a crash that follows.
@@ -89,6 +89,7 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
         Request::Explore {
             overrides,
             announce,
+            traces,
         } => {
             let builder = apply(builder, &overrides);
             let builder = match overrides.shard {
@@ -106,34 +107,22 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
                     }
                 },
             };
-            let verdict = explore(&builder, body, announce);
+            let verdict = explore(&builder, body, announce, traces);
             shard::finish();
             send(&Message::Verdict(verdict));
         }
         Request::Replay { token } => send(&Message::Replayed(replay(builder, body, &token))),
         Request::RunOne {
-            steps,
+            prefix,
             choices,
             inputs,
         } => {
-            let inputs: Result<crate::InputValues, String> = inputs
-                .into_iter()
-                .map(|(name, v)| match v.trim().parse::<i128>() {
-                    Ok(value) => Ok((name, value)),
-                    Err(_) => Err(format!("input `{name}`: `{v}` is not an integer")),
-                })
-                .collect();
-            match inputs {
-                Ok(inputs) => {
-                    let guide = crate::Guide {
-                        steps,
-                        choices,
-                        inputs,
-                    };
-                    send(&Message::Ran(Box::new(run_one(builder, body, &guide))))
-                }
-                Err(message) => send(&Message::Error { message }),
-            }
+            let guide = crate::Guide {
+                steps: prefix.into_iter().map(|t| t as usize).collect(),
+                choices,
+                inputs: inputs.into_iter().map(|i| (i.name, i.value)).collect(),
+            };
+            send(&Message::Ran(run_one(builder, body, &guide)));
         }
     }
 }
@@ -157,21 +146,39 @@ fn apply(builder: &Builder, o: &Overrides) -> Builder {
 
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
-fn explore(builder: &Builder, body: fn(), announce: bool) -> Verdict {
+fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdict {
     announce::set(announce);
     let start = Instant::now();
     let mut last = start;
     let mut executions = 0u64;
-    let report = crate::explore::explore_observed(&builder.with_defaults(), &body, &mut |_| {
-        executions += 1;
-        if last.elapsed() >= PROGRESS_EVERY {
-            last = Instant::now();
-            send(&Message::Progress {
-                executions,
-                elapsed_ms: start.elapsed().as_millis() as u64,
+    let mut traced = 0u64;
+    let mut send_trace = |trace: &crate::trace::Trace| {
+        traced += 1;
+        if traced <= traces {
+            send(&Message::Trace {
+                execution: traced,
+                trace: Box::new(trace.clone()),
             });
         }
-    });
+    };
+    let b = builder.with_defaults().record_traces(traces > 0);
+    let on_trace: Option<&mut dyn FnMut(&crate::trace::Trace)> =
+        (traces > 0).then_some(&mut send_trace);
+    let report = crate::explore::explore_with(
+        &b,
+        &body,
+        &mut |_| {
+            executions += 1;
+            if last.elapsed() >= PROGRESS_EVERY {
+                last = Instant::now();
+                send(&Message::Progress {
+                    executions,
+                    elapsed_ms: start.elapsed().as_millis() as u64,
+                });
+            }
+        },
+        on_trace,
+    );
     announce::set(false);
     Verdict {
         executions: report.executions(),
@@ -201,11 +208,11 @@ fn replay(builder: &Builder, body: fn(), token: &str) -> Replayed {
     }
 }
 
-fn run_one(builder: &Builder, body: fn(), guide: &crate::Guide) -> protocol::Ran {
+fn run_one(builder: &Builder, body: fn(), guide: &crate::Guide) -> Ran {
     let run = builder.run_guided(guide, body);
-    protocol::Ran {
+    Ran {
         failure: run.report.failure().map(report::failure),
-        trace: serde_json::to_string(&run.trace).expect("traces serialise"),
+        trace: Box::new(run.trace),
         divergence: run.divergence,
     }
 }
@@ -270,10 +277,12 @@ mod tests {
             Request::Explore {
                 overrides,
                 announce,
+                traces,
             } => {
                 assert_eq!(overrides.preemption_bound, Some(2));
                 assert_eq!(overrides.shard, Some(Shard { index: 1, count: 2 }));
                 assert!(!announce);
+                assert_eq!(traces, 0, "no traces unless asked");
             }
             other => panic!("{other:?}"),
         }
@@ -313,12 +322,12 @@ mod tests {
         let ran = super::run_one(&builder, lost_update, &guide);
         assert_eq!(ran.failure.as_ref().map(|f| f.kind.as_str()), Some("panic"));
         assert!(ran.divergence.is_none());
-        let json = serde_json::to_string(&Message::Ran(Box::new(ran))).unwrap();
+        let json = serde_json::to_string(&Message::Ran(ran)).unwrap();
         let Message::Ran(back) = serde_json::from_str(&json).unwrap() else {
             panic!("a ran message")
         };
-        let trace: crate::trace::Trace = serde_json::from_str(&back.trace).unwrap();
-        assert!(trace.events.len() >= 4);
+        back.trace.check_consistency().unwrap();
+        assert!(back.trace.events.len() >= 4);
     }
 
     #[test]

@@ -40,34 +40,34 @@ pub enum Request {
         /// for it only to recover the schedule prefix of a crash, see `worker` module doc.
         #[serde(default)]
         announce: bool,
+        /// Send the traces of the first this-many executions ([`Message::Trace`]); 0: none,
+        /// and the executions are not recorded.
+        #[serde(default)]
+        traces: u64,
     },
     /// Run exactly the execution a replay token describes and send back its interleaving.
     Replay { token: String },
-    /// Run one execution as `Builder::run_guided` does (which thread takes each visible step,
-    /// which alternative each nondeterministic choice takes, the values of the symbolic inputs)
-    /// and send back its recorded trace: the primitive of the z3-backed engines.
+    /// Run one execution that follows `prefix` (the thread that takes each visible step, as
+    /// traces number threads; after it, the last thread continues while it can) and
+    /// `choices` (the alternative of each nondeterministic choice), with the given values for
+    /// the symbolic inputs, and send back its trace ([`Message::Ran`]). What the z3-backed
+    /// engines use to confirm a witness.
     RunOne {
-        #[serde(default)]
-        steps: Vec<usize>,
+        prefix: Vec<u32>,
         #[serde(default)]
         choices: Vec<u32>,
-        /// Input values as decimal strings: they are `i128`, which neither JSON readers in
-        /// general nor serde's tagged enums carry as numbers.
         #[serde(default)]
-        inputs: std::collections::BTreeMap<String, String>,
+        inputs: Vec<InputValue>,
     },
 }
 
-/// The answer to [`Request::RunOne`].
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Ran {
-    /// The execution's trace: a document of the versioned trace format
-    /// (`docs/trace-format.md`), as a string, because the trace holds `i128` constants that
-    /// serde cannot buffer inside a tagged message.
-    pub trace: String,
-    pub failure: Option<FailureReport>,
-    /// Where the program did not offer what the guide asked for.
-    pub divergence: Option<String>,
+/// A value for one symbolic input of [`Request::RunOne`], by name (`any_named`'s, or
+/// `t<thread>#<k>`). The value is a JSON number, or a decimal string beyond 64 bits.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct InputValue {
+    pub name: String,
+    #[serde(with = "crate::sym::expr::wide")]
+    pub value: i128,
 }
 
 /// Settings from the driver's configuration that override the test attribute's.
@@ -114,8 +114,13 @@ pub enum Message {
     Verdict(Verdict),
     /// The answer to [`Request::Replay`].
     Replayed(Replayed),
+    /// The trace of execution `execution` (from 1) of an exploration that asked for traces.
+    Trace {
+        execution: u64,
+        trace: Box<crate::trace::Trace>,
+    },
     /// The answer to [`Request::RunOne`].
-    Ran(Box<Ran>),
+    Ran(Ran),
     /// The worker cannot do what was asked; the reason says why.
     Unsupported { request: String, reason: String },
     /// The request was malformed or of another protocol version.
@@ -147,6 +152,16 @@ pub struct Replayed {
     pub failure: Option<FailureReport>,
     /// Why the token could not be replayed (corrupt, other test, program changed).
     pub error: Option<String>,
+}
+
+/// The answer to [`Request::RunOne`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Ran {
+    pub trace: Box<crate::trace::Trace>,
+    /// How the execution failed, if it did.
+    pub failure: Option<FailureReport>,
+    /// Where the program did not offer what the prefix asked (the run went on regardless).
+    pub divergence: Option<String>,
 }
 
 /// A found bug, in the structured form every report format is made from.
