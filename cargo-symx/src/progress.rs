@@ -66,12 +66,18 @@ impl Progress {
 }
 
 impl TestBar {
-    /// A progress message: `executions` so far.
-    pub fn executions(&self, executions: u64) {
+    /// A progress message: `executions` so far, of at most `total` when that is known (then
+    /// with an estimate of the time left at the current rate).
+    pub fn executions(&self, executions: u64, total: Option<u64>) {
         let secs = self.start.elapsed().as_secs_f64().max(1e-3);
-        self.bar.set_message(format!(
-            "{executions} executions ({:.0}/s)",
-            executions as f64 / secs
-        ));
+        let rate = executions as f64 / secs;
+        let message = match total {
+            Some(total) if total > 0 && rate > 0.0 => {
+                let left = total.saturating_sub(executions) as f64 / rate;
+                format!("{executions}/{total} executions ({rate:.0}/s, ~{left:.0}s left)")
+            }
+            _ => format!("{executions} executions ({rate:.0}/s)"),
+        };
+        self.bar.set_message(message);
     }
 }

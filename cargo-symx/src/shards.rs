@@ -38,18 +38,19 @@ pub fn run(
 ) -> (Run, Overrides) {
     if count <= 1 {
         let mut events = |e| {
-            if let Event::Progress(n) = e {
-                bar.executions(n)
+            if let Event::Progress(n, total) = e {
+                bar.executions(n, total)
             }
         };
         let run = worker::run(case, request(overrides, None), extra, timeout, &mut events);
         return (run, overrides.clone());
     }
-    let progress = Mutex::new(vec![0u64; count as usize]);
-    let report = |index: u32, n: u64| {
+    let progress = Mutex::new(vec![(0u64, None); count as usize]);
+    let report = |index: u32, n: u64, total: Option<u64>| {
         let mut all = progress.lock().expect("progress");
-        all[index as usize] = n;
-        bar.executions(all.iter().sum());
+        all[index as usize] = (n, total);
+        let totals: Option<u64> = all.iter().map(|(_, t)| *t).sum();
+        bar.executions(all.iter().map(|(n, _)| n).sum(), totals);
     };
     // The first failure ends the test: the other shards are killed.
     let found = AtomicBool::new(false);
@@ -63,7 +64,7 @@ pub fn run(
                     others.push(s.spawn(move || {
                         let req = request(overrides, shard(index));
                         let mut events = |e| match e {
-                            Event::Progress(n) => report(index, n),
+                            Event::Progress(n, t) => report(index, n, t),
                             Event::Failure => found.store(true, Ordering::SeqCst),
                             Event::Hello => {}
                         };
@@ -71,7 +72,7 @@ pub fn run(
                     }));
                 }
             }
-            Event::Progress(n) => report(0, n),
+            Event::Progress(n, t) => report(0, n, t),
             Event::Failure => found.store(true, Ordering::SeqCst),
         };
         let req = request(overrides, shard(0));

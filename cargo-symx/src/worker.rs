@@ -95,8 +95,8 @@ enum Line {
 pub enum Event {
     /// The test is a `#[symx::test]` serving the request.
     Hello,
-    /// Executions run so far.
-    Progress(u64),
+    /// Executions run so far, and at most in all when that is known.
+    Progress(u64, Option<u64>),
     /// The exploration ended with a failure.
     Failure,
 }
@@ -241,9 +241,11 @@ fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
                 run.symx_strategy = Some(strategy);
                 events(Event::Hello);
             }
-            Message::Progress { executions, .. } => {
+            Message::Progress {
+                executions, total, ..
+            } => {
                 run.last_progress = executions;
-                events(Event::Progress(executions));
+                events(Event::Progress(executions, total));
             }
             Message::Execution { .. } => run.announced.clear(),
             Message::Decision { value } => run.announced.push(value),

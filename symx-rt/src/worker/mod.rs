@@ -174,6 +174,7 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
                 send(&Message::Progress {
                     executions,
                     elapsed_ms: start.elapsed().as_millis() as u64,
+                    total: b.max_executions,
                 });
             }
         },

@@ -105,7 +105,14 @@ pub enum Message {
         symx_version: String,
     },
     /// Sent at most a few times a second while exploring.
-    Progress { executions: u64, elapsed_ms: u64 },
+    Progress {
+        executions: u64,
+        elapsed_ms: u64,
+        /// The executions the exploration will run at most, where that is known in advance
+        /// (an execution bound, or the iterations of random and PCT): an estimate of the space.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        total: Option<u64>,
+    },
     /// Announce mode: execution number `index` (from 0) starts.
     Execution { index: u64 },
     /// Announce mode: the current execution took this choice (as recorded in replay tokens).
