@@ -264,6 +264,7 @@ fn list_shows_symx_and_ordinary_tests() {
     );
 }
 
+#[cfg(unix)] // sends SIGINT with kill(1)
 #[test]
 fn ctrl_c_stops_the_run_and_reports_what_was_found() {
     let args = [
