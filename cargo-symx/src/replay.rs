@@ -26,9 +26,19 @@ fn read_token(arg: &str) -> Result<String, String> {
         format!("`{arg}` is neither a replay token (symx1-...) nor a readable file: {e}")
     })?;
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-        .find(|w| w.starts_with("symx") && w.contains('-') && w.len() > 8)
+        .find(|w| looks_like_token(w))
         .map(str::to_string)
         .ok_or_else(|| format!("{arg} contains no replay token (symx1-...)"))
+}
+
+/// `symx<version>-<payload>`, and not words like `symx-test-report`.
+fn looks_like_token(word: &str) -> bool {
+    let Some((head, payload)) = word.split_once('-') else {
+        return false;
+    };
+    head.strip_prefix("symx")
+        .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+        && !payload.is_empty()
 }
 
 pub fn replay(args: &ReplayArgs, color: ColorChoice) -> Result<u8, String> {
@@ -131,5 +141,16 @@ fn show(
             }
             Ok(0)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tokens_are_told_from_other_symx_words() {
+        assert!(super::looks_like_token("symx1-AAU45mE0czQX3QMBAgHHHc_e"));
+        assert!(!super::looks_like_token("symx-test-report"));
+        assert!(!super::looks_like_token("symx1-"));
+        assert!(!super::looks_like_token("symxy-abc"));
     }
 }

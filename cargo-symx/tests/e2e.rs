@@ -122,6 +122,14 @@ fn a_deadlock_and_a_data_race_are_reported_with_kinds_locations_and_tokens() {
         "the human report goes to stderr"
     );
 
+    // A saved report replays too: its first token is used.
+    let saved = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bugs-report.json");
+    std::fs::write(&saved, &out.stdout).unwrap();
+    let from_file = symx("replay", &["-p", "fixture-bugs", saved.to_str().unwrap()]);
+    assert_eq!(from_file.status.code(), Some(1), "{}", text(&from_file));
+    let replayed = String::from_utf8_lossy(&from_file.stdout);
+    assert!(replayed.contains("happens again"), "{}", text(&from_file));
+
     for (name, kind) in [
         ("lock_order_deadlock", "deadlock"),
         ("unsynchronised_write_races", "data-race"),
@@ -247,6 +255,12 @@ fn usage_errors_and_corrupt_tokens_exit_2() {
         "{}",
         text(&out)
     );
+    // A sound token of a test that does not exist here.
+    let stranger = symx::__worker::tokens::prefix_token("no_such_test", &[1, 0]);
+    let out = symx("replay", &["-p", "fixture-clean", &stranger]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no test"), "{}", text(&out));
 }
 
 #[test]
