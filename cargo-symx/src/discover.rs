@@ -140,6 +140,13 @@ pub fn list(
         ));
     }
     let text = String::from_utf8_lossy(&out.stdout);
+    let libtest = |l: &str| l.is_empty() || l.ends_with(": test") || l.ends_with(": bench");
+    if !text.lines().all(libtest) {
+        return Err(format!(
+            "{} does not list its tests like libtest (harness = false?)",
+            binary.path.display()
+        ));
+    }
     Ok(text
         .lines()
         .filter_map(|l| l.strip_suffix(": test"))

@@ -28,7 +28,12 @@ pub fn build_and_list(
     let binaries: Vec<TestBinary> = discover::build(cargo, &metadata, cargo_color)?;
     let mut cases = Vec::new();
     for b in &binaries {
-        cases.extend(discover::list(b, filter, extra)?);
+        // A binary that is not a libtest harness (`harness = false`) cannot be listed: it is
+        // said so and left out rather than failing the run.
+        match discover::list(b, filter, extra) {
+            Ok(found) => cases.extend(found),
+            Err(e) => eprintln!("warning: {e}; its tests are not run"),
+        }
     }
     Ok((metadata, cases))
 }

@@ -91,6 +91,12 @@ fn a_clean_crate_passes_with_exit_code_0() {
     let stdout = String::from_utf8_lossy(&human.stdout);
     assert!(stdout.contains("3 passed, 0 failed"), "{}", text(&human));
     assert!(stdout.contains("complete?"), "the summary table is printed");
+    let stderr = String::from_utf8_lossy(&human.stderr);
+    assert!(
+        stderr.contains("does not list its tests like libtest (harness = false?)"),
+        "{}",
+        text(&human)
+    );
 }
 
 #[test]
