@@ -79,11 +79,12 @@ pub struct TestArgs {
     pub cargo: CargoArgs,
     /// Run only tests whose name contains this string.
     pub filter: Option<String>,
-    /// Parallel workers (default: the number of cores, or `jobs` from the configuration).
+    /// Worker processes at once, shards included (default: the cores, or `jobs` from the
+    /// configuration).
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Split each #[symx::test] across N worker processes (DFS-explored, random and PCT tests;
-    /// optimal DPOR runs whole in one of them). Each test then uses N processes at once.
+    /// optimal DPOR runs whole in one of them). All processes share the --jobs budget.
     #[arg(long, value_name = "N")]
     pub shards: Option<u32>,
     /// Configuration profile from .config/symx.toml.

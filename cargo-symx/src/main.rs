@@ -2,6 +2,7 @@
 //! This file only dispatches commands and maps results to exit codes (0 no bug, 1 a confirmed
 //! bug, 2 usage/configuration/build error, 130 interrupted); each module says what it owns.
 
+mod budget;
 mod cli;
 mod config;
 mod crash;

@@ -101,7 +101,11 @@ fn merge(mut runs: Vec<Run>, overrides: &Overrides, count: u32) -> (Run, Overrid
         };
         return (runs.swap_remove(i), o);
     }
-    let started = runs.len() as u32;
+    // Shards that explored (optimal DPOR's shards 1.. decline).
+    let started = runs
+        .iter()
+        .filter(|r| !r.unsupported.iter().any(|u| u == "shard"))
+        .count() as u32;
     let verdicts: Vec<Verdict> = runs.iter().filter_map(|r| r.verdict.clone()).collect();
     // Shards killed because another found a failure count what they had run.
     let cancelled: u64 = runs

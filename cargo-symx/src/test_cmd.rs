@@ -84,6 +84,7 @@ pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
         .jobs
         .or_else(|| jobs.first().and_then(|j| j.settings.jobs))
         .unwrap_or_else(run::default_jobs);
+    crate::budget::set(workers);
     let human_on_stdout = args.format == Format::Human && args.output.is_none();
     let progress = Progress::new(
         Style::new(color, std::io::stderr().is_terminal()),

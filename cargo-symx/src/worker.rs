@@ -121,8 +121,15 @@ pub fn run_cancellable(
     events: &mut dyn FnMut(Event),
     cancel: Option<&AtomicBool>,
 ) -> Run {
-    let start = Instant::now();
     let mut run = Run::default();
+    let _slot = match crate::budget::acquire(cancel) {
+        Ok(slot) => slot,
+        Err(exit) => {
+            run.exit = Some(exit);
+            return run;
+        }
+    };
+    let start = Instant::now();
     let mut child = match spawn(case, extra) {
         Ok(child) => child,
         Err(e) => {
