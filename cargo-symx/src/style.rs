@@ -6,6 +6,15 @@ use std::io::IsTerminal;
 use crate::cli::ColorChoice;
 use crate::outcome::{Outcome, Status};
 
+/// `--color always|never` win; `auto` colours a terminal unless `NO_COLOR` is set.
+fn decide(choice: ColorChoice, terminal: bool, no_color: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && !no_color,
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Style {
     pub color: bool,
@@ -15,12 +24,9 @@ impl Style {
     /// Colour for a stream that is (`terminal`) or is not a terminal.
     pub fn new(choice: ColorChoice, terminal: bool) -> Style {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let color = match choice {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => terminal && !no_color,
-        };
-        Style { color }
+        Style {
+            color: decide(choice, terminal, no_color),
+        }
     }
 
     pub fn for_stdout(choice: ColorChoice) -> Style {
@@ -83,5 +89,20 @@ impl Style {
             o.target,
             self.bold(&o.name)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decide;
+    use crate::cli::ColorChoice::*;
+
+    #[test]
+    fn colour_only_on_terminals_and_never_under_no_color_unless_forced() {
+        assert!(decide(Auto, true, false));
+        assert!(!decide(Auto, false, false));
+        assert!(!decide(Auto, true, true));
+        assert!(decide(Always, false, true));
+        assert!(!decide(Never, true, false));
     }
 }

@@ -21,7 +21,7 @@ fn symx_in(manifest: &Path, command: &str, args: &[&str]) -> Output {
 fn symx_cmd(manifest: &Path, command: &str, args: &[&str]) -> Command {
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-symx"));
-    cmd.args(["symx", command, "--color", "never", "--manifest-path"])
+    cmd.args(["symx", command, "--manifest-path"])
         .arg(manifest)
         .arg("--target-dir")
         .arg(target)
@@ -91,6 +91,12 @@ fn a_clean_crate_passes_with_exit_code_0() {
     let stdout = String::from_utf8_lossy(&human.stdout);
     assert!(stdout.contains("3 passed, 0 failed"), "{}", text(&human));
     assert!(stdout.contains("complete?"), "the summary table is printed");
+    assert!(
+        !stdout.contains('\u{1b}'),
+        "no colour when stdout is not a terminal"
+    );
+    let forced = symx("test", &["-p", "fixture-clean", "--color", "always"]);
+    assert!(String::from_utf8_lossy(&forced.stdout).contains("\u{1b}[1;32m"));
     let stderr = String::from_utf8_lossy(&human.stderr);
     assert!(
         stderr.contains("does not list its tests like libtest (harness = false?)"),
