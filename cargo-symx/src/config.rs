@@ -94,7 +94,11 @@ impl Layers {
         flags: Settings,
     ) -> Result<Layers, String> {
         let root = metadata.workspace_root.as_std_path();
-        let workspace = from_metadata(&metadata.workspace_metadata, &root.join("Cargo.toml"))?;
+        let workspace = from_metadata(
+            &metadata.workspace_metadata,
+            &root.join("Cargo.toml"),
+            "workspace",
+        )?;
         let profile = load_profile(&root.join(".config/symx.toml"), profile)?;
         check(&flags, Path::new("the command line"))?;
         Ok(Layers {
@@ -106,7 +110,11 @@ impl Layers {
 
     /// The settings for a package, given its `[package.metadata]` and manifest path.
     pub fn for_package(&self, package: &cargo_metadata::Package) -> Result<Resolved, String> {
-        let own = from_metadata(&package.metadata, package.manifest_path.as_std_path())?;
+        let own = from_metadata(
+            &package.metadata,
+            package.manifest_path.as_std_path(),
+            "package",
+        )?;
         self.resolve(&own)
     }
 
@@ -147,12 +155,12 @@ impl Layers {
     }
 }
 
-fn from_metadata(value: &serde_json::Value, file: &Path) -> Result<Settings, String> {
+fn from_metadata(value: &serde_json::Value, file: &Path, table: &str) -> Result<Settings, String> {
     let Some(symx) = value.get("symx") else {
         return Ok(Settings::default());
     };
     let settings: Settings = serde_json::from_value(symx.clone())
-        .map_err(|e| format!("{}: in [*.metadata.symx]: {e}", file.display()))?;
+        .map_err(|e| format!("{}: in [{table}.metadata.symx]: {e}", file.display()))?;
     check(&settings, file)?;
     Ok(settings)
 }
