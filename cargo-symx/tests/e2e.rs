@@ -254,6 +254,14 @@ fn an_unknown_configuration_key_exits_2_naming_key_and_file() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("time-budgett"), "{}", text(&out));
     assert!(stderr.contains(".config/symx.toml"), "{}", text(&out));
+
+    let manifest = fixtures().join("bad-metadata/Cargo.toml");
+    let out = symx_in(&manifest, "test", &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown field `timout`"), "{}", text(&out));
+    assert!(stderr.contains("[package.metadata.symx]"), "{}", text(&out));
+    assert!(stderr.contains("bad-metadata/Cargo.toml"), "{}", text(&out));
 }
 
 #[test]
