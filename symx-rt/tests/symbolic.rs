@@ -461,12 +461,15 @@ fn values_beyond_64_bits_round_trip() {
 /// predictive engine pairs into data races.
 #[test]
 fn unsafe_cell_accesses_are_in_the_trace() {
+    struct Cell(symx::cell::UnsafeCell<u32>);
+    // SAFETY: the test orders the two accesses with a join.
+    unsafe impl Sync for Cell {}
     let (report, traces) = traces_of(Builder::new(), || {
-        let cell = Arc::new(symx::cell::UnsafeCell::new(0u32));
+        let cell = Arc::new(Cell(symx::cell::UnsafeCell::new(0u32)));
         let c2 = cell.clone();
-        let t = symx::thread::spawn(move || c2.with_mut(|p| unsafe { *p += 1 }));
+        let t = symx::thread::spawn(move || c2.0.with_mut(|p| unsafe { *p += 1 }));
         t.join().unwrap();
-        cell.with(|p| unsafe { assert_eq!(*p, 1) });
+        cell.0.with(|p| unsafe { assert_eq!(*p, 1) });
     });
     assert!(report.failure().is_none());
     let t = &traces[0];
