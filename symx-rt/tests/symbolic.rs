@@ -456,3 +456,34 @@ fn values_beyond_64_bits_round_trip() {
     let back: Message = serde_json::from_str(&serde_json::to_string(&message).unwrap()).unwrap();
     assert!(matches!(back, Message::Trace { trace, .. } if *trace == *t));
 }
+
+/// `UnsafeCell` accesses are not scheduling points, but traces carry them: they are what a
+/// predictive engine pairs into data races.
+#[test]
+fn unsafe_cell_accesses_are_in_the_trace() {
+    struct Cell(symx::cell::UnsafeCell<u32>);
+    // SAFETY: the test orders the two accesses with a join.
+    unsafe impl Sync for Cell {}
+    let (report, traces) = traces_of(Builder::new(), || {
+        let cell = Arc::new(Cell(symx::cell::UnsafeCell::new(0u32)));
+        let c2 = cell.clone();
+        let t = symx::thread::spawn(move || c2.0.with_mut(|p| unsafe { *p += 1 }));
+        t.join().unwrap();
+        cell.0.with(|p| unsafe { assert_eq!(*p, 1) });
+    });
+    assert!(report.failure().is_none());
+    let t = &traces[0];
+    let cells: Vec<_> = t
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::CellRead | EventKind::CellWrite))
+        .map(|e| (e.thread, e.kind, e.obj.is_some(), e.step))
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            (1, EventKind::CellWrite, true, None),
+            (0, EventKind::CellRead, true, None)
+        ]
+    );
+}

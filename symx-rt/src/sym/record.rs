@@ -81,6 +81,12 @@ pub(crate) enum Local {
         child: ThreadId,
     },
     Exit,
+    /// An access to a `symx::cell::UnsafeCell` (not a scheduling point, but what data races
+    /// are made of).
+    CellAccess {
+        obj: ObjId,
+        write: bool,
+    },
     /// A lock or barrier annotation of a user-built primitive.
     Annotated {
         op: SyncOp,

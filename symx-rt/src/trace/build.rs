@@ -170,6 +170,7 @@ impl Builder<'_> {
             }
             Local::Spawn { child } | Local::Join { child } => out.child = Some(child),
             Local::Exit => {}
+            Local::CellAccess { obj, .. } => out.obj = Some(obj),
             Local::Annotated { op, obj } => out.sync = vec![sync_record(op, obj, true)],
         }
     }
@@ -205,6 +206,8 @@ fn local_kind(l: &Local) -> EventKind {
         Local::Spawn { .. } => EventKind::Spawn,
         Local::Join { .. } => EventKind::Join,
         Local::Exit => EventKind::Exit,
+        Local::CellAccess { write: false, .. } => EventKind::CellRead,
+        Local::CellAccess { write: true, .. } => EventKind::CellWrite,
         Local::Annotated { op, .. } => match op {
             SyncOp::Acquire { .. } => EventKind::Acquire,
             SyncOp::Release { .. } | SyncOp::TryAcquireFailed => EventKind::Release,

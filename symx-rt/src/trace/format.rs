@@ -134,6 +134,10 @@ pub enum EventKind {
     Spawn,
     Join,
     Exit,
+    /// Accesses to a `symx::cell::UnsafeCell` (`with` / `with_mut`): not scheduling points,
+    /// but the accesses data races are made of.
+    CellRead,
+    CellWrite,
     /// Annotated (user-built) lock and barrier operations.
     Acquire,
     Release,
