@@ -108,7 +108,8 @@ pub struct TestArgs {
     /// Kill a test that runs longer than this, e.g. `5m`, and report it as a timeout.
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
-    /// Arguments passed to every test binary (listing and running).
+    /// Arguments passed to every test binary (listing and running), e.g. --include-ignored or
+    /// --skip NAME; the driver itself sets the test name, --exact and --test-threads.
     #[arg(last = true)]
     pub test_args: Vec<String>,
 }

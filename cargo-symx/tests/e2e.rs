@@ -381,6 +381,11 @@ fn flags_and_profiles_reach_the_exploration() {
         (Some(5), Some(false))
     );
     assert_eq!(t["stop"], "max_executions");
+    let t = dfs(&["--time-budget", "0ms"]);
+    assert_eq!(
+        (t["stop"].as_str(), t["complete"].as_bool()),
+        (Some("time_budget"), Some(false))
+    );
     let t = dfs(&["--profile", "quick"]);
     assert_eq!(t["executions"], 3, "{t:#}");
     // A flag beats the profile.
