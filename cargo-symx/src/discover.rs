@@ -20,6 +20,9 @@ pub struct TestBinary {
     pub path: PathBuf,
     /// The package's directory: cargo runs tests there, and so do we.
     pub cwd: PathBuf,
+    /// The target's root source file, relative to the workspace root when inside it: where a
+    /// failure without a source location of its own (a crash) is pinned in SARIF.
+    pub source: String,
 }
 
 /// One test inside a binary, as libtest names it.
@@ -93,7 +96,11 @@ pub fn build(
             }
             Message::CompilerArtifact(a) if a.profile.test => {
                 if let Some(exe) = a.executable {
-                    binaries.push(binary(metadata, a.package_id, a.target.name, exe.into()));
+                    let mut b = binary(metadata, a.package_id, a.target.name, exe.into());
+                    let src = a.target.src_path.as_std_path();
+                    let root = metadata.workspace_root.as_std_path();
+                    b.source = src.strip_prefix(root).unwrap_or(src).display().to_string();
+                    binaries.push(b);
                 }
             }
             _ => {}
@@ -117,6 +124,7 @@ fn binary(metadata: &Metadata, id: PackageId, target: String, path: PathBuf) -> 
         package_id: id,
         target,
         path,
+        source: String::new(),
     }
 }
 

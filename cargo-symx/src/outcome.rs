@@ -104,6 +104,8 @@ pub struct Outcome {
     pub package: String,
     /// The test target (`counter` for tests/counter.rs).
     pub target: String,
+    /// The target's root source file (relative to the workspace root).
+    pub source: String,
     pub name: String,
     /// The exploration strategy; `None` for an ordinary (non-symx) test.
     pub strategy: Option<String>,

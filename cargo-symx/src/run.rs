@@ -95,6 +95,7 @@ fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcom
     let mut o = Outcome {
         package: case.binary.package.clone(),
         target: case.binary.target.clone(),
+        source: case.binary.source.clone(),
         name: case.name.clone(),
         strategy: run.symx_strategy.clone(),
         executions: run.verdict.as_ref().map(|v| v.executions),

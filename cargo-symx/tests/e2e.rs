@@ -187,6 +187,11 @@ fn junit_and_sarif_reports_parse_back() {
     let sarif: serde_sarif::sarif::Sarif =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).expect("valid SARIF");
     let results = sarif.runs[0].results.as_ref().unwrap();
+    assert_eq!(results.len(), 3, "deadlock, race, failed ordinary test");
+    assert!(
+        results.iter().all(|r| r.locations.is_some()),
+        "code scanning needs a location for every result"
+    );
     for rule in ["symx/deadlock", "symx/data-race"] {
         let r = results
             .iter()
@@ -215,6 +220,10 @@ fn crashes_and_hangs_are_reported_with_a_replaying_prefix_and_the_run_goes_on() 
     ] {
         let t = test(&report, name);
         assert_eq!(t["status"], status, "{t:#}");
+        assert_eq!(
+            t["source"], "crashes/tests/crashes.rs",
+            "where SARIF pins it"
+        );
         let f = &t["failure"];
         assert_eq!(f["kind"], kind);
         assert!(f["message"].as_str().unwrap().contains(says), "{f:#}");

@@ -1,6 +1,6 @@
 //! `--format sarif`: SARIF 2.1.0 for code scanning. Each failure is a result whose location is
-//! the failing source line (for a deadlock, where each blocked thread waits is taken from the
-//! last step of the interleaving), with every step of the interleaving as a related location.
+//! the failing source line (for a deadlock, the last step of the interleaving; for a crash, the
+//! first line of the test target), with every step of the interleaving as a related location.
 
 use serde_sarif::sarif::{
     ArtifactLocation, Location, Message, PhysicalLocation, Region, ReportingDescriptor,
@@ -67,7 +67,18 @@ fn result(o: &Outcome, f: &Finding) -> SarifResult {
     } else {
         ResultLevel::Error
     };
-    let primary = f.location.as_ref().or(f.steps.last().map(|s| &s.location));
+    // Code scanning needs a place for every result: a crash or a failed ordinary test without
+    // a panic site is pinned to the first line of its test target.
+    let target_file = protocol::Location {
+        file: o.source.clone(),
+        line: 1,
+        column: 1,
+    };
+    let primary = f
+        .location
+        .as_ref()
+        .or(f.steps.last().map(|s| &s.location))
+        .or((!o.source.is_empty()).then_some(&target_file));
     let mut result = SarifResult::builder()
         .rule_id(rule_id(&f.kind))
         .level(level)
