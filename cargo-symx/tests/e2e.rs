@@ -366,6 +366,9 @@ fn shards_split_a_dfs_exploration_and_together_cover_it() {
     let (whole, one) = run(&[]);
     let (sharded, two) = run(&["--shards", "2"]);
     assert_eq!((one, two), (1, 2), "the second run is split in two");
+    // One process at a time: the shards take turns instead of waiting on each other forever.
+    let (serial, two_again) = run(&["--shards", "2", "--jobs", "1"]);
+    assert_eq!((serial, two_again), (sharded, 2));
     assert!(whole >= 90, "{whole}");
     // A small tree: revealing foreign keys runs a few executions twice.
     assert!(
