@@ -44,7 +44,8 @@ fn looks_like_token(word: &str) -> bool {
 pub fn replay(args: &ReplayArgs, color: ColorChoice) -> Result<u8, String> {
     let token = read_token(&args.token)?;
     let hash = token_test_hash(&token).map_err(|e| e.to_string())?;
-    let (metadata, cases) = crate::test_cmd::build_and_list(&args.cargo, None, &[], color)?;
+    let metadata = crate::discover::metadata(&args.cargo)?;
+    let cases = crate::test_cmd::build_and_list(&args.cargo, &metadata, None, &[], color)?;
     let layers = Layers::load(&metadata, None, Settings::default())?;
     let candidates: Vec<&TestCase> = cases
         .iter()

@@ -16,16 +16,17 @@ use crate::style::Style;
 use crate::worker::INTERRUPTED;
 use crate::{EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE};
 
-/// Builds the selected test targets and lists the tests matching `filter`.
+/// Builds the selected test targets of the workspace `metadata` describes and lists the tests
+/// matching `filter`.
 pub fn build_and_list(
     cargo: &CargoArgs,
+    metadata: &cargo_metadata::Metadata,
     filter: Option<&str>,
     extra: &[String],
     color: ColorChoice,
-) -> Result<(cargo_metadata::Metadata, Vec<TestCase>), String> {
-    let metadata = discover::metadata(cargo)?;
+) -> Result<Vec<TestCase>, String> {
     let cargo_color = Style::new(color, std::io::stderr().is_terminal()).color;
-    let binaries: Vec<TestBinary> = discover::build(cargo, &metadata, cargo_color)?;
+    let binaries: Vec<TestBinary> = discover::build(cargo, metadata, cargo_color)?;
     let mut cases = Vec::new();
     for b in &binaries {
         // A binary that is not a libtest harness (`harness = false`) cannot be listed: it is
@@ -35,11 +36,12 @@ pub fn build_and_list(
             Err(e) => eprintln!("warning: {e}; its tests are not run"),
         }
     }
-    Ok((metadata, cases))
+    Ok(cases)
 }
 
 pub fn list(args: &ListArgs, color: ColorChoice) -> Result<u8, String> {
-    let (_, cases) = build_and_list(&args.cargo, args.filter.as_deref(), &[], color)?;
+    let metadata = discover::metadata(&args.cargo)?;
+    let cases = build_and_list(&args.cargo, &metadata, args.filter.as_deref(), &[], color)?;
     for c in &cases {
         println!("{}::{} {}", c.binary.package, c.binary.target, c.name);
     }
@@ -69,7 +71,8 @@ pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
     for p in metadata.workspace_packages() {
         resolved.insert(p.id.repr.clone(), layers.for_package(p)?);
     }
-    let (_, cases) = build_and_list(&args.cargo, args.filter.as_deref(), &args.test_args, color)?;
+    let filter = args.filter.as_deref();
+    let cases = build_and_list(&args.cargo, &metadata, filter, &args.test_args, color)?;
     let jobs: Vec<Job> = cases
         .into_iter()
         .map(|case| {
