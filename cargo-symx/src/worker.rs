@@ -331,6 +331,40 @@ fn signal_name(sig: i32) -> &'static str {
 mod tests {
     use super::*;
 
+    fn run(exit: Exit, symx: bool, answered: bool, libtest: Option<Libtest>) -> Run {
+        Run {
+            exit: Some(exit),
+            symx_strategy: symx.then(|| "dpor".to_string()),
+            errors: if answered { vec!["x".into()] } else { vec![] },
+            libtest,
+            ..Run::default()
+        }
+    }
+
+    #[test]
+    fn a_crash_is_a_process_that_ended_without_answering() {
+        let ok = Some(Libtest::Ok);
+        // Ordinary tests: libtest's verdict line and a normal exit code are an answer.
+        assert!(!run(Exit::Code(0), false, false, ok).crashed());
+        assert!(!run(Exit::Code(101), false, false, Some(Libtest::Failed)).crashed());
+        assert!(
+            run(Exit::Code(3), false, false, None).crashed(),
+            "process::exit(3)"
+        );
+        assert!(
+            run(Exit::Code(0), false, false, None).crashed(),
+            "exit(0) mid-test"
+        );
+        // symx tests must also have answered the request.
+        assert!(!run(Exit::Code(0), true, true, ok).crashed());
+        assert!(run(Exit::Code(0), true, false, ok).crashed());
+        assert!(run(Exit::Signal(11, "SIGSEGV"), true, true, ok).crashed());
+        assert!(run(Exit::TimedOut, false, false, None).crashed());
+        // Killed by us on purpose: not a crash.
+        assert!(!run(Exit::Interrupted, true, false, None).crashed());
+        assert!(!run(Exit::Cancelled, true, false, None).crashed());
+    }
+
     #[test]
     fn libtest_lines_are_read_for_the_named_test_only() {
         assert_eq!(
