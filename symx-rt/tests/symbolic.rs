@@ -487,3 +487,23 @@ fn unsafe_cell_accesses_are_in_the_trace() {
         ]
     );
 }
+
+/// `atomic_region` marks where a region meant to be atomic begins and ends, around its events.
+#[test]
+fn atomic_regions_are_marked_in_the_trace() {
+    let (_, traces) = traces_of(Builder::new(), || {
+        let x = Shared::new(0u8);
+        let v = symx::atomic_region(|| {
+            let v = x.get();
+            x.set(v + 1);
+            v
+        });
+        assert_eq!(v.peek(), 0);
+    });
+    let kinds = kinds(&traces[0], 0);
+    use EventKind::*;
+    assert_eq!(
+        kinds,
+        [AtomicBegin, SharedRead, SharedWrite, AtomicEnd, Exit]
+    );
+}
