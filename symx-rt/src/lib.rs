@@ -36,7 +36,8 @@ pub use builder::{model, Builder, Guide, GuidedRun, Strategy, DEFAULT_ITERATIONS
 pub use report::{Failure, FailureKind, Report, SourceLocation, Step, StopReason};
 pub use schedule::{ReplayError, Schedule};
 pub use sym::{
-    any, any_named, assume, branch, Condition, InputValues, Shared, Sym, SymInt, SymValue,
+    any, any_named, assume, atomic_region, branch, Condition, InputValues, Shared, Sym, SymInt,
+    SymValue,
 };
 pub use symx_macros::{
     acquire, assert, assert_eq, assert_ne, barrier_arrive, barrier_init, instrument, release, test,

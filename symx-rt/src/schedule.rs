@@ -13,6 +13,9 @@ use base64::Engine as _;
 
 const PREFIX: &str = "symx";
 const VERSION: u32 = 1;
+/// Tokens that carry symbolic input values (version 1 tokens carry none, so a symx that reads
+/// only version 1 says it cannot use them rather than replaying with other inputs).
+const VERSION_WITH_INPUTS: u32 = 2;
 
 /// The choices that make up one execution, in order: at every point with more than one
 /// option, the thread that ran (or the alternative taken at a value choice).
@@ -23,9 +26,17 @@ pub struct Schedule {
     pub(crate) decisions: Vec<u32>,
     pub(crate) steps: u64,
     pub(crate) fingerprint: u64,
+    /// The symbolic inputs whose value was not zero, by name: replay gives every other input
+    /// zero, so the token reproduces the execution whatever inputs the replaying builder has.
+    pub(crate) inputs: Vec<(String, i128)>,
 }
 
 impl Schedule {
+    /// The values of the symbolic inputs the execution used (those not listed were zero).
+    pub fn inputs(&self) -> &[(String, i128)] {
+        &self.inputs
+    }
+
     /// The recorded choices.
     pub fn decisions(&self) -> &[u32] {
         &self.decisions
@@ -72,9 +83,20 @@ impl fmt::Display for Schedule {
         for &d in &self.decisions {
             put_varint(&mut bytes, d as u64);
         }
+        let version = if self.inputs.is_empty() {
+            VERSION
+        } else {
+            put_varint(&mut bytes, self.inputs.len() as u64);
+            for (name, value) in &self.inputs {
+                put_varint(&mut bytes, name.len() as u64);
+                bytes.extend_from_slice(name.as_bytes());
+                bytes.extend_from_slice(&value.to_le_bytes());
+            }
+            VERSION_WITH_INPUTS
+        };
         let sum = checksum(&bytes);
         bytes.extend_from_slice(&sum);
-        write!(f, "{PREFIX}{VERSION}-{}", URL_SAFE_NO_PAD.encode(bytes))
+        write!(f, "{PREFIX}{version}-{}", URL_SAFE_NO_PAD.encode(bytes))
     }
 }
 
@@ -136,6 +158,28 @@ impl Reader<'_> {
         Err(ReplayError::Corrupt("a number in it is too long".into()))
     }
 
+    fn bytes(&mut self, n: usize) -> Result<&[u8], ReplayError> {
+        if self.0.len() < n {
+            return Err(ReplayError::Corrupt("it ends too early".into()));
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+
+    fn inputs(&mut self) -> Result<Vec<(String, i128)>, ReplayError> {
+        let n = self.varint()? as usize;
+        let mut inputs = Vec::with_capacity(n.min(self.0.len()));
+        for _ in 0..n {
+            let len = self.varint()? as usize;
+            let name = String::from_utf8(self.bytes(len)?.to_vec())
+                .map_err(|_| ReplayError::Corrupt("an input name is not UTF-8".into()))?;
+            let value = i128::from_le_bytes(self.bytes(16)?.try_into().expect("16 bytes"));
+            inputs.push((name, value));
+        }
+        Ok(inputs)
+    }
+
     fn u64(&mut self) -> Result<u64, ReplayError> {
         if self.0.len() < 8 {
             return Err(ReplayError::Corrupt("it ends too early".into()));
@@ -160,7 +204,7 @@ impl FromStr for Schedule {
         let version: u32 = version
             .parse()
             .map_err(|_| ReplayError::Corrupt(format!("`{version}` is not a version number")))?;
-        if version != VERSION {
+        if version != VERSION && version != VERSION_WITH_INPUTS {
             return Err(ReplayError::UnsupportedVersion(version));
         }
         let bytes = URL_SAFE_NO_PAD
@@ -184,6 +228,11 @@ impl FromStr for Schedule {
         for _ in 0..n {
             decisions.push(r.varint()? as u32);
         }
+        let inputs = if version == VERSION_WITH_INPUTS {
+            r.inputs()?
+        } else {
+            Vec::new()
+        };
         if !r.0.is_empty() {
             return Err(ReplayError::Corrupt("it has trailing data".into()));
         }
@@ -192,6 +241,7 @@ impl FromStr for Schedule {
             decisions,
             steps,
             fingerprint,
+            inputs,
         })
     }
 }
@@ -206,7 +256,20 @@ mod tests {
             decisions: vec![1, 0, 2, 300, 0],
             steps: 17,
             fingerprint: 0xdead_beef_1234_5678,
+            inputs: Vec::new(),
         }
+    }
+
+    #[test]
+    fn tokens_with_inputs_round_trip_as_version_2() {
+        let s = Schedule {
+            inputs: vec![("amount".into(), 60), ("t1#0".into(), i128::MIN)],
+            ..sample()
+        };
+        let token = s.to_string();
+        assert!(token.starts_with("symx2-"), "{token}");
+        assert_eq!(token.parse::<Schedule>().unwrap(), s);
+        assert!(sample().to_string().starts_with("symx1-"));
     }
 
     #[test]

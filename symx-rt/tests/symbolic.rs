@@ -487,3 +487,57 @@ fn unsafe_cell_accesses_are_in_the_trace() {
         ]
     );
 }
+
+/// `atomic_region` marks where a region meant to be atomic begins and ends, around its events.
+#[test]
+fn atomic_regions_are_marked_in_the_trace() {
+    let (_, traces) = traces_of(Builder::new(), || {
+        let x = Shared::new(0u8);
+        let v = symx::atomic_region(|| {
+            let v = x.get();
+            x.set(v + 1);
+            v
+        });
+        assert_eq!(v.peek(), 0);
+    });
+    let kinds = kinds(&traces[0], 0);
+    use EventKind::*;
+    assert_eq!(
+        kinds,
+        [AtomicBegin, SharedRead, SharedWrite, AtomicEnd, Exit]
+    );
+}
+
+/// A failure that needs particular input values carries them in its token: replaying it with
+/// a builder that knows nothing of the inputs reproduces it.
+#[test]
+fn replay_tokens_carry_the_input_values() {
+    let body = || {
+        let k = symx::any_named::<u32>("k");
+        let n = symx::any::<i8>();
+        symx::assert!(k != 42 || n != -3, "the bad pair");
+    };
+    let inputs = BTreeMap::from([("k".to_string(), 42), ("t0#0".to_string(), -3)]);
+    let report = Builder::new().inputs(inputs).explore(body);
+    let failure = report.failure().expect("the bad pair fails");
+    let token = failure.schedule().to_string();
+    assert!(token.starts_with("symx2-"), "{token}");
+    let schedule: symx::Schedule = token.parse().unwrap();
+    assert_eq!(
+        schedule.inputs(),
+        [("k".to_string(), 42), ("t0#0".to_string(), -3)]
+    );
+    let replayed = Builder::new().input_seed(9).replay(&schedule, body);
+    assert!(
+        replayed.failure().is_some(),
+        "the token's inputs, not the builder's"
+    );
+    // Without inputs the token stays version 1.
+    let plain = Builder::new().explore(|| symx::assert!(false, "always"));
+    assert!(plain
+        .failure()
+        .unwrap()
+        .schedule()
+        .to_string()
+        .starts_with("symx1-"));
+}

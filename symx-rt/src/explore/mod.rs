@@ -175,6 +175,7 @@ fn outcome_schedule(b: &Builder, outcome: &Outcome) -> Schedule {
         decisions: outcome.decisions.clone(),
         steps: outcome.steps,
         fingerprint: outcome.fingerprint,
+        inputs: outcome.inputs.clone(),
     }
 }
 
@@ -239,6 +240,7 @@ pub(crate) fn to_failure(b: &Builder, outcome: Outcome) -> Failure {
             decisions: outcome.decisions,
             steps: outcome.steps,
             fingerprint: outcome.fingerprint,
+            inputs: outcome.inputs,
         },
         preemptions: outcome.preemptions,
         test_name: b.test_name.clone(),
@@ -256,6 +258,11 @@ pub(crate) fn replay(
             return Err(ReplayError::OtherTest);
         }
     }
+    // The token's inputs, and zero for every other: whatever inputs the builder gives.
+    let b = &b
+        .clone()
+        .inputs(schedule.inputs.iter().cloned().collect())
+        .input_seed(0);
     let start = Instant::now();
     let mut strategy = Replay::new(&schedule.decisions);
     strategy.next_execution();

@@ -33,6 +33,8 @@ pub(crate) struct Outcome {
     pub events: Vec<Event>,
     /// An `assume` did not hold: the execution was abandoned.
     pub discarded: bool,
+    /// The symbolic inputs that were not zero, by name (replay tokens carry them).
+    pub inputs: Vec<(String, i128)>,
     /// The full record of the execution, when recording was on.
     pub trace: Option<crate::trace::Trace>,
 }
@@ -359,6 +361,13 @@ impl Scheduler<'_> {
             rendered,
             events: std::mem::take(&mut e.trace),
             discarded: e.sym.discarded,
+            inputs: e
+                .sym
+                .inputs
+                .iter()
+                .filter(|i| i.bits != 0)
+                .map(|i| (i.name.clone(), i.ty.to_i128(i.bits)))
+                .collect(),
             trace,
         }
     }

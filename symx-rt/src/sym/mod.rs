@@ -56,6 +56,20 @@ pub fn branch(cond: impl Condition) -> bool {
     cond.branch_at(Location::caller())
 }
 
+/// Runs `f` as a region the program means to be atomic: the trace marks where it begins and
+/// ends (`atomic_begin` / `atomic_end`), so that a predictive engine can ask whether another
+/// thread's access between two of its accesses makes it unserialisable (an atomicity
+/// violation). It changes nothing about how `f` runs: whether it really is atomic is the
+/// question.
+#[track_caller]
+pub fn atomic_region<R>(f: impl FnOnce() -> R) -> R {
+    let location = Location::caller();
+    crate::rt::with(|e| e.note_local(record::Local::AtomicBegin, Some(location)));
+    let result = f();
+    crate::rt::with(|e| e.note_local(record::Local::AtomicEnd, Some(location)));
+    result
+}
+
 /// Records an assertion on `cond` (for `symx::assert!` and instrumented `assert!`s) and
 /// returns its concrete value; the caller panics when it is false.
 #[doc(hidden)]

@@ -87,6 +87,9 @@ pub(crate) enum Local {
         obj: ObjId,
         write: bool,
     },
+    /// A region the program means to be atomic begins / ends (`symx::atomic_region`).
+    AtomicBegin,
+    AtomicEnd,
     /// A lock or barrier annotation of a user-built primitive.
     Annotated {
         op: SyncOp,

@@ -169,7 +169,7 @@ impl Builder<'_> {
                 })
             }
             Local::Spawn { child } | Local::Join { child } => out.child = Some(child),
-            Local::Exit => {}
+            Local::Exit | Local::AtomicBegin | Local::AtomicEnd => {}
             Local::CellAccess { obj, .. } => out.obj = Some(obj),
             Local::Annotated { op, obj } => out.sync = vec![sync_record(op, obj, true)],
         }
@@ -206,6 +206,8 @@ fn local_kind(l: &Local) -> EventKind {
         Local::Spawn { .. } => EventKind::Spawn,
         Local::Join { .. } => EventKind::Join,
         Local::Exit => EventKind::Exit,
+        Local::AtomicBegin => EventKind::AtomicBegin,
+        Local::AtomicEnd => EventKind::AtomicEnd,
         Local::CellAccess { write: false, .. } => EventKind::CellRead,
         Local::CellAccess { write: true, .. } => EventKind::CellWrite,
         Local::Annotated { op, .. } => match op {

@@ -138,6 +138,9 @@ pub enum EventKind {
     /// but the accesses data races are made of.
     CellRead,
     CellWrite,
+    /// The region `symx::atomic_region` marks as meant to be atomic begins / ends.
+    AtomicBegin,
+    AtomicEnd,
     /// Annotated (user-built) lock and barrier operations.
     Acquire,
     Release,

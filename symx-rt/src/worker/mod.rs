@@ -260,6 +260,7 @@ pub mod tokens {
             decisions: decisions.to_vec(),
             steps: 0,
             fingerprint: 0,
+            inputs: Vec::new(),
         }
         .to_string()
     }
