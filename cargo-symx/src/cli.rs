@@ -126,7 +126,7 @@ pub struct ListArgs {
 pub struct ReplayArgs {
     #[command(flatten)]
     pub cargo: CargoArgs,
-    /// A replay token (symx1-...) or a file holding one (a failure JSON from --format json, or
+    /// A replay token (symx1-..., symx2-...) or a file holding one (a failure JSON from --format json, or
     /// a text file whose first token-looking word is used).
     pub token: String,
     /// Print every step of the replayed execution, not only the failure.

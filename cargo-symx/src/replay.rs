@@ -23,12 +23,12 @@ fn read_token(arg: &str) -> Result<String, String> {
         return Ok(arg.to_string());
     }
     let text = std::fs::read_to_string(arg).map_err(|e| {
-        format!("`{arg}` is neither a replay token (symx1-...) nor a readable file: {e}")
+        format!("`{arg}` is neither a replay token (symxN-...) nor a readable file: {e}")
     })?;
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
         .find(|w| looks_like_token(w))
         .map(str::to_string)
-        .ok_or_else(|| format!("{arg} contains no replay token (symx1-...)"))
+        .ok_or_else(|| format!("{arg} contains no replay token (symxN-...)"))
 }
 
 /// `symx<version>-<payload>`, and not words like `symx-test-report`.
