@@ -4,6 +4,8 @@
 
 use std::process::{Command, ExitCode};
 
+mod predict;
+
 const HELP: &str = "\
 cargo symx: explore the #[symx::test] tests of a cargo project
 

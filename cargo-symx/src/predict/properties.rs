@@ -1,0 +1,115 @@
+//! The properties a query asks about (`PHI_PRP`, seed-predictive.md §3.8 in prefix form) and
+//! their candidates in a CTP: every recorded assertion, and every conflicting pair of accesses
+//! to a `Shared` or `UnsafeCell` by different threads.
+
+use std::fmt;
+
+use symx::trace::format::EventKind;
+use z3::ast::Bool;
+
+use super::ctp::{Ctp, Ev};
+use super::dag;
+use super::encode::Encoding;
+
+/// One property query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Property {
+    /// The assertion recorded at `event` fails where the prefix reaches it.
+    Assertion { event: Ev },
+    /// `first` and `second` (different threads, same object, at least one write) are both the
+    /// next event of their thread after some feasible prefix: they can be adjacent.
+    DataRace { first: Ev, second: Ev, obj: u32 },
+}
+
+impl Property {
+    /// The event after which a witness prefix can stop: later events do not matter.
+    pub fn last_event(&self) -> Option<Ev> {
+        match *self {
+            Property::Assertion { event } => Some(event),
+            Property::DataRace { .. } => None,
+        }
+    }
+}
+
+/// Every assertion that held in the observed run (a failing one is already a found bug).
+pub fn assertions(ctp: &Ctp) -> Vec<Property> {
+    ctp.trace
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(_, ev)| ev.assert.as_ref().is_some_and(|a| a.holds))
+        .map(|(event, _)| Property::Assertion { event })
+        .collect()
+}
+
+/// Conflicting pairs on racy objects (read-read pairs are not races: Gap E).
+pub fn races(ctp: &Ctp) -> Vec<Property> {
+    let mut out = Vec::new();
+    for (&obj, accesses) in &ctp.accesses {
+        if !ctp.racy_object(obj) {
+            continue;
+        }
+        for (i, &a) in accesses.iter().enumerate() {
+            for &b in &accesses[i + 1..] {
+                let conflict = writes(ctp, a) || writes(ctp, b);
+                if conflict && ctp.thread(a) != ctp.thread(b) {
+                    out.push(Property::DataRace {
+                        first: a,
+                        second: b,
+                        obj,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn writes(ctp: &Ctp, e: Ev) -> bool {
+    let ev = ctp.event(e);
+    ev.write.is_some() || matches!(ev.kind, EventKind::Store | EventKind::SharedWrite)
+}
+
+/// `PHI_PRP` of a property over an encoding.
+pub fn formula(enc: &Encoding, p: &Property) -> Bool {
+    match *p {
+        Property::Assertion { event } => {
+            let rec = enc.ctp.event(event).assert.as_ref().expect("an assert event");
+            let holds = dag::holds(&enc.values[rec.cond as usize]);
+            Bool::and(&[&enc.exec[event], &holds.not()])
+        }
+        Property::DataRace { first, second, .. } => Bool::and(&[
+            enc.reached(first),
+            enc.reached(second),
+            enc.exec[first].not(),
+            enc.exec[second].not(),
+        ]),
+    }
+}
+
+/// A readable name of the property, for reports and test failures.
+pub struct Describe<'a, 'c, 't>(pub &'a Ctp<'t>, pub &'c Property);
+
+impl fmt::Display for Describe<'_, '_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = |e: Ev| {
+            let ev = self.0.event(e);
+            match &ev.location {
+                Some(l) => format!("thread {} at {}:{}:{}", ev.thread, l.file, l.line, l.column),
+                None => format!("thread {} event {}", ev.thread, ev.index),
+            }
+        };
+        match *self.1 {
+            Property::Assertion { event } => {
+                let text = &self.0.event(event).assert.as_ref().expect("assert").text;
+                write!(f, "assertion `{text}` fails ({})", at(event))
+            }
+            Property::DataRace { first, second, obj } => write!(
+                f,
+                "data race on object {obj}: {} and {}",
+                at(first),
+                at(second)
+            ),
+        }
+    }
+}
