@@ -46,15 +46,20 @@ pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), Stri
             if failure.kind() == FailureKind::Panic && same_place(event) && failed {
                 Ok(())
             } else {
-                Err(format!("the replay failed otherwise: {}", failure.message()))
+                Err(format!(
+                    "the replay failed otherwise: {}",
+                    failure.message()
+                ))
             }
         }
         Property::DataRace { first, second, .. } => {
-            if failure.kind() == FailureKind::DataRace && same_place(first) && same_place(second)
-            {
+            if failure.kind() == FailureKind::DataRace && same_place(first) && same_place(second) {
                 Ok(())
             } else {
-                Err(format!("the replay failed otherwise: {}", failure.message()))
+                Err(format!(
+                    "the replay failed otherwise: {}",
+                    failure.message()
+                ))
             }
         }
     }

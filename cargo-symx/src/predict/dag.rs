@@ -5,7 +5,7 @@
 //! pi-variables of `encode`; `Input` leaves are free variables (the model picks new inputs).
 
 use symx::trace::format::{BinOp, CmpOp, Expr, Ty, UnOp};
-use z3::ast::{Ast, Bool, BV};
+use z3::ast::{Bool, BV};
 
 /// A bit-vector constant of `ty` holding `value` (a number as the trace writes it).
 pub fn constant(ty: Ty, value: i128) -> BV {
@@ -68,9 +68,9 @@ fn binary(ty: Ty, op: BinOp, a: &BV, b: &BV, b_ty: Ty) -> BV {
         BinOp::And => a.bvand(b),
         BinOp::Or => a.bvor(b),
         BinOp::Xor => a.bvxor(b),
-        BinOp::Shl => a.bvshl(&shift_amount(ty, b, b_ty)),
-        BinOp::Shr if signed => a.bvashr(&shift_amount(ty, b, b_ty)),
-        BinOp::Shr => a.bvlshr(&shift_amount(ty, b, b_ty)),
+        BinOp::Shl => a.bvshl(shift_amount(ty, b, b_ty)),
+        BinOp::Shr if signed => a.bvashr(shift_amount(ty, b, b_ty)),
+        BinOp::Shr => a.bvlshr(shift_amount(ty, b, b_ty)),
     }
 }
 
@@ -117,6 +117,7 @@ fn resize(a: &BV, from: u32, to: u32, signed: bool) -> BV {
 mod tests {
     use super::*;
     use symx::trace::format::Expr as E;
+    use z3::ast::Ast;
     use z3::{SatResult, Solver};
 
     /// Every node's z3 value equals the runtime's reference evaluation.
@@ -130,7 +131,11 @@ mod tests {
             let got = m.eval(t, true).unwrap().simplify();
             let want = constant(node.ty(), node.ty().to_i128(reference[i]));
             let same = s.check_assumptions(&[got.eq(&want).not()]);
-            assert_eq!(same, SatResult::Unsat, "node {i} {node:?}: z3 {got}, rust {want}");
+            assert_eq!(
+                same,
+                SatResult::Unsat,
+                "node {i} {node:?}: z3 {got}, rust {want}"
+            );
         }
     }
 
@@ -219,7 +224,12 @@ mod tests {
                 BinOp::Shl,
                 BinOp::Shr,
             ] {
-                nodes.push(E::Binary { ty, bin, a: 0, b: 1 });
+                nodes.push(E::Binary {
+                    ty,
+                    bin,
+                    a: 0,
+                    b: 1,
+                });
             }
             for cmp in [CmpOp::Lt, CmpOp::Ge, CmpOp::Eq] {
                 nodes.push(E::Compare { cmp, a: 0, b: 1 });

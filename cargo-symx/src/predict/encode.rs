@@ -20,7 +20,9 @@
 //! Blocking primitives not modelled here (condvars, barriers, channels, park, wait queues)
 //! keep their observed order, which is sound (it only removes interleavings).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+use symx::trace::format::{EventKind, Expr};
 
 use z3::ast::{Bool, Int, BV};
 use z3::Solver;
@@ -114,7 +116,8 @@ impl<'c, 't> Encoding<'c, 't> {
         self.solver.assert(b);
     }
 
-    /// Prefix closure and PO, time stamps from 0, and the bound as an assumption.
+    /// Prefix closure and PO, time stamps from 0, and the bound (on executed events) as an
+    /// assumption.
     fn program_order(&self, bound: Option<u32>) {
         let zero = Int::from_i64(0);
         for (e, o) in self.order.iter().enumerate() {
@@ -124,7 +127,9 @@ impl<'c, 't> Encoding<'c, 't> {
                 self.assert(&self.order[p].le(o));
             }
             if let (Some(b), Some(lit)) = (bound, &self.bound) {
-                self.assert(&lit.implies(o.le(Int::from_u64(b as u64))));
+                // Only the prefix counts: events after it may lie at any level.
+                let within = self.exec[e].implies(o.le(Int::from_u64(b as u64)));
+                self.assert(&lit.implies(within));
             }
         }
     }
@@ -134,11 +139,14 @@ impl<'c, 't> Encoding<'c, 't> {
         for (child, events) in self.ctp.threads.iter().enumerate() {
             if let (Some(&first), Some(s)) = (events.first(), self.ctp.spawned_at[child]) {
                 self.assert(&self.exec[first].implies(&self.exec[s]));
-                self.assert(&self.order[s].lt(&self.order[first]));
+                // Non-strict, like the paper's `t_first`, so that starting a thread is not a
+                // level of the context bound: a tie still decodes spawn first, since a child's
+                // id is always above its parent's.
+                self.assert(&self.order[s].le(&self.order[first]));
             }
         }
         for (j, ev) in self.ctp.trace.events.iter().enumerate() {
-            let is_join = ev.kind == symx::trace::format::EventKind::Join;
+            let is_join = ev.kind == EventKind::Join;
             if let (true, Some(last)) = (is_join, ev.child.and_then(|c| self.ctp.last_of(c))) {
                 self.assert(&self.exec[j].implies(&self.exec[last]));
                 self.assert(&self.order[last].lt(&self.order[j]));
@@ -225,6 +233,7 @@ impl<'c, 't> Encoding<'c, 't> {
 
     /// The pi-function of every read (§3.7, prefix form of §3.15).
     fn pi_functions(&mut self, opts: &EncodeOptions, reads: &BTreeMap<u32, BV>) {
+        let pinned = self.control_and_data_reads();
         for (&obj, events) in &self.ctp.reads {
             let init = self.initial(obj, opts);
             for &e in events {
@@ -232,12 +241,48 @@ impl<'c, 't> Encoding<'c, 't> {
                 let r = &reads[&rec.var];
                 let pi = self.pi(obj, e, r, &init);
                 self.assert(&self.exec[e].implies(&pi));
-                if opts.model == Model::Mcm {
-                    // The maximal causal model: every read keeps the value it observed.
+                let pin = match opts.model {
+                    Model::Ctp => false,
+                    Model::Mcm => pinned.contains(&rec.var),
+                    Model::ValuesPreserved => true,
+                };
+                if pin {
                     self.assert(&r.eq(dag::constant(rec.ty, rec.value)));
                 }
             }
         }
+    }
+
+    /// Read variables that flow into a guard or a written value. The maximal causal model
+    /// keeps exactly these at their observed values: they decide what the rest of the run
+    /// does, while a read seen only by an assertion is the observation being predicted.
+    fn control_and_data_reads(&self) -> BTreeSet<u32> {
+        let exprs = &self.ctp.trace.exprs;
+        let mut live = vec![false; exprs.len()];
+        for ev in &self.ctp.trace.events {
+            for x in [ev.guard, ev.write.map(|w| w.expr)].into_iter().flatten() {
+                live[x as usize] = true;
+            }
+        }
+        let mut out = BTreeSet::new();
+        // Operands precede their users: one backward sweep marks everything reachable.
+        for i in (0..exprs.len()).rev() {
+            if !live[i] {
+                continue;
+            }
+            match exprs[i] {
+                Expr::Read { var, .. } => {
+                    out.insert(var);
+                }
+                Expr::Unary { a, .. } | Expr::Cast { a, .. } => live[a as usize] = true,
+                Expr::Binary { a, b, .. } | Expr::Compare { a, b, .. } => {
+                    live[a as usize] = true;
+                    live[b as usize] = true;
+                }
+                Expr::Const { .. } | Expr::Input { .. } => {}
+            }
+        }
+        out
     }
 
     /// The initial value of `obj`: observed, learned, or (unknown) a free variable.
@@ -278,7 +323,11 @@ impl<'c, 't> Encoding<'c, 't> {
             if !remote && Some(wi) != same_thread_last {
                 continue;
             }
-            let mut conj = vec![r.eq(self.written(wi)), self.exec[wi].clone(), self.hb(wi, e)];
+            let mut conj = vec![
+                r.eq(self.written(wi)),
+                self.exec[wi].clone(),
+                self.hb(wi, e),
+            ];
             conj.extend(self.no_write_between(&writes, Some(wi), e));
             options.push(Bool::and(&conj));
         }

@@ -39,17 +39,23 @@ use ctp::Ctp;
 use encode::{EncodeOptions, Encoding};
 
 /// Which interleavings a prediction may use.
+#[allow(dead_code)] // for `cargo symx predict` and `--predict` (the CLI is another branch)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Model {
     /// The concurrent trace program: symbolic events, any value the guards allow (default).
     #[default]
     Ctp,
-    /// The maximal causal model (values preserved): every read returns its observed value.
-    /// Strictly weaker; kept as the reference for what concrete causal models predict.
+    /// The paper's `CM_rho` (§7.1), the maximal causal model over symbolic events: every read
+    /// that decides the rest of the run (flows into a guard or a written value) returns its
+    /// observed value; assertions stay symbolic. Kept as the reference for what concrete
+    /// causal models predict.
     Mcm,
+    /// Values preserved: every read returns its observed value, assertion operands included.
+    ValuesPreserved,
 }
 
 /// What to ask and how.
+#[allow(dead_code)] // for `cargo symx predict` and `--predict` (the CLI is another branch)
 #[derive(Clone, Debug)]
 pub struct Options {
     pub model: Model,
@@ -74,6 +80,7 @@ impl Default for Options {
 }
 
 /// A satisfying model of one property query, decoded.
+#[allow(dead_code)] // for `cargo symx predict` and `--predict` (the CLI is another branch)
 #[derive(Clone, Debug)]
 pub struct Prediction {
     pub property: Property,
@@ -85,12 +92,16 @@ pub struct Prediction {
 }
 
 /// What one trace gave.
+#[allow(dead_code)] // for `cargo symx predict` and `--predict` (the CLI is another branch)
 #[derive(Debug, Default)]
 pub struct Outcome {
     /// Predictions whose replay failed the same way: real bugs.
     pub confirmed: Vec<Prediction>,
     /// Predictions whose replay did not: defects of ours, counted, never reported as bugs.
     pub unconfirmed: Vec<(Prediction, String)>,
+    /// Predictions dropped because they leaned on an initial value the trace does not show
+    /// and the replay showed another (the query was asked again with it).
+    pub refined: usize,
     /// Property candidates in the trace.
     pub candidates: usize,
     /// Solver time of every query, in order.
@@ -102,6 +113,7 @@ pub struct Outcome {
 
 /// Every property candidate of `trace` that some feasible prefix violates, with its witness,
 /// unconfirmed (the solver's view only).
+#[allow(dead_code)] // for `cargo symx predict` and `--predict` (the CLI is another branch)
 pub fn predictions(trace: &Trace, opts: &Options) -> Vec<Prediction> {
     let ctp = Ctp::new(trace);
     let enc = Encoding::new(&ctp, &encode_options(opts, BTreeMap::new()));
@@ -113,6 +125,7 @@ pub fn predictions(trace: &Trace, opts: &Options) -> Vec<Prediction> {
 
 /// Predicts, replays each witness with `replay`, and sorts confirmed from unconfirmed. One
 /// confirmed prediction per source location (assertion) or location pair (race).
+#[allow(dead_code)] // for `cargo symx predict` and `--predict` (the CLI is another branch)
 pub fn predict(
     trace: &Trace,
     opts: &Options,
@@ -148,10 +161,11 @@ pub fn predict(
                 Err(why) => {
                     let unknown = enc.unknown_initial.keys().copied();
                     let new = confirm::learned_initial(&ctp, &prediction.witness, &run, unknown);
-                    out.unconfirmed.push((prediction, why));
                     if new.is_empty() || tries >= opts.refinements {
+                        out.unconfirmed.push((prediction, why));
                         break;
                     }
+                    out.refined += 1;
                     // The witness leaned on an initial value the trace did not show; the
                     // replay showed it: re-encode with it and ask again.
                     tries += 1;

@@ -74,7 +74,12 @@ fn writes(ctp: &Ctp, e: Ev) -> bool {
 pub fn formula(enc: &Encoding, p: &Property) -> Bool {
     match *p {
         Property::Assertion { event } => {
-            let rec = enc.ctp.event(event).assert.as_ref().expect("an assert event");
+            let rec = enc
+                .ctp
+                .event(event)
+                .assert
+                .as_ref()
+                .expect("an assert event");
             let holds = dag::holds(&enc.values[rec.cond as usize]);
             Bool::and(&[&enc.exec[event], &holds.not()])
         }

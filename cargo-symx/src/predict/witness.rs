@@ -15,6 +15,7 @@ use super::properties::Property;
 
 /// A decoded witness.
 #[derive(Clone, Debug)]
+#[allow(dead_code)] // `context_switches` is for the CLI's report
 pub struct Witness {
     /// The events of the predicted prefix, in order (ending with the assertion, if any).
     pub prefix: Vec<Ev>,
