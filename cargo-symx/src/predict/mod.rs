@@ -65,6 +65,9 @@ pub struct Options {
     pub races: bool,
     /// Re-solves allowed after a replay shows an initial value the trace did not.
     pub refinements: u32,
+    /// Initial values the caller knows, by object id (the trace shows only those of objects
+    /// read before they are written).
+    pub initial: BTreeMap<u32, i128>,
 }
 
 impl Default for Options {
@@ -75,6 +78,7 @@ impl Default for Options {
             assertions: true,
             races: true,
             refinements: 3,
+            initial: BTreeMap::new(),
         }
     }
 }
@@ -116,7 +120,7 @@ pub struct Outcome {
 #[allow(dead_code)] // for `cargo symx predict` and `--predict` (the CLI is another branch)
 pub fn predictions(trace: &Trace, opts: &Options) -> Vec<Prediction> {
     let ctp = Ctp::new(trace);
-    let enc = Encoding::new(&ctp, &encode_options(opts, BTreeMap::new()));
+    let enc = Encoding::new(&ctp, &encode_options(opts, opts.initial.clone()));
     candidates(&ctp, opts)
         .iter()
         .filter_map(|p| query(&enc, p).0)
@@ -132,7 +136,7 @@ pub fn predict(
     mut replay: impl FnMut(&Guide) -> GuidedRun,
 ) -> Outcome {
     let ctp = Ctp::new(trace);
-    let mut learned = BTreeMap::new();
+    let mut learned = opts.initial.clone();
     let mut enc = Encoding::new(&ctp, &encode_options(opts, learned.clone()));
     let props = candidates(&ctp, opts);
     let mut out = Outcome {

@@ -12,6 +12,9 @@ use symx::{Builder, Guide, Shared};
 
 use super::{predict, predictions, Model, Options, Outcome, Property};
 
+mod differential;
+mod oracle;
+
 /// The trace of the execution of `body` that follows `steps` (then the last thread runs on).
 fn observe(steps: &[usize], body: fn()) -> Trace {
     let guide = Guide {
