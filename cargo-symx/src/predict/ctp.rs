@@ -53,6 +53,12 @@ pub struct Ctp<'t> {
     pub unmodelled: Vec<Ev>,
     /// Per object, its type and its value before any write, when the trace shows it.
     pub initial: BTreeMap<u32, (Ty, Option<i128>)>,
+    /// Every assertion event.
+    pub asserts: Vec<Ev>,
+    /// Per event, the last event before it in its thread after which the thread runs on
+    /// without a scheduling decision: a visible operation or a join. Thread-local code
+    /// (branches, assertions) runs right after it, whatever the schedule does next.
+    pub fire_point: Vec<Option<Ev>>,
 }
 
 impl<'t> Ctp<'t> {
@@ -69,10 +75,23 @@ impl<'t> Ctp<'t> {
             try_fails: Vec::new(),
             unmodelled: Vec::new(),
             initial: BTreeMap::new(),
+            asserts: Vec::new(),
+            fire_point: vec![None; trace.events.len()],
         };
         let mut open: BTreeMap<(usize, u32), Vec<usize>> = BTreeMap::new();
         for (e, ev) in trace.events.iter().enumerate() {
             ctp.pred[e] = ctp.threads[ev.thread].last().copied();
+            ctp.fire_point[e] = ctp.pred[e].and_then(|p| {
+                let pe = &trace.events[p];
+                if pe.step.is_some() || pe.kind == EventKind::Join {
+                    Some(p)
+                } else {
+                    ctp.fire_point[p]
+                }
+            });
+            if ev.assert.is_some() {
+                ctp.asserts.push(e);
+            }
             ctp.threads[ev.thread].push(e);
             ctp.data(e, ev);
             ctp.sync(e, ev, &mut open);
@@ -156,6 +175,13 @@ impl<'t> Ctp<'t> {
                 SyncKind::BarrierArrive | SyncKind::BarrierDepart => {}
             }
         }
+    }
+
+    /// Thread-local code that runs as soon as its thread gets there: no scheduling step, no
+    /// blocking (joins and annotated lock operations can block).
+    pub fn eager(&self, e: Ev) -> bool {
+        let ev = self.event(e);
+        ev.step.is_none() && ev.kind != EventKind::Join && ev.sync.is_empty()
     }
 
     /// Objects the races property looks at: `Shared` and `UnsafeCell` (atomics never race).

@@ -9,7 +9,8 @@
 //! - PO: `O(pred e) <= O(e)` (same-thread HB is folded to the static program order, §3.3);
 //!   spawn before the child's first event, the child's last event before a join (and a join
 //!   needs the child finished);
-//! - guards: `x(e) => guard(e)` (branches as taken, plain-value reads, pins, assumptions);
+//! - guards: `x(e) => guard(e)` (branches as taken, plain-value reads, pins, assumptions,
+//!   assertions passed); thread-local code is eager (it runs once its thread gets there);
 //! - locks: critical sections of one lock in different threads do not overlap (the direct
 //!   critical-section form of the `L == 0` / `L := tid` check-and-set), and a failed try-lock
 //!   happened inside someone's section;
@@ -154,14 +155,31 @@ impl<'c, 't> Encoding<'c, 't> {
         }
     }
 
-    /// Every executed event's guard holds: branches go the same way, pinned values stay.
+    /// Every executed event's guard holds: branches go the same way, pinned values stay, an
+    /// assertion is passed only where it holds. Thread-local code is eager: a thread that got
+    /// to such an event runs it if its condition holds (it cannot stop there and let an
+    /// assertion go unchecked); a thread whose branch flips stops before the branch.
     fn guards(&self) {
-        for (e, ev) in self.ctp.trace.events.iter().enumerate() {
-            if let Some(g) = ev.guard {
-                let cond = dag::holds(&self.values[g as usize]);
-                self.assert(&self.exec[e].implies(&cond));
+        for e in 0..self.exec.len() {
+            let cond = self.own_condition(e);
+            self.assert(&self.exec[e].implies(&cond));
+            if let (true, Some(p)) = (self.ctp.eager(e), self.ctp.pred[e]) {
+                let go = Bool::and(&[&self.exec[p], &cond]);
+                self.assert(&go.implies(&self.exec[e]));
             }
         }
+    }
+
+    /// The event's guard and its assertion (true when it has neither).
+    pub fn own_condition(&self, e: Ev) -> Bool {
+        let ev = self.ctp.event(e);
+        let exprs = [ev.guard, ev.assert.as_ref().map(|a| a.cond)];
+        let conds: Vec<Bool> = exprs
+            .into_iter()
+            .flatten()
+            .map(|x| dag::holds(&self.values[x as usize]))
+            .collect();
+        Bool::and(&conds)
     }
 
     /// Mutual exclusion, pairwise over critical sections of different threads; a failed

@@ -22,10 +22,11 @@ pub enum Property {
 }
 
 impl Property {
-    /// The event after which a witness prefix can stop: later events do not matter.
-    pub fn last_event(&self) -> Option<Ev> {
+    /// The event after which a witness prefix can stop (later events do not matter): an
+    /// assertion fails right after its fire point.
+    pub fn last_event(&self, ctp: &Ctp) -> Option<Ev> {
         match *self {
-            Property::Assertion { event } => Some(event),
+            Property::Assertion { event } => ctp.fire_point[event],
             Property::DataRace { .. } => None,
         }
     }
@@ -70,25 +71,50 @@ fn writes(ctp: &Ctp, e: Ev) -> bool {
     ev.write.is_some() || matches!(ev.kind, EventKind::Store | EventKind::SharedWrite)
 }
 
-/// `PHI_PRP` of a property over an encoding.
+/// `PHI_PRP` of a property over an encoding, in prefix form: the thread reaches the
+/// assertion and it is false there (so it is not executed); both racing accesses are their
+/// thread's next event. Either way no other assertion may fail first, since the real run
+/// would stop at that one.
 pub fn formula(enc: &Encoding, p: &Property) -> Bool {
     match *p {
         Property::Assertion { event } => {
-            let rec = enc
-                .ctp
-                .event(event)
-                .assert
-                .as_ref()
-                .expect("an assert event");
-            let holds = dag::holds(&enc.values[rec.cond as usize]);
-            Bool::and(&[&enc.exec[event], &holds.not()])
+            let mut conj = vec![enc.reached(event), fails(enc, event)];
+            for &other in &enc.ctp.asserts {
+                if enc.ctp.thread(other) != enc.ctp.thread(event) {
+                    let first = fires_before(enc, event, other);
+                    conj.push(Bool::and(&[enc.reached(other), fails(enc, other)]).implies(first));
+                }
+            }
+            Bool::and(&conj)
         }
-        Property::DataRace { first, second, .. } => Bool::and(&[
-            enc.reached(first),
-            enc.reached(second),
-            enc.exec[first].not(),
-            enc.exec[second].not(),
-        ]),
+        Property::DataRace { first, second, .. } => {
+            let mut conj = vec![
+                enc.reached(first),
+                enc.reached(second),
+                enc.exec[first].not(),
+                enc.exec[second].not(),
+            ];
+            for &a in &enc.ctp.asserts {
+                conj.push(Bool::and(&[enc.reached(a), fails(enc, a)]).not());
+            }
+            Bool::and(&conj)
+        }
+    }
+}
+
+/// The assertion at `a` is false.
+fn fails(enc: &Encoding, a: Ev) -> Bool {
+    let rec = enc.ctp.event(a).assert.as_ref().expect("an assert event");
+    dag::holds(&enc.values[rec.cond as usize]).not()
+}
+
+/// Assertion `a`'s thread-local code runs before `b`'s: their fire points are ordered.
+fn fires_before(enc: &Encoding, a: Ev, b: Ev) -> Bool {
+    match (enc.ctp.fire_point[a], enc.ctp.fire_point[b]) {
+        (Some(fa), Some(fb)) => enc.hb(fa, fb),
+        // Code before a thread's first step runs whenever the thread is first scheduled:
+        // no order is known, so it must not fail.
+        _ => Bool::from_bool(false),
     }
 }
 

@@ -17,7 +17,8 @@ use super::properties::Property;
 #[derive(Clone, Debug)]
 #[allow(dead_code)] // `context_switches` is for the CLI's report
 pub struct Witness {
-    /// The events of the predicted prefix, in order (ending with the assertion, if any).
+    /// The events of the predicted prefix, in order (for an assertion, up to the step after
+    /// which it fails).
     pub prefix: Vec<Ev>,
     /// The schedule that replays it.
     pub guide: Guide,
@@ -38,7 +39,7 @@ pub fn decode(enc: &Encoding, model: &Z3Model, property: &Property) -> Witness {
         .collect();
     prefix.sort_unstable();
     let mut prefix: Vec<Ev> = prefix.into_iter().map(|(.., e)| e).collect();
-    if let Some(last) = property.last_event() {
+    if let Some(last) = property.last_event(enc.ctp) {
         if let Some(pos) = prefix.iter().position(|&e| e == last) {
             prefix.truncate(pos + 1);
         }

@@ -4,6 +4,8 @@
 //! and its guard holds; an assertion that evaluates to false is a violation; two conflicting
 //! accesses that are both their thread's next event are a race. This decides exactly what the
 //! encoding should (Theorem 4.1, prefix form), by a route that shares no code with it.
+//! Thread-local code (branches, assertions) runs eagerly after the event before it, as in the
+//! runtime, so the first failing assertion of an interleaving ends it.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -143,7 +145,27 @@ fn step(ctp: &Ctp, s: &State, t: usize, found: &mut Found) -> Option<State> {
         }
     }
     n.pos[t] += 1;
-    Some(n)
+    run_local(ctp, &mut n, t, found).then_some(n)
+}
+
+/// Thread-local code runs on right after the event before it, with no scheduling step: a
+/// failing assertion there ends the execution (false), a flipped branch stops the thread.
+fn run_local(ctp: &Ctp, n: &mut State, t: usize, found: &mut Found) -> bool {
+    let exprs = &ctp.trace.exprs;
+    while let Some(&e) = ctp.threads[t].get(n.pos[t]) {
+        let ev = ctp.event(e);
+        if !ctp.eager(e) || ev.guard.is_some_and(|g| eval(exprs, g, &n.reads) != 1) {
+            break;
+        }
+        if let Some(a) = &ev.assert {
+            if eval(exprs, a.cond, &n.reads) != 1 {
+                found.assertions.insert(e);
+                return false;
+            }
+        }
+        n.pos[t] += 1;
+    }
+    true
 }
 
 /// The value of node `id` (bit pattern of its type) under the read values.
