@@ -52,6 +52,22 @@ pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), Stri
                 ))
             }
         }
+        Property::Deadlock { first, second, .. } => {
+            // Both threads are blocked at their acquires when the runtime gives up.
+            let blocked = |e: Ev| {
+                let ev = ctp.event(e);
+                let last = run.trace.events.iter().rfind(|r| r.thread == ev.thread);
+                last.is_some_and(|r| r.index < ev.index)
+            };
+            if failure.kind() == FailureKind::Deadlock && blocked(first) && blocked(second) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the replay failed otherwise: {}",
+                    failure.message()
+                ))
+            }
+        }
         Property::DataRace { first, second, obj } => {
             let exact = same_place(first) && same_place(second);
             // The runtime reports the first happens-before race it meets: the witness's prefix

@@ -7,7 +7,7 @@
 //! - `ctp`: the concurrent trace program of a `symx::trace::Trace` (PO, accesses, sections);
 //! - `dag`: the trace's expression DAG as z3 bit-vectors;
 //! - `encode`: the prefix-mode formula (order variables, executed flags, pi-functions);
-//! - `properties`: candidates and `PHI_PRP` (assertion violation, data race);
+//! - `properties`: candidates and `PHI_PRP` (assertion violation, data race, deadlock);
 //! - `witness`: model -> ordered prefix -> `symx::Guide`;
 //! - `confirm`: does the replay fail the same way.
 //!
@@ -63,6 +63,7 @@ pub struct Options {
     pub bound: Option<u32>,
     pub assertions: bool,
     pub races: bool,
+    pub deadlocks: bool,
     /// Re-solves allowed after a replay shows an initial value the trace did not.
     pub refinements: u32,
     /// Initial values the caller knows, by object id (the trace shows only those of objects
@@ -77,6 +78,7 @@ impl Default for Options {
             bound: None,
             assertions: true,
             races: true,
+            deadlocks: true,
             refinements: 3,
             initial: BTreeMap::new(),
         }
@@ -198,6 +200,9 @@ fn candidates(ctp: &Ctp, opts: &Options) -> Vec<Property> {
     if opts.races {
         out.extend(properties::races(ctp));
     }
+    if opts.deadlocks {
+        out.extend(properties::deadlocks(ctp));
+    }
     out
 }
 
@@ -206,7 +211,9 @@ fn site(ctp: &Ctp, p: &Property) -> Vec<Option<Location>> {
     let loc = |e: ctp::Ev| ctp.event(e).location.clone();
     match *p {
         Property::Assertion { event } => vec![loc(event)],
-        Property::DataRace { first, second, .. } => vec![loc(first), loc(second)],
+        Property::DataRace { first, second, .. } | Property::Deadlock { first, second, .. } => {
+            vec![loc(first), loc(second)]
+        }
     }
 }
 

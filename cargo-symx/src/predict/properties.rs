@@ -1,6 +1,7 @@
 //! The properties a query asks about (`PHI_PRP`, seed-predictive.md §3.8 in prefix form) and
-//! their candidates in a CTP: every recorded assertion, and every conflicting pair of accesses
-//! to a `Shared` or `UnsafeCell` by different threads.
+//! their candidates in a CTP: every recorded assertion, every conflicting pair of accesses
+//! to a `Shared` or `UnsafeCell` by different threads, and every pair of acquisitions that
+//! could wait for each other (two locks taken in opposite orders).
 
 use std::fmt;
 
@@ -19,6 +20,15 @@ pub enum Property {
     /// `first` and `second` (different threads, same object, at least one write) are both the
     /// next event of their thread after some feasible prefix: they can be adjacent.
     DataRace { first: Ev, second: Ev, obj: u32 },
+    /// A cyclic wait on two locks: `first` (an acquire) waits for the lock that `second`'s
+    /// thread holds since `held_by_second`, and `second` for the one `first`'s thread holds
+    /// since `held_by_first`. Not in the paper (digest §6.4, derived).
+    Deadlock {
+        first: Ev,
+        second: Ev,
+        held_by_first: Ev,
+        held_by_second: Ev,
+    },
 }
 
 impl Property {
@@ -27,7 +37,7 @@ impl Property {
     pub fn last_event(&self, ctp: &Ctp) -> Option<Ev> {
         match *self {
             Property::Assertion { event } => ctp.fire_point[event],
-            Property::DataRace { .. } => None,
+            Property::DataRace { .. } | Property::Deadlock { .. } => None,
         }
     }
 }
@@ -66,6 +76,43 @@ pub fn races(ctp: &Ctp) -> Vec<Property> {
     out
 }
 
+/// Two-thread cycles: an acquire of `L` made while holding `M`, and one of `M` while holding
+/// `L`, in different threads (exclusive acquisitions only).
+pub fn deadlocks(ctp: &Ctp) -> Vec<Property> {
+    // (thread, acquire event, lock waited for, acquire event of a lock held, lock held)
+    let mut waits = Vec::new();
+    for (&lock, sections) in &ctp.sections {
+        for s in sections.iter().filter(|s| !s.shared) {
+            for (&held, outer) in &ctp.sections {
+                for h in outer
+                    .iter()
+                    .filter(|h| h.thread == s.thread && held != lock)
+                {
+                    let holds = ctp.po(h.acquire, s.acquire)
+                        && h.release.is_none_or(|r| ctp.po(s.acquire, r));
+                    if holds && !h.shared {
+                        waits.push((s.thread, s.acquire, lock, h.acquire, held));
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, a) in waits.iter().enumerate() {
+        for b in &waits[i + 1..] {
+            if a.0 != b.0 && a.2 == b.4 && a.4 == b.2 {
+                out.push(Property::Deadlock {
+                    first: a.1,
+                    second: b.1,
+                    held_by_first: a.3,
+                    held_by_second: b.3,
+                });
+            }
+        }
+    }
+    out
+}
+
 fn writes(ctp: &Ctp, e: Ev) -> bool {
     let ev = ctp.event(e);
     ev.write.is_some() || matches!(ev.kind, EventKind::Store | EventKind::SharedWrite)
@@ -94,12 +141,38 @@ pub fn formula(enc: &Encoding, p: &Property) -> Bool {
                 enc.exec[first].not(),
                 enc.exec[second].not(),
             ];
-            for &a in &enc.ctp.asserts {
-                conj.push(Bool::and(&[enc.reached(a), fails(enc, a)]).not());
-            }
+            conj.extend(no_assertion_fails(enc));
+            Bool::and(&conj)
+        }
+        Property::Deadlock {
+            first,
+            second,
+            held_by_first,
+            held_by_second,
+        } => {
+            // Each holds its lock (its release comes after its poised acquire in PO, so it
+            // has not run) and waits at its acquire.
+            let mut conj = vec![
+                enc.reached(first),
+                enc.reached(second),
+                enc.exec[first].not(),
+                enc.exec[second].not(),
+                enc.exec[held_by_first].clone(),
+                enc.exec[held_by_second].clone(),
+            ];
+            conj.extend(no_assertion_fails(enc));
             Bool::and(&conj)
         }
     }
+}
+
+/// No assertion a prefix reaches is false (the run would have stopped there).
+fn no_assertion_fails(enc: &Encoding) -> Vec<Bool> {
+    enc.ctp
+        .asserts
+        .iter()
+        .map(|&a| Bool::and(&[enc.reached(a), fails(enc, a)]).not())
+        .collect()
 }
 
 /// The assertion at `a` is false.
@@ -134,6 +207,14 @@ impl fmt::Display for Describe<'_, '_, '_> {
             Property::Assertion { event } => {
                 let text = &self.0.event(event).assert.as_ref().expect("assert").text;
                 write!(f, "assertion `{text}` fails ({})", at(event))
+            }
+            Property::Deadlock { first, second, .. } => {
+                write!(
+                    f,
+                    "deadlock: {} and {} wait for each other",
+                    at(first),
+                    at(second)
+                )
             }
             Property::DataRace { first, second, obj } => write!(
                 f,

@@ -251,6 +251,7 @@ fn compare(seed: u64, p: &Program, trace: symx::trace::Trace, tally: &mut Tally)
         match pr.property {
             Property::Assertion { event } => asserts.insert(event),
             Property::DataRace { first, second, .. } => races.insert((first, second)),
+            Property::Deadlock { .. } => unreachable!("the programs have one lock"),
         };
         let run = Builder::new().run_guided(&pr.witness.guide, &f);
         tally.replays += 1;

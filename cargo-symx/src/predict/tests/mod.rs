@@ -38,6 +38,7 @@ fn assertions_only(model: Model) -> Options {
     Options {
         model,
         races: false,
+        deadlocks: false,
         ..Options::default()
     }
 }
@@ -422,4 +423,91 @@ fn s1_fig1_mcm_bounded_proof_lifts_to_all_interleavings() {
     let out = run_predict(&trace, &opts, wang_fig1);
     assert!(out.confirmed.is_empty());
     assert_eq!(out.proved_unbounded, 1, "{out:#?}");
+}
+
+// ---- Deadlock: two locks taken in opposite orders ---------------------------------------------
+
+fn abba(ordered: bool) {
+    let locks = Arc::new((Mutex::new(()), Mutex::new(())));
+    let l1 = locks.clone();
+    let t1 = symx::thread::spawn(move || {
+        let _a = l1.0.lock().unwrap();
+        let _b = l1.1.lock().unwrap();
+    });
+    let t2 = symx::thread::spawn(move || {
+        if ordered {
+            let _a = locks.0.lock().unwrap();
+            let _b = locks.1.lock().unwrap();
+        } else {
+            let _b = locks.1.lock().unwrap();
+            let _a = locks.0.lock().unwrap();
+        }
+    });
+    t1.join().unwrap();
+    t2.join().unwrap();
+}
+
+fn deadlocks_only() -> Options {
+    Options {
+        assertions: false,
+        races: false,
+        ..Options::default()
+    }
+}
+
+#[test]
+fn deadlock_of_opposite_lock_orders_is_predicted_from_a_serial_run() {
+    let body = || abba(false);
+    let trace = observe(&[1, 1, 1, 1, 2, 2, 2, 2], body);
+    let out = predict(&trace, &deadlocks_only(), |g| {
+        Builder::new().run_guided(g, body)
+    });
+    no_unconfirmed(&out);
+    assert_eq!(out.confirmed.len(), 1, "{out:#?}");
+    assert!(out.confirmed[0].description.starts_with("deadlock"));
+    // Each thread takes its first lock, then both wait.
+    assert_eq!(out.confirmed[0].witness.guide.steps.len(), 2);
+}
+
+#[test]
+fn consistent_lock_order_has_no_deadlock() {
+    let body = || abba(true);
+    let trace = observe(&[1, 1, 1, 1, 2, 2, 2, 2], body);
+    assert!(predictions(&trace, &deadlocks_only()).is_empty());
+}
+
+// ---- S6-like: a condvar hand-off keeps its order ---------------------------------------------
+
+fn hand_off() {
+    use symx::sync::Condvar;
+    let x = Arc::new(AtomicI64::new(0));
+    let ready = Arc::new((Mutex::new(()), Condvar::new(), Shared::new(false)));
+    let (x1, r1) = (x.clone(), ready.clone());
+    let t1 = symx::thread::spawn(move || {
+        x1.store_sym(1, SeqCst);
+        let _g = r1.0.lock().unwrap();
+        r1.2.set(true);
+        r1.1.notify_one();
+    });
+    let t2 = symx::thread::spawn(move || {
+        let mut g = ready.0.lock().unwrap();
+        while !symx::branch(ready.2.get()) {
+            g = ready.1.wait(g).unwrap();
+        }
+        drop(g);
+        symx::assert!(x.load_sym(SeqCst) == 1);
+    });
+    t1.join().unwrap();
+    t2.join().unwrap();
+}
+
+/// The flag's initial value is not in the trace (it is written first): the first witness
+/// guesses it, the replay shows `false`, and the query asked again has no answer.
+#[test]
+fn s6_hand_off_under_a_flag_is_not_predicted_to_fail() {
+    let trace = observe(&[1, 1, 1, 1, 1, 2, 2, 2, 2, 2], hand_off);
+    let out = run_predict(&trace, &assertions_only(Model::Ctp), hand_off);
+    no_unconfirmed(&out);
+    assert!(out.confirmed.is_empty(), "{out:#?}");
+    assert_eq!(out.refined, 1);
 }
