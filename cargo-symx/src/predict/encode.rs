@@ -125,7 +125,14 @@ impl<'c, 't> Encoding<'c, 't> {
             self.assert(&o.ge(&zero));
             if let Some(p) = self.ctp.pred[e] {
                 self.assert(&self.exec[e].implies(&self.exec[p]));
-                self.assert(&self.order[p].le(o));
+                // Unbounded: strictly increasing along a thread, so that "before the chosen
+                // write" is one comparison (`rf_linear`); bounded: non-strict, as the context
+                // bound needs (a thread's run of events is one level).
+                if bound.is_some() {
+                    self.assert(&self.order[p].le(o));
+                } else {
+                    self.assert(&self.order[p].lt(o));
+                }
             }
             if let (Some(b), Some(lit)) = (bound, &self.bound) {
                 // Only the prefix counts: events after it may lie at any level.
@@ -257,8 +264,12 @@ impl<'c, 't> Encoding<'c, 't> {
             for &e in events {
                 let rec = self.ctp.event(e).read.expect("a read event");
                 let r = &reads[&rec.var];
-                let pi = self.pi(obj, e, r, &init);
-                self.assert(&self.exec[e].implies(&pi));
+                if opts.bound.is_some() {
+                    let pi = self.pi(obj, e, r, &init);
+                    self.assert(&self.exec[e].implies(&pi));
+                } else {
+                    self.rf_linear(obj, e, r, &init);
+                }
                 let pin = match opts.model {
                     Model::Ctp => false,
                     Model::Mcm => pinned.contains(&rec.var),
@@ -316,16 +327,15 @@ impl<'c, 't> Encoding<'c, 't> {
         }
     }
 
-    /// `BIGOR_{wi in Cand} (r = val(wi) AND x(wi) AND HB(wi, e) AND no executed write of
-    /// the object lies between wi and e)`, with the initial value as the candidate before
-    /// every write.
-    fn pi(&self, obj: u32, e: Ev, r: &BV, init: &BV) -> Bool {
-        let empty = Vec::new();
+    /// The writes of `obj` a read at `e` may see besides the initial value: all other
+    /// threads' writes and the last earlier one of its own thread (None: the initial value is
+    /// a candidate too).
+    fn candidates(&self, obj: u32, e: Ev) -> (Vec<Ev>, Vec<Ev>, Option<Ev>) {
         let writes: Vec<Ev> = self
             .ctp
             .writes
             .get(&obj)
-            .unwrap_or(&empty)
+            .map_or(&[][..], Vec::as_slice)
             .iter()
             .copied()
             .filter(|&w| w != e)
@@ -335,23 +345,81 @@ impl<'c, 't> Encoding<'c, 't> {
             .copied()
             .filter(|&w| self.ctp.po(w, e))
             .max_by_key(|&w| self.ctp.event(w).index);
-        let mut options = Vec::new();
-        for &wi in &writes {
-            let remote = self.ctp.thread(wi) != self.ctp.thread(e);
-            if !remote && Some(wi) != same_thread_last {
+        let cand = writes
+            .iter()
+            .copied()
+            .filter(|&w| self.ctp.thread(w) != self.ctp.thread(e) || Some(w) == same_thread_last)
+            .collect();
+        (writes, cand, same_thread_last)
+    }
+
+    /// The pi-function with one choice variable per candidate and the chosen write's time
+    /// stamp `T_e` (unbounded mode, where PO is strict): `x(e) => OR_i s_i`, `s_i => r =
+    /// val(wi) AND x(wi) AND HB(wi, e) AND T_e = O(wi)`, and every other executed write is
+    /// before `T_e` or after `e`. Linear in the writes of the object instead of quadratic;
+    /// the same models as `pi` (the differential test checks both).
+    fn rf_linear(&self, obj: u32, e: Ev, r: &BV, init: &BV) {
+        let (writes, cand, same_thread_last) = self.candidates(obj, e);
+        let t_e = Int::new_const(format!("T{e}"));
+        let choice: BTreeMap<Ev, Bool> = cand
+            .iter()
+            .map(|&w| (w, Bool::new_const(format!("s{e}_{w}"))))
+            .collect();
+        let mut options: Vec<Bool> = choice.values().cloned().collect();
+        for (&wi, s) in &choice {
+            let source = Bool::and(&[
+                r.eq(self.written(wi)),
+                self.exec[wi].clone(),
+                self.hb(wi, e),
+                t_e.eq(&self.order[wi]),
+            ]);
+            self.assert(&s.implies(&source));
+        }
+        if same_thread_last.is_none() {
+            // The initial value: "before" every write (time stamps are >= 0).
+            let s = Bool::new_const(format!("s{e}_init"));
+            self.assert(&s.implies(Bool::and(&[r.eq(init), t_e.eq(Int::from_i64(-1))])));
+            options.push(s);
+        }
+        self.assert(&self.exec[e].implies(Bool::or(&options)));
+        for &wj in &writes {
+            if self.ctp.po(e, wj) {
                 continue;
             }
+            let mut alts = vec![self.exec[wj].not(), self.order[wj].lt(&t_e)];
+            if self.ctp.thread(wj) != self.ctp.thread(e) {
+                alts.push(self.order[e].lt(&self.order[wj]));
+            }
+            if let Some(s) = choice.get(&wj) {
+                alts.push(s.clone());
+            }
+            self.assert(&self.exec[e].implies(Bool::or(&alts)));
+        }
+    }
+
+    /// `BIGOR_{wi in Cand} (r = val(wi) AND x(wi) AND HB(wi, e) AND no executed write of
+    /// the object lies between wi and e)`, with the initial value as the candidate before
+    /// every write.
+    fn pi(&self, obj: u32, e: Ev, r: &BV, init: &BV) -> Bool {
+        let (writes, cand, same_thread_last) = self.candidates(obj, e);
+        let rf = Rf {
+            next: next_in_thread(self.ctp, &writes),
+            writes,
+            same_thread_last,
+        };
+        let mut options = Vec::new();
+        for &wi in &cand {
             let mut conj = vec![
                 r.eq(self.written(wi)),
                 self.exec[wi].clone(),
                 self.hb(wi, e),
             ];
-            conj.extend(self.no_write_between(&writes, Some(wi), e));
+            conj.extend(self.no_write_between(&rf, Some(wi), e));
             options.push(Bool::and(&conj));
         }
         if same_thread_last.is_none() {
             let mut conj = vec![r.eq(init)];
-            conj.extend(self.no_write_between(&writes, None, e));
+            conj.extend(self.no_write_between(&rf, None, e));
             options.push(Bool::and(&conj));
         }
         Bool::or(&options)
@@ -359,10 +427,18 @@ impl<'c, 't> Encoding<'c, 't> {
 
     /// For every other write `wj`: `NOT x(wj) OR HB(wj, wi) OR HB(e, wj)` (`wi = None`: the
     /// initial value, before everything), dropping the conjuncts PO makes true.
-    fn no_write_between(&self, writes: &[Ev], wi: Option<Ev>, e: Ev) -> Vec<Bool> {
+    fn no_write_between(&self, rf: &Rf, wi: Option<Ev>, e: Ev) -> Vec<Bool> {
+        let (writes, next, last) = (&rf.writes, &rf.next, rf.same_thread_last);
         let mut out = Vec::new();
         for &wj in writes {
             if Some(wj) == wi || self.ctp.po(e, wj) || wi.is_some_and(|wi| self.ctp.po(wj, wi)) {
+                continue;
+            }
+            // Along wi's thread only its next write matters: later ones need it executed and
+            // come after it. Along e's thread only the last write before e matters likewise.
+            let not_next = wi.is_some_and(|wi| self.ctp.po(wi, wj) && next.get(&wi) != Some(&wj));
+            let not_last = self.ctp.po(wj, e) && Some(wj) != last;
+            if not_next || not_last {
                 continue;
             }
             let mut alts = vec![self.exec[wj].not(), self.hb(e, wj)];
@@ -373,4 +449,25 @@ impl<'c, 't> Encoding<'c, 't> {
         }
         out
     }
+}
+
+/// The writes a pi-function ranges over, with what prunes its interference conjuncts.
+struct Rf {
+    writes: Vec<Ev>,
+    /// Each write's next write of the same object in its thread.
+    next: BTreeMap<Ev, Ev>,
+    /// The read's own thread's last write before it.
+    same_thread_last: Option<Ev>,
+}
+
+fn next_in_thread(ctp: &Ctp, writes: &[Ev]) -> BTreeMap<Ev, Ev> {
+    let mut last: BTreeMap<usize, Ev> = BTreeMap::new();
+    let mut next = BTreeMap::new();
+    // `writes` is in trace order, which is program order within each thread.
+    for &w in writes {
+        if let Some(prev) = last.insert(ctp.thread(w), w) {
+            next.insert(prev, w);
+        }
+    }
+    next
 }

@@ -212,7 +212,7 @@ struct Tally {
 }
 
 /// One case: a random program and schedule whose observed run passes.
-fn case(seed: u64, tally: &mut Tally) {
+fn case(seed: u64, bound: Option<u32>, tally: &mut Tally) {
     // A random program whose observed run fails (an assertion, or a race on x) has nothing
     // to predict: draw again, a bounded number of times.
     for attempt in 0..8 {
@@ -227,14 +227,20 @@ fn case(seed: u64, tally: &mut Tally) {
         };
         let observed = Builder::new().run_guided(&guide, body(&p));
         if observed.report.failure().is_none() {
-            return compare(seed, &p, observed.trace, tally);
+            return compare(seed, &p, observed.trace, bound, tally);
         }
         tally.skipped += 1;
     }
 }
 
 /// Predict from the observed trace, enumerate, compare, replay every prediction.
-fn compare(seed: u64, p: &Program, trace: symx::trace::Trace, tally: &mut Tally) {
+fn compare(
+    seed: u64,
+    p: &Program,
+    trace: symx::trace::Trace,
+    bound: Option<u32>,
+    tally: &mut Tally,
+) {
     let f = body(p);
     let ctp = Ctp::new(&trace);
     // Every variable starts at 0; tell the engine, as the oracle knows it too.
@@ -242,6 +248,7 @@ fn compare(seed: u64, p: &Program, trace: symx::trace::Trace, tally: &mut Tally)
     let found = oracle::explore(&ctp, &initial);
     let opts = Options {
         initial: initial.clone(),
+        bound,
         ..Options::default()
     };
     let predicted = predictions(&trace, &opts);
@@ -280,22 +287,36 @@ fn compare(seed: u64, p: &Program, trace: symx::trace::Trace, tally: &mut Tally)
     tally.races += races.len();
 }
 
-/// `SYMX_DIFF_CASES` raises the count for a longer run.
-#[test]
-fn predictions_equal_brute_force_and_every_one_replays() {
-    let n: u64 = std::env::var("SYMX_DIFF_CASES")
+fn cases(default: u64) -> u64 {
+    std::env::var("SYMX_DIFF_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(1000);
+        .unwrap_or(default)
+}
+
+fn run(n: u64, bound: Option<u32>) {
     let mut tally = Tally::default();
     for seed in 0..n {
-        case(seed, &mut tally);
+        case(seed, bound, &mut tally);
     }
-    eprintln!("{tally:?}");
+    eprintln!("{bound:?}: {tally:?}");
     // The generator must exercise both properties, not only agree on "nothing".
     assert!(tally.cases >= n as usize * 9 / 10, "{tally:?}");
     assert!(
         tally.assertion_violations > 0 && tally.races > 0,
         "{tally:?}"
     );
+}
+
+/// Unbounded: the linear read-from encoding. `SYMX_DIFF_CASES` raises the count.
+#[test]
+fn predictions_equal_brute_force_and_every_one_replays() {
+    run(cases(1000), None);
+}
+
+/// A bound above any level count these programs need: the quadratic pi-functions of the
+/// bounded mode must give exactly the same answers.
+#[test]
+fn bounded_encoding_with_a_loose_bound_equals_brute_force_too() {
+    run(cases(1000) / 2, Some(64));
 }

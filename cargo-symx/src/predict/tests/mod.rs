@@ -16,7 +16,7 @@ mod differential;
 mod oracle;
 
 /// The trace of the execution of `body` that follows `steps` (then the last thread runs on).
-fn observe(steps: &[usize], body: fn()) -> Trace {
+fn observe(steps: &[usize], body: impl Fn()) -> Trace {
     let guide = Guide {
         steps: steps.to_vec(),
         ..Guide::default()
@@ -510,4 +510,58 @@ fn s6_hand_off_under_a_flag_is_not_predicted_to_fail() {
     no_unconfirmed(&out);
     assert!(out.confirmed.is_empty(), "{out:#?}");
     assert_eq!(out.refined, 1);
+}
+
+// ---- S15-like scale smoke test (timings printed; run with --ignored) ---------------------------
+
+/// Banking-like: `n` workers each make `k` transfers under the lock on a shared total; worker 0
+/// makes its last one without the lock when `buggy` (the "a" variants: an error).
+fn banking(n: usize, k: usize, buggy: bool) -> impl Fn() {
+    move || {
+        let total = Arc::new(AtomicI64::new(0));
+        let l = Arc::new(Mutex::new(()));
+        let workers: Vec<_> = (0..n)
+            .map(|w| {
+                let (total, l) = (total.clone(), l.clone());
+                symx::thread::spawn(move || {
+                    for i in 0..k {
+                        let guard = (!(buggy && w == 0 && i == k - 1)).then(|| l.lock().unwrap());
+                        let v = total.load_sym(SeqCst);
+                        total.store_sym(v + 1, SeqCst);
+                        drop(guard);
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
+        symx::assert!(total.load_sym(SeqCst) == (n * k) as i64);
+    }
+}
+
+#[test]
+#[ignore = "timings; run with --ignored --nocapture"]
+fn scale_banking() {
+    for (n, k) in [(2, 50), (5, 40), (10, 25)] {
+        for buggy in [false, true] {
+            let body = banking(n, k, buggy);
+            let serial: Vec<usize> = (1..=n).flat_map(|t| vec![t; 4 * k]).collect();
+            let trace = observe(&serial, &body);
+            let start = std::time::Instant::now();
+            let out = predict(&trace, &assertions_only(Model::Ctp), |g| {
+                Builder::new().run_guided(g, &body)
+            });
+            eprintln!(
+                "banking n={n} k={k} buggy={buggy}: {} events, {} confirmed, {} unconfirmed, \
+                 solve {:?}, total {:?}",
+                trace.events.len(),
+                out.confirmed.len(),
+                out.unconfirmed.len(),
+                out.solve_times.iter().sum::<std::time::Duration>(),
+                start.elapsed()
+            );
+            assert_eq!(out.confirmed.len(), buggy as usize);
+        }
+    }
 }
