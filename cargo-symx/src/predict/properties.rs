@@ -53,17 +53,21 @@ pub fn assertions(ctp: &Ctp) -> Vec<Property> {
         .collect()
 }
 
-/// Conflicting pairs on racy objects (read-read pairs are not races: Gap E).
+/// Conflicting pairs on racy objects (read-read pairs are not races: Gap E), less the pairs
+/// a common lock protects (the lockset filter: both threads inside sections of one lock is
+/// infeasible, so the query would be UNSAT anyway).
 pub fn races(ctp: &Ctp) -> Vec<Property> {
     let mut out = Vec::new();
     for (&obj, accesses) in &ctp.accesses {
         if !ctp.racy_object(obj) {
             continue;
         }
+        let locksets: Vec<Vec<u32>> = accesses.iter().map(|&e| lockset(ctp, e)).collect();
         for (i, &a) in accesses.iter().enumerate() {
-            for &b in &accesses[i + 1..] {
+            for (j, &b) in accesses.iter().enumerate().skip(i + 1) {
                 let conflict = writes(ctp, a) || writes(ctp, b);
-                if conflict && ctp.thread(a) != ctp.thread(b) {
+                let guarded = locksets[i].iter().any(|l| locksets[j].contains(l));
+                if conflict && !guarded && ctp.thread(a) != ctp.thread(b) {
                     out.push(Property::DataRace {
                         first: a,
                         second: b,
@@ -111,6 +115,19 @@ pub fn deadlocks(ctp: &Ctp) -> Vec<Property> {
         }
     }
     out
+}
+
+/// The locks held exclusively at `e` by its own thread.
+fn lockset(ctp: &Ctp, e: Ev) -> Vec<u32> {
+    ctp.sections
+        .iter()
+        .filter(|(_, ss)| {
+            ss.iter().any(|s| {
+                !s.shared && ctp.po(s.acquire, e) && s.release.is_none_or(|r| ctp.po(e, r))
+            })
+        })
+        .map(|(&l, _)| l)
+        .collect()
 }
 
 fn writes(ctp: &Ctp, e: Ev) -> bool {
