@@ -56,6 +56,8 @@ pub struct EncodeOptions {
     pub bound: Option<u32>,
     /// Initial values learned elsewhere (a replay) for objects the trace does not show.
     pub initial: BTreeMap<u32, i128>,
+    /// Per-check solver timeout.
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl<'c, 't> Encoding<'c, 't> {
@@ -78,6 +80,11 @@ impl<'c, 't> Encoding<'c, 't> {
             bound: opts.bound.map(|_| Bool::new_const("bound")),
             solver: Solver::new(),
         };
+        if let Some(t) = opts.timeout {
+            let mut params = z3::Params::new();
+            params.set_u32("timeout", t.as_millis().min(u32::MAX as u128) as u32);
+            enc.solver.set_params(&params);
+        }
         enc.program_order(opts.bound);
         enc.threads();
         enc.guards();

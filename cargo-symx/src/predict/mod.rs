@@ -69,6 +69,10 @@ pub struct Options {
     /// Initial values the caller knows, by object id (the trace shows only those of objects
     /// read before they are written).
     pub initial: BTreeMap<u32, i128>,
+    /// Solver time allowed per query; a query that runs out is counted as inconclusive.
+    /// Proving a counting property (a total after many locked increments) is hard for the
+    /// solver: the time grows exponentially with the number of critical sections.
+    pub query_timeout: Option<Duration>,
 }
 
 impl Default for Options {
@@ -81,6 +85,7 @@ impl Default for Options {
             deadlocks: true,
             refinements: 3,
             initial: BTreeMap::new(),
+            query_timeout: Some(Duration::from_secs(30)),
         }
     }
 }
@@ -112,6 +117,8 @@ pub struct Outcome {
     pub candidates: usize,
     /// Solver time of every query, in order.
     pub solve_times: Vec<Duration>,
+    /// Queries the solver gave up on (timeout): neither a prediction nor a proof.
+    pub inconclusive: usize,
     /// Bounded queries that were UNSAT with an unsat core not mentioning the bound: the
     /// property holds in every interleaving of this trace (§6.3).
     pub proved_unbounded: usize,
@@ -156,6 +163,7 @@ pub fn predict(
             let (prediction, stats) = query(&enc, p);
             out.solve_times.push(stats.time);
             out.proved_unbounded += stats.proved_unbounded as usize;
+            out.inconclusive += stats.inconclusive as usize;
             let Some(prediction) = prediction else { break };
             let run = replay(&prediction.witness.guide);
             match confirm::check(&ctp, p, &run) {
@@ -189,6 +197,7 @@ fn encode_options(opts: &Options, initial: BTreeMap<u32, i128>) -> EncodeOptions
         model: opts.model,
         bound: opts.bound,
         initial,
+        timeout: opts.query_timeout,
     }
 }
 
@@ -220,6 +229,7 @@ fn site(ctp: &Ctp, p: &Property) -> Vec<Option<Location>> {
 struct QueryStats {
     time: Duration,
     proved_unbounded: bool,
+    inconclusive: bool,
 }
 
 /// One property query on the encoding's solver.
@@ -233,6 +243,7 @@ fn query(enc: &Encoding, p: &Property) -> (Option<Prediction>, QueryStats) {
     let mut stats = QueryStats {
         time,
         proved_unbounded: false,
+        inconclusive: result == SatResult::Unknown,
     };
     let prediction = match result {
         SatResult::Sat => enc.solver.get_model().map(|m| Prediction {
