@@ -13,6 +13,21 @@
 //!
 //! This module owns the loop over candidates and the statistics; it never runs the program:
 //! the caller passes a `replay` function (in process, `Builder::run_guided`).
+//!
+//! Choices the trace format forces, stated once:
+//! - Initial values: the trace does not record `Shared::new`'s or `AtomicXxx::new`'s value. An
+//!   object first read in the observed run started with that read's value; one first written
+//!   gets a free initial value. A witness that leaned on a wrong guess does not replay; the
+//!   replay shows the real value (its first access to the object is then a read), and the
+//!   query is asked again with it (`Outcome::refined`), so a guess is never reported.
+//! - Thread-local code (branches, assertions) runs right after the thread's previous step, as
+//!   in the runtime: a thread that got there runs it if its condition holds, and the first
+//!   failing assertion of a run ends it.
+//! - Condvars, barriers, channels, park and wait queues are not modelled: their events keep
+//!   their observed order, and the event after a blocking one waits for every such event
+//!   observed before it (sound: it only removes interleavings).
+//! - Atomics are sequentially consistent; plain-value atomic reads keep their observed value
+//!   (the runtime pins them with a guard), `*_sym` ones are free.
 
 mod confirm;
 mod ctp;

