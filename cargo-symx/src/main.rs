@@ -9,6 +9,7 @@ mod crash;
 mod discover;
 mod outcome;
 mod output;
+mod predict;
 mod progress;
 mod replay;
 mod run;

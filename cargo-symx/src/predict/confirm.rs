@@ -1,0 +1,143 @@
+//! Confirmation: a prediction is a bug only if replaying its witness fails the same way
+//! (digest §6.5). This module judges a replay (`symx::GuidedRun`) against the prediction, and
+//! reads back from it what the trace could not tell (an object's initial value). It never runs
+//! anything itself: the caller replays, in process or through a worker.
+
+use std::collections::{BTreeMap, HashMap};
+
+use symx::trace::format::TraceEvent;
+use symx::{FailureKind, GuidedRun};
+
+use super::ctp::{Ctp, Ev};
+use super::properties::Property;
+use super::witness::Witness;
+
+/// The replay's events by `(thread, index)`: along the witness's prefix, threads follow their
+/// recorded paths, so the same position is the same event (object ids are numbered by first
+/// use and may differ between the runs; positions do not).
+fn by_position(run: &GuidedRun) -> HashMap<(usize, u32), &TraceEvent> {
+    run.trace
+        .events
+        .iter()
+        .map(|ev| ((ev.thread, ev.index), ev))
+        .collect()
+}
+
+/// `Ok` if the replay shows the predicted violation, else why not.
+pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), String> {
+    let failure = run
+        .report
+        .failure()
+        .ok_or_else(|| "the replay passed".to_string())?;
+    let replayed = by_position(run);
+    let same_place = |e: Ev| {
+        let ev = ctp.event(e);
+        replayed
+            .get(&(ev.thread, ev.index))
+            .is_some_and(|r| r.kind == ev.kind && r.location == ev.location)
+    };
+    match *property {
+        Property::Assertion { event } => {
+            let ev = ctp.event(event);
+            let failed = replayed
+                .get(&(ev.thread, ev.index))
+                .and_then(|r| r.assert.as_ref())
+                .is_some_and(|a| !a.holds);
+            if failure.kind() == FailureKind::Panic && same_place(event) && failed {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the replay failed otherwise: {}",
+                    failure.message()
+                ))
+            }
+        }
+        Property::Deadlock { first, second, .. } => {
+            // Both threads are blocked at their acquires when the runtime gives up.
+            let blocked = |e: Ev| {
+                let ev = ctp.event(e);
+                let last = run.trace.events.iter().rfind(|r| r.thread == ev.thread);
+                last.is_some_and(|r| r.index < ev.index)
+            };
+            if failure.kind() == FailureKind::Deadlock && blocked(first) && blocked(second) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the replay failed otherwise: {}",
+                    failure.message()
+                ))
+            }
+        }
+        Property::DataRace { first, second, obj } => {
+            let exact = same_place(first) && same_place(second);
+            // The runtime reports the first happens-before race it meets: the witness's prefix
+            // may already hold an unordered pair on the same object, a real race as well.
+            let on_obj = racing_object(run).is_some_and(|ro| replay_id(ctp, run, obj) == Some(ro));
+            if failure.kind() == FailureKind::DataRace && (exact || on_obj) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the replay failed otherwise: {}",
+                    failure.message()
+                ))
+            }
+        }
+    }
+}
+
+/// The object of the access at which a racy replay stopped (its last access event).
+fn racing_object(run: &GuidedRun) -> Option<u32> {
+    run.trace
+        .events
+        .iter()
+        .rev()
+        .find(|ev| ev.step.is_some())
+        .and_then(|ev| ev.obj)
+}
+
+/// The replay's id of the original object `obj`, through any access both runs share.
+fn replay_id(ctp: &Ctp, run: &GuidedRun, obj: u32) -> Option<u32> {
+    let replayed = by_position(run);
+    ctp.accesses.get(&obj)?.iter().find_map(|&e| {
+        let ev = ctp.event(e);
+        let r = replayed.get(&(ev.thread, ev.index))?;
+        (r.kind == ev.kind && r.location == ev.location)
+            .then_some(r.obj)
+            .flatten()
+    })
+}
+
+/// Initial values of `unknown` objects (by original id) that the replay shows: its first
+/// access to the object was a read.
+pub fn learned_initial(
+    ctp: &Ctp,
+    witness: &Witness,
+    run: &GuidedRun,
+    unknown: impl Iterator<Item = u32>,
+) -> BTreeMap<u32, i128> {
+    let replayed = by_position(run);
+    // Original object id -> replay object id, through the prefix's accesses.
+    let mut ids: BTreeMap<u32, u32> = BTreeMap::new();
+    for &e in &witness.prefix {
+        let ev = ctp.event(e);
+        if let (Some(o), Some(r)) = (ev.obj, replayed.get(&(ev.thread, ev.index))) {
+            if let Some(ro) = r.obj.filter(|_| r.kind == ev.kind) {
+                ids.insert(o, ro);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for obj in unknown {
+        let Some(&ro) = ids.get(&obj) else { continue };
+        let first = run
+            .trace
+            .events
+            .iter()
+            .find(|ev| ev.obj == Some(ro) && (ev.read.is_some() || ev.write.is_some()));
+        // A read-modify-write reads before it writes: its read is the initial value too.
+        if let Some(r) = first.and_then(|ev| ev.read) {
+            out.insert(obj, r.value);
+        }
+    }
+    out
+}

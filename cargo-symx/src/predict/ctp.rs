@@ -1,0 +1,214 @@
+//! The concurrent trace program (CTP) of one recorded trace: per-thread program order (PO),
+//! the shared accesses by object, the spawn/join edges, the lock critical sections and the
+//! initial value of every object. Pure bookkeeping over `symx::trace::Trace`; it knows nothing
+//! of z3 (that is `encode`).
+
+use std::collections::BTreeMap;
+
+use symx::trace::format::{EventKind, SyncKind, TraceEvent, Ty};
+use symx::trace::Trace;
+
+/// An event, by its position in `trace.events` (its `seq`).
+pub type Ev = usize;
+
+/// A critical section of one thread on one lock: `acquire` .. `release` (none when the trace
+/// ends with the lock held).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Section {
+    pub thread: usize,
+    pub acquire: Ev,
+    pub release: Option<Ev>,
+    /// A read (shared) lock: shared sections do not exclude each other.
+    pub shared: bool,
+}
+
+/// A failed try-lock: the lock was held by someone at that point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TryFail {
+    pub event: Ev,
+    pub lock: u32,
+}
+
+/// The CTP: the trace's events with only program order kept between them.
+#[derive(Debug)]
+pub struct Ctp<'t> {
+    pub trace: &'t Trace,
+    /// Per thread, its events in program order.
+    pub threads: Vec<Vec<Ev>>,
+    /// The thread-local preceding event (None for a thread's first event).
+    pub pred: Vec<Option<Ev>>,
+    /// Per object, the events that write it (in trace order).
+    pub writes: BTreeMap<u32, Vec<Ev>>,
+    /// Per object, the events that read it through a read variable.
+    pub reads: BTreeMap<u32, Vec<Ev>>,
+    /// Per object, every access (reads and writes, valued or not), for race candidates.
+    pub accesses: BTreeMap<u32, Vec<Ev>>,
+    /// Per thread, the spawn event that created it.
+    pub spawned_at: Vec<Option<Ev>>,
+    /// Per lock object, its critical sections.
+    pub sections: BTreeMap<u32, Vec<Section>>,
+    pub try_fails: Vec<TryFail>,
+    /// Events whose blocking semantics the encoding does not model (condvars, barriers,
+    /// channels, park, wait queues, once): they keep their observed order (see `encode`).
+    pub unmodelled: Vec<Ev>,
+    /// Per object, its type and its value before any write, when the trace shows it.
+    pub initial: BTreeMap<u32, (Ty, Option<i128>)>,
+    /// Every assertion event.
+    pub asserts: Vec<Ev>,
+    /// Per event, the last event before it in its thread after which the thread runs on
+    /// without a scheduling decision: a visible operation or a join. Thread-local code
+    /// (branches, assertions) runs right after it, whatever the schedule does next.
+    pub fire_point: Vec<Option<Ev>>,
+}
+
+impl<'t> Ctp<'t> {
+    pub fn new(trace: &'t Trace) -> Self {
+        let mut ctp = Ctp {
+            trace,
+            threads: vec![Vec::new(); trace.threads.len()],
+            pred: vec![None; trace.events.len()],
+            writes: BTreeMap::new(),
+            reads: BTreeMap::new(),
+            accesses: BTreeMap::new(),
+            spawned_at: vec![None; trace.threads.len()],
+            sections: BTreeMap::new(),
+            try_fails: Vec::new(),
+            unmodelled: Vec::new(),
+            initial: BTreeMap::new(),
+            asserts: Vec::new(),
+            fire_point: vec![None; trace.events.len()],
+        };
+        let mut open: BTreeMap<(usize, u32), Vec<usize>> = BTreeMap::new();
+        for (e, ev) in trace.events.iter().enumerate() {
+            ctp.pred[e] = ctp.threads[ev.thread].last().copied();
+            ctp.fire_point[e] = ctp.pred[e].and_then(|p| {
+                let pe = &trace.events[p];
+                if pe.step.is_some() || pe.kind == EventKind::Join {
+                    Some(p)
+                } else {
+                    ctp.fire_point[p]
+                }
+            });
+            if ev.assert.is_some() {
+                ctp.asserts.push(e);
+            }
+            ctp.threads[ev.thread].push(e);
+            ctp.data(e, ev);
+            ctp.sync(e, ev, &mut open);
+            if ev.kind == EventKind::Spawn {
+                if let Some(c) = ev.child {
+                    ctp.spawned_at[c] = Some(e);
+                }
+            }
+            if unmodelled(ev.kind) {
+                ctp.unmodelled.push(e);
+            }
+        }
+        ctp
+    }
+
+    pub fn event(&self, e: Ev) -> &'t TraceEvent {
+        &self.trace.events[e]
+    }
+
+    pub fn thread(&self, e: Ev) -> usize {
+        self.trace.events[e].thread
+    }
+
+    /// Program order: `a` is before `b` in the same thread.
+    pub fn po(&self, a: Ev, b: Ev) -> bool {
+        self.thread(a) == self.thread(b) && self.event(a).index < self.event(b).index
+    }
+
+    /// The last event of a thread (its `exit`, when it finished).
+    pub fn last_of(&self, thread: usize) -> Option<Ev> {
+        self.threads.get(thread).and_then(|t| t.last().copied())
+    }
+
+    /// Reads, writes and the initial value: a read that comes before every write to its
+    /// object in the observed trace read the initial value. When a write came first, the
+    /// trace does not say it (the runtime does not record `Shared::new`'s value): `None`.
+    fn data(&mut self, e: Ev, ev: &TraceEvent) {
+        let Some(obj) = ev.obj else { return };
+        let cell = self.trace.objects[obj as usize].kind == "cell";
+        let access = ev.read.is_some()
+            || ev.write.is_some()
+            || (cell && matches!(ev.kind, EventKind::Load | EventKind::Store));
+        if !access {
+            return;
+        }
+        self.accesses.entry(obj).or_default().push(e);
+        if let Some(r) = ev.read {
+            self.reads.entry(obj).or_default().push(e);
+            self.initial.entry(obj).or_insert((r.ty, Some(r.value)));
+        }
+        if let Some(w) = ev.write {
+            self.writes.entry(obj).or_default().push(e);
+            self.initial.entry(obj).or_insert((w.ty, None));
+        }
+    }
+
+    /// Lock critical sections from the `sync` records (built-in and annotated alike): a
+    /// release closes the thread's most recent open acquire of that lock.
+    fn sync(&mut self, e: Ev, ev: &TraceEvent, open: &mut BTreeMap<(usize, u32), Vec<usize>>) {
+        for s in &ev.sync {
+            let list = self.sections.entry(s.obj).or_default();
+            match s.op {
+                SyncKind::Acquire => {
+                    open.entry((ev.thread, s.obj)).or_default().push(list.len());
+                    list.push(Section {
+                        thread: ev.thread,
+                        acquire: e,
+                        release: None,
+                        shared: s.shared,
+                    });
+                }
+                SyncKind::Release => {
+                    if let Some(i) = open.get_mut(&(ev.thread, s.obj)).and_then(Vec::pop) {
+                        list[i].release = Some(e);
+                    }
+                }
+                SyncKind::TryAcquireFailed => self.try_fails.push(TryFail {
+                    event: e,
+                    lock: s.obj,
+                }),
+                SyncKind::BarrierArrive | SyncKind::BarrierDepart => {}
+            }
+        }
+    }
+
+    /// Thread-local code that runs as soon as its thread gets there: no scheduling step, no
+    /// blocking (joins and annotated lock operations can block).
+    pub fn eager(&self, e: Ev) -> bool {
+        let ev = self.event(e);
+        ev.step.is_none() && ev.kind != EventKind::Join && ev.sync.is_empty()
+    }
+
+    /// Objects the races property looks at: `Shared` and `UnsafeCell` (atomics never race).
+    pub fn racy_object(&self, obj: u32) -> bool {
+        matches!(&*self.trace.objects[obj as usize].kind, "shared" | "cell")
+    }
+}
+
+/// Blocking or matching semantics the encoding does not model yet.
+fn unmodelled(kind: EventKind) -> bool {
+    use EventKind::*;
+    matches!(
+        kind,
+        CondvarWait
+            | NotifyOne
+            | NotifyAll
+            | BarrierWait
+            | Send
+            | Recv
+            | Park
+            | Unpark
+            | QueueWait
+            | QueueNotify
+            | Once
+            | SpuriousWake
+            | Disconnect
+            | BarrierArrive
+            | BarrierDepart
+    )
+}

@@ -1,0 +1,244 @@
+//! The properties a query asks about (`PHI_PRP`, seed-predictive.md §3.8 in prefix form) and
+//! their candidates in a CTP: every recorded assertion, every conflicting pair of accesses
+//! to a `Shared` or `UnsafeCell` by different threads, and every pair of acquisitions that
+//! could wait for each other (two locks taken in opposite orders).
+
+use std::fmt;
+
+use symx::trace::format::EventKind;
+use z3::ast::Bool;
+
+use super::ctp::{Ctp, Ev};
+use super::dag;
+use super::encode::Encoding;
+
+/// One property query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Property {
+    /// The assertion recorded at `event` fails where the prefix reaches it.
+    Assertion { event: Ev },
+    /// `first` and `second` (different threads, same object, at least one write) are both the
+    /// next event of their thread after some feasible prefix: they can be adjacent.
+    DataRace { first: Ev, second: Ev, obj: u32 },
+    /// A cyclic wait on two locks: `first` (an acquire) waits for the lock that `second`'s
+    /// thread holds since `held_by_second`, and `second` for the one `first`'s thread holds
+    /// since `held_by_first`. Not in the paper (digest §6.4, derived).
+    Deadlock {
+        first: Ev,
+        second: Ev,
+        held_by_first: Ev,
+        held_by_second: Ev,
+    },
+}
+
+impl Property {
+    /// The event after which a witness prefix can stop (later events do not matter): an
+    /// assertion fails right after its fire point.
+    pub fn last_event(&self, ctp: &Ctp) -> Option<Ev> {
+        match *self {
+            Property::Assertion { event } => ctp.fire_point[event],
+            Property::DataRace { .. } | Property::Deadlock { .. } => None,
+        }
+    }
+}
+
+/// Every assertion that held in the observed run (a failing one is already a found bug).
+pub fn assertions(ctp: &Ctp) -> Vec<Property> {
+    ctp.trace
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(_, ev)| ev.assert.as_ref().is_some_and(|a| a.holds))
+        .map(|(event, _)| Property::Assertion { event })
+        .collect()
+}
+
+/// Conflicting pairs on racy objects (read-read pairs are not races: Gap E), less the pairs
+/// a common lock protects (the lockset filter: both threads inside sections of one lock is
+/// infeasible, so the query would be UNSAT anyway).
+pub fn races(ctp: &Ctp) -> Vec<Property> {
+    let mut out = Vec::new();
+    for (&obj, accesses) in &ctp.accesses {
+        if !ctp.racy_object(obj) {
+            continue;
+        }
+        let locksets: Vec<Vec<u32>> = accesses.iter().map(|&e| lockset(ctp, e)).collect();
+        for (i, &a) in accesses.iter().enumerate() {
+            for (j, &b) in accesses.iter().enumerate().skip(i + 1) {
+                let conflict = writes(ctp, a) || writes(ctp, b);
+                let guarded = locksets[i].iter().any(|l| locksets[j].contains(l));
+                if conflict && !guarded && ctp.thread(a) != ctp.thread(b) {
+                    out.push(Property::DataRace {
+                        first: a,
+                        second: b,
+                        obj,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Two-thread cycles: an acquire of `L` made while holding `M`, and one of `M` while holding
+/// `L`, in different threads (exclusive acquisitions only).
+pub fn deadlocks(ctp: &Ctp) -> Vec<Property> {
+    // (thread, acquire event, lock waited for, acquire event of a lock held, lock held)
+    let mut waits = Vec::new();
+    for (&lock, sections) in &ctp.sections {
+        for s in sections.iter().filter(|s| !s.shared) {
+            for (&held, outer) in &ctp.sections {
+                for h in outer
+                    .iter()
+                    .filter(|h| h.thread == s.thread && held != lock)
+                {
+                    let holds = ctp.po(h.acquire, s.acquire)
+                        && h.release.is_none_or(|r| ctp.po(s.acquire, r));
+                    if holds && !h.shared {
+                        waits.push((s.thread, s.acquire, lock, h.acquire, held));
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, a) in waits.iter().enumerate() {
+        for b in &waits[i + 1..] {
+            if a.0 != b.0 && a.2 == b.4 && a.4 == b.2 {
+                out.push(Property::Deadlock {
+                    first: a.1,
+                    second: b.1,
+                    held_by_first: a.3,
+                    held_by_second: b.3,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The locks held exclusively at `e` by its own thread.
+fn lockset(ctp: &Ctp, e: Ev) -> Vec<u32> {
+    ctp.sections
+        .iter()
+        .filter(|(_, ss)| {
+            ss.iter().any(|s| {
+                !s.shared && ctp.po(s.acquire, e) && s.release.is_none_or(|r| ctp.po(e, r))
+            })
+        })
+        .map(|(&l, _)| l)
+        .collect()
+}
+
+fn writes(ctp: &Ctp, e: Ev) -> bool {
+    let ev = ctp.event(e);
+    ev.write.is_some() || matches!(ev.kind, EventKind::Store | EventKind::SharedWrite)
+}
+
+/// `PHI_PRP` of a property over an encoding, in prefix form: the thread reaches the
+/// assertion and it is false there (so it is not executed); both racing accesses are their
+/// thread's next event. Either way no other assertion may fail first, since the real run
+/// would stop at that one.
+pub fn formula(enc: &Encoding, p: &Property) -> Bool {
+    match *p {
+        Property::Assertion { event } => {
+            let mut conj = vec![enc.reached(event), fails(enc, event)];
+            for &other in &enc.ctp.asserts {
+                if enc.ctp.thread(other) != enc.ctp.thread(event) {
+                    let first = fires_before(enc, event, other);
+                    conj.push(Bool::and(&[enc.reached(other), fails(enc, other)]).implies(first));
+                }
+            }
+            Bool::and(&conj)
+        }
+        Property::DataRace { first, second, .. } => {
+            let mut conj = vec![
+                enc.reached(first),
+                enc.reached(second),
+                enc.exec[first].not(),
+                enc.exec[second].not(),
+            ];
+            conj.extend(no_assertion_fails(enc));
+            Bool::and(&conj)
+        }
+        Property::Deadlock {
+            first,
+            second,
+            held_by_first,
+            held_by_second,
+        } => {
+            // Each holds its lock (its release comes after its poised acquire in PO, so it
+            // has not run) and waits at its acquire.
+            let mut conj = vec![
+                enc.reached(first),
+                enc.reached(second),
+                enc.exec[first].not(),
+                enc.exec[second].not(),
+                enc.exec[held_by_first].clone(),
+                enc.exec[held_by_second].clone(),
+            ];
+            conj.extend(no_assertion_fails(enc));
+            Bool::and(&conj)
+        }
+    }
+}
+
+/// No assertion a prefix reaches is false (the run would have stopped there).
+fn no_assertion_fails(enc: &Encoding) -> Vec<Bool> {
+    enc.ctp
+        .asserts
+        .iter()
+        .map(|&a| Bool::and(&[enc.reached(a), fails(enc, a)]).not())
+        .collect()
+}
+
+/// The assertion at `a` is false.
+fn fails(enc: &Encoding, a: Ev) -> Bool {
+    let rec = enc.ctp.event(a).assert.as_ref().expect("an assert event");
+    dag::holds(&enc.values[rec.cond as usize]).not()
+}
+
+/// Assertion `a`'s thread-local code runs before `b`'s: their fire points are ordered.
+fn fires_before(enc: &Encoding, a: Ev, b: Ev) -> Bool {
+    match (enc.ctp.fire_point[a], enc.ctp.fire_point[b]) {
+        (Some(fa), Some(fb)) => enc.hb(fa, fb),
+        // Code before a thread's first step runs whenever the thread is first scheduled:
+        // no order is known, so it must not fail.
+        _ => Bool::from_bool(false),
+    }
+}
+
+/// A readable name of the property, for reports and test failures.
+pub struct Describe<'a, 'c, 't>(pub &'a Ctp<'t>, pub &'c Property);
+
+impl fmt::Display for Describe<'_, '_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = |e: Ev| {
+            let ev = self.0.event(e);
+            match &ev.location {
+                Some(l) => format!("thread {} at {}:{}:{}", ev.thread, l.file, l.line, l.column),
+                None => format!("thread {} event {}", ev.thread, ev.index),
+            }
+        };
+        match *self.1 {
+            Property::Assertion { event } => {
+                let text = &self.0.event(event).assert.as_ref().expect("assert").text;
+                write!(f, "assertion `{text}` fails ({})", at(event))
+            }
+            Property::Deadlock { first, second, .. } => {
+                write!(
+                    f,
+                    "deadlock: {} and {} wait for each other",
+                    at(first),
+                    at(second)
+                )
+            }
+            Property::DataRace { first, second, obj } => write!(
+                f,
+                "data race on object {obj}: {} and {}",
+                at(first),
+                at(second)
+            ),
+        }
+    }
+}

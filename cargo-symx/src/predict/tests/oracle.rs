@@ -1,0 +1,218 @@
+//! The brute-force oracle (digest §6.7): enumerate every interleaving of a CTP's events with
+//! the expression DAG interpreted concretely, under prefix semantics. An event runs when it is
+//! its thread's next one, its spawn has run, its joined child has finished, its lock is free
+//! and its guard holds; an assertion that evaluates to false is a violation; two conflicting
+//! accesses that are both their thread's next event are a race. This decides exactly what the
+//! encoding should (Theorem 4.1, prefix form), by a route that shares no code with it.
+//! Thread-local code (branches, assertions) runs eagerly after the event before it, as in the
+//! runtime, so the first failing assertion of an interleaving ends it.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use symx::trace::format::{BinOp, CmpOp, EventKind, Expr, SyncKind, Ty, UnOp};
+
+use crate::predict::ctp::{Ctp, Ev};
+
+/// What some interleaving of the CTP reaches.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    /// Assertion events that can fail.
+    pub assertions: BTreeSet<Ev>,
+    /// Conflicting pairs that can be adjacent, `(first, second)` in trace order.
+    pub races: BTreeSet<(Ev, Ev)>,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct State {
+    /// Per thread, how many of its events ran.
+    pos: Vec<usize>,
+    mem: BTreeMap<u32, u128>,
+    /// Per lock, its holders and whether they hold it shared.
+    holders: BTreeMap<u32, Vec<(usize, bool)>>,
+    reads: BTreeMap<u32, u128>,
+}
+
+/// Explores every interleaving; `initial` gives each object's value before any write.
+pub fn explore(ctp: &Ctp, initial: &BTreeMap<u32, i128>) -> Found {
+    let mem = ctp
+        .initial
+        .iter()
+        .map(|(&o, &(ty, _))| (o, ty.from_i128(initial.get(&o).copied().unwrap_or(0))))
+        .collect();
+    let start = State {
+        pos: vec![0; ctp.threads.len()],
+        mem,
+        holders: BTreeMap::new(),
+        reads: BTreeMap::new(),
+    };
+    let mut found = Found::default();
+    let mut seen = HashSet::new();
+    let mut stack = vec![start];
+    while let Some(s) = stack.pop() {
+        if !seen.insert(s.clone()) {
+            continue;
+        }
+        races_at(ctp, &s, &mut found);
+        for t in 0..ctp.threads.len() {
+            if let Some(next) = step(ctp, &s, t, &mut found) {
+                stack.push(next);
+            }
+        }
+    }
+    found
+}
+
+fn next_event(ctp: &Ctp, s: &State, t: usize) -> Option<Ev> {
+    let events = &ctp.threads[t];
+    let e = *events.get(s.pos[t])?;
+    // A thread's first event needs its spawn to have run.
+    let started = ctp.spawned_at[t].is_none_or(|sp| ran(ctp, s, sp));
+    started.then_some(e)
+}
+
+fn ran(ctp: &Ctp, s: &State, e: Ev) -> bool {
+    s.pos[ctp.thread(e)] > ctp.event(e).index as usize
+}
+
+fn races_at(ctp: &Ctp, s: &State, found: &mut Found) {
+    let next: Vec<Ev> = (0..ctp.threads.len())
+        .filter_map(|t| next_event(ctp, s, t))
+        .collect();
+    for (i, &a) in next.iter().enumerate() {
+        for &b in &next[i + 1..] {
+            let ea = ctp.event(a);
+            let eb = ctp.event(b);
+            let same = ea.obj.is_some() && ea.obj == eb.obj;
+            let racy = same
+                && ctp.racy_object(ea.obj.unwrap())
+                && ctp.accesses[&ea.obj.unwrap()].contains(&a)
+                && ctp.accesses[&ea.obj.unwrap()].contains(&b);
+            if racy && (writes(ea.kind) || writes(eb.kind)) {
+                found.races.insert((a.min(b), a.max(b)));
+            }
+        }
+    }
+}
+
+fn writes(kind: EventKind) -> bool {
+    matches!(kind, EventKind::Store | EventKind::SharedWrite)
+}
+
+/// Runs thread `t`'s next event, if it can run.
+fn step(ctp: &Ctp, s: &State, t: usize, found: &mut Found) -> Option<State> {
+    let e = next_event(ctp, s, t)?;
+    let ev = ctp.event(e);
+    let mut n = s.clone();
+    if ev.kind == EventKind::Join {
+        let child = ev.child.expect("a join names its child");
+        if n.pos[child] < ctp.threads[child].len() {
+            return None;
+        }
+    }
+    for rec in &ev.sync {
+        let holders = n.holders.entry(rec.obj).or_default();
+        match rec.op {
+            SyncKind::Acquire => {
+                if holders.iter().any(|&(_, sh)| !(sh && rec.shared)) {
+                    return None;
+                }
+                holders.push((t, rec.shared));
+            }
+            SyncKind::Release => {
+                let i = holders.iter().position(|&(h, _)| h == t)?;
+                holders.remove(i);
+            }
+            SyncKind::TryAcquireFailed if holders.is_empty() => return None,
+            _ => {}
+        }
+    }
+    if let (Some(r), Some(obj)) = (ev.read, ev.obj) {
+        n.reads.insert(r.var, n.mem[&obj]);
+    }
+    let exprs = &ctp.trace.exprs;
+    if let Some(g) = ev.guard {
+        if eval(exprs, g, &n.reads) != 1 {
+            return None;
+        }
+    }
+    if let (Some(w), Some(obj)) = (ev.write, ev.obj) {
+        n.mem.insert(obj, eval(exprs, w.expr, &n.reads));
+    }
+    if let Some(a) = &ev.assert {
+        if eval(exprs, a.cond, &n.reads) != 1 {
+            found.assertions.insert(e);
+            return None;
+        }
+    }
+    n.pos[t] += 1;
+    run_local(ctp, &mut n, t, found).then_some(n)
+}
+
+/// Thread-local code runs on right after the event before it, with no scheduling step: a
+/// failing assertion there ends the execution (false), a flipped branch stops the thread.
+fn run_local(ctp: &Ctp, n: &mut State, t: usize, found: &mut Found) -> bool {
+    let exprs = &ctp.trace.exprs;
+    while let Some(&e) = ctp.threads[t].get(n.pos[t]) {
+        let ev = ctp.event(e);
+        if !ctp.eager(e) || ev.guard.is_some_and(|g| eval(exprs, g, &n.reads) != 1) {
+            break;
+        }
+        if let Some(a) = &ev.assert {
+            if eval(exprs, a.cond, &n.reads) != 1 {
+                found.assertions.insert(e);
+                return false;
+            }
+        }
+        n.pos[t] += 1;
+    }
+    true
+}
+
+/// The value of node `id` (bit pattern of its type) under the read values.
+fn eval(exprs: &[Expr], id: u32, reads: &BTreeMap<u32, u128>) -> u128 {
+    let v = |i: u32| eval(exprs, i, reads);
+    match exprs[id as usize] {
+        Expr::Const { ty, value } => ty.from_i128(value),
+        Expr::Input { .. } => panic!("the differential programs take no inputs"),
+        Expr::Read { ty, var } => ty.truncate(reads[&var]),
+        Expr::Unary { ty, un, a } => match un {
+            UnOp::Neg => ty.truncate(v(a).wrapping_neg()),
+            UnOp::Not => ty.truncate(!v(a)),
+        },
+        Expr::Binary { ty, bin, a, b } => binary(ty, bin, v(a), v(b)),
+        Expr::Compare { cmp, a, b } => {
+            let ty = exprs[a as usize].ty();
+            let ord = if ty.signed() {
+                ty.to_i128(v(a)).cmp(&ty.to_i128(v(b)))
+            } else {
+                v(a).cmp(&v(b))
+            };
+            let holds = match cmp {
+                CmpOp::Eq => ord.is_eq(),
+                CmpOp::Ne => ord.is_ne(),
+                CmpOp::Lt => ord.is_lt(),
+                CmpOp::Le => ord.is_le(),
+                CmpOp::Gt => ord.is_gt(),
+                CmpOp::Ge => ord.is_ge(),
+            };
+            holds as u128
+        }
+        Expr::Cast { ty, a } => ty.from_i128(exprs[a as usize].ty().to_i128(v(a))),
+    }
+}
+
+fn binary(ty: Ty, op: BinOp, a: u128, b: u128) -> u128 {
+    let w = ty.bits();
+    ty.truncate(match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl => a << (b as u32 % w),
+        BinOp::Shr if ty.signed() => (ty.to_i128(a) >> (b as u32 % w)) as u128,
+        BinOp::Shr => a >> (b as u32 % w),
+        BinOp::Div | BinOp::Rem => panic!("the differential programs do not divide"),
+    })
+}
