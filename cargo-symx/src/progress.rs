@@ -1,6 +1,7 @@
 //! What the user sees while tests run: a spinner per running test with its execution count and
 //! rate (only on a terminal), and one line per finished test.
 
+use std::sync::Mutex;
 use std::time::Instant;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -19,6 +20,8 @@ pub struct Progress {
 pub struct TestBar {
     bar: ProgressBar,
     start: Instant,
+    /// The most preemptions an execution took so far (over every shard), and the bound.
+    preemptions: Mutex<(u32, Option<u32>)>,
 }
 
 impl Progress {
@@ -46,6 +49,7 @@ impl Progress {
         TestBar {
             bar,
             start: Instant::now(),
+            preemptions: Mutex::new((0, None)),
         }
     }
 
@@ -78,6 +82,38 @@ impl TestBar {
             }
             _ => format!("{executions} executions ({rate:.0}/s)"),
         };
-        self.bar.set_message(message);
+        let preemptions = *self.preemptions.lock().unwrap_or_else(|p| p.into_inner());
+        self.bar
+            .set_message(format!("{message}{}", preemption_note(preemptions)));
+    }
+
+    /// Notes the most preemptions an execution took (shown with the next message).
+    pub fn preemptions(&self, max: u32, bound: Option<u32>) {
+        let mut p = self.preemptions.lock().unwrap_or_else(|p| p.into_inner());
+        *p = (p.0.max(max), bound);
+    }
+}
+
+/// `, ≤ 3 preemptions` — and, when a bound cuts the space, that it has been reached.
+fn preemption_note((max, bound): (u32, Option<u32>)) -> String {
+    match bound {
+        Some(b) if max >= b => format!(", preemption bound {b} reached"),
+        Some(b) => format!(", ≤ {max} of {b} preemptions"),
+        None => format!(", ≤ {max} preemptions"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::preemption_note;
+
+    #[test]
+    fn the_note_says_when_the_preemption_bound_is_reached() {
+        assert_eq!(preemption_note((1, None)), ", ≤ 1 preemptions");
+        assert_eq!(preemption_note((1, Some(2))), ", ≤ 1 of 2 preemptions");
+        assert_eq!(
+            preemption_note((2, Some(2))),
+            ", preemption bound 2 reached"
+        );
     }
 }

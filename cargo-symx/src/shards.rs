@@ -37,10 +37,10 @@ pub fn run(
     bar: &TestBar,
 ) -> (Run, Overrides) {
     if count <= 1 {
-        let mut events = |e| {
-            if let Event::Progress(n, total) = e {
-                bar.executions(n, total)
-            }
+        let mut events = |e| match e {
+            Event::Progress(n, total) => bar.executions(n, total),
+            Event::Preemptions(max, bound) => bar.preemptions(max, bound),
+            Event::Hello | Event::Failure => {}
         };
         let run = worker::run(case, request(overrides, None), extra, timeout, &mut events);
         return (run, overrides.clone());
@@ -65,6 +65,7 @@ pub fn run(
                         let req = request(overrides, shard(index));
                         let mut events = |e| match e {
                             Event::Progress(n, t) => report(index, n, t),
+                            Event::Preemptions(max, bound) => bar.preemptions(max, bound),
                             Event::Failure => found.store(true, Ordering::SeqCst),
                             Event::Hello => {}
                         };
@@ -73,6 +74,7 @@ pub fn run(
                 }
             }
             Event::Progress(n, t) => report(0, n, t),
+            Event::Preemptions(max, bound) => bar.preemptions(max, bound),
             Event::Failure => found.store(true, Ordering::SeqCst),
         };
         let req = request(overrides, shard(0));

@@ -97,6 +97,8 @@ pub enum Event {
     Hello,
     /// Executions run so far, and at most in all when that is known.
     Progress(u64, Option<u64>),
+    /// The most preemptions an execution took so far, and the bound the exploration has.
+    Preemptions(u32, Option<u32>),
     /// The exploration ended with a failure.
     Failure,
 }
@@ -249,10 +251,15 @@ fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
                 events(Event::Hello);
             }
             Message::Progress {
-                executions, total, ..
+                executions,
+                total,
+                max_preemptions,
+                preemption_bound,
+                ..
             } => {
                 run.last_progress = executions;
                 events(Event::Progress(executions, total));
+                events(Event::Preemptions(max_preemptions, preemption_bound));
             }
             Message::Execution { .. } => run.announced.clear(),
             Message::Decision { value } => run.announced.push(value),

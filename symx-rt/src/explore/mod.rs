@@ -72,7 +72,7 @@ fn make(b: &Builder) -> Box<dyn Strategy> {
 
 /// Runs executions of `body` as the builder says, until a failure, a bound, or exhaustion.
 pub(crate) fn explore(b: &Builder, body: &dyn Fn()) -> Report {
-    explore_observed(b, body, &mut |_| {})
+    explore_with(b, body, &mut |_, _| {}, None)
 }
 
 /// [`explore`], showing every execution's events to `observe` (for tests of the strategies).
@@ -81,14 +81,15 @@ pub(crate) fn explore_observed(
     body: &dyn Fn(),
     observe: &mut dyn FnMut(&[Event]),
 ) -> Report {
-    explore_with(b, body, observe, None)
+    explore_with(b, body, &mut |events, _| observe(events), None)
 }
 
-/// [`explore_observed`], also handing each recorded trace to `on_trace`.
+/// [`explore_observed`], showing also each execution's number of preemptions, and handing
+/// each recorded trace to `on_trace`.
 pub(crate) fn explore_with(
     b: &Builder,
     body: &dyn Fn(),
-    observe: &mut dyn FnMut(&[Event]),
+    observe: &mut dyn FnMut(&[Event], u32),
     mut on_trace: Option<&mut dyn FnMut(&Trace)>,
 ) -> Report {
     let start = Instant::now();
@@ -110,7 +111,7 @@ pub(crate) fn explore_with(
         let mut outcome = run_execution(b.config(), strategy.as_mut(), body, false);
         executions += 1;
         discarded += outcome.discarded as u64;
-        observe(&outcome.events);
+        observe(&outcome.events, outcome.preemptions);
         strategy.end_execution(&outcome.events);
         if let Some(mut trace) = outcome.trace.take() {
             let schedule = outcome_schedule(b, &outcome);

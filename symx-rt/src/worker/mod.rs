@@ -152,6 +152,7 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
     let mut last = start;
     let mut executions = 0u64;
     let mut traced = 0u64;
+    let mut max_preemptions = 0u32;
     let mut send_trace = |trace: &crate::trace::Trace| {
         traced += 1;
         if traced <= traces {
@@ -167,14 +168,17 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
     let report = crate::explore::explore_with(
         &b,
         &body,
-        &mut |_| {
+        &mut |_, preemptions| {
             executions += 1;
+            max_preemptions = max_preemptions.max(preemptions);
             if last.elapsed() >= PROGRESS_EVERY {
                 last = Instant::now();
                 send(&Message::Progress {
                     executions,
                     elapsed_ms: start.elapsed().as_millis() as u64,
                     total: b.max_executions,
+                    max_preemptions,
+                    preemption_bound: b.preemption_bound,
                 });
             }
         },

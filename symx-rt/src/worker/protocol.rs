@@ -112,6 +112,13 @@ pub enum Message {
         /// (an execution bound, or the iterations of random and PCT): an estimate of the space.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         total: Option<u64>,
+        /// The most preemptions any execution so far took.
+        #[serde(default)]
+        max_preemptions: u32,
+        /// The preemption bound the exploration runs under, if any: `max_preemptions` reaching
+        /// it means the bound is cutting the space.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        preemption_bound: Option<u32>,
     },
     /// Announce mode: execution number `index` (from 0) starts.
     Execution { index: u64 },
