@@ -125,26 +125,29 @@ impl<'t> Ctp<'t> {
         self.threads.get(thread).and_then(|t| t.last().copied())
     }
 
-    /// Reads, writes and the initial value: a read that comes before every write to its
-    /// object in the observed trace read the initial value. When a write came first, the
-    /// trace does not say it (the runtime does not record `Shared::new`'s value): `None`.
+    /// Reads, writes and the initial value: the object's recorded initial value where the
+    /// trace has one; otherwise a read that comes before every write to its object in the
+    /// observed trace read it, and when a write came first it is unknown (`None`).
     fn data(&mut self, e: Ev, ev: &TraceEvent) {
         let Some(obj) = ev.obj else { return };
-        let cell = self.trace.objects[obj as usize].kind == "cell";
-        let access = ev.read.is_some()
-            || ev.write.is_some()
-            || (cell && matches!(ev.kind, EventKind::Load | EventKind::Store));
-        if !access {
+        let cell = matches!(ev.kind, EventKind::CellRead | EventKind::CellWrite);
+        if !(ev.read.is_some() || ev.write.is_some() || cell) {
             return;
         }
         self.accesses.entry(obj).or_default().push(e);
+        let recorded = self.trace.objects[obj as usize]
+            .initial
+            .map(|i| (i.ty, Some(i.value)));
         if let Some(r) = ev.read {
             self.reads.entry(obj).or_default().push(e);
-            self.initial.entry(obj).or_insert((r.ty, Some(r.value)));
+            let seen = recorded.unwrap_or((r.ty, Some(r.value)));
+            self.initial.entry(obj).or_insert(seen);
         }
         if let Some(w) = ev.write {
             self.writes.entry(obj).or_default().push(e);
-            self.initial.entry(obj).or_insert((w.ty, None));
+            self.initial
+                .entry(obj)
+                .or_insert(recorded.unwrap_or((w.ty, None)));
         }
     }
 

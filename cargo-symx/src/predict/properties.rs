@@ -132,7 +132,11 @@ fn lockset(ctp: &Ctp, e: Ev) -> Vec<u32> {
 
 fn writes(ctp: &Ctp, e: Ev) -> bool {
     let ev = ctp.event(e);
-    ev.write.is_some() || matches!(ev.kind, EventKind::Store | EventKind::SharedWrite)
+    ev.write.is_some()
+        || matches!(
+            ev.kind,
+            EventKind::Store | EventKind::SharedWrite | EventKind::CellWrite
+        )
 }
 
 /// `PHI_PRP` of a property over an encoding, in prefix form: the thread reaches the
