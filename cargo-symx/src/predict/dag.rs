@@ -122,7 +122,7 @@ mod tests {
 
     /// Every node's z3 value equals the runtime's reference evaluation.
     fn agrees(nodes: &[Expr]) {
-        let reference = symx_eval(nodes);
+        let reference = symx::trace::eval_all(nodes, |_| None, |_| None).unwrap();
         let terms = translate(nodes, |_| unreachable!("no reads"));
         let s = Solver::new();
         assert_eq!(s.check(), SatResult::Sat);
@@ -136,64 +136,6 @@ mod tests {
                 SatResult::Unsat,
                 "node {i} {node:?}: z3 {got}, rust {want}"
             );
-        }
-    }
-
-    /// `symx`'s evaluator is private to the runtime: this restates the documented semantics
-    /// (docs/trace-format.md) with Rust's own integer operations.
-    fn symx_eval(nodes: &[Expr]) -> Vec<u128> {
-        (0..nodes.len())
-            .map(|i| reference_value(&nodes[..=i]))
-            .collect()
-    }
-
-    fn reference_value(nodes: &[Expr]) -> u128 {
-        let last = nodes.len() - 1;
-        let v = |i: u32| reference_value(&nodes[..=i as usize]);
-        match nodes[last] {
-            E::Const { ty, value } => ty.from_i128(value),
-            E::Binary { ty, bin, a, b } => {
-                let (x, y) = (v(a), v(b));
-                let (sx, sy) = (ty.to_i128(x), ty.to_i128(y));
-                let w = ty.bits();
-                ty.truncate(match bin {
-                    BinOp::Add => x.wrapping_add(y),
-                    BinOp::Sub => x.wrapping_sub(y),
-                    BinOp::Mul => x.wrapping_mul(y),
-                    BinOp::Div if ty.signed() => sx.wrapping_div(sy) as u128,
-                    BinOp::Div => x / y,
-                    BinOp::Rem if ty.signed() => sx.wrapping_rem(sy) as u128,
-                    BinOp::Rem => x % y,
-                    BinOp::And => x & y,
-                    BinOp::Or => x | y,
-                    BinOp::Xor => x ^ y,
-                    BinOp::Shl => x << (y as u32 % w),
-                    BinOp::Shr if ty.signed() => (sx >> (y as u32 % w)) as u128,
-                    BinOp::Shr => x >> (y as u32 % w),
-                })
-            }
-            E::Compare { cmp, a, b } => {
-                let ty = nodes[a as usize].ty();
-                let ord = if ty.signed() {
-                    ty.to_i128(v(a)).cmp(&ty.to_i128(v(b)))
-                } else {
-                    v(a).cmp(&v(b))
-                };
-                (match cmp {
-                    CmpOp::Eq => ord.is_eq(),
-                    CmpOp::Ne => ord.is_ne(),
-                    CmpOp::Lt => ord.is_lt(),
-                    CmpOp::Le => ord.is_le(),
-                    CmpOp::Gt => ord.is_gt(),
-                    CmpOp::Ge => ord.is_ge(),
-                }) as u128
-            }
-            E::Cast { ty, a } => ty.from_i128(nodes[a as usize].ty().to_i128(v(a))),
-            E::Unary { ty, un, a } => match un {
-                UnOp::Neg => ty.truncate(v(a).wrapping_neg()),
-                UnOp::Not => ty.truncate(!v(a)),
-            },
-            _ => unreachable!(),
         }
     }
 

@@ -282,34 +282,85 @@ pub fn eval_all(
     read: impl Fn(u32) -> Option<u128>,
 ) -> Result<Vec<u128>, EvalError> {
     let mut vals: Vec<u128> = Vec::with_capacity(nodes.len());
-    for (i, node) in nodes.iter().enumerate() {
-        let get = |id: ExprId| {
-            if (id as usize) < i {
-                Ok(vals[id as usize])
-            } else {
-                Err(EvalError::Dangling(id))
-            }
-        };
-        let v = match *node {
-            Expr::Const { ty, value } => ty.from_i128(value),
-            Expr::Input { ty, input: n } => {
-                ty.truncate(input(n).ok_or(EvalError::UnknownInput(n))?)
-            }
-            Expr::Read { ty, var } => ty.truncate(read(var).ok_or(EvalError::UnknownRead(var))?),
-            Expr::Unary { ty, un, a } => unary(ty, un, get(a)?),
-            Expr::Binary { ty, bin, a, b } => binary(ty, bin, get(a)?, get(b)?)?,
-            Expr::Compare { cmp, a, b } => {
-                let ty = node_ty(nodes, a)?;
-                compare(ty, cmp, get(a)?, get(b)?) as u128
-            }
-            Expr::Cast { ty, a } => {
-                let from = node_ty(nodes, a)?;
-                ty.from_i128(from.to_i128(get(a)?))
-            }
-        };
+    for i in 0..nodes.len() {
+        let v = node_value(nodes, i, &vals, &input, &read)?;
         vals.push(v);
     }
     Ok(vals)
+}
+
+/// The value of node `root` alone: only the nodes it depends on are evaluated, so reads and
+/// inputs that other nodes use need no value (an engine replaying part of a trace).
+pub fn eval(
+    nodes: &[Expr],
+    root: ExprId,
+    input: impl Fn(u32) -> Option<u128>,
+    read: impl Fn(u32) -> Option<u128>,
+) -> Result<u128, EvalError> {
+    let root = root as usize;
+    if root >= nodes.len() {
+        return Err(EvalError::Dangling(root as ExprId));
+    }
+    // The cone of `root`: operands always come before the nodes that use them.
+    let mut needed = vec![false; root + 1];
+    needed[root] = true;
+    for i in (0..=root).rev() {
+        if !needed[i] {
+            continue;
+        }
+        for o in operands(&nodes[i]) {
+            if o as usize >= i {
+                return Err(EvalError::Dangling(o));
+            }
+            needed[o as usize] = true;
+        }
+    }
+    let mut vals = vec![0u128; root + 1];
+    for i in (0..=root).filter(|&i| needed[i]) {
+        vals[i] = node_value(nodes, i, &vals[..i], &input, &read)?;
+    }
+    Ok(vals[root])
+}
+
+fn operands(node: &Expr) -> impl Iterator<Item = ExprId> {
+    let (a, b) = match *node {
+        Expr::Unary { a, .. } | Expr::Cast { a, .. } => (Some(a), None),
+        Expr::Binary { a, b, .. } | Expr::Compare { a, b, .. } => (Some(a), Some(b)),
+        Expr::Const { .. } | Expr::Input { .. } | Expr::Read { .. } => (None, None),
+    };
+    a.into_iter().chain(b)
+}
+
+/// Node `i`'s value, given the values of the nodes before it (`earlier`).
+fn node_value(
+    nodes: &[Expr],
+    i: usize,
+    earlier: &[u128],
+    input: &impl Fn(u32) -> Option<u128>,
+    read: &impl Fn(u32) -> Option<u128>,
+) -> Result<u128, EvalError> {
+    let get = |id: ExprId| {
+        if (id as usize) < i {
+            Ok(earlier[id as usize])
+        } else {
+            Err(EvalError::Dangling(id))
+        }
+    };
+    Ok(match nodes[i] {
+        Expr::Const { ty, value } => ty.from_i128(value),
+        Expr::Input { ty, input: n } => ty.truncate(input(n).ok_or(EvalError::UnknownInput(n))?),
+        Expr::Read { ty, var } => ty.truncate(read(var).ok_or(EvalError::UnknownRead(var))?),
+        Expr::Unary { ty, un, a } => unary(ty, un, get(a)?),
+        Expr::Binary { ty, bin, a, b } => binary(ty, bin, get(a)?, get(b)?)?,
+        Expr::Compare { cmp, a, b } => {
+            let ty = node_ty(nodes, a)?;
+            compare(ty, cmp, get(a)?, get(b)?) as u128
+        }
+        Expr::Cast { ty, a } => {
+            let from = node_ty(nodes, a)?;
+            ty.from_i128(from.to_i128(get(a)?))
+        }
+    })
 }
 
 fn node_ty(nodes: &[Expr], id: ExprId) -> Result<Ty, EvalError> {
@@ -479,6 +530,31 @@ mod tests {
         assert_eq!(
             eval_all(&nodes, |_| None, |_| None),
             Err(EvalError::UnknownInput(0))
+        );
+    }
+
+    #[test]
+    fn one_node_needs_values_only_for_its_own_cone() {
+        let nodes = [
+            Expr::Read { ty: Ty::U8, var: 0 },
+            Expr::Read { ty: Ty::U8, var: 1 },
+            c(Ty::U8, 3),
+            Expr::Binary {
+                ty: Ty::U8,
+                bin: BinOp::Add,
+                a: 0,
+                b: 2,
+            },
+        ];
+        let only_var_0 = |v| (v == 0).then_some(4);
+        assert_eq!(eval(&nodes, 3, |_| None, only_var_0), Ok(7));
+        assert_eq!(
+            eval_all(&nodes, |_| None, only_var_0),
+            Err(EvalError::UnknownRead(1))
+        );
+        assert_eq!(
+            eval(&nodes, 9, |_| None, only_var_0),
+            Err(EvalError::Dangling(9))
         );
     }
 

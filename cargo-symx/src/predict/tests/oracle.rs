@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use symx::trace::format::{BinOp, CmpOp, EventKind, Expr, SyncKind, Ty, UnOp};
+use symx::trace::format::{EventKind, Expr, SyncKind};
 
 use crate::predict::ctp::{Ctp, Ev};
 
@@ -168,51 +168,9 @@ fn run_local(ctp: &Ctp, n: &mut State, t: usize, found: &mut Found) -> bool {
     true
 }
 
-/// The value of node `id` (bit pattern of its type) under the read values.
+/// The value of node `id` (bit pattern of its type) under the read values: the runtime's
+/// reference semantics. The differential programs take no inputs.
 fn eval(exprs: &[Expr], id: u32, reads: &BTreeMap<u32, u128>) -> u128 {
-    let v = |i: u32| eval(exprs, i, reads);
-    match exprs[id as usize] {
-        Expr::Const { ty, value } => ty.from_i128(value),
-        Expr::Input { .. } => panic!("the differential programs take no inputs"),
-        Expr::Read { ty, var } => ty.truncate(reads[&var]),
-        Expr::Unary { ty, un, a } => match un {
-            UnOp::Neg => ty.truncate(v(a).wrapping_neg()),
-            UnOp::Not => ty.truncate(!v(a)),
-        },
-        Expr::Binary { ty, bin, a, b } => binary(ty, bin, v(a), v(b)),
-        Expr::Compare { cmp, a, b } => {
-            let ty = exprs[a as usize].ty();
-            let ord = if ty.signed() {
-                ty.to_i128(v(a)).cmp(&ty.to_i128(v(b)))
-            } else {
-                v(a).cmp(&v(b))
-            };
-            let holds = match cmp {
-                CmpOp::Eq => ord.is_eq(),
-                CmpOp::Ne => ord.is_ne(),
-                CmpOp::Lt => ord.is_lt(),
-                CmpOp::Le => ord.is_le(),
-                CmpOp::Gt => ord.is_gt(),
-                CmpOp::Ge => ord.is_ge(),
-            };
-            holds as u128
-        }
-        Expr::Cast { ty, a } => ty.from_i128(exprs[a as usize].ty().to_i128(v(a))),
-    }
-}
-
-fn binary(ty: Ty, op: BinOp, a: u128, b: u128) -> u128 {
-    let w = ty.bits();
-    ty.truncate(match op {
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::And => a & b,
-        BinOp::Or => a | b,
-        BinOp::Xor => a ^ b,
-        BinOp::Shl => a << (b as u32 % w),
-        BinOp::Shr if ty.signed() => (ty.to_i128(a) >> (b as u32 % w)) as u128,
-        BinOp::Shr => a >> (b as u32 % w),
-        BinOp::Div | BinOp::Rem => panic!("the differential programs do not divide"),
-    })
+    symx::trace::eval(exprs, id, |_| None, |var| reads.get(&var).copied())
+        .unwrap_or_else(|e| panic!("expression {id} of a differential program: {e}"))
 }
