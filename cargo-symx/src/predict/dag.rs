@@ -18,14 +18,15 @@ pub fn input_name(i: u32) -> String {
     format!("in{i}")
 }
 
-/// The z3 term of every node of `exprs`, in order; `read(var)` gives a read variable's term.
-pub fn translate(exprs: &[Expr], read: impl Fn(u32) -> BV) -> Vec<BV> {
+/// The z3 term of every node of `exprs`, in order; `read(var, done)` gives a read variable's
+/// term, given the terms of the nodes before it (a read can stand for an earlier node's value).
+pub fn translate(exprs: &[Expr], mut read: impl FnMut(u32, &[BV]) -> BV) -> Vec<BV> {
     let mut out: Vec<BV> = Vec::with_capacity(exprs.len());
     for node in exprs {
         let term = match *node {
             Expr::Const { ty, value } => constant(ty, value),
             Expr::Input { ty, input } => BV::new_const(input_name(input), ty.bits()),
-            Expr::Read { var, .. } => read(var),
+            Expr::Read { var, .. } => read(var, &out),
             Expr::Unary { un, a, .. } => match un {
                 UnOp::Neg => out[a as usize].bvneg(),
                 UnOp::Not => out[a as usize].bvnot(),
@@ -123,7 +124,7 @@ mod tests {
     /// Every node's z3 value equals the runtime's reference evaluation.
     fn agrees(nodes: &[Expr]) {
         let reference = symx::trace::eval_all(nodes, |_| None, |_| None).unwrap();
-        let terms = translate(nodes, |_| unreachable!("no reads"));
+        let terms = translate(nodes, |_, _| unreachable!("no reads"));
         let s = Solver::new();
         assert_eq!(s.check(), SatResult::Sat);
         let m = s.get_model().unwrap();

@@ -30,6 +30,7 @@ use z3::Solver;
 
 use super::ctp::{Ctp, Ev, Section};
 use super::dag;
+use super::slice::{LocalSource, Slice};
 use super::Model;
 
 /// The z3 terms of one CTP, and a solver holding its constraints.
@@ -41,8 +42,12 @@ pub struct Encoding<'c, 't> {
     pub exec: Vec<Bool>,
     /// Value of every DAG node (over pi-variables and inputs).
     pub values: Vec<BV>,
+    /// Per object, its initial value (a constant, or free when the trace does not show it).
+    initial: BTreeMap<u32, BV>,
     /// Per object whose initial value the trace does not show, its free initial value.
     pub unknown_initial: BTreeMap<u32, BV>,
+    /// Which objects are thread-local and which events share an order variable.
+    slice: Slice,
     /// The assumption literal of the context bound, when bounded.
     pub bound: Option<Bool>,
     pub solver: Solver,
@@ -62,21 +67,43 @@ pub struct EncodeOptions {
 
 impl<'c, 't> Encoding<'c, 't> {
     pub fn new(ctp: &'c Ctp<'t>, opts: &EncodeOptions) -> Self {
-        let n = ctp.trace.events.len();
+        let slice = Slice::new(ctp);
+        let (initial, unknown_initial) = initial_values(ctp, opts);
         let reads: BTreeMap<u32, BV> = ctp
             .trace
             .events
             .iter()
             .filter_map(|e| e.read)
+            .filter(|r| !slice.local_reads.contains_key(&r.var))
             .map(|r| (r.var, BV::new_const(format!("r{}", r.var), r.ty.bits())))
             .collect();
-        let values = dag::translate(&ctp.trace.exprs, |var| reads[&var].clone());
-        let mut enc = Encoding {
+        // A read of a thread-local object is the term of its source (slicing): no variable.
+        let values = dag::translate(&ctp.trace.exprs, |var, done| {
+            match slice.local_reads.get(&var) {
+                Some(&LocalSource::Write(w)) => done[write_expr(ctp, w)].clone(),
+                Some(&LocalSource::Initial(obj)) => initial[&obj].clone(),
+                None => reads[&var].clone(),
+            }
+        });
+        let n = ctp.trace.events.len();
+        let mut order: Vec<Int> = Vec::with_capacity(n);
+        for e in 0..n {
+            let a = slice.anchor[e];
+            let o = if a == e {
+                Int::new_const(format!("O{e}"))
+            } else {
+                order[a].clone()
+            };
+            order.push(o);
+        }
+        let enc = Encoding {
             ctp,
-            order: (0..n).map(|e| Int::new_const(format!("O{e}"))).collect(),
+            order,
             exec: (0..n).map(|e| Bool::new_const(format!("x{e}"))).collect(),
             values,
-            unknown_initial: BTreeMap::new(),
+            initial,
+            unknown_initial,
+            slice,
             bound: opts.bound.map(|_| Bool::new_const("bound")),
             solver: Solver::new(),
         };
@@ -92,6 +119,14 @@ impl<'c, 't> Encoding<'c, 't> {
         enc.unmodelled();
         enc.pi_functions(opts, &reads);
         enc
+    }
+
+    /// Events with an order variable of their own (the size of the sliced trace).
+    #[cfg(test)]
+    pub fn sliced_events(&self) -> usize {
+        (0..self.order.len())
+            .filter(|&e| self.slice.is_anchor(e))
+            .count()
     }
 
     /// `HB(a, b)`: the static program order within a thread, `O(a) < O(b)` across threads.
@@ -116,8 +151,7 @@ impl<'c, 't> Encoding<'c, 't> {
 
     /// The value a write event writes.
     pub fn written(&self, w: Ev) -> BV {
-        let rec = self.ctp.event(w).write.expect("a write event");
-        self.values[rec.expr as usize].clone()
+        self.values[write_expr(self.ctp, w)].clone()
     }
 
     fn assert(&self, b: &Bool) {
@@ -129,16 +163,23 @@ impl<'c, 't> Encoding<'c, 't> {
     fn program_order(&self, bound: Option<u32>) {
         let zero = Int::from_i64(0);
         for (e, o) in self.order.iter().enumerate() {
-            self.assert(&o.ge(&zero));
             if let Some(p) = self.ctp.pred[e] {
                 self.assert(&self.exec[e].implies(&self.exec[p]));
+            }
+            if !self.slice.is_anchor(e) {
+                // It shares its anchor's time stamp: nothing to order.
+                continue;
+            }
+            self.assert(&o.ge(&zero));
+            if let Some(p) = self.ctp.pred[e] {
                 // Unbounded: strictly increasing along a thread, so that "before the chosen
                 // write" is one comparison (`rf_linear`); bounded: non-strict, as the context
                 // bound needs (a thread's run of events is one level).
+                let prev = &self.order[p];
                 if bound.is_some() {
-                    self.assert(&self.order[p].le(o));
+                    self.assert(&prev.le(o));
                 } else {
-                    self.assert(&self.order[p].lt(o));
+                    self.assert(&prev.lt(o));
                 }
             }
             if let (Some(b), Some(lit)) = (bound, &self.bound) {
@@ -264,14 +305,20 @@ impl<'c, 't> Encoding<'c, 't> {
     }
 
     /// The pi-function of every read (§3.7, prefix form of §3.15).
-    fn pi_functions(&mut self, opts: &EncodeOptions, reads: &BTreeMap<u32, BV>) {
+    fn pi_functions(&self, opts: &EncodeOptions, reads: &BTreeMap<u32, BV>) {
         let pinned = self.control_and_data_reads();
         for (&obj, events) in &self.ctp.reads {
-            let init = self.initial(obj, opts);
+            let init = self.initial[&obj].clone();
+            let local = self.slice.is_local(obj);
             for &e in events {
                 let rec = self.ctp.event(e).read.expect("a read event");
-                let r = &reads[&rec.var];
-                if opts.bound.is_some() {
+                let r = &match reads.get(&rec.var) {
+                    Some(r) => r.clone(),
+                    None => self.local_value(rec.var),
+                };
+                if local {
+                    // Its value is its source's term already (`new`).
+                } else if opts.bound.is_some() {
                     let pi = self.pi(obj, e, r, &init);
                     self.assert(&self.exec[e].implies(&pi));
                 } else {
@@ -321,16 +368,11 @@ impl<'c, 't> Encoding<'c, 't> {
         out
     }
 
-    /// The initial value of `obj`: observed, learned, or (unknown) a free variable.
-    fn initial(&mut self, obj: u32, opts: &EncodeOptions) -> BV {
-        let (ty, seen) = self.ctp.initial[&obj];
-        match seen.or_else(|| opts.initial.get(&obj).copied()) {
-            Some(v) => dag::constant(ty, v),
-            None => {
-                let v = BV::new_const(format!("init{obj}"), ty.bits());
-                self.unknown_initial.insert(obj, v.clone());
-                v
-            }
+    /// The value a read of a thread-local object returns (its source's term).
+    fn local_value(&self, var: u32) -> BV {
+        match self.slice.local_reads[&var] {
+            LocalSource::Write(w) => self.written(w),
+            LocalSource::Initial(obj) => self.initial[&obj].clone(),
         }
     }
 
@@ -456,6 +498,29 @@ impl<'c, 't> Encoding<'c, 't> {
         }
         out
     }
+}
+
+/// Every object's initial value: observed, learned, or (unknown) a free variable; and the
+/// unknown ones.
+fn initial_values(ctp: &Ctp, opts: &EncodeOptions) -> (BTreeMap<u32, BV>, BTreeMap<u32, BV>) {
+    let (mut all, mut unknown) = (BTreeMap::new(), BTreeMap::new());
+    for (&obj, &(ty, seen)) in &ctp.initial {
+        let v = match seen.or_else(|| opts.initial.get(&obj).copied()) {
+            Some(v) => dag::constant(ty, v),
+            None => {
+                let v = BV::new_const(format!("init{obj}"), ty.bits());
+                unknown.insert(obj, v.clone());
+                v
+            }
+        };
+        all.insert(obj, v);
+    }
+    (all, unknown)
+}
+
+/// The expression node of a write event's value.
+fn write_expr(ctp: &Ctp, w: Ev) -> usize {
+    ctp.event(w).write.expect("a write event").expr as usize
 }
 
 /// The writes a pi-function ranges over, with what prunes its interference conjuncts.

@@ -34,6 +34,7 @@ mod ctp;
 mod dag;
 mod encode;
 mod properties;
+mod slice;
 mod witness;
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use super::{predict, predictions, Model, Options, Outcome, Property};
 
 mod differential;
 mod oracle;
+mod scale;
 
 /// The trace of the execution of `body` that follows `steps` (then the last thread runs on).
 fn observe(steps: &[usize], body: impl Fn()) -> Trace {
