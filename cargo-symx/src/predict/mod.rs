@@ -5,6 +5,7 @@
 //!
 //! The pipeline, one module per job:
 //! - `ctp`: the concurrent trace program of a `symx::trace::Trace` (PO, accesses, sections);
+//! - `slice`: thread-local objects and the events that need an order variable (§3.11);
 //! - `dag`: the trace's expression DAG as z3 bit-vectors;
 //! - `encode`: the prefix-mode formula (order variables, executed flags, pi-functions);
 //! - `properties`: candidates and `PHI_PRP` (assertion violation, data race, deadlock);
