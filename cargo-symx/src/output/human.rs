@@ -19,9 +19,14 @@ pub fn render(outcomes: &[Outcome], elapsed: Duration, style: Style) -> String {
         out.push('\n');
         out.push_str(&summary_table(outcomes));
     }
+    out.push_str(&super::predicted::unconfirmed(outcomes));
     out.push('\n');
     out.push_str(&totals(outcomes, elapsed, style));
     out.push('\n');
+    if let Some(line) = super::predicted::totals(outcomes) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     out
 }
 
@@ -55,6 +60,9 @@ pub fn finding(f: &Finding, style: Style) -> String {
         .strip_prefix(&format!("{}: ", f.kind))
         .unwrap_or(&f.message);
     let _ = writeln!(out, "  {}: {message}", style.bold(&f.kind));
+    if f.predicted {
+        let _ = writeln!(out, "  {}", super::predicted::MARK);
+    }
     if let Some(l) = &f.location {
         let _ = writeln!(out, "  at {l}");
     }
@@ -153,6 +161,7 @@ fn summary_table(outcomes: &[Outcome]) -> String {
         .iter()
         .map(|o| {
             let verdict = match &o.failure {
+                Some(f) if f.predicted => format!("{} ({}, predicted)", o.status.label(), f.kind),
                 Some(f) => format!("{} ({})", o.status.label(), f.kind),
                 None => o.status.label().to_string(),
             };

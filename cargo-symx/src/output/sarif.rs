@@ -59,6 +59,9 @@ fn rule_id(kind: &str) -> String {
 
 fn result(o: &Outcome, f: &Finding) -> SarifResult {
     let mut text = format!("{} in {}: {}", f.kind, o.name, f.message);
+    if f.predicted {
+        text.push_str(&format!(" ({})", super::predicted::MARK));
+    }
     if let Some(cmd) = &f.replay {
         text.push_str(&format!(" (replay: {cmd})"));
     }

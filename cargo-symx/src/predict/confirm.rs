@@ -1,21 +1,23 @@
 //! Confirmation: a prediction is a bug only if replaying its witness fails the same way
-//! (digest §6.5). This module judges a replay (`symx::GuidedRun`) against the prediction, and
+//! (digest §6.5). This module judges a replay ([`Replayed`]) against the prediction, and
 //! reads back from it what the trace could not tell (an object's initial value). It never runs
 //! anything itself: the caller replays, in process or through a worker.
 
 use std::collections::{BTreeMap, HashMap};
 
+use symx::__worker::kind_name;
 use symx::trace::format::TraceEvent;
-use symx::{FailureKind, GuidedRun};
+use symx::FailureKind;
 
 use super::ctp::{Ctp, Ev};
 use super::properties::Property;
+use super::replayed::Replayed;
 use super::witness::Witness;
 
 /// The replay's events by `(thread, index)`: along the witness's prefix, threads follow their
 /// recorded paths, so the same position is the same event (object ids are numbered by first
 /// use and may differ between the runs; positions do not).
-fn by_position(run: &GuidedRun) -> HashMap<(usize, u32), &TraceEvent> {
+fn by_position(run: &Replayed) -> HashMap<(usize, u32), &TraceEvent> {
     run.trace
         .events
         .iter()
@@ -24,11 +26,12 @@ fn by_position(run: &GuidedRun) -> HashMap<(usize, u32), &TraceEvent> {
 }
 
 /// `Ok` if the replay shows the predicted violation, else why not.
-pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), String> {
+pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), String> {
     let failure = run
-        .report
-        .failure()
+        .failure
+        .as_ref()
         .ok_or_else(|| "the replay passed".to_string())?;
+    let is = |kind: FailureKind| run.kind() == Some(kind_name(kind));
     let replayed = by_position(run);
     let same_place = |e: Ev| {
         let ev = ctp.event(e);
@@ -43,13 +46,10 @@ pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), Stri
                 .get(&(ev.thread, ev.index))
                 .and_then(|r| r.assert.as_ref())
                 .is_some_and(|a| !a.holds);
-            if failure.kind() == FailureKind::Panic && same_place(event) && failed {
+            if is(FailureKind::Panic) && same_place(event) && failed {
                 Ok(())
             } else {
-                Err(format!(
-                    "the replay failed otherwise: {}",
-                    failure.message()
-                ))
+                Err(format!("the replay failed otherwise: {}", failure.message))
             }
         }
         Property::Deadlock { first, second, .. } => {
@@ -59,13 +59,10 @@ pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), Stri
                 let last = run.trace.events.iter().rfind(|r| r.thread == ev.thread);
                 last.is_some_and(|r| r.index < ev.index)
             };
-            if failure.kind() == FailureKind::Deadlock && blocked(first) && blocked(second) {
+            if is(FailureKind::Deadlock) && blocked(first) && blocked(second) {
                 Ok(())
             } else {
-                Err(format!(
-                    "the replay failed otherwise: {}",
-                    failure.message()
-                ))
+                Err(format!("the replay failed otherwise: {}", failure.message))
             }
         }
         Property::DataRace { first, second, obj } => {
@@ -73,20 +70,17 @@ pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), Stri
             // The runtime reports the first happens-before race it meets: the witness's prefix
             // may already hold an unordered pair on the same object, a real race as well.
             let on_obj = racing_object(run).is_some_and(|ro| replay_id(ctp, run, obj) == Some(ro));
-            if failure.kind() == FailureKind::DataRace && (exact || on_obj) {
+            if is(FailureKind::DataRace) && (exact || on_obj) {
                 Ok(())
             } else {
-                Err(format!(
-                    "the replay failed otherwise: {}",
-                    failure.message()
-                ))
+                Err(format!("the replay failed otherwise: {}", failure.message))
             }
         }
     }
 }
 
 /// The object of the access at which a racy replay stopped (its last access event).
-fn racing_object(run: &GuidedRun) -> Option<u32> {
+fn racing_object(run: &Replayed) -> Option<u32> {
     run.trace
         .events
         .iter()
@@ -96,7 +90,7 @@ fn racing_object(run: &GuidedRun) -> Option<u32> {
 }
 
 /// The replay's id of the original object `obj`, through any access both runs share.
-fn replay_id(ctp: &Ctp, run: &GuidedRun, obj: u32) -> Option<u32> {
+fn replay_id(ctp: &Ctp, run: &Replayed, obj: u32) -> Option<u32> {
     let replayed = by_position(run);
     ctp.accesses.get(&obj)?.iter().find_map(|&e| {
         let ev = ctp.event(e);
@@ -112,7 +106,7 @@ fn replay_id(ctp: &Ctp, run: &GuidedRun, obj: u32) -> Option<u32> {
 pub fn learned_initial(
     ctp: &Ctp,
     witness: &Witness,
-    run: &GuidedRun,
+    run: &Replayed,
     unknown: impl Iterator<Item = u32>,
 ) -> BTreeMap<u32, i128> {
     let replayed = by_position(run);

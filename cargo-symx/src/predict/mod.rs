@@ -9,17 +9,21 @@
 //! - `encode`: the prefix-mode formula (order variables, executed flags, pi-functions);
 //! - `properties`: candidates and `PHI_PRP` (assertion violation, data race, deadlock);
 //! - `witness`: model -> ordered prefix -> `symx::Guide`;
+//! - `replayed`: what a replay showed, from `Builder::run_guided` or a worker's `run_one`;
 //! - `confirm`: does the replay fail the same way.
 //!
 //! This module owns the loop over candidates and the statistics; it never runs the program:
-//! the caller passes a `replay` function (in process, `Builder::run_guided`).
+//! the caller passes a `replay` function (in process, `Builder::run_guided`; under
+//! `cargo symx`, a worker process of the test).
 //!
 //! Choices the trace format forces, stated once:
-//! - Initial values: the trace does not record `Shared::new`'s or `AtomicXxx::new`'s value. An
-//!   object first read in the observed run started with that read's value; one first written
-//!   gets a free initial value. A witness that leaned on a wrong guess does not replay; the
-//!   replay shows the real value (its first access to the object is then a read), and the
-//!   query is asked again with it (`Outcome::refined`), so a guess is never reported.
+//! - Initial values: the trace records each variable's value before its first access
+//!   (`objects[].initial`), and `Ctp` takes it from there. A trace without it (written by an
+//!   older runtime, or an object the runtime cannot see the start of) falls back to the first
+//!   read when a read came first; when a write came first the encoding gives the object a free
+//!   initial value. A witness that leaned on a wrong guess does not replay; the replay shows
+//!   the real value (its first access to the object is then a read), and the query is asked
+//!   again with it (`Outcome::refined`), so a guess is never reported.
 //! - Thread-local code (branches, assertions) runs right after the thread's previous step, as
 //!   in the runtime: a thread that got there runs it if its condition holds, and the first
 //!   failing assertion of a run ends it.
@@ -34,6 +38,7 @@ mod ctp;
 mod dag;
 mod encode;
 mod properties;
+mod replayed;
 mod witness;
 
 #[cfg(test)]
@@ -42,19 +47,20 @@ mod tests;
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
+use symx::__worker::protocol::FailureReport;
 use symx::trace::format::Location;
 use symx::trace::Trace;
-use symx::{Guide, GuidedRun};
+use symx::Guide;
 use z3::SatResult;
 
 pub use properties::Property;
+pub use replayed::{IntoReplayed, Replayed};
 pub use witness::Witness;
 
 use ctp::Ctp;
 use encode::{EncodeOptions, Encoding};
 
 /// Which interleavings a prediction may use.
-#[allow(dead_code)] // for `cargo symx predict` and `--predict` (the CLI is another branch)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Model {
     /// The concurrent trace program: symbolic events, any value the guards allow (default).
@@ -70,7 +76,6 @@ pub enum Model {
 }
 
 /// What to ask and how.
-#[allow(dead_code)] // for `cargo symx predict` and `--predict` (the CLI is another branch)
 #[derive(Clone, Debug)]
 pub struct Options {
     pub model: Model,
@@ -106,19 +111,22 @@ impl Default for Options {
 }
 
 /// A satisfying model of one property query, decoded.
-#[allow(dead_code)] // for `cargo symx predict` and `--predict` (the CLI is another branch)
 #[derive(Clone, Debug)]
 pub struct Prediction {
+    #[allow(dead_code)]
+    // the engine's tests tell predictions apart by it; reports use `description`
     pub property: Property,
     /// The property in words, with source locations.
     pub description: String,
     pub witness: Witness,
     /// Time z3 took on this query.
     pub solve_time: Duration,
+    /// How the witness's replay failed (the confirmed bug as the runtime reports it, with the
+    /// replay token of that run); `None` before the replay, or when it passed.
+    pub replay: Option<FailureReport>,
 }
 
 /// What one trace gave.
-#[allow(dead_code)] // for `cargo symx predict` and `--predict` (the CLI is another branch)
 #[derive(Debug, Default)]
 pub struct Outcome {
     /// Predictions whose replay failed the same way: real bugs.
@@ -140,8 +148,8 @@ pub struct Outcome {
 }
 
 /// Every property candidate of `trace` that some feasible prefix violates, with its witness,
-/// unconfirmed (the solver's view only).
-#[allow(dead_code)] // for `cargo symx predict` and `--predict` (the CLI is another branch)
+/// unconfirmed (the solver's view only): what the engine's tests compare with an oracle.
+#[cfg(test)]
 pub fn predictions(trace: &Trace, opts: &Options) -> Vec<Prediction> {
     let ctp = Ctp::new(trace);
     let enc = Encoding::new(&ctp, &encode_options(opts, opts.initial.clone()));
@@ -153,11 +161,10 @@ pub fn predictions(trace: &Trace, opts: &Options) -> Vec<Prediction> {
 
 /// Predicts, replays each witness with `replay`, and sorts confirmed from unconfirmed. One
 /// confirmed prediction per source location (assertion) or location pair (race).
-#[allow(dead_code)] // for `cargo symx predict` and `--predict` (the CLI is another branch)
-pub fn predict(
+pub fn predict<R: IntoReplayed>(
     trace: &Trace,
     opts: &Options,
-    mut replay: impl FnMut(&Guide) -> GuidedRun,
+    mut replay: impl FnMut(&Guide) -> R,
 ) -> Outcome {
     let ctp = Ctp::new(trace);
     let mut learned = opts.initial.clone();
@@ -179,8 +186,18 @@ pub fn predict(
             out.solve_times.push(stats.time);
             out.proved_unbounded += stats.proved_unbounded as usize;
             out.inconclusive += stats.inconclusive as usize;
-            let Some(prediction) = prediction else { break };
-            let run = replay(&prediction.witness.guide);
+            let Some(mut prediction) = prediction else {
+                break;
+            };
+            let run = match replay(&prediction.witness.guide).into_replayed() {
+                Ok(run) => run,
+                Err(why) => {
+                    let why = format!("the replay could not run: {why}");
+                    out.unconfirmed.push((prediction, why));
+                    break;
+                }
+            };
+            prediction.replay = run.failure.clone();
             match confirm::check(&ctp, p, &run) {
                 Ok(()) => {
                     found.insert(key);
@@ -188,6 +205,10 @@ pub fn predict(
                     break;
                 }
                 Err(why) => {
+                    let why = match &run.divergence {
+                        Some(d) => format!("{why} (the replay left the schedule: {d})"),
+                        None => why,
+                    };
                     let unknown = enc.unknown_initial.keys().copied();
                     let new = confirm::learned_initial(&ctp, &prediction.witness, &run, unknown);
                     if new.is_empty() || tries >= opts.refinements {
@@ -266,6 +287,7 @@ fn query(enc: &Encoding, p: &Property) -> (Option<Prediction>, QueryStats) {
             description: properties::Describe(enc.ctp, p).to_string(),
             witness: witness::decode(enc, &m, p),
             solve_time: time,
+            replay: None,
         }),
         SatResult::Unsat => {
             stats.proved_unbounded =

@@ -15,7 +15,6 @@ use super::properties::Property;
 
 /// A decoded witness.
 #[derive(Clone, Debug)]
-#[allow(dead_code)] // `context_switches` is for the CLI's report
 pub struct Witness {
     /// The events of the predicted prefix, in order (for an assertion, up to the step after
     /// which it fails).

@@ -15,7 +15,7 @@ use symx::{Builder, Guide, Shared, Sym};
 
 use super::oracle;
 use crate::predict::ctp::Ctp;
-use crate::predict::{confirm, predictions, Options, Property};
+use crate::predict::{confirm, predictions, Options, Property, Replayed};
 
 /// A tiny deterministic generator (xorshift64*), so that a failing case is reproducible from
 /// its number.
@@ -260,16 +260,13 @@ fn compare(
             Property::DataRace { first, second, .. } => races.insert((first, second)),
             Property::Deadlock { .. } => unreachable!("the programs have one lock"),
         };
-        let run = Builder::new().run_guided(&pr.witness.guide, &f);
+        let run = Replayed::from(Builder::new().run_guided(&pr.witness.guide, &f));
         tally.replays += 1;
         if let Err(why) = confirm::check(&ctp, &pr.property, &run) {
             // The runtime ends a run at the first unordered pair of conflicting accesses to x:
             // a witness whose prefix holds one replays as that race (a real one, which the
             // race queries find too) before it reaches its assertion.
-            let raced = run
-                .report
-                .failure()
-                .is_some_and(|f| f.kind() == symx::FailureKind::DataRace);
+            let raced = run.kind() == Some("data-race");
             if raced && !found.races.is_empty() {
                 tally.replays_racing_first += 1;
                 continue;

@@ -1,0 +1,178 @@
+//! The predictive checks under `cargo symx`: runs the engine (`predict`) on recorded traces of
+//! one test, replays each witness in a fresh worker process of that test (`run_one`), and turns
+//! the engine's outcome into the report's records: a [`PredictReport`] and, for each confirmed
+//! prediction, a [`Finding`] marked `predicted`. Shared by `cargo symx test --predict` and
+//! `cargo symx predict`. It owns no judgement beyond "a confirmed prediction is a bug"; what
+//! counts as confirmed is the engine's `confirm`.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use clap::ValueEnum;
+use symx::__worker::protocol::{InputValue, Request};
+use symx::trace::Trace;
+use symx::Guide;
+
+use crate::cli::PredictOptions;
+use crate::config::{self, Settings};
+use crate::discover::TestCase;
+use crate::outcome::{Finding, Outcome, PredictReport, Status, Unconfirmed};
+use crate::predict::{self, Model, Options, Prediction, Replayed};
+use crate::worker;
+
+/// The command line's predictive options as a configuration layer (they override the files).
+pub fn flag_settings(o: &PredictOptions, s: &mut Settings) {
+    s.predict_model = o.model.map(value_name);
+    s.predict_bound = o.cb;
+    if !o.properties.is_empty() {
+        s.predict_properties = Some(o.properties.iter().copied().map(value_name).collect());
+    }
+}
+
+/// The name clap shows for a value (the same names the configuration files take).
+fn value_name(v: impl ValueEnum) -> String {
+    v.to_possible_value()
+        .expect("no value is hidden")
+        .get_name()
+        .to_string()
+}
+
+/// The engine's options for the configured checks.
+pub fn options(p: &config::Predict) -> Options {
+    let has = |name: &str| p.properties.iter().any(|q| q == name);
+    Options {
+        model: match p.model.as_str() {
+            "mcm" => Model::Mcm,
+            "values" => Model::ValuesPreserved,
+            _ => Model::Ctp,
+        },
+        bound: p.bound,
+        assertions: has("assert"),
+        races: has("race"),
+        deadlocks: has("deadlock"),
+        ..Options::default()
+    }
+}
+
+/// What the configuration asks for that this engine cannot check yet, in words.
+pub fn unsupported(p: &config::Predict) -> Option<String> {
+    p.properties.iter().any(|q| q == "atomicity").then(|| {
+        "atomicity violations cannot be predicted by this build yet; the other properties are \
+         checked"
+            .to_string()
+    })
+}
+
+/// Runs the engine on `traces` (of executions 1, 2, ... of `case`) and confirms every
+/// prediction by running its schedule in a worker process of `case`.
+pub fn analyse(
+    case: &TestCase,
+    traces: &[Trace],
+    p: &config::Predict,
+    extra: &[String],
+    timeout: Duration,
+) -> PredictReport {
+    let started = std::time::Instant::now();
+    let opts = options(p);
+    let mut report = PredictReport {
+        model: p.model.clone(),
+        bound: p.bound,
+        properties: p.properties.clone(),
+        traces: traces.len(),
+        ..PredictReport::default()
+    };
+    // The same bug predicted from several traces is one bug.
+    let mut seen = HashSet::new();
+    for (i, trace) in traces.iter().enumerate() {
+        let out = predict::predict(trace, &opts, |guide| replay(case, guide, extra, timeout));
+        report.candidates += out.candidates;
+        report.queries += out.solve_times.len();
+        report
+            .query_seconds
+            .extend(out.solve_times.iter().map(Duration::as_secs_f64));
+        report.refined += out.refined;
+        report.inconclusive += out.inconclusive;
+        report.proved_for_all_interleavings += out.proved_unbounded;
+        report.unconfirmed += out.unconfirmed.len();
+        if p.verbose {
+            report
+                .unconfirmed_details
+                .extend(out.unconfirmed.iter().map(|(pr, why)| Unconfirmed {
+                    description: pr.description.clone(),
+                    reason: why.clone(),
+                    schedule: pr.witness.guide.steps.clone(),
+                }));
+        }
+        for pr in &out.confirmed {
+            if seen.insert(pr.description.clone()) {
+                report.findings.extend(finding(pr, i + 1, &p.model));
+            }
+        }
+    }
+    report.confirmed = report.findings.len();
+    report.seconds = started.elapsed().as_secs_f64();
+    report
+}
+
+/// Records `report` on the test's outcome: a confirmed prediction fails a test whose
+/// exploration passed.
+pub fn apply(o: &mut Outcome, report: PredictReport) {
+    if o.status == Status::Passed {
+        if let Some(f) = report.findings.first() {
+            o.status = Status::Failed;
+            o.failure = Some(f.clone());
+        }
+    }
+    o.predict = Some(report);
+}
+
+/// A confirmed prediction as a failure: the replay's own report (kind, message, steps, the
+/// token of the replayed run), said to be predicted.
+fn finding(pr: &Prediction, execution: usize, model: &str) -> Option<Finding> {
+    let mut f = Finding::from_report(pr.replay.clone()?);
+    f.predicted = true;
+    f.details.insert(
+        0,
+        format!(
+            "predicted from the passing run of execution {execution} (model {model}, {} \
+             context switches, solved in {:.3}s), confirmed by running that interleaving: {}",
+            pr.witness.context_switches,
+            pr.solve_time.as_secs_f64(),
+            pr.description
+        ),
+    );
+    Some(f)
+}
+
+/// Runs `guide` in a fresh worker process of `case`.
+fn replay(
+    case: &TestCase,
+    guide: &Guide,
+    extra: &[String],
+    timeout: Duration,
+) -> Result<Replayed, String> {
+    let request = Request::RunOne {
+        prefix: guide.steps.iter().map(|&t| t as u32).collect(),
+        choices: guide.choices.clone(),
+        inputs: guide
+            .inputs
+            .iter()
+            .map(|(name, &value)| InputValue {
+                name: name.clone(),
+                value,
+            })
+            .collect(),
+    };
+    let run = worker::run(case, request, extra, timeout, &mut |_| {});
+    if run.crashed() {
+        let (kind, message) = crate::crash::describe(&run, timeout);
+        return Err(format!("{kind}: {message}"));
+    }
+    if let Some(e) = run.errors.first() {
+        return Err(e.clone());
+    }
+    match run.ran {
+        Some(ran) => Ok((*ran).into()),
+        None => Err("the test did not answer: is it a #[symx::test]?".into()),
+    }
+}
