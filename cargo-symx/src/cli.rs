@@ -54,7 +54,7 @@ pub enum Command {
     /// fails, and confirm each prediction by running that interleaving.
     #[command(after_help = "EXAMPLES:
     SYMX_TRACE_DIR=traces cargo test lost_update      # save the traces of a test's executions
-    cargo symx predict traces/lost_update-1.json
+    cargo symx predict traces/lost_update-000001.json
     cargo symx predict -p my-crate --model mcm --cb 2 trace.json
     cargo symx predict --properties race,deadlock --format json trace.json
 

@@ -107,6 +107,9 @@ fn run_one(job: &Job, extra: &[String], progress: &Progress, hint: &ReplayHint) 
         s.timeout,
         &bar,
     );
+    if !run.traces.is_empty() {
+        bar.say(format!("predicting from {} traces", run.traces.len()));
+    }
     let mut outcome = judge(job, &overrides, extra, run);
     hint.add_commands(&mut outcome);
     progress.finish(bar, &outcome);

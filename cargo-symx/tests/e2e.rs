@@ -602,3 +602,42 @@ fn predict_reads_a_saved_trace_and_rejects_unusable_ones() {
         );
     }
 }
+
+#[test]
+fn an_unconfirmed_prediction_is_counted_never_a_failure_and_shown_with_verbose() {
+    let marker = scratch("predict-marker").join("seen");
+    let run = |verbose: bool| {
+        let _ = std::fs::remove_file(&marker);
+        let mut args = vec!["-p", "fixture-predict", "changes_between_processes"];
+        args.extend_from_slice(&["--max-executions", "1", "--predict", "--format", "json"]);
+        if verbose {
+            args.push("--verbose");
+        }
+        let out = symx_cmd(&fixtures().join("Cargo.toml"), "test", &args)
+            .env("SYMX_FIXTURE_MARKER", &marker)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let t = test(&report, "changes_between_processes").clone();
+        assert_eq!(t["status"], "passed", "{t:#}");
+        assert_eq!(t["predict"]["confirmed"], 0, "{t:#}");
+        assert!(t["predict"]["unconfirmed"].as_u64().unwrap() >= 1, "{t:#}");
+        (t, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (quiet, stderr) = run(false);
+    assert_eq!(quiet["predict"]["unconfirmed_details"], Value::Null);
+    assert!(stderr.contains("--verbose shows them"), "{stderr}");
+    let (verbose, stderr) = run(true);
+    let details = verbose["predict"]["unconfirmed_details"]
+        .as_array()
+        .unwrap();
+    assert!(
+        details[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the replay passed"),
+        "{details:#?}"
+    );
+    assert!(stderr.contains("unconfirmed predictions of"), "{stderr}");
+}

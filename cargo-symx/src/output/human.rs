@@ -15,11 +15,11 @@ pub fn render(outcomes: &[Outcome], elapsed: Duration, style: Style) -> String {
     for o in outcomes.iter().filter(|o| o.failure.is_some()) {
         failure(&mut out, o, style);
     }
+    out.push_str(&super::predicted::unconfirmed(outcomes));
     if !outcomes.is_empty() {
         out.push('\n');
         out.push_str(&summary_table(outcomes));
     }
-    out.push_str(&super::predicted::unconfirmed(outcomes));
     out.push('\n');
     out.push_str(&totals(outcomes, elapsed, style));
     out.push('\n');

@@ -19,7 +19,8 @@ pub fn unconfirmed(outcomes: &[Outcome]) -> String {
         }
         let _ = writeln!(
             out,
-            "\nunconfirmed predictions of {} (defects of symx, not bugs of the test):",
+            "\nunconfirmed predictions of {} (not bugs: the replay did not fail so; a defect of \
+             symx, or nondeterminism it does not control):",
             o.id()
         );
         for u in &p.unconfirmed_details {
@@ -52,7 +53,7 @@ pub fn totals(outcomes: &[Outcome]) -> Option<String> {
         sum(|r| r.confirmed),
     );
     if unconfirmed > 0 && !shown {
-        line.push_str(" (defects of symx, not bugs; --verbose shows them)");
+        line.push_str(" (not bugs; --verbose shows them)");
     }
     for (n, what) in [
         (
