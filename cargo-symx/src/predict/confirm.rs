@@ -25,10 +25,19 @@ fn by_position(run: &GuidedRun) -> HashMap<(usize, u32), &TraceEvent> {
 
 /// `Ok` if the replay shows the predicted violation, else why not.
 pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), String> {
-    let failure = run
-        .report
-        .failure()
-        .ok_or_else(|| "the replay passed".to_string())?;
+    if let Property::Atomicity {
+        first,
+        remote,
+        second,
+        ..
+    } = *property
+    {
+        // Not a failure of the run: the three accesses happened in the violating order.
+        return in_order(ctp, run, [first, remote, second]);
+    }
+    let Some(failure) = run.report.failure() else {
+        return Err("the replay passed".to_string());
+    };
     let replayed = by_position(run);
     let same_place = |e: Ev| {
         let ev = ctp.event(e);
@@ -68,6 +77,7 @@ pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), Stri
                 ))
             }
         }
+        Property::Atomicity { .. } => unreachable!("judged by the accesses' order above"),
         Property::DataRace { first, second, obj } => {
             let exact = same_place(first) && same_place(second);
             // The runtime reports the first happens-before race it meets: the witness's prefix
@@ -82,6 +92,29 @@ pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), Stri
                 ))
             }
         }
+    }
+}
+
+/// The replay ran `events` (same thread, position, kind and place) in this order.
+fn in_order(ctp: &Ctp, run: &GuidedRun, events: [Ev; 3]) -> Result<(), String> {
+    let replayed = by_position(run);
+    let mut seqs = Vec::new();
+    for e in events {
+        let ev = ctp.event(e);
+        match replayed.get(&(ev.thread, ev.index)) {
+            Some(r) if r.kind == ev.kind && r.location == ev.location => seqs.push(r.seq),
+            _ => {
+                return Err(format!(
+                    "the replay did not run thread {}'s access {} as predicted",
+                    ev.thread, ev.index
+                ))
+            }
+        }
+    }
+    if seqs.windows(2).all(|w| w[0] < w[1]) {
+        Ok(())
+    } else {
+        Err("the replay ran the three accesses in another order".to_string())
     }
 }
 

@@ -29,8 +29,9 @@
 //! - Atomics are sequentially consistent; plain-value atomic reads keep their observed value
 //!   (the runtime pins them with a guard), `*_sym` ones are free.
 
+pub(crate) mod atomicity;
 mod confirm;
-mod ctp;
+pub(crate) mod ctp;
 mod dag;
 mod encode;
 mod properties;
@@ -79,6 +80,8 @@ pub struct Options {
     pub assertions: bool,
     pub races: bool,
     pub deadlocks: bool,
+    /// Atomicity violations of regions marked with `symx::atomic_region`.
+    pub atomicity: bool,
     /// Re-solves allowed after a replay shows an initial value the trace did not.
     pub refinements: u32,
     /// Initial values the caller knows, by object id (the trace shows only those of objects
@@ -98,6 +101,7 @@ impl Default for Options {
             assertions: true,
             races: true,
             deadlocks: true,
+            atomicity: true,
             refinements: 3,
             initial: BTreeMap::new(),
             query_timeout: Some(Duration::from_secs(30)),
@@ -227,6 +231,9 @@ fn candidates(ctp: &Ctp, opts: &Options) -> Vec<Property> {
     if opts.deadlocks {
         out.extend(properties::deadlocks(ctp));
     }
+    if opts.atomicity {
+        out.extend(properties::atomicity(ctp));
+    }
     out
 }
 
@@ -238,6 +245,12 @@ fn site(ctp: &Ctp, p: &Property) -> Vec<Option<Location>> {
         Property::DataRace { first, second, .. } | Property::Deadlock { first, second, .. } => {
             vec![loc(first), loc(second)]
         }
+        Property::Atomicity {
+            first,
+            remote,
+            second,
+            ..
+        } => vec![loc(first), loc(remote), loc(second)],
     }
 }
 

@@ -8,6 +8,7 @@ use std::fmt;
 use symx::trace::format::EventKind;
 use z3::ast::Bool;
 
+use super::atomicity;
 use super::ctp::{Ctp, Ev};
 use super::dag;
 use super::encode::Encoding;
@@ -29,6 +30,15 @@ pub enum Property {
         held_by_first: Ev,
         held_by_second: Ev,
     },
+    /// `remote` (another thread's access to `obj`) runs between `first` and `second`, two
+    /// accesses to `obj` inside one region marked atomic, in an unserializable pattern
+    /// (`atomicity`).
+    Atomicity {
+        first: Ev,
+        remote: Ev,
+        second: Ev,
+        obj: u32,
+    },
 }
 
 impl Property {
@@ -37,7 +47,9 @@ impl Property {
     pub fn last_event(&self, ctp: &Ctp) -> Option<Ev> {
         match *self {
             Property::Assertion { event } => ctp.fire_point[event],
-            Property::DataRace { .. } | Property::Deadlock { .. } => None,
+            Property::DataRace { .. } | Property::Deadlock { .. } | Property::Atomicity { .. } => {
+                None
+            }
         }
     }
 }
@@ -78,6 +90,20 @@ pub fn races(ctp: &Ctp) -> Vec<Property> {
         }
     }
     out
+}
+
+/// Atomicity triplets that survive the static filters (`atomicity::candidates`).
+pub fn atomicity(ctp: &Ctp) -> Vec<Property> {
+    atomicity::candidates(ctp)
+        .0
+        .into_iter()
+        .map(|[first, remote, second, obj]| Property::Atomicity {
+            first,
+            remote,
+            second,
+            obj: obj as u32,
+        })
+        .collect()
 }
 
 /// Two-thread cycles: an acquire of `L` made while holding `M`, and one of `M` while holding
@@ -184,6 +210,16 @@ pub fn formula(enc: &Encoding, p: &Property) -> Bool {
             conj.extend(no_assertion_fails(enc));
             Bool::and(&conj)
         }
+        Property::Atomicity {
+            first,
+            remote,
+            second,
+            ..
+        } => {
+            let mut conj = vec![atomicity::formula(enc, [first, remote, second])];
+            conj.extend(no_assertion_fails(enc));
+            Bool::and(&conj)
+        }
     }
 }
 
@@ -240,6 +276,20 @@ impl fmt::Display for Describe<'_, '_, '_> {
             Property::DataRace { first, second, obj } => write!(
                 f,
                 "data race on object {obj}: {} and {}",
+                at(first),
+                at(second)
+            ),
+            Property::Atomicity {
+                first,
+                remote,
+                second,
+                obj,
+            } => write!(
+                f,
+                "atomicity violation ({}) on object {obj}: {} runs between {} and {}, which \
+                 the atomic region means to keep together",
+                atomicity::pattern(self.0, [first, remote, second]),
+                at(remote),
                 at(first),
                 at(second)
             ),

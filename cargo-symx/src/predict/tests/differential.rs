@@ -259,6 +259,7 @@ fn compare(
             Property::Assertion { event } => asserts.insert(event),
             Property::DataRace { first, second, .. } => races.insert((first, second)),
             Property::Deadlock { .. } => unreachable!("the programs have one lock"),
+            Property::Atomicity { .. } => unreachable!("the programs mark no atomic region"),
         };
         let run = Builder::new().run_guided(&pr.witness.guide, &f);
         tally.replays += 1;

@@ -12,6 +12,7 @@ use symx::{Builder, Guide, Shared};
 
 use super::{predict, predictions, Model, Options, Outcome, Property};
 
+mod atomicity;
 mod differential;
 mod oracle;
 
