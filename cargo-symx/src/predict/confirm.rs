@@ -61,14 +61,15 @@ pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), Stri
                 ))
             }
         }
-        Property::Deadlock { first, second, .. } => {
-            // Both threads are blocked at their acquires when the runtime gives up.
+        Property::Deadlock { ref cycle } => {
+            // Every thread of the cycle is blocked at its acquire when the runtime gives up.
             let blocked = |e: Ev| {
                 let ev = ctp.event(e);
                 let last = run.trace.events.iter().rfind(|r| r.thread == ev.thread);
                 last.is_some_and(|r| r.index < ev.index)
             };
-            if failure.kind() == FailureKind::Deadlock && blocked(first) && blocked(second) {
+            let all_blocked = cycle.waits().iter().all(|w| blocked(w.acquire));
+            if failure.kind() == FailureKind::Deadlock && all_blocked {
                 Ok(())
             } else {
                 Err(format!(

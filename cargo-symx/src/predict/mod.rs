@@ -33,6 +33,7 @@ pub(crate) mod atomicity;
 mod confirm;
 pub(crate) mod ctp;
 mod dag;
+mod deadlock;
 mod encode;
 mod properties;
 mod witness;
@@ -242,9 +243,8 @@ fn site(ctp: &Ctp, p: &Property) -> Vec<Option<Location>> {
     let loc = |e: ctp::Ev| ctp.event(e).location.clone();
     match *p {
         Property::Assertion { event } => vec![loc(event)],
-        Property::DataRace { first, second, .. } | Property::Deadlock { first, second, .. } => {
-            vec![loc(first), loc(second)]
-        }
+        Property::DataRace { first, second, .. } => vec![loc(first), loc(second)],
+        Property::Deadlock { ref cycle } => cycle.waits().iter().map(|w| loc(w.acquire)).collect(),
         Property::Atomicity {
             first,
             remote,
