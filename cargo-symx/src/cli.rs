@@ -177,7 +177,8 @@ pub struct PredictOptions {
     /// Context bound of the predictive queries (unbounded by default).
     #[arg(long, value_name = "B")]
     pub cb: Option<u32>,
-    /// Properties to predict, comma separated (default: assert,race,deadlock).
+    /// Properties to predict, comma separated (default: all four; atomicity concerns regions
+    /// marked with symx::atomic_region).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
     pub properties: Vec<PropertyArg>,
     /// Also show unconfirmed predictions (defects of symx, never bugs) and why they failed.

@@ -79,6 +79,7 @@ pub const KINDS: &[&str] = &[
     "data-race",
     "step-limit",
     "misuse",
+    "atomicity-violation",
     "crash",
     "timeout",
 ];
@@ -191,10 +192,9 @@ impl Layers {
                 executions: s.predict_executions.unwrap_or(1).max(1),
                 model: s.predict_model.unwrap_or_else(|| "ctp".into()),
                 bound: s.predict_bound,
-                properties: s.predict_properties.unwrap_or_else(|| {
-                    // Atomicity is asked for by name: it needs `atomic_region`s to check.
-                    ["assert", "race", "deadlock"].map(String::from).to_vec()
-                }),
+                properties: s
+                    .predict_properties
+                    .unwrap_or_else(|| PREDICT_PROPERTIES.iter().map(|p| p.to_string()).collect()),
                 verbose: false,
             },
             expect: s.expect,

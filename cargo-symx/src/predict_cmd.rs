@@ -45,7 +45,6 @@ pub fn predict(args: &PredictArgs, color: ColorChoice) -> Result<u8, String> {
     };
     settings.predict.enabled = true;
     settings.predict.verbose = args.options.verbose;
-    test_cmd::warn_unsupported([&settings]);
     let report = crate::predict_run::analyse(
         case,
         std::slice::from_ref(&trace),

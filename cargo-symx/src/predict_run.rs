@@ -50,17 +50,9 @@ pub fn options(p: &config::Predict) -> Options {
         assertions: has("assert"),
         races: has("race"),
         deadlocks: has("deadlock"),
+        atomicity: has("atomicity"),
         ..Options::default()
     }
-}
-
-/// What the configuration asks for that this engine cannot check yet, in words.
-pub fn unsupported(p: &config::Predict) -> Option<String> {
-    p.properties.iter().any(|q| q == "atomicity").then(|| {
-        "atomicity violations cannot be predicted by this build yet; the other properties are \
-         checked"
-            .to_string()
-    })
 }
 
 /// Runs the engine on `traces` (of executions 1, 2, ... of `case`) and confirms every
@@ -105,7 +97,8 @@ pub fn analyse(
         }
         for pr in &out.confirmed {
             if seen.insert(pr.description.clone()) {
-                report.findings.extend(finding(pr, i + 1, &p.model));
+                let f = finding(case, pr, extra, timeout);
+                report.findings.push(predicted(f, pr, i + 1, &p.model));
             }
         }
     }
@@ -127,21 +120,48 @@ pub fn apply(o: &mut Outcome, report: PredictReport) {
 }
 
 /// A confirmed prediction as a failure: the replay's own report (kind, message, steps, the
-/// token of the replayed run), said to be predicted.
-fn finding(pr: &Prediction, execution: usize, model: &str) -> Option<Finding> {
-    let mut f = Finding::from_report(pr.replay.clone()?);
+/// token of the replayed run). An atomicity violation is confirmed by the order of its
+/// accesses, not by a failure of the run: its report is made here, with the steps the
+/// runtime shows when replaying the run's token.
+fn finding(case: &TestCase, pr: &Prediction, extra: &[String], timeout: Duration) -> Finding {
+    let replayed = pr
+        .replayed
+        .as_ref()
+        .expect("a confirmed prediction was replayed");
+    if let Some(f) = &replayed.failure {
+        return Finding::from_report(f.clone());
+    }
+    let mut f = Finding::plain(ATOMICITY_VIOLATION, pr.description.clone());
+    f.preemptions = replayed.preemptions;
+    f.token = replayed.trace.schedule.clone();
+    if let Some(token) = &f.token {
+        let request = Request::Replay {
+            token: token.clone(),
+        };
+        let run = worker::run(case, request, extra, timeout, &mut |_| {});
+        f.steps = run.replayed.map(|r| r.steps).unwrap_or_default();
+    }
+    f
+}
+
+/// The kind of a confirmed atomicity violation (a run that does not fail by itself).
+pub const ATOMICITY_VIOLATION: &str = "atomicity-violation";
+
+/// `f`, said to be predicted: from which execution's trace, how, and what was predicted.
+fn predicted(mut f: Finding, pr: &Prediction, execution: usize, model: &str) -> Finding {
     f.predicted = true;
-    f.details.insert(
-        0,
-        format!(
-            "predicted from the passing run of execution {execution} (model {model}, {} \
-             context switches, solved in {:.3}s), confirmed by running that interleaving: {}",
-            pr.witness.context_switches,
-            pr.solve_time.as_secs_f64(),
-            pr.description
-        ),
+    let mut how = format!(
+        "predicted from the passing run of execution {execution} (model {model}, {} context \
+         switches, solved in {:.3}s), confirmed by running that interleaving",
+        pr.witness.context_switches,
+        pr.solve_time.as_secs_f64(),
     );
-    Some(f)
+    // An atomicity violation's message is the prediction already.
+    if f.message != pr.description {
+        how = format!("{how}: {}", pr.description);
+    }
+    f.details.insert(0, how);
+    f
 }
 
 /// Runs `guide` in a fresh worker process of `case`.

@@ -82,7 +82,6 @@ pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
         settings.predict.verbose = verbose;
         resolved.insert(p.id.repr.clone(), settings);
     }
-    warn_unsupported(resolved.values());
     let filter = args.filter.as_deref();
     let cases = build_and_list(&args.cargo, &metadata, filter, &args.test_args, color)?;
     let jobs: Vec<Job> = cases
@@ -116,19 +115,6 @@ pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
     };
     report(&to, &outcomes, start, interrupted)?;
     Ok(exit_code(&outcomes, interrupted))
-}
-
-/// Says once what the configured predictive checks cannot do.
-pub fn warn_unsupported<'a>(settings: impl IntoIterator<Item = &'a Resolved>) {
-    let mut notes: Vec<String> = settings
-        .into_iter()
-        .filter(|s| s.predict.enabled)
-        .filter_map(|s| crate::predict_run::unsupported(&s.predict))
-        .collect();
-    notes.dedup();
-    for n in notes {
-        eprintln!("warning: {n}");
-    }
 }
 
 /// Where a report goes and how it looks.

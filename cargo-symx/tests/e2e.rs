@@ -641,3 +641,29 @@ fn an_unconfirmed_prediction_is_counted_never_a_failure_and_shown_with_verbose()
     );
     assert!(stderr.contains("unconfirmed predictions of"), "{stderr}");
 }
+
+#[test]
+fn a_predicted_atomicity_violation_fails_the_test_and_its_token_replays_the_interleaving() {
+    let (out, report) = predict_report(&["--predict", "increments_meant_to_be_atomic"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let t = test(&report, "increments_meant_to_be_atomic");
+    let f = &t["failure"];
+    assert_eq!(
+        (&f["kind"], &f["predicted"]),
+        (&json!("atomicity-violation"), &json!(true))
+    );
+    assert!(f["message"].as_str().unwrap().contains("atomic"), "{f:#}");
+    assert!(f["steps"].as_array().unwrap().len() >= 3, "{f:#}");
+    // The other worker's write comes between the two accesses of the first: one preemption.
+    assert_eq!(f["preemptions"], 1, "{f:#}");
+    assert_eq!(t["predict"]["unconfirmed"], 0, "{t:#}");
+    // The run does not fail by itself: replaying the token shows the interleaving, cleanly.
+    let token = f["token"].as_str().expect("the replayed run's token");
+    let out = symx("replay", &["-p", "fixture-predict", token]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("no failure"),
+        "{}",
+        text(&out)
+    );
+}

@@ -27,6 +27,16 @@ fn by_position(run: &Replayed) -> HashMap<(usize, u32), &TraceEvent> {
 
 /// `Ok` if the replay shows the predicted violation, else why not.
 pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), String> {
+    if let Property::Atomicity {
+        first,
+        remote,
+        second,
+        ..
+    } = *property
+    {
+        // Not a failure of the run: the three accesses happened in the violating order.
+        return in_order(ctp, run, [first, remote, second]);
+    }
     let failure = run
         .failure
         .as_ref()
@@ -52,19 +62,21 @@ pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), Strin
                 Err(format!("the replay failed otherwise: {}", failure.message))
             }
         }
-        Property::Deadlock { first, second, .. } => {
-            // Both threads are blocked at their acquires when the runtime gives up.
+        Property::Deadlock { ref cycle } => {
+            // Every thread of the cycle is blocked at its acquire when the runtime gives up.
             let blocked = |e: Ev| {
                 let ev = ctp.event(e);
                 let last = run.trace.events.iter().rfind(|r| r.thread == ev.thread);
                 last.is_some_and(|r| r.index < ev.index)
             };
-            if is(FailureKind::Deadlock) && blocked(first) && blocked(second) {
+            let all_blocked = cycle.waits().iter().all(|w| blocked(w.acquire));
+            if is(FailureKind::Deadlock) && all_blocked {
                 Ok(())
             } else {
                 Err(format!("the replay failed otherwise: {}", failure.message))
             }
         }
+        Property::Atomicity { .. } => unreachable!("judged by the accesses' order above"),
         Property::DataRace { first, second, obj } => {
             let exact = same_place(first) && same_place(second);
             // The runtime reports the first happens-before race it meets: the witness's prefix
@@ -76,6 +88,29 @@ pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), Strin
                 Err(format!("the replay failed otherwise: {}", failure.message))
             }
         }
+    }
+}
+
+/// The replay ran `events` (same thread, position, kind and place) in this order.
+fn in_order(ctp: &Ctp, run: &Replayed, events: [Ev; 3]) -> Result<(), String> {
+    let replayed = by_position(run);
+    let mut seqs = Vec::new();
+    for e in events {
+        let ev = ctp.event(e);
+        match replayed.get(&(ev.thread, ev.index)) {
+            Some(r) if r.kind == ev.kind && r.location == ev.location => seqs.push(r.seq),
+            _ => {
+                return Err(format!(
+                    "the replay did not run thread {}'s access {} as predicted",
+                    ev.thread, ev.index
+                ))
+            }
+        }
+    }
+    if seqs.windows(2).all(|w| w[0] < w[1]) {
+        Ok(())
+    } else {
+        Err("the replay ran the three accesses in another order".to_string())
     }
 }
 

@@ -33,9 +33,11 @@
 //! - Atomics are sequentially consistent; plain-value atomic reads keep their observed value
 //!   (the runtime pins them with a guard), `*_sym` ones are free.
 
+pub(crate) mod atomicity;
 mod confirm;
-mod ctp;
+pub(crate) mod ctp;
 mod dag;
+mod deadlock;
 mod encode;
 mod properties;
 mod replayed;
@@ -47,7 +49,6 @@ mod tests;
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
-use symx::__worker::protocol::FailureReport;
 use symx::trace::format::Location;
 use symx::trace::Trace;
 use symx::Guide;
@@ -84,6 +85,8 @@ pub struct Options {
     pub assertions: bool,
     pub races: bool,
     pub deadlocks: bool,
+    /// Atomicity violations of regions marked with `symx::atomic_region`.
+    pub atomicity: bool,
     /// Re-solves allowed after a replay shows an initial value the trace did not.
     pub refinements: u32,
     /// Initial values the caller knows, by object id (the trace shows only those of objects
@@ -103,6 +106,7 @@ impl Default for Options {
             assertions: true,
             races: true,
             deadlocks: true,
+            atomicity: true,
             refinements: 3,
             initial: BTreeMap::new(),
             query_timeout: Some(Duration::from_secs(30)),
@@ -121,9 +125,9 @@ pub struct Prediction {
     pub witness: Witness,
     /// Time z3 took on this query.
     pub solve_time: Duration,
-    /// How the witness's replay failed (the confirmed bug as the runtime reports it, with the
-    /// replay token of that run); `None` before the replay, or when it passed.
-    pub replay: Option<FailureReport>,
+    /// The replay that judged it (how it failed, as the runtime reports it, and its trace,
+    /// whose `schedule` is the token of that run); `None` before the replay.
+    pub replayed: Option<Replayed>,
 }
 
 /// What one trace gave.
@@ -197,10 +201,10 @@ pub fn predict<R: IntoReplayed>(
                     break;
                 }
             };
-            prediction.replay = run.failure.clone();
             match confirm::check(&ctp, p, &run) {
                 Ok(()) => {
                     found.insert(key);
+                    prediction.replayed = Some(run);
                     out.confirmed.push(prediction);
                     break;
                 }
@@ -212,6 +216,7 @@ pub fn predict<R: IntoReplayed>(
                     let unknown = enc.unknown_initial.keys().copied();
                     let new = confirm::learned_initial(&ctp, &prediction.witness, &run, unknown);
                     if new.is_empty() || tries >= opts.refinements {
+                        prediction.replayed = Some(run);
                         out.unconfirmed.push((prediction, why));
                         break;
                     }
@@ -248,6 +253,9 @@ fn candidates(ctp: &Ctp, opts: &Options) -> Vec<Property> {
     if opts.deadlocks {
         out.extend(properties::deadlocks(ctp));
     }
+    if opts.atomicity {
+        out.extend(properties::atomicity(ctp));
+    }
     out
 }
 
@@ -256,9 +264,14 @@ fn site(ctp: &Ctp, p: &Property) -> Vec<Option<Location>> {
     let loc = |e: ctp::Ev| ctp.event(e).location.clone();
     match *p {
         Property::Assertion { event } => vec![loc(event)],
-        Property::DataRace { first, second, .. } | Property::Deadlock { first, second, .. } => {
-            vec![loc(first), loc(second)]
-        }
+        Property::DataRace { first, second, .. } => vec![loc(first), loc(second)],
+        Property::Deadlock { ref cycle } => cycle.waits().iter().map(|w| loc(w.acquire)).collect(),
+        Property::Atomicity {
+            first,
+            remote,
+            second,
+            ..
+        } => vec![loc(first), loc(remote), loc(second)],
     }
 }
 
@@ -287,7 +300,7 @@ fn query(enc: &Encoding, p: &Property) -> (Option<Prediction>, QueryStats) {
             description: properties::Describe(enc.ctp, p).to_string(),
             witness: witness::decode(enc, &m, p),
             solve_time: time,
-            replay: None,
+            replayed: None,
         }),
         SatResult::Unsat => {
             stats.proved_unbounded =

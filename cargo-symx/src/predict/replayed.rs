@@ -15,6 +15,8 @@ pub struct Replayed {
     pub trace: Trace,
     /// Where the program did not offer what the witness asked for.
     pub divergence: Option<String>,
+    /// Preemptions it took.
+    pub preemptions: u32,
 }
 
 impl Replayed {
@@ -48,6 +50,7 @@ impl From<GuidedRun> for Replayed {
             failure: run.report.failure().map(symx::__worker::failure_report),
             trace: run.trace,
             divergence: run.divergence,
+            preemptions: run.preemptions,
         }
     }
 }
@@ -58,6 +61,7 @@ impl From<Ran> for Replayed {
             failure: ran.failure,
             trace: *ran.trace,
             divergence: ran.divergence,
+            preemptions: ran.preemptions,
         }
     }
 }

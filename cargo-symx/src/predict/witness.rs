@@ -53,6 +53,12 @@ pub fn decode(enc: &Encoding, model: &Z3Model, property: &Property) -> Witness {
         steps.push(enc.ctp.thread(first));
         steps.push(enc.ctp.thread(second));
     }
+    if let Property::Atomicity { second, .. } = *property {
+        // The violation point is poised: run it after the remote access.
+        if enc.ctp.event(second).step.is_some() {
+            steps.push(enc.ctp.thread(second));
+        }
+    }
     let context_switches = steps.windows(2).filter(|w| w[0] != w[1]).count() as u32;
     Witness {
         prefix,

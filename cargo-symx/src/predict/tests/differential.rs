@@ -1,9 +1,10 @@
 //! Differential testing against brute force (issue 6's acceptance): random small programs
 //! (up to 3 worker threads of up to 4 operations on two shared variables and one mutex, with
-//! branches and assertions), one random observed schedule each; the assertion failures and
-//! races the engine predicts from the trace must be exactly those the oracle finds by
-//! enumerating the trace's interleavings, and every prediction must replay and fail the same
-//! way in the runtime.
+//! branches, assertions and, in half the workers, a span of ops marked as an atomic region),
+//! one random observed schedule each; the assertion failures, races and atomicity violations
+//! the engine predicts from the trace must be exactly those the oracle finds by enumerating
+//! the trace's interleavings, and every prediction must replay and show the same violation in
+//! the runtime.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering::SeqCst;
@@ -67,13 +68,15 @@ enum Op {
 struct Program {
     /// Variable 0 is a `Shared` (races are checked on it), variable 1 an atomic.
     workers: Vec<Vec<Op>>,
+    /// Per worker, the ops `a..b` it runs as a `symx::atomic_region` (atomicity checks).
+    regions: Vec<Option<(usize, usize)>>,
     /// What main does after joining every worker.
     main_tail: Vec<Op>,
 }
 
 fn generate(rng: &mut Rng) -> Program {
     let n = 1 + rng.below(3) as usize;
-    let workers = (0..n)
+    let workers: Vec<Vec<Op>> = (0..n)
         .map(|_| {
             let len = 1 + rng.below(4);
             thread_ops(rng, len)
@@ -85,7 +88,19 @@ fn generate(rng: &mut Rng) -> Program {
         1 => vec![Op::Load(1), Op::Assert(cond(rng, 1))],
         _ => vec![Op::Lock, Op::Load(0), Op::Unlock, Op::Assert(cond(rng, 1))],
     };
-    Program { workers, main_tail }
+    let regions = workers
+        .iter()
+        .map(|ops| {
+            let a = rng.below(ops.len() as u64) as usize;
+            let b = a + 1 + rng.below((ops.len() - a) as u64) as usize;
+            (rng.below(2) == 0).then_some((a, b))
+        })
+        .collect();
+    Program {
+        workers,
+        regions,
+        main_tail,
+    }
 }
 
 /// `len` units: atomic accesses, critical sections on `x`, rarely an unprotected access to
@@ -135,37 +150,56 @@ struct Vars {
     l: Mutex<()>,
 }
 
-/// Runs `ops` as one thread of the program.
-fn run_ops(vars: &Vars, ops: &[Op]) {
-    let mut regs: Vec<Sym<i64>> = Vec::new();
-    let mut guard = None;
-    for &op in ops {
-        match op {
-            Op::Load(0) => regs.push(vars.x.get()),
-            Op::Load(_) => regs.push(vars.y.load_sym(SeqCst)),
-            Op::Store(var, reg, k) => {
-                let v = match reg {
-                    Some(r) => regs[r] + k,
-                    None => Sym::constant(k),
-                };
-                if var == 0 {
-                    vars.x.set(v)
-                } else {
-                    vars.y.store_sym(v, SeqCst)
+/// One thread's state while it runs its ops.
+struct Thread<'v> {
+    vars: &'v Vars,
+    regs: Vec<Sym<i64>>,
+    guard: Option<symx::sync::MutexGuard<'v, ()>>,
+}
+
+/// Runs `ops` as one thread of the program, ops `region` inside an atomic region.
+fn run_ops(vars: &Vars, ops: &[Op], region: Option<(usize, usize)>) {
+    let mut t = Thread {
+        vars,
+        regs: Vec::new(),
+        guard: None,
+    };
+    let (a, b) = region.unwrap_or((ops.len(), ops.len()));
+    let _ = t.run(&ops[..a]) && symx::atomic_region(|| t.run(&ops[a..b])) && t.run(&ops[b..]);
+}
+
+impl Thread<'_> {
+    /// Runs `ops`; false once a branch stops the thread.
+    fn run(&mut self, ops: &[Op]) -> bool {
+        let (vars, regs) = (self.vars, &mut self.regs);
+        for &op in ops {
+            match op {
+                Op::Load(0) => regs.push(vars.x.get()),
+                Op::Load(_) => regs.push(vars.y.load_sym(SeqCst)),
+                Op::Store(var, reg, k) => {
+                    let v = match reg {
+                        Some(r) => regs[r] + k,
+                        None => Sym::constant(k),
+                    };
+                    if var == 0 {
+                        vars.x.set(v)
+                    } else {
+                        vars.y.store_sym(v, SeqCst)
+                    }
                 }
-            }
-            Op::FetchAdd(k) => regs.push(vars.y.fetch_add_sym(k, SeqCst)),
-            Op::Lock => guard = Some(vars.l.lock().unwrap()),
-            Op::Unlock => guard = None,
-            Op::Branch(c) => {
-                if !symx::branch(condition(&regs, c)) {
-                    return;
+                Op::FetchAdd(k) => regs.push(vars.y.fetch_add_sym(k, SeqCst)),
+                Op::Lock => self.guard = Some(vars.l.lock().unwrap()),
+                Op::Unlock => self.guard = None,
+                Op::Branch(c) => {
+                    if !symx::branch(condition(regs, c)) {
+                        return false;
+                    }
                 }
+                Op::Assert(c) => symx::assert!(condition(regs, c)),
             }
-            Op::Assert(c) => symx::assert!(condition(&regs, c)),
         }
+        true
     }
-    drop(guard);
 }
 
 fn condition(regs: &[Sym<i64>], c: Cond) -> Sym<bool> {
@@ -188,15 +222,16 @@ fn body(p: &Program) -> impl Fn() + '_ {
         let handles: Vec<_> = p
             .workers
             .iter()
-            .map(|ops| {
+            .zip(&p.regions)
+            .map(|(ops, &region)| {
                 let (vars, ops) = (vars.clone(), ops.clone());
-                symx::thread::spawn(move || run_ops(&vars, &ops))
+                symx::thread::spawn(move || run_ops(&vars, &ops, region))
             })
             .collect();
         for h in handles {
             h.join().unwrap();
         }
-        run_ops(&vars, &p.main_tail);
+        run_ops(&vars, &p.main_tail, None);
     }
 }
 
@@ -207,6 +242,7 @@ struct Tally {
     skipped: usize,
     assertion_violations: usize,
     races: usize,
+    atomicity_violations: usize,
     replays: usize,
     replays_racing_first: usize,
 }
@@ -254,11 +290,18 @@ fn compare(
     let predicted = predictions(&trace, &opts);
     let mut asserts = std::collections::BTreeSet::new();
     let mut races = std::collections::BTreeSet::new();
+    let mut atomicity = std::collections::BTreeSet::new();
     for pr in &predicted {
         match pr.property {
             Property::Assertion { event } => asserts.insert(event),
             Property::DataRace { first, second, .. } => races.insert((first, second)),
             Property::Deadlock { .. } => unreachable!("the programs have one lock"),
+            Property::Atomicity {
+                first,
+                remote,
+                second,
+                ..
+            } => atomicity.insert((first, remote, second)),
         };
         let run = Replayed::from(Builder::new().run_guided(&pr.witness.guide, &f));
         tally.replays += 1;
@@ -279,7 +322,9 @@ fn compare(
     }
     assert_eq!(asserts, found.assertions, "case {seed}: assertions\n{p:#?}");
     assert_eq!(races, found.races, "case {seed}: races\n{p:#?}");
+    assert_eq!(atomicity, found.atomicity, "case {seed}: atomicity\n{p:#?}");
     tally.cases += 1;
+    tally.atomicity_violations += atomicity.len();
     tally.assertion_violations += asserts.len();
     tally.races += races.len();
 }
@@ -300,7 +345,7 @@ fn run(n: u64, bound: Option<u32>) {
     // The generator must exercise both properties, not only agree on "nothing".
     assert!(tally.cases >= n as usize * 9 / 10, "{tally:?}");
     assert!(
-        tally.assertion_violations > 0 && tally.races > 0,
+        tally.assertion_violations > 0 && tally.races > 0 && tally.atomicity_violations > 0,
         "{tally:?}"
     );
 }

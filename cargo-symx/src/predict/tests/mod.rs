@@ -12,6 +12,8 @@ use symx::{Builder, Guide, Shared};
 
 use super::{predict, predictions, Model, Options, Outcome, Property};
 
+mod atomicity;
+mod deadlock;
 mod differential;
 mod oracle;
 
@@ -423,57 +425,6 @@ fn s1_fig1_mcm_bounded_proof_lifts_to_all_interleavings() {
     let out = run_predict(&trace, &opts, wang_fig1);
     assert!(out.confirmed.is_empty());
     assert_eq!(out.proved_unbounded, 1, "{out:#?}");
-}
-
-// ---- Deadlock: two locks taken in opposite orders ---------------------------------------------
-
-fn abba(ordered: bool) {
-    let locks = Arc::new((Mutex::new(()), Mutex::new(())));
-    let l1 = locks.clone();
-    let t1 = symx::thread::spawn(move || {
-        let _a = l1.0.lock().unwrap();
-        let _b = l1.1.lock().unwrap();
-    });
-    let t2 = symx::thread::spawn(move || {
-        if ordered {
-            let _a = locks.0.lock().unwrap();
-            let _b = locks.1.lock().unwrap();
-        } else {
-            let _b = locks.1.lock().unwrap();
-            let _a = locks.0.lock().unwrap();
-        }
-    });
-    t1.join().unwrap();
-    t2.join().unwrap();
-}
-
-fn deadlocks_only() -> Options {
-    Options {
-        assertions: false,
-        races: false,
-        ..Options::default()
-    }
-}
-
-#[test]
-fn deadlock_of_opposite_lock_orders_is_predicted_from_a_serial_run() {
-    let body = || abba(false);
-    let trace = observe(&[1, 1, 1, 1, 2, 2, 2, 2], body);
-    let out = predict(&trace, &deadlocks_only(), |g| {
-        Builder::new().run_guided(g, body)
-    });
-    no_unconfirmed(&out);
-    assert_eq!(out.confirmed.len(), 1, "{out:#?}");
-    assert!(out.confirmed[0].description.starts_with("deadlock"));
-    // Each thread takes its first lock, then both wait.
-    assert_eq!(out.confirmed[0].witness.guide.steps.len(), 2);
-}
-
-#[test]
-fn consistent_lock_order_has_no_deadlock() {
-    let body = || abba(true);
-    let trace = observe(&[1, 1, 1, 1, 2, 2, 2, 2], body);
-    assert!(predictions(&trace, &deadlocks_only()).is_empty());
 }
 
 // ---- S6-like: a condvar hand-off keeps its order ---------------------------------------------

@@ -5,12 +5,15 @@
 //! accesses that are both their thread's next event are a race. This decides exactly what the
 //! encoding should (Theorem 4.1, prefix form), by a route that shares no code with it.
 //! Thread-local code (branches, assertions) runs eagerly after the event before it, as in the
-//! runtime, so the first failing assertion of an interleaving ends it.
+//! runtime, so the first failing assertion of an interleaving ends it. An atomicity violation
+//! is a state in which a thread's next event is an access of its atomic region and another
+//! thread's access to that object ran after an earlier access of the region.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use symx::trace::format::{EventKind, Expr, SyncKind};
 
+use crate::predict::atomicity;
 use crate::predict::ctp::{Ctp, Ev};
 
 /// What some interleaving of the CTP reaches.
@@ -20,6 +23,9 @@ pub struct Found {
     pub assertions: BTreeSet<Ev>,
     /// Conflicting pairs that can be adjacent, `(first, second)` in trace order.
     pub races: BTreeSet<(Ev, Ev)>,
+    /// Atomicity triplets `(t_c, t_r, t_c')`: `t_r` ran after `t_c` while `t_c'`, later in
+    /// `t_c`'s atomic region, is its thread's next event, in an unserializable pattern.
+    pub atomicity: BTreeSet<(Ev, Ev, Ev)>,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -30,6 +36,9 @@ struct State {
     /// Per lock, its holders and whether they hold it shared.
     holders: BTreeMap<u32, Vec<(usize, bool)>>,
     reads: BTreeMap<u32, u128>,
+    /// `(c, r)`: access `r` ran after `c`, an access of another thread's atomic region to
+    /// the same object.
+    after: BTreeSet<(Ev, Ev)>,
 }
 
 /// Explores every interleaving; `initial` gives each object's value before any write.
@@ -44,7 +53,9 @@ pub fn explore(ctp: &Ctp, initial: &BTreeMap<u32, i128>) -> Found {
         mem,
         holders: BTreeMap::new(),
         reads: BTreeMap::new(),
+        after: BTreeSet::new(),
     };
+    let regions = regions(ctp);
     let mut found = Found::default();
     let mut seen = HashSet::new();
     let mut stack = vec![start];
@@ -53,8 +64,10 @@ pub fn explore(ctp: &Ctp, initial: &BTreeMap<u32, i128>) -> Found {
             continue;
         }
         races_at(ctp, &s, &mut found);
+        atomicity_at(ctp, &regions, &s, &mut found);
         for t in 0..ctp.threads.len() {
-            if let Some(next) = step(ctp, &s, t, &mut found) {
+            if let Some(mut next) = step(ctp, &s, t, &mut found) {
+                note_after(ctp, &regions, &s, t, &mut next);
                 stack.push(next);
             }
         }
@@ -89,6 +102,74 @@ fn races_at(ctp: &Ctp, s: &State, found: &mut Found) {
                 && ctp.accesses[&ea.obj.unwrap()].contains(&b);
             if racy && (writes(ea.kind) || writes(eb.kind)) {
                 found.races.insert((a.min(b), a.max(b)));
+            }
+        }
+    }
+}
+
+/// Per event, the `atomic_begin` of the outermost atomic region it lies in.
+fn regions(ctp: &Ctp) -> Vec<Option<Ev>> {
+    let mut out = vec![None; ctp.trace.events.len()];
+    for events in &ctp.threads {
+        let (mut depth, mut open) = (0, None);
+        for &e in events {
+            match ctp.event(e).kind {
+                EventKind::AtomicBegin => {
+                    depth += 1;
+                    open = open.or(Some(e));
+                }
+                EventKind::AtomicEnd => {
+                    depth -= 1;
+                    if depth == 0 {
+                        open = None;
+                    }
+                }
+                _ => out[e] = open,
+            }
+        }
+    }
+    out
+}
+
+fn access(ctp: &Ctp, e: Ev) -> Option<(u32, atomicity::Access)> {
+    let ev = ctp.event(e);
+    let a = atomicity::Access {
+        reads: ev.read.is_some(),
+        writes: ev.write.is_some(),
+    };
+    ev.obj.filter(|_| a.reads || a.writes).map(|o| (o, a))
+}
+
+/// The event thread `t` just ran (in `s`, before `n`) comes after every access of another
+/// thread's atomic region to its object that already ran.
+fn note_after(ctp: &Ctp, regions: &[Option<Ev>], s: &State, t: usize, n: &mut State) {
+    let r = ctp.threads[t][s.pos[t]];
+    let Some((obj, _)) = access(ctp, r) else {
+        return;
+    };
+    for &c in &ctp.accesses[&obj] {
+        if regions[c].is_some() && ctp.thread(c) != t && ran(ctp, s, c) {
+            n.after.insert((c, r));
+        }
+    }
+}
+
+/// Every thread whose next event `c2` is an access in an atomic region: a remote access
+/// that ran after an earlier access `c` of the same region to the same object.
+fn atomicity_at(ctp: &Ctp, regions: &[Option<Ev>], s: &State, found: &mut Found) {
+    for t in 0..ctp.threads.len() {
+        let Some(c2) = next_event(ctp, s, t) else {
+            continue;
+        };
+        let Some((obj, a2)) = access(ctp, c2).filter(|_| regions[c2].is_some()) else {
+            continue;
+        };
+        for &(c, r) in &s.after {
+            let (Some((oc, ac)), Some((_, ar))) = (access(ctp, c), access(ctp, r)) else {
+                continue;
+            };
+            if regions[c] == regions[c2] && oc == obj && atomicity::unserializable(ac, ar, a2) {
+                found.atomicity.insert((c, r, c2));
             }
         }
     }
