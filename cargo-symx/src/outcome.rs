@@ -208,6 +208,14 @@ impl Outcome {
         }
     }
 
+    /// The test's failure, then every other confirmed prediction (the first one, when the
+    /// failure was predicted, is the failure itself).
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
+        let predicted = self.predict.iter().flat_map(|p| &p.findings);
+        let skip = usize::from(self.failure.as_ref().is_some_and(|f| f.predicted));
+        self.failure.iter().chain(predicted.skip(skip))
+    }
+
     pub fn id(&self) -> String {
         format!("{}::{} {}", self.package, self.target, self.name)
     }
@@ -215,4 +223,54 @@ impl Outcome {
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn predicted(kind: &str) -> Finding {
+        Finding {
+            predicted: true,
+            ..Finding::plain(kind, format!("a {kind}"))
+        }
+    }
+
+    fn outcome(failure: Option<Finding>, predict: Option<PredictReport>) -> Outcome {
+        let binary = crate::discover::TestBinary {
+            package: "p".into(),
+            package_id: cargo_metadata::PackageId { repr: "p".into() },
+            target: "t".into(),
+            path: "t".into(),
+            cwd: ".".into(),
+            source: "tests/t.rs".into(),
+        };
+        let case = TestCase {
+            binary,
+            name: "n".into(),
+        };
+        Outcome {
+            failure,
+            predict,
+            ..Outcome::new(&case)
+        }
+    }
+
+    fn kinds(o: &Outcome) -> Vec<&str> {
+        o.findings().map(|f| f.kind.as_str()).collect()
+    }
+
+    #[test]
+    fn every_confirmed_prediction_is_a_finding_once() {
+        let report = PredictReport {
+            findings: vec![predicted("panic"), predicted("atomicity-violation")],
+            ..PredictReport::default()
+        };
+        // The first prediction became the test's failure: it is not listed twice.
+        let o = outcome(Some(predicted("panic")), Some(report));
+        assert_eq!(kinds(&o), ["panic", "atomicity-violation"]);
+        let o = outcome(Some(Finding::plain("deadlock", "d".into())), None);
+        assert_eq!(kinds(&o), ["deadlock"]);
+        assert!(kinds(&outcome(None, None)).is_empty());
+    }
 }

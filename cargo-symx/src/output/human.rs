@@ -44,6 +44,10 @@ fn failure(out: &mut String, o: &Outcome, style: Style) {
         let _ = writeln!(out, "  expected by the configuration: {expected}");
     }
     out.push_str(&finding(f, style));
+    for more in o.findings().skip(1) {
+        out.push('\n');
+        out.push_str(&finding(more, style));
+    }
     // A symx failure says everything in its interleaving; other failures need the test's words.
     let plain = o.strategy.is_none() || matches!(o.status, Status::Crashed | Status::TimedOut);
     if plain && !o.output.trim().is_empty() {

@@ -14,11 +14,11 @@ pub fn render(outcomes: &[Outcome]) -> Result<String, String> {
     let results: Vec<SarifResult> = outcomes
         .iter()
         .filter(|o| o.status.is_bug() || o.status == Status::ExpectedFailure)
-        .filter_map(|o| o.failure.as_ref().map(|f| result(o, f)))
+        .flat_map(|o| o.findings().map(move |f| result(o, f)))
         .collect();
     let mut kinds: Vec<&str> = outcomes
         .iter()
-        .filter_map(|o| o.failure.as_ref().map(|f| f.kind.as_str()))
+        .flat_map(|o| o.findings().map(|f| f.kind.as_str()))
         .collect();
     kinds.sort_unstable();
     kinds.dedup();
