@@ -496,14 +496,19 @@ fn predict_finds_a_lost_update_from_one_passing_execution_and_its_token_replays(
     // The token is the replayed run's: `cargo symx replay` shows the same failure.
     assert_replays("fixture-predict", f["token"].as_str().unwrap(), "panic:");
 
-    // Atomic accesses never race: asking for races only finds nothing.
-    let (out, report) = predict_report(&["--predict", "--properties", "race", "--model", "mcm"]);
+    // Atomic accesses never race: asking for races only finds nothing. The profile turns the
+    // checks on and picks races, the flag picks the model.
+    let (out, report) = predict_report(&["--profile", "predict-races", "--model", "mcm"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let p = &test(&report, "lost_update")["predict"];
     assert_eq!(
         (&p["properties"], &p["model"]),
         (&json!(["race"]), &json!("mcm"))
     );
+    let (out, report) = predict_report(&["--predict", "--properties", "assert,race"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let p = &test(&report, "lost_update")["predict"];
+    assert_eq!(p["properties"], json!(["assert", "race"]));
 }
 
 /// A scratch directory of this test run.
