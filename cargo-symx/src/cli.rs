@@ -115,10 +115,10 @@ pub struct TestArgs {
     pub timeout: Option<String>,
     /// After exploring a #[symx::test] that passes, predict from the traces of its first
     /// executions whether other interleavings of their events fail (confirmed by replay).
-    #[arg(long)]
+    #[arg(long, help_heading = PREDICTIVE)]
     pub predict: bool,
     /// With --predict: how many of the first executions' traces to analyse (default 1).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = PREDICTIVE)]
     pub predict_executions: Option<u64>,
     #[command(flatten)]
     pub predict_options: PredictOptions,
@@ -165,24 +165,26 @@ pub struct ReplayArgs {
     pub timeout: Option<String>,
 }
 
+const PREDICTIVE: &str = "Predictive checks";
+
 /// The options of the predictive checks (`cargo symx test --predict`, `cargo symx predict`).
 #[derive(Args, Debug, Clone, Default)]
-#[command(next_help_heading = "Predictive checks")]
 pub struct PredictOptions {
     /// Which interleavings a prediction may use: ctp (symbolic values, the default), mcm
     /// (maximal causal: reads that decide the run keep their values), values (every read
     /// keeps its value).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = PREDICTIVE)]
     pub model: Option<ModelArg>,
     /// Context bound of the predictive queries (unbounded by default).
-    #[arg(long, value_name = "B")]
+    #[arg(long, value_name = "B", help_heading = PREDICTIVE)]
     pub cb: Option<u32>,
     /// Properties to predict, comma separated (default: all four; atomicity concerns regions
     /// marked with symx::atomic_region).
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST", help_heading = PREDICTIVE)]
     pub properties: Vec<PropertyArg>,
-    /// Also show unconfirmed predictions (defects of symx, never bugs) and why they failed.
-    #[arg(short, long)]
+    /// Also show unconfirmed predictions and why their replay did not confirm them (never
+    /// bugs: a defect of symx, or nondeterminism it does not control).
+    #[arg(short, long, help_heading = PREDICTIVE)]
     pub verbose: bool,
 }
 
