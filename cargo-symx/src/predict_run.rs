@@ -70,13 +70,16 @@ pub fn analyse(
         model: p.model.clone(),
         bound: p.bound,
         properties: p.properties.clone(),
-        traces: traces.len(),
         ..PredictReport::default()
     };
     // The same bug predicted from several traces is one bug.
     let mut seen = HashSet::new();
     for (i, trace) in traces.iter().enumerate() {
+        if worker::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
         let out = predict::predict(trace, &opts, |guide| replay(case, guide, extra, timeout));
+        report.traces += 1;
         report.candidates += out.candidates;
         report.queries += out.solve_times.len();
         report
@@ -184,6 +187,9 @@ fn replay(
             .collect(),
     };
     let run = worker::run(case, request, extra, timeout, &mut |_| {});
+    if run.exit == Some(worker::Exit::Interrupted) {
+        return Err("interrupted (Ctrl-C)".into());
+    }
     if run.crashed() {
         let (kind, message) = crate::crash::describe(&run, timeout);
         return Err(format!("{kind}: {message}"));
