@@ -48,8 +48,8 @@ pub struct Ctp<'t> {
     /// Per lock object, its critical sections.
     pub sections: BTreeMap<u32, Vec<Section>>,
     pub try_fails: Vec<TryFail>,
-    /// Events whose blocking semantics the encoding does not model (condvars, barriers,
-    /// channels, park, wait queues, once): they keep their observed order (see `encode`).
+    /// Events whose blocking semantics the encoding does not model (channels, park, wait
+    /// queues, once): they keep their observed order (see `encode`).
     pub unmodelled: Vec<Ev>,
     /// Per object, its type and its value before any write, when the trace shows it.
     pub initial: BTreeMap<u32, (Ty, Option<i128>)>,
@@ -193,25 +193,12 @@ impl<'t> Ctp<'t> {
     }
 }
 
-/// Blocking or matching semantics the encoding does not model yet.
+/// Blocking or matching semantics the encoding does not model exactly (those it does are
+/// `blocking`'s).
 fn unmodelled(kind: EventKind) -> bool {
     use EventKind::*;
     matches!(
         kind,
-        CondvarWait
-            | NotifyOne
-            | NotifyAll
-            | BarrierWait
-            | Send
-            | Recv
-            | Park
-            | Unpark
-            | QueueWait
-            | QueueNotify
-            | Once
-            | SpuriousWake
-            | Disconnect
-            | BarrierArrive
-            | BarrierDepart
+        Send | Recv | Park | Unpark | QueueWait | QueueNotify | Once | SpuriousWake | Disconnect
     )
 }

@@ -18,8 +18,9 @@
 //!   is before it with no executed write in between, or the initial value;
 //! - VD: written values are their DAG expressions over the pi-variables and the inputs.
 //!
-//! Blocking primitives not modelled here (condvars, barriers, channels, park, wait queues)
-//! keep their observed order, which is sound (it only removes interleavings).
+//! Condvars and barriers are `blocking`'s; the blocking primitives modelled nowhere
+//! (channels, park, wait queues, once) keep their observed order, which is sound (it only
+//! removes interleavings).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,6 +29,7 @@ use symx::trace::format::{EventKind, Expr};
 use z3::ast::{Bool, Int, BV};
 use z3::Solver;
 
+use super::blocking;
 use super::ctp::{Ctp, Ev, Section};
 use super::dag;
 use super::Model;
@@ -90,6 +92,7 @@ impl<'c, 't> Encoding<'c, 't> {
         enc.guards();
         enc.locks();
         enc.unmodelled();
+        blocking::constrain(&enc);
         enc.pi_functions(opts, &reads);
         enc
     }

@@ -8,6 +8,8 @@
 //! - `dag`: the trace's expression DAG as z3 bit-vectors;
 //! - `encode`: the prefix-mode formula (order variables, executed flags, pi-functions);
 //! - `properties`: candidates and `PHI_PRP` (assertion violation, data race, deadlock);
+//! - `blocking`: condvar and barrier semantics;
+//! - `atomicity`, `deadlock`: the candidates and formulas of those two properties;
 //! - `witness`: model -> ordered prefix -> `symx::Guide`;
 //! - `confirm`: does the replay fail the same way.
 //!
@@ -23,13 +25,15 @@
 //! - Thread-local code (branches, assertions) runs right after the thread's previous step, as
 //!   in the runtime: a thread that got there runs it if its condition holds, and the first
 //!   failing assertion of a run ends it.
-//! - Condvars, barriers, channels, park and wait queues are not modelled: their events keep
-//!   their observed order, and the event after a blocking one waits for every such event
-//!   observed before it (sound: it only removes interleavings).
+//! - Condvar waits are matched to the notify that wakes them and barrier generations open
+//!   together (`blocking`); channels, park, wait queues and once are not modelled: their
+//!   events keep their observed order, and the event after a blocking one waits for every
+//!   such event observed before it (sound: it only removes interleavings).
 //! - Atomics are sequentially consistent; plain-value atomic reads keep their observed value
 //!   (the runtime pins them with a guard), `*_sym` ones are free.
 
 pub(crate) mod atomicity;
+mod blocking;
 mod confirm;
 pub(crate) mod ctp;
 mod dag;

@@ -8,6 +8,7 @@ use symx::{Guide, InputValues};
 use z3::ast::{Ast, BV};
 use z3::Model as Z3Model;
 
+use super::blocking;
 use super::ctp::Ev;
 use super::dag;
 use super::encode::Encoding;
@@ -61,11 +62,12 @@ pub fn decode(enc: &Encoding, model: &Z3Model, property: &Property) -> Witness {
         }
     }
     let context_switches = steps.windows(2).filter(|w| w[0] != w[1]).count() as u32;
+    let choices = blocking::choices(enc.ctp, &prefix);
     Witness {
         prefix,
         guide: Guide {
             steps,
-            choices: Vec::new(),
+            choices,
             inputs: inputs(enc, model),
         },
         context_switches,

@@ -13,6 +13,7 @@ use symx::{Builder, Guide, Shared};
 use super::{predict, predictions, Model, Options, Outcome, Property};
 
 mod atomicity;
+mod blocking;
 mod deadlock;
 mod differential;
 mod oracle;
