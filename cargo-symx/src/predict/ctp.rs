@@ -187,6 +187,17 @@ impl<'t> Ctp<'t> {
         ev.step.is_none() && ev.kind != EventKind::Join && ev.sync.is_empty()
     }
 
+    /// A lock built by the user and annotated (`#[symx::acquire]`): its mutual exclusion is
+    /// a claim to check, not a fact of the runtime.
+    pub fn annotated_lock(&self, lock: u32) -> bool {
+        self.sections.get(&lock).is_some_and(|ss| {
+            ss.iter().any(|s| {
+                let ev = self.event(s.acquire);
+                ev.sync.iter().any(|r| r.obj == lock && r.annotated)
+            })
+        })
+    }
+
     /// Objects the races property looks at: `Shared` and `UnsafeCell` (atomics never race).
     pub fn racy_object(&self, obj: u32) -> bool {
         matches!(&*self.trace.objects[obj as usize].kind, "shared" | "cell")

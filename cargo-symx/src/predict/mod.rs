@@ -39,6 +39,8 @@ pub(crate) mod ctp;
 mod dag;
 mod deadlock;
 mod encode;
+mod lock_claims;
+mod must_hb;
 mod properties;
 mod witness;
 
@@ -87,6 +89,9 @@ pub struct Options {
     pub deadlocks: bool,
     /// Atomicity violations of regions marked with `symx::atomic_region`.
     pub atomicity: bool,
+    /// Whether a user-annotated lock's mutual exclusion can break (its implementation's
+    /// atomics decide).
+    pub lock_claims: bool,
     /// Re-solves allowed after a replay shows an initial value the trace did not.
     pub refinements: u32,
     /// Initial values the caller knows, by object id (the trace shows only those of objects
@@ -107,6 +112,7 @@ impl Default for Options {
             races: true,
             deadlocks: true,
             atomicity: true,
+            lock_claims: true,
             refinements: 3,
             initial: BTreeMap::new(),
             query_timeout: Some(Duration::from_secs(30)),
@@ -239,6 +245,9 @@ fn candidates(ctp: &Ctp, opts: &Options) -> Vec<Property> {
     if opts.atomicity {
         out.extend(properties::atomicity(ctp));
     }
+    if opts.lock_claims {
+        out.extend(properties::lock_claims(ctp));
+    }
     out
 }
 
@@ -255,6 +264,7 @@ fn site(ctp: &Ctp, p: &Property) -> Vec<Option<Location>> {
             second,
             ..
         } => vec![loc(first), loc(remote), loc(second)],
+        Property::LockClaim { first, second, .. } => vec![loc(first), loc(second)],
     }
 }
 
@@ -268,7 +278,19 @@ struct QueryStats {
 fn query(enc: &Encoding, p: &Property) -> (Option<Prediction>, QueryStats) {
     enc.solver.push();
     enc.solver.assert(properties::formula(enc, p));
-    let assumptions: Vec<_> = enc.bound.iter().cloned().collect();
+    // Every annotated lock's exclusion is assumed, except by the query that asks whether it
+    // breaks.
+    let questioned = match *p {
+        Property::LockClaim { lock, .. } => Some(lock),
+        _ => None,
+    };
+    let claims = enc.claims.iter().filter(|(&l, _)| Some(l) != questioned);
+    let assumptions: Vec<_> = enc
+        .bound
+        .iter()
+        .chain(claims.map(|(_, c)| c))
+        .cloned()
+        .collect();
     let start = Instant::now();
     let result = enc.solver.check_assumptions(&assumptions);
     let time = start.elapsed();
@@ -285,8 +307,9 @@ fn query(enc: &Encoding, p: &Property) -> (Option<Prediction>, QueryStats) {
             solve_time: time,
         }),
         SatResult::Unsat => {
-            stats.proved_unbounded =
-                !assumptions.is_empty() && enc.solver.get_unsat_core().is_empty();
+            // Proved for every interleaving when the bound is not needed for the proof.
+            let core = enc.solver.get_unsat_core();
+            stats.proved_unbounded = enc.bound.as_ref().is_some_and(|b| !core.contains(b));
             None
         }
         SatResult::Unknown => None,

@@ -13,6 +13,7 @@ use super::ctp::{Ctp, Ev};
 use super::dag;
 use super::deadlock::{self, Cycle};
 use super::encode::Encoding;
+use super::lock_claims;
 
 /// One property query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +35,9 @@ pub enum Property {
         second: Ev,
         obj: u32,
     },
+    /// `second` (an acquisition of the user-annotated `lock`) returns while `first`'s thread
+    /// holds it: the lock's claimed mutual exclusion breaks (`lock_claims`).
+    LockClaim { first: Ev, second: Ev, lock: u32 },
 }
 
 impl Property {
@@ -42,9 +46,10 @@ impl Property {
     pub fn last_event(&self, ctp: &Ctp) -> Option<Ev> {
         match *self {
             Property::Assertion { event } => ctp.fire_point[event],
-            Property::DataRace { .. } | Property::Deadlock { .. } | Property::Atomicity { .. } => {
-                None
-            }
+            Property::DataRace { .. }
+            | Property::Deadlock { .. }
+            | Property::Atomicity { .. }
+            | Property::LockClaim { .. } => None,
         }
     }
 }
@@ -97,6 +102,18 @@ pub fn atomicity(ctp: &Ctp) -> Vec<Property> {
             remote,
             second,
             obj: obj as u32,
+        })
+        .collect()
+}
+
+/// Pairs of acquisitions that may break an annotated lock's mutual exclusion.
+pub fn lock_claims(ctp: &Ctp) -> Vec<Property> {
+    lock_claims::candidates(ctp)
+        .into_iter()
+        .map(|(first, second, lock)| Property::LockClaim {
+            first,
+            second,
+            lock,
         })
         .collect()
 }
@@ -159,6 +176,15 @@ pub fn formula(enc: &Encoding, p: &Property) -> Bool {
         }
         Property::Deadlock { ref cycle } => {
             let mut conj = vec![deadlock::formula(enc, cycle)];
+            conj.extend(no_assertion_fails(enc));
+            Bool::and(&conj)
+        }
+        Property::LockClaim {
+            first,
+            second,
+            lock,
+        } => {
+            let mut conj = vec![lock_claims::formula(enc, first, second, lock)];
             conj.extend(no_assertion_fails(enc));
             Bool::and(&conj)
         }
@@ -226,6 +252,17 @@ impl fmt::Display for Describe<'_, '_, '_> {
                 "data race on object {obj}: {} and {}",
                 at(first),
                 at(second)
+            ),
+            Property::LockClaim {
+                first,
+                second,
+                lock,
+            } => write!(
+                f,
+                "mutual exclusion of {} broken: {} acquires it while {} holds it",
+                self.0.trace.objects[lock as usize].type_name,
+                at(second),
+                at(first)
             ),
             Property::Atomicity {
                 first,

@@ -16,6 +16,7 @@ mod atomicity;
 mod blocking;
 mod deadlock;
 mod differential;
+mod lock_claims;
 mod oracle;
 
 /// The trace of the execution of `body` that follows `steps` (then the last thread runs on).
