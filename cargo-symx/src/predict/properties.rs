@@ -165,12 +165,7 @@ pub fn formula(enc: &Encoding, p: &Property) -> Bool {
             Bool::and(&conj)
         }
         Property::DataRace { first, second, .. } => {
-            let mut conj = vec![
-                enc.reached(first),
-                enc.reached(second),
-                enc.exec[first].not(),
-                enc.exec[second].not(),
-            ];
+            let mut conj = vec![at_the_edge(enc, first), at_the_edge(enc, second)];
             conj.extend(no_assertion_fails(enc));
             Bool::and(&conj)
         }
@@ -198,6 +193,25 @@ pub fn formula(enc: &Encoding, p: &Property) -> Bool {
             conj.extend(no_assertion_fails(enc));
             Bool::and(&conj)
         }
+    }
+}
+
+/// The access `e` is at the edge of its thread's prefix, where nothing of its thread can have
+/// ordered it against another thread's: a scheduled access is the thread's next step (the
+/// paper's "simultaneously enabled"); an access that is no step (an `UnsafeCell`'s) ran and
+/// its thread's next step did not, since it runs as soon as its thread gets there, possibly
+/// before the thread's first step.
+fn at_the_edge(enc: &Encoding, e: Ev) -> Bool {
+    if !enc.ctp.eager(e) {
+        return Bool::and(&[enc.reached(e), enc.exec[e].not()]);
+    }
+    let thread = &enc.ctp.threads[enc.ctp.thread(e)];
+    let next = thread[enc.ctp.event(e).index as usize + 1..]
+        .iter()
+        .find(|&&n| !enc.ctp.eager(n));
+    match next {
+        Some(&n) => Bool::and(&[enc.exec[e].clone(), enc.exec[n].not()]),
+        None => enc.exec[e].clone(),
     }
 }
 

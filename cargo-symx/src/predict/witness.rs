@@ -51,9 +51,11 @@ pub fn decode(enc: &Encoding, model: &Z3Model, property: &Property) -> Witness {
         .map(|&e| enc.ctp.thread(e))
         .collect();
     if let Property::DataRace { first, second, .. } = *property {
-        // Both accesses are poised: run them back to back.
-        steps.push(enc.ctp.thread(first));
-        steps.push(enc.ctp.thread(second));
+        // Scheduled accesses are poised: run them back to back (an unscheduled one, an
+        // `UnsafeCell`'s, already ran in the prefix).
+        for e in [first, second].into_iter().filter(|&e| !enc.ctp.eager(e)) {
+            steps.push(enc.ctp.thread(e));
+        }
     }
     if let Property::Atomicity { second, .. } = *property {
         // The violation point is poised: run it after the remote access.

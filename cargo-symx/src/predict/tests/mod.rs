@@ -429,6 +429,50 @@ fn s1_fig1_mcm_bounded_proof_lifts_to_all_interleavings() {
     assert_eq!(out.proved_unbounded, 1, "{out:#?}");
 }
 
+// ---- Races on an UnsafeCell, whose accesses are no scheduling points ------------------------
+
+/// T1 writes the cell before its first step, then publishes with a store; T2 loads (the value
+/// unused), then reads the cell. Observed T1 first: the load synchronises with the store, no
+/// race. Predicted: T2's load first, and the two cell accesses race.
+fn cell_publish() {
+    /// What a hand-written channel would do: promise that its protocol makes sharing safe.
+    struct Slot(symx::cell::UnsafeCell<i64>);
+    // SAFETY: the test wants the accesses checked, not prevented.
+    unsafe impl Sync for Slot {}
+    let s = Arc::new((Slot(symx::cell::UnsafeCell::new(0i64)), AtomicI64::new(0)));
+    let s1 = s.clone();
+    let t1 = symx::thread::spawn(move || {
+        s1.0 .0.with_mut(|p| unsafe { *p = 1 });
+        s1.1.store_sym(1, SeqCst);
+    });
+    let t2 = symx::thread::spawn(move || {
+        let _ = s.1.load_sym(SeqCst);
+        s.0 .0.with(|p| unsafe { *p });
+    });
+    t1.join().unwrap();
+    t2.join().unwrap();
+}
+
+#[test]
+fn a_race_on_an_unsafe_cell_accessed_before_the_first_step_is_predicted() {
+    let trace = observe(&[1, 2], cell_publish);
+    let opts = Options {
+        assertions: false,
+        deadlocks: false,
+        ..Options::default()
+    };
+    let out = run_predict(&trace, &opts, cell_publish);
+    no_unconfirmed(&out);
+    assert_eq!(out.candidates, 1);
+    assert_eq!(out.confirmed.len(), 1, "{out:#?}");
+    assert!(matches!(
+        out.confirmed[0].property,
+        Property::DataRace { .. }
+    ));
+    // Only T2's load is scheduled before the race shows.
+    assert_eq!(out.confirmed[0].witness.guide.steps, vec![2]);
+}
+
 // ---- S6-like: a condvar hand-off keeps its order ---------------------------------------------
 
 fn hand_off() {
