@@ -22,6 +22,7 @@ use z3::ast::Bool;
 
 use super::ctp::{Ctp, Ev};
 use super::encode::Encoding;
+use super::must_hb::MustHb;
 
 /// A region marked atomic: its thread's events strictly between `begin` and `end` (an
 /// unclosed region runs to the end of the thread). Nested regions count as the outermost.
@@ -185,47 +186,4 @@ pub fn formula(enc: &Encoding, [c, r, c2]: [Ev; 3]) -> Bool {
         }
     }
     Bool::and(&conj)
-}
-
-/// Must-happen-before over program order, spawn and join (the paper's `hb-pavs` filter):
-/// vector clocks over the observed order, which every feasible order extends.
-struct MustHb {
-    /// Per event, per thread: how many of that thread's events must come before it (the
-    /// event itself included, for its own thread).
-    clock: Vec<Vec<u32>>,
-    /// Per event, its thread.
-    thread: Vec<usize>,
-}
-
-impl MustHb {
-    fn new(ctp: &Ctp) -> Self {
-        let threads = ctp.threads.len();
-        let mut clock: Vec<Vec<u32>> = Vec::with_capacity(ctp.trace.events.len());
-        for (e, ev) in ctp.trace.events.iter().enumerate() {
-            let mut vc = match ctp.pred[e] {
-                Some(p) => clock[p].clone(),
-                None => ctp.spawned_at[ev.thread].map_or(vec![0; threads], |s| clock[s].clone()),
-            };
-            // A join comes after the child's last event, which the observed order put first.
-            if let Some(last) = (ev.kind == EventKind::Join)
-                .then(|| ev.child.and_then(|c| ctp.last_of(c)))
-                .flatten()
-                .filter(|&l| l < e)
-            {
-                for (a, b) in vc.iter_mut().zip(&clock[last]) {
-                    *a = (*a).max(*b);
-                }
-            }
-            vc[ev.thread] = ev.index + 1;
-            clock.push(vc);
-        }
-        let thread = ctp.trace.events.iter().map(|ev| ev.thread).collect();
-        MustHb { clock, thread }
-    }
-
-    /// `a` happens before `b` in every feasible order.
-    fn before(&self, a: Ev, b: Ev) -> bool {
-        let t = self.thread[a];
-        a != b && self.clock[b][t] >= self.clock[a][t]
-    }
 }

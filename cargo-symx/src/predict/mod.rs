@@ -8,6 +8,8 @@
 //! - `dag`: the trace's expression DAG as z3 bit-vectors;
 //! - `encode`: the prefix-mode formula (order variables, executed flags, pi-functions);
 //! - `properties`: candidates and `PHI_PRP` (assertion violation, data race, deadlock);
+//! - `blocking`: condvar and barrier semantics;
+//! - `atomicity`, `deadlock`: the candidates and formulas of those two properties;
 //! - `witness`: model -> ordered prefix -> `symx::Guide`;
 //! - `replayed`: what a replay showed, from `Builder::run_guided` or a worker's `run_one`;
 //! - `confirm`: does the replay fail the same way.
@@ -27,18 +29,22 @@
 //! - Thread-local code (branches, assertions) runs right after the thread's previous step, as
 //!   in the runtime: a thread that got there runs it if its condition holds, and the first
 //!   failing assertion of a run ends it.
-//! - Condvars, barriers, channels, park and wait queues are not modelled: their events keep
-//!   their observed order, and the event after a blocking one waits for every such event
-//!   observed before it (sound: it only removes interleavings).
+//! - Condvar waits are matched to the notify that wakes them and barrier generations open
+//!   together (`blocking`); channels, park, wait queues and once are not modelled: their
+//!   events keep their observed order, and the event after a blocking one waits for every
+//!   such event observed before it (sound: it only removes interleavings).
 //! - Atomics are sequentially consistent; plain-value atomic reads keep their observed value
 //!   (the runtime pins them with a guard), `*_sym` ones are free.
 
 pub(crate) mod atomicity;
+mod blocking;
 mod confirm;
 pub(crate) mod ctp;
 mod dag;
 mod deadlock;
 mod encode;
+mod lock_claims;
+mod must_hb;
 mod properties;
 mod replayed;
 mod witness;
@@ -87,6 +93,9 @@ pub struct Options {
     pub deadlocks: bool,
     /// Atomicity violations of regions marked with `symx::atomic_region`.
     pub atomicity: bool,
+    /// Whether a user-annotated lock's mutual exclusion can break (its implementation's
+    /// atomics decide).
+    pub lock_claims: bool,
     /// Re-solves allowed after a replay shows an initial value the trace did not.
     pub refinements: u32,
     /// Initial values the caller knows, by object id (the trace shows only those of objects
@@ -107,6 +116,7 @@ impl Default for Options {
             races: true,
             deadlocks: true,
             atomicity: true,
+            lock_claims: true,
             refinements: 3,
             initial: BTreeMap::new(),
             query_timeout: Some(Duration::from_secs(30)),
@@ -256,6 +266,9 @@ fn candidates(ctp: &Ctp, opts: &Options) -> Vec<Property> {
     if opts.atomicity {
         out.extend(properties::atomicity(ctp));
     }
+    if opts.lock_claims {
+        out.extend(properties::lock_claims(ctp));
+    }
     out
 }
 
@@ -272,6 +285,7 @@ fn site(ctp: &Ctp, p: &Property) -> Vec<Option<Location>> {
             second,
             ..
         } => vec![loc(first), loc(remote), loc(second)],
+        Property::LockClaim { first, second, .. } => vec![loc(first), loc(second)],
     }
 }
 
@@ -285,7 +299,19 @@ struct QueryStats {
 fn query(enc: &Encoding, p: &Property) -> (Option<Prediction>, QueryStats) {
     enc.solver.push();
     enc.solver.assert(properties::formula(enc, p));
-    let assumptions: Vec<_> = enc.bound.iter().cloned().collect();
+    // Every annotated lock's exclusion is assumed, except by the query that asks whether it
+    // breaks.
+    let questioned = match *p {
+        Property::LockClaim { lock, .. } => Some(lock),
+        _ => None,
+    };
+    let claims = enc.claims.iter().filter(|(&l, _)| Some(l) != questioned);
+    let assumptions: Vec<_> = enc
+        .bound
+        .iter()
+        .chain(claims.map(|(_, c)| c))
+        .cloned()
+        .collect();
     let start = Instant::now();
     let result = enc.solver.check_assumptions(&assumptions);
     let time = start.elapsed();
@@ -303,8 +329,9 @@ fn query(enc: &Encoding, p: &Property) -> (Option<Prediction>, QueryStats) {
             replayed: None,
         }),
         SatResult::Unsat => {
-            stats.proved_unbounded =
-                !assumptions.is_empty() && enc.solver.get_unsat_core().is_empty();
+            // Proved for every interleaving when the bound is not needed for the proof.
+            let core = enc.solver.get_unsat_core();
+            stats.proved_unbounded = enc.bound.as_ref().is_some_and(|b| !core.contains(b));
             None
         }
         SatResult::Unknown => None,

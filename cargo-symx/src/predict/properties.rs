@@ -13,6 +13,7 @@ use super::ctp::{Ctp, Ev};
 use super::dag;
 use super::deadlock::{self, Cycle};
 use super::encode::Encoding;
+use super::lock_claims;
 
 /// One property query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +35,9 @@ pub enum Property {
         second: Ev,
         obj: u32,
     },
+    /// `second` (an acquisition of the user-annotated `lock`) returns while `first`'s thread
+    /// holds it: the lock's claimed mutual exclusion breaks (`lock_claims`).
+    LockClaim { first: Ev, second: Ev, lock: u32 },
 }
 
 impl Property {
@@ -42,9 +46,10 @@ impl Property {
     pub fn last_event(&self, ctp: &Ctp) -> Option<Ev> {
         match *self {
             Property::Assertion { event } => ctp.fire_point[event],
-            Property::DataRace { .. } | Property::Deadlock { .. } | Property::Atomicity { .. } => {
-                None
-            }
+            Property::DataRace { .. }
+            | Property::Deadlock { .. }
+            | Property::Atomicity { .. }
+            | Property::LockClaim { .. } => None,
         }
     }
 }
@@ -101,6 +106,18 @@ pub fn atomicity(ctp: &Ctp) -> Vec<Property> {
         .collect()
 }
 
+/// Pairs of acquisitions that may break an annotated lock's mutual exclusion.
+pub fn lock_claims(ctp: &Ctp) -> Vec<Property> {
+    lock_claims::candidates(ctp)
+        .into_iter()
+        .map(|(first, second, lock)| Property::LockClaim {
+            first,
+            second,
+            lock,
+        })
+        .collect()
+}
+
 /// Cyclic waits of up to `deadlock::MAX_CYCLE` threads.
 pub fn deadlocks(ctp: &Ctp) -> Vec<Property> {
     deadlock::cycles(ctp)
@@ -148,17 +165,21 @@ pub fn formula(enc: &Encoding, p: &Property) -> Bool {
             Bool::and(&conj)
         }
         Property::DataRace { first, second, .. } => {
-            let mut conj = vec![
-                enc.reached(first),
-                enc.reached(second),
-                enc.exec[first].not(),
-                enc.exec[second].not(),
-            ];
+            let mut conj = vec![at_the_edge(enc, first), at_the_edge(enc, second)];
             conj.extend(no_assertion_fails(enc));
             Bool::and(&conj)
         }
         Property::Deadlock { ref cycle } => {
             let mut conj = vec![deadlock::formula(enc, cycle)];
+            conj.extend(no_assertion_fails(enc));
+            Bool::and(&conj)
+        }
+        Property::LockClaim {
+            first,
+            second,
+            lock,
+        } => {
+            let mut conj = vec![lock_claims::formula(enc, first, second, lock)];
             conj.extend(no_assertion_fails(enc));
             Bool::and(&conj)
         }
@@ -172,6 +193,25 @@ pub fn formula(enc: &Encoding, p: &Property) -> Bool {
             conj.extend(no_assertion_fails(enc));
             Bool::and(&conj)
         }
+    }
+}
+
+/// The access `e` is at the edge of its thread's prefix, where nothing of its thread can have
+/// ordered it against another thread's: a scheduled access is the thread's next step (the
+/// paper's "simultaneously enabled"); an access that is no step (an `UnsafeCell`'s) ran and
+/// its thread's next step did not, since it runs as soon as its thread gets there, possibly
+/// before the thread's first step.
+fn at_the_edge(enc: &Encoding, e: Ev) -> Bool {
+    if !enc.ctp.eager(e) {
+        return Bool::and(&[enc.reached(e), enc.exec[e].not()]);
+    }
+    let thread = &enc.ctp.threads[enc.ctp.thread(e)];
+    let next = thread[enc.ctp.event(e).index as usize + 1..]
+        .iter()
+        .find(|&&n| !enc.ctp.eager(n));
+    match next {
+        Some(&n) => Bool::and(&[enc.exec[e].clone(), enc.exec[n].not()]),
+        None => enc.exec[e].clone(),
     }
 }
 
@@ -226,6 +266,17 @@ impl fmt::Display for Describe<'_, '_, '_> {
                 "data race on object {obj}: {} and {}",
                 at(first),
                 at(second)
+            ),
+            Property::LockClaim {
+                first,
+                second,
+                lock,
+            } => write!(
+                f,
+                "mutual exclusion of {} broken: {} acquires it while {} holds it",
+                self.0.trace.objects[lock as usize].type_name,
+                at(second),
+                at(first)
             ),
             Property::Atomicity {
                 first,

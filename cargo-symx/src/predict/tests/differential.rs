@@ -296,6 +296,7 @@ fn compare(
             Property::Assertion { event } => asserts.insert(event),
             Property::DataRace { first, second, .. } => races.insert((first, second)),
             Property::Deadlock { .. } => unreachable!("the programs have one lock"),
+            Property::LockClaim { .. } => unreachable!("the programs annotate no lock"),
             Property::Atomicity {
                 first,
                 remote,
