@@ -178,8 +178,8 @@ pub struct PredictOptions {
     /// Context bound of the predictive queries (unbounded by default).
     #[arg(long, value_name = "B", help_heading = PREDICTIVE)]
     pub cb: Option<u32>,
-    /// Properties to predict, comma separated (default: all four; atomicity concerns regions
-    /// marked with symx::atomic_region).
+    /// Properties to predict, comma separated (default: all; atomicity concerns regions marked
+    /// with symx::atomic_region, lock-claim locks annotated with #[symx::acquire]).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST", help_heading = PREDICTIVE)]
     pub properties: Vec<PropertyArg>,
     /// Also show unconfirmed predictions and why their replay did not confirm them (never
@@ -201,6 +201,7 @@ pub enum PropertyArg {
     Race,
     Atomicity,
     Deadlock,
+    LockClaim,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -87,7 +87,7 @@ pub const KINDS: &[&str] = &[
 /// Models of the predictive checks (`predict-model`, `--model`).
 pub const PREDICT_MODELS: &[&str] = &["ctp", "mcm", "values"];
 /// Properties the predictive checks can look for (`predict-properties`, `--properties`).
-pub const PREDICT_PROPERTIES: &[&str] = &["assert", "race", "atomicity", "deadlock"];
+pub const PREDICT_PROPERTIES: &[&str] = &["assert", "race", "atomicity", "deadlock", "lock-claim"];
 
 /// Settings resolved for the tests of one package.
 #[derive(Clone, Debug)]

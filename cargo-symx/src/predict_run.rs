@@ -51,6 +51,7 @@ pub fn options(p: &config::Predict) -> Options {
         races: has("race"),
         deadlocks: has("deadlock"),
         atomicity: has("atomicity"),
+        lock_claims: has("lock-claim"),
         ..Options::default()
     }
 }

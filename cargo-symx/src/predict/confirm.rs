@@ -81,18 +81,16 @@ pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), Strin
             // The runtime stops at the acquisition that finds the lock held: either of the
             // two, whichever the replay made second.
             let at = |e: Ev| ctp.event(e).location.as_ref();
-            let place = failure.location().map(|l| (&*l.file, l.line, l.column));
+            let place = failure.location.as_ref();
+            let place = place.map(|l| (&*l.file, l.line, l.column));
             let ours = [first, second]
                 .into_iter()
                 .filter_map(at)
                 .any(|l| place == Some((&*l.file, l.line, l.column)));
-            if failure.kind() == FailureKind::Misuse && ours {
+            if is(FailureKind::Misuse) && ours {
                 Ok(())
             } else {
-                Err(format!(
-                    "the replay failed otherwise: {}",
-                    failure.message()
-                ))
+                Err(format!("the replay failed otherwise: {}", failure.message))
             }
         }
         Property::DataRace { first, second, obj } => {
