@@ -203,3 +203,53 @@ fn replay(
         None => Err("the test did not answer: is it a #[symx::test]?".into()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{ModelArg, PropertyArg};
+    use crate::config::{PREDICT_MODELS, PREDICT_PROPERTIES};
+
+    fn names<V: ValueEnum>() -> Vec<String> {
+        V::value_variants()
+            .iter()
+            .cloned()
+            .map(value_name)
+            .collect()
+    }
+
+    #[test]
+    fn flags_and_configuration_keys_take_the_same_names() {
+        assert_eq!(names::<PropertyArg>(), PREDICT_PROPERTIES);
+        assert_eq!(names::<ModelArg>(), PREDICT_MODELS);
+    }
+
+    #[test]
+    fn every_property_name_turns_on_its_check_and_only_it() {
+        let asked = |names: &[&str]| {
+            let p = config::Predict {
+                enabled: true,
+                executions: 1,
+                model: "values".into(),
+                bound: Some(2),
+                properties: names.iter().map(|n| n.to_string()).collect(),
+                verbose: false,
+            };
+            let o = options(&p);
+            assert_eq!((o.model, o.bound), (Model::ValuesPreserved, Some(2)));
+            [
+                o.assertions,
+                o.races,
+                o.atomicity,
+                o.deadlocks,
+                o.lock_claims,
+            ]
+        };
+        assert_eq!(asked(PREDICT_PROPERTIES), [true; 5]);
+        for (i, name) in PREDICT_PROPERTIES.iter().enumerate() {
+            let on = asked(&[name]);
+            assert_eq!(on.iter().filter(|&&b| b).count(), 1, "{name}");
+            assert!(on[i], "{name}");
+        }
+    }
+}
