@@ -217,3 +217,62 @@ fn a_notify_one_wakes_the_waiter_the_witness_needs() {
     assert_eq!(out.confirmed.len(), 1, "{out:#?}");
     assert_eq!(out.confirmed[0].witness.guide.choices, vec![1]);
 }
+
+/// A one-shot event built on `symx::wait_queue`, the way user primitives are: a flag, and
+/// the wait queue at the flag's address.
+#[derive(Default)]
+struct QueueEvent {
+    set: AtomicI64,
+}
+
+impl QueueEvent {
+    /// 2 steps when it has to wait once (load, wait), then 1 more after the wake (load).
+    fn wait(&self) {
+        while symx::branch(self.set.load_sym(SeqCst).sym_eq(0)) {
+            symx::wait_queue::wait(self);
+        }
+    }
+    /// 2 steps: store, notify.
+    fn signal(&self) {
+        self.set.store_sym(1, SeqCst);
+        symx::wait_queue::notify_one(self);
+    }
+}
+
+/// `two_hand_offs` with wait-queue events.
+fn two_queue_hand_offs() {
+    let x = Arc::new(AtomicI64::new(0));
+    let (a, b) = (
+        Arc::new(QueueEvent::default()),
+        Arc::new(QueueEvent::default()),
+    );
+    let (x1, a1, a2, b2) = (x.clone(), a.clone(), a.clone(), b.clone());
+    let t1 = symx::thread::spawn(move || {
+        x1.store_sym(1, SeqCst);
+        a1.wait();
+    });
+    let t2 = symx::thread::spawn(move || a2.signal());
+    let t3 = symx::thread::spawn(move || {
+        b.wait();
+        symx::assert!(x.load_sym(SeqCst) == 1);
+    });
+    let t4 = symx::thread::spawn(move || b2.signal());
+    for t in [t1, t2, t3, t4] {
+        t.join().unwrap();
+    }
+}
+
+#[test]
+fn independent_wait_queue_hand_offs_are_reordered() {
+    let a_hand_off = [1, 1, 1, 2, 2, 1];
+    let b_hand_off = [3, 3, 4, 4, 3, 3];
+    let observed: Vec<usize> = a_hand_off.iter().chain(&b_hand_off).copied().collect();
+    let trace = observe(&observed, two_queue_hand_offs);
+    let out = predict(&trace, &assertions_only(Model::Ctp), |g| {
+        Builder::new().run_guided(g, two_queue_hand_offs)
+    });
+    no_unconfirmed(&out);
+    assert_eq!(out.confirmed.len(), 1, "{out:#?}");
+    let steps = &out.confirmed[0].witness.guide.steps;
+    assert!(!steps.contains(&1), "{steps:?}");
+}
