@@ -1,7 +1,7 @@
-//! Blocking primitives with exact semantics in the encoding (digest §6.3): condvar waits are
-//! matched to the notify that woke them, barrier arrivals form generations that open
-//! together. Other blocking primitives (channels, park, wait queues, once) keep their
-//! observed order (`Encoding::unmodelled`).
+//! Blocking primitives with exact semantics in the encoding (digest §6.3): condvar and
+//! wait-queue waits are matched to the notify that woke them, barrier arrivals form
+//! generations that open together. Other blocking primitives (channels, park, once) keep
+//! their observed order (`Encoding::unmodelled`).
 //!
 //! **Condvar.** `wait(g)` is recorded as a `condvar_wait` step (it releases the mutex and
 //! enqueues the thread) and, once woken, the thread's next event re-locks the mutex. The wake
@@ -9,7 +9,8 @@
 //! AND HB(W_i, N_j) AND HB(N_j, A_i)`, and a `notify_one` wakes at most one waiter (the
 //! digest's exact per-waiter matching). A notify with nobody waiting is lost, as in the
 //! runtime. Spurious wake-ups are off unless the Builder enables them; they are not modelled
-//! (a witness never needs one).
+//! (a witness never needs one). A `symx::wait_queue` wait is the same without the mutex: the
+//! thread's next event, whatever it is, needs a notify on the object since the wait.
 //!
 //! **Barrier.** The arrivals of one generation all come before any participant goes on: the
 //! event after a built-in `Barrier::wait`, or the annotated `barrier_depart` of a user
@@ -29,13 +30,26 @@ use z3::ast::Bool;
 use super::ctp::{Ctp, Ev};
 use super::encode::Encoding;
 
-/// One condvar wait: the `condvar_wait` step and the re-lock after the wake (none if the
-/// trace ends with the thread waiting).
+/// One wait on a condvar or wait queue: the waiting step and the thread's next event, which
+/// runs only once woken (none if the trace ends with the thread waiting).
 #[derive(Clone, Copy, Debug)]
 struct CvWait {
     cv: u32,
     wait: Ev,
     wake: Option<Ev>,
+}
+
+fn is_wait(kind: EventKind) -> bool {
+    matches!(kind, EventKind::CondvarWait | EventKind::QueueWait)
+}
+
+/// Whether a notify wakes every waiter (`None`: not a notify).
+fn notify_all(kind: EventKind) -> Option<bool> {
+    match kind {
+        EventKind::NotifyOne | EventKind::QueueNotify => Some(false),
+        EventKind::NotifyAll | EventKind::QueueNotifyAll => Some(true),
+        _ => None,
+    }
 }
 
 /// States the condvar and barrier constraints on `enc`'s solver.
@@ -53,7 +67,7 @@ fn waits(ctp: &Ctp) -> Vec<CvWait> {
         .events
         .iter()
         .enumerate()
-        .filter(|(_, ev)| ev.kind == EventKind::CondvarWait)
+        .filter(|(_, ev)| is_wait(ev.kind))
         .filter_map(|(e, ev)| {
             Some(CvWait {
                 cv: ev.obj?,
@@ -64,14 +78,12 @@ fn waits(ctp: &Ctp) -> Vec<CvWait> {
         .collect()
 }
 
-/// Per condvar, its notifies and whether each wakes every waiter.
+/// Per condvar or wait queue, its notifies and whether each wakes every waiter.
 fn notifies(ctp: &Ctp) -> BTreeMap<u32, Vec<(Ev, bool)>> {
     let mut out: BTreeMap<u32, Vec<(Ev, bool)>> = BTreeMap::new();
     for (e, ev) in ctp.trace.events.iter().enumerate() {
-        let all = match ev.kind {
-            EventKind::NotifyOne => false,
-            EventKind::NotifyAll => true,
-            _ => continue,
+        let Some(all) = notify_all(ev.kind) else {
+            continue;
         };
         if let Some(cv) = ev.obj {
             out.entry(cv).or_default().push((e, all));
@@ -174,7 +186,7 @@ fn barriers(enc: &Encoding) {
     }
 }
 
-/// The runtime's choice at every `notify_one` that finds several waiters, along `prefix`
+/// The runtime's choice at every `notify_one` (condvar or wait queue) that finds several waiters, along `prefix`
 /// (the witness's events in order): the index, in the wait queue's order of arrival, of the
 /// waiter whose wake comes first in the prefix (or the first waiter, when none wakes).
 pub fn choices(ctp: &Ctp, prefix: &[Ev]) -> Vec<u32> {
@@ -188,12 +200,12 @@ pub fn choices(ctp: &Ctp, prefix: &[Ev]) -> Vec<u32> {
     for &e in prefix {
         let ev = ctp.event(e);
         let Some(cv) = ev.obj else { continue };
-        match ev.kind {
-            EventKind::CondvarWait => queues.entry(cv).or_default().push(e),
-            EventKind::NotifyAll => {
+        match (is_wait(ev.kind), notify_all(ev.kind)) {
+            (true, _) => queues.entry(cv).or_default().push(e),
+            (_, Some(true)) => {
                 queues.remove(&cv);
             }
-            EventKind::NotifyOne => {
+            (_, Some(false)) => {
                 let queue = queues.entry(cv).or_default();
                 let deadline = |w: &Ev| {
                     let wake = wake_of.get(w).and_then(|x| position.get(x));

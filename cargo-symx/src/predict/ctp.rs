@@ -48,8 +48,8 @@ pub struct Ctp<'t> {
     /// Per lock object, its critical sections.
     pub sections: BTreeMap<u32, Vec<Section>>,
     pub try_fails: Vec<TryFail>,
-    /// Events whose blocking semantics the encoding does not model (channels, park, wait
-    /// queues, once): they keep their observed order (see `encode`).
+    /// Events whose blocking semantics the encoding does not model (channels, park, once):
+    /// they keep their observed order (see `encode`).
     pub unmodelled: Vec<Ev>,
     /// Per object, its type and its value before any write, when the trace shows it.
     pub initial: BTreeMap<u32, (Ty, Option<i128>)>,
@@ -210,6 +210,6 @@ fn unmodelled(kind: EventKind) -> bool {
     use EventKind::*;
     matches!(
         kind,
-        Send | Recv | Park | Unpark | QueueWait | QueueNotify | Once | SpuriousWake | Disconnect
+        Send | Recv | Park | Unpark | Once | SpuriousWake | Disconnect
     )
 }

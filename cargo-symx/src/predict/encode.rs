@@ -18,8 +18,8 @@
 //!   is before it with no executed write in between, or the initial value;
 //! - VD: written values are their DAG expressions over the pi-variables and the inputs.
 //!
-//! Condvars and barriers are `blocking`'s; the blocking primitives modelled nowhere
-//! (channels, park, wait queues, once) keep their observed order, which is sound (it only
+//! Condvars, wait queues and barriers are `blocking`'s; the blocking primitives modelled
+//! nowhere (channels, park, once) keep their observed order, which is sound (it only
 //! removes interleavings).
 
 use std::collections::{BTreeMap, BTreeSet};

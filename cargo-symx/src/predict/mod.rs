@@ -29,8 +29,8 @@
 //! - Thread-local code (branches, assertions) runs right after the thread's previous step, as
 //!   in the runtime: a thread that got there runs it if its condition holds, and the first
 //!   failing assertion of a run ends it.
-//! - Condvar waits are matched to the notify that wakes them and barrier generations open
-//!   together (`blocking`); channels, park, wait queues and once are not modelled: their
+//! - Condvar and wait-queue waits are matched to the notify that wakes them and barrier
+//!   generations open together (`blocking`); channels, park and once are not modelled: their
 //!   events keep their observed order, and the event after a blocking one waits for every
 //!   such event observed before it (sound: it only removes interleavings).
 //! - Atomics are sequentially consistent; plain-value atomic reads keep their observed value

@@ -19,15 +19,25 @@ struct Event {
     set: Shared<bool>,
 }
 
-impl Event {
-    fn new() -> Self {
+/// A one-shot event: `signal` once, and `wait` returns once it was signalled.
+trait OneShot: Default + Send + Sync + 'static {
+    fn wait(&self);
+    fn signal(&self);
+}
+
+impl Default for Event {
+    fn default() -> Self {
         Event {
             m: Mutex::new(()),
             cv: Condvar::new(),
             set: Shared::new(false),
         }
     }
-    /// 3 steps when it has to wait once, then 3 more after the wake (lock, read, unlock).
+}
+
+impl OneShot for Event {
+    /// 3 steps when it has to wait once (lock, read, wait), then 3 more after the wake (lock,
+    /// read, unlock).
     fn wait(&self) {
         let mut g = self.m.lock().unwrap();
         while !symx::branch(self.set.get()) {
@@ -44,9 +54,9 @@ impl Event {
 
 /// T1 writes x then waits for A, which T2 signals; T3 waits for B, which T4 signals, then
 /// asserts it sees T1's write. Nothing orders the B hand-off after T1's write.
-fn two_hand_offs() {
+fn two_hand_offs<E: OneShot>() {
     let x = Arc::new(AtomicI64::new(0));
-    let (a, b) = (Arc::new(Event::new()), Arc::new(Event::new()));
+    let (a, b) = (Arc::new(E::default()), Arc::new(E::default()));
     let (x1, a1, a2, b2) = (x.clone(), a.clone(), a.clone(), b.clone());
     let t1 = symx::thread::spawn(move || {
         x1.store_sym(1, SeqCst);
@@ -70,9 +80,9 @@ fn independent_condvar_hand_offs_are_reordered() {
     let a_hand_off = [1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1];
     let b_hand_off = [3, 3, 3, 4, 4, 4, 4, 3, 3, 3, 3];
     let observed: Vec<usize> = a_hand_off.iter().chain(&b_hand_off).copied().collect();
-    let trace = observe(&observed, two_hand_offs);
+    let trace = observe(&observed, two_hand_offs::<Event>);
     let out = predict(&trace, &assertions_only(Model::Ctp), |g| {
-        Builder::new().run_guided(g, two_hand_offs)
+        Builder::new().run_guided(g, two_hand_offs::<Event>)
     });
     no_unconfirmed(&out);
     assert_eq!(out.confirmed.len(), 1, "{out:#?}");
@@ -216,4 +226,40 @@ fn a_notify_one_wakes_the_waiter_the_witness_needs() {
     no_unconfirmed(&out);
     assert_eq!(out.confirmed.len(), 1, "{out:#?}");
     assert_eq!(out.confirmed[0].witness.guide.choices, vec![1]);
+}
+
+/// A one-shot event built on `symx::wait_queue`, the way user primitives are: a flag, and
+/// the wait queue at the flag's address.
+#[derive(Default)]
+struct QueueEvent {
+    set: AtomicI64,
+}
+
+impl OneShot for QueueEvent {
+    /// 2 steps when it has to wait once (load, wait), then 1 more after the wake (load).
+    fn wait(&self) {
+        while symx::branch(self.set.load_sym(SeqCst).sym_eq(0)) {
+            symx::wait_queue::wait(self);
+        }
+    }
+    /// 2 steps: store, notify.
+    fn signal(&self) {
+        self.set.store_sym(1, SeqCst);
+        symx::wait_queue::notify_one(self);
+    }
+}
+
+#[test]
+fn independent_wait_queue_hand_offs_are_reordered() {
+    let a_hand_off = [1, 1, 1, 2, 2, 1];
+    let b_hand_off = [3, 3, 4, 4, 3, 3];
+    let observed: Vec<usize> = a_hand_off.iter().chain(&b_hand_off).copied().collect();
+    let trace = observe(&observed, two_hand_offs::<QueueEvent>);
+    let out = predict(&trace, &assertions_only(Model::Ctp), |g| {
+        Builder::new().run_guided(g, two_hand_offs::<QueueEvent>)
+    });
+    no_unconfirmed(&out);
+    assert_eq!(out.confirmed.len(), 1, "{out:#?}");
+    let steps = &out.confirmed[0].witness.guide.steps;
+    assert!(!steps.contains(&1), "{steps:?}");
 }
