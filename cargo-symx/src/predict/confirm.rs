@@ -130,6 +130,29 @@ fn in_order(ctp: &Ctp, run: &Replayed, events: [Ev; 3]) -> Result<(), String> {
     }
 }
 
+/// The replay failed in a thread that left its recorded path: a branch the prediction
+/// flipped took the thread into code the trace does not have, and that code failed before
+/// the predicted violation could show. Not the engine's mistake (the prefix semantics stops
+/// such a thread; the program runs on) but not the prediction either: a different failure,
+/// found by the replay.
+pub fn failed_off_the_trace(ctp: &Ctp, run: &GuidedRun) -> bool {
+    let Some(thread) = run.report.failure().and_then(|f| f.thread()) else {
+        return false;
+    };
+    let recorded = ctp.threads.get(thread).map_or(&[][..], Vec::as_slice);
+    run.trace
+        .events
+        .iter()
+        .filter(|r| r.thread == thread)
+        .any(|r| match recorded.get(r.index as usize) {
+            Some(&e) => {
+                let ev = ctp.event(e);
+                ev.kind != r.kind || ev.location != r.location
+            }
+            None => true,
+        })
+}
+
 /// The object of the access at which a racy replay stopped (its last access event).
 fn racing_object(run: &Replayed) -> Option<u32> {
     run.trace

@@ -147,6 +147,10 @@ pub struct Outcome {
     pub confirmed: Vec<Prediction>,
     /// Predictions whose replay did not: defects of ours, counted, never reported as bugs.
     pub unconfirmed: Vec<(Prediction, String)>,
+    /// Predictions whose replay failed otherwise, in a thread that a flipped branch took into
+    /// code the trace does not have (the prefix semantics stops such a thread; the program
+    /// runs on): neither confirmed nor a defect of ours. The failure is the replay's own.
+    pub off_trace: Vec<(Prediction, String)>,
     /// Predictions dropped because they leaned on an initial value the trace does not show
     /// and the replay showed another (the query was asked again with it).
     pub refined: usize,
@@ -216,6 +220,10 @@ pub fn predict<R: IntoReplayed>(
                     found.insert(key);
                     prediction.replayed = Some(run);
                     out.confirmed.push(prediction);
+                    break;
+                }
+                Err(why) if confirm::failed_off_the_trace(&ctp, &run) => {
+                    out.off_trace.push((prediction, why));
                     break;
                 }
                 Err(why) => {
