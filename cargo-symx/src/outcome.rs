@@ -158,6 +158,9 @@ pub struct PredictReport {
     pub confirmed: usize,
     /// Predictions whose replay did not: defects of symx, never bugs.
     pub unconfirmed: usize,
+    /// Predictions whose replay failed another way, in a thread that a flipped branch took
+    /// into code the trace does not have: neither confirmed nor a defect of symx.
+    pub off_trace: usize,
     /// Predictions asked again with an initial value a replay showed.
     pub refined: usize,
     /// Queries the solver gave up on (its time limit): neither a prediction nor a proof.
@@ -173,9 +176,12 @@ pub struct PredictReport {
     /// With `--verbose`: each unconfirmed prediction and why its replay did not confirm it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unconfirmed_details: Vec<Unconfirmed>,
+    /// With `--verbose`: each off-trace prediction and how its replay failed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub off_trace_details: Vec<Unconfirmed>,
 }
 
-/// A prediction its replay did not confirm.
+/// A prediction its replay did not confirm (unconfirmed, or off the trace).
 #[derive(Clone, Debug, Serialize)]
 pub struct Unconfirmed {
     /// The property in words, with source locations.

@@ -90,14 +90,10 @@ pub fn analyse(
         report.inconclusive += out.inconclusive;
         report.proved_for_all_interleavings += out.proved_unbounded;
         report.unconfirmed += out.unconfirmed.len();
+        report.off_trace += out.off_trace.len();
         if p.verbose {
-            report
-                .unconfirmed_details
-                .extend(out.unconfirmed.iter().map(|(pr, why)| Unconfirmed {
-                    description: pr.description.clone(),
-                    reason: why.clone(),
-                    schedule: pr.witness.guide.steps.clone(),
-                }));
+            report.unconfirmed_details.extend(details(&out.unconfirmed));
+            report.off_trace_details.extend(details(&out.off_trace));
         }
         for pr in &out.confirmed {
             if seen.insert(pr.description.clone()) {
@@ -109,6 +105,15 @@ pub fn analyse(
     report.confirmed = report.findings.len();
     report.seconds = started.elapsed().as_secs_f64();
     report
+}
+
+/// Predictions that were not confirmed, with the reason, for `--verbose`.
+fn details(predictions: &[(Prediction, String)]) -> impl Iterator<Item = Unconfirmed> + '_ {
+    predictions.iter().map(|(pr, why)| Unconfirmed {
+        description: pr.description.clone(),
+        reason: why.clone(),
+        schedule: pr.witness.guide.steps.clone(),
+    })
 }
 
 /// Records `report` on the test's outcome: a confirmed prediction fails a test whose

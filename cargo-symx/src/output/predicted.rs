@@ -3,32 +3,42 @@
 
 use std::fmt::Write as _;
 
-use crate::outcome::Outcome;
+use crate::outcome::{Outcome, Unconfirmed};
 
 /// Said of every failure the predictive checks found (in every format).
 pub const MARK: &str = "predicted from a passing run, confirmed by replaying the predicted \
                         interleaving";
 
-/// With `--verbose`: every unconfirmed prediction, per test.
+/// With `--verbose`: every prediction that was not confirmed, per test.
 pub fn unconfirmed(outcomes: &[Outcome]) -> String {
     let mut out = String::new();
     for o in outcomes {
         let Some(p) = &o.predict else { continue };
-        if p.unconfirmed_details.is_empty() {
-            continue;
-        }
-        let _ = writeln!(
-            out,
-            "\nunconfirmed predictions of {} (not bugs: the replay did not fail so; a defect of \
-             symx, or nondeterminism it does not control):",
-            o.id()
+        let unconfirmed = "not bugs: the replay did not fail so; a defect of symx, or \
+                           nondeterminism it does not control";
+        list(
+            &mut out,
+            o,
+            "unconfirmed",
+            unconfirmed,
+            &p.unconfirmed_details,
         );
-        for u in &p.unconfirmed_details {
-            let _ = writeln!(out, "  - {}", u.description);
-            let _ = writeln!(out, "    schedule {:?}: {}", u.schedule, u.reason);
-        }
+        let off = "the replay failed elsewhere, in code a flipped branch reached and the trace \
+                   does not have";
+        list(&mut out, o, "off-trace", off, &p.off_trace_details);
     }
     out
+}
+
+fn list(out: &mut String, o: &Outcome, what: &str, why: &str, items: &[Unconfirmed]) {
+    if items.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n{what} predictions of {} ({why}):", o.id());
+    for u in items {
+        let _ = writeln!(out, "  - {}", u.description);
+        let _ = writeln!(out, "    schedule {:?}: {}", u.schedule, u.reason);
+    }
 }
 
 /// `predict: 2 traces, 7 candidates, 9 queries (0.04s in the solver), 1 confirmed, ...`, when
@@ -61,6 +71,7 @@ pub fn totals(outcomes: &[Outcome]) -> Option<String> {
             "proved for all interleavings",
         ),
         (sum(|r| r.inconclusive), "inconclusive"),
+        (sum(|r| r.off_trace), "off the trace"),
         (sum(|r| r.refined), "refined"),
     ] {
         if n > 0 {

@@ -135,8 +135,8 @@ fn in_order(ctp: &Ctp, run: &Replayed, events: [Ev; 3]) -> Result<(), String> {
 /// the predicted violation could show. Not the engine's mistake (the prefix semantics stops
 /// such a thread; the program runs on) but not the prediction either: a different failure,
 /// found by the replay.
-pub fn failed_off_the_trace(ctp: &Ctp, run: &GuidedRun) -> bool {
-    let Some(thread) = run.report.failure().and_then(|f| f.thread()) else {
+pub fn failed_off_the_trace(ctp: &Ctp, run: &Replayed) -> bool {
+    let Some(thread) = run.failure.as_ref().and_then(|f| f.thread) else {
         return false;
     };
     let recorded = ctp.threads.get(thread).map_or(&[][..], Vec::as_slice);
