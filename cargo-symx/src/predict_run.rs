@@ -99,10 +99,16 @@ pub fn analyse(
             if seen.insert(pr.description.clone()) {
                 let f = finding(case, pr, extra, timeout);
                 report.findings.push(predicted(f, pr, i + 1, &p.model));
+                report.confirmed += 1;
+            }
+        }
+        for (pr, _) in &out.off_trace {
+            let failure = pr.replayed.as_ref().and_then(|r| r.failure.clone());
+            if let Some(f) = failure.filter(|f| seen.insert(f.message.clone())) {
+                report.findings.push(found_off_trace(f, pr, i + 1));
             }
         }
     }
-    report.confirmed = report.findings.len();
     report.seconds = started.elapsed().as_secs_f64();
     report
 }
@@ -170,6 +176,28 @@ fn predicted(mut f: Finding, pr: &Prediction, execution: usize, model: &str) -> 
         how = format!("{how}: {}", pr.description);
     }
     f.details.insert(0, how);
+    f
+}
+
+/// A failure the replay of a prediction ran into instead: a branch the witness flipped took
+/// a thread into code the recorded run did not execute, and that code failed. A real
+/// failure with its own token, found by prediction.
+fn found_off_trace(
+    f: symx::__worker::protocol::FailureReport,
+    pr: &Prediction,
+    execution: usize,
+) -> Finding {
+    let mut f = Finding::from_report(f);
+    f.predicted = true;
+    f.details.insert(
+        0,
+        format!(
+            "found while replaying a schedule predicted from the passing run of execution \
+             {execution} (for: {}): a thread took another branch there and failed in code \
+             the recorded run did not execute",
+            pr.description
+        ),
+    );
     f
 }
 

@@ -238,3 +238,38 @@ fn a_predicted_atomicity_violation_fails_the_test_and_its_token_replays_the_inte
         text(&out)
     );
 }
+
+#[test]
+fn a_failure_met_off_the_recorded_path_while_replaying_a_prediction_is_reported() {
+    let (out, report) = predict_report(&["--predict", "reader_sees_the_intermediate_value"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let t = test(&report, "reader_sees_the_intermediate_value");
+    let p = &t["predict"];
+    // The W-R-W triplet is predicted; its replay panics in the reader instead.
+    assert_eq!(
+        (&p["confirmed"], &p["off_trace"]),
+        (&json!(0), &json!(1)),
+        "{p:#}"
+    );
+    let f = &t["failure"];
+    assert_eq!(
+        (&f["kind"], &f["predicted"]),
+        (&json!("panic"), &json!(true)),
+        "{f:#}"
+    );
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("intermediate value"),
+        "{f:#}"
+    );
+    assert!(
+        f["details"][0]
+            .as_str()
+            .unwrap()
+            .contains("found while replaying"),
+        "{f:#}"
+    );
+    assert_replays("fixture-predict", f["token"].as_str().unwrap(), "panic:");
+}

@@ -136,11 +136,15 @@ fn in_order(ctp: &Ctp, run: &Replayed, events: [Ev; 3]) -> Result<(), String> {
 /// such a thread; the program runs on) but not the prediction either: a different failure,
 /// found by the replay.
 pub fn failed_off_the_trace(ctp: &Ctp, run: &Replayed) -> bool {
-    let Some(thread) = run.failure.as_ref().and_then(|f| f.thread) else {
+    let Some(failure) = &run.failure else {
+        return false;
+    };
+    let Some(thread) = failure.thread else {
         return false;
     };
     let recorded = ctp.threads.get(thread).map_or(&[][..], Vec::as_slice);
-    run.trace
+    let left_the_path = run
+        .trace
         .events
         .iter()
         .filter(|r| r.thread == thread)
@@ -150,7 +154,18 @@ pub fn failed_off_the_trace(ctp: &Ctp, run: &Replayed) -> bool {
                 ev.kind != r.kind || ev.location != r.location
             }
             None => true,
+        });
+    // A flipped branch keeps its kind and place; the code after it fails where the recorded
+    // thread never was.
+    let failed_elsewhere = failure.location.as_ref().is_some_and(|at| {
+        !recorded.iter().any(|&e| {
+            ctp.event(e)
+                .location
+                .as_ref()
+                .is_some_and(|l| (&*l.file, l.line, l.column) == (&*at.file, at.line, at.column))
         })
+    });
+    left_the_path || failed_elsewhere
 }
 
 /// The object of the access at which a racy replay stopped (its last access event).

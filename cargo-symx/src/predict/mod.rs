@@ -223,6 +223,7 @@ pub fn predict<R: IntoReplayed>(
                     break;
                 }
                 Err(why) if confirm::failed_off_the_trace(&ctp, &run) => {
+                    prediction.replayed = Some(run);
                     out.off_trace.push((prediction, why));
                     break;
                 }
