@@ -263,3 +263,49 @@ fn independent_wait_queue_hand_offs_are_reordered() {
     let steps = &out.confirmed[0].witness.guide.steps;
     assert!(!steps.contains(&1), "{steps:?}");
 }
+
+/// T1 and T2 each wait once (no flag); T3 notifies one, publishes x, notifies one again. Both
+/// waiters read x only after their wake: for both to read 0, one notify would have to wake
+/// both, which `notify_one` never does.
+fn one_notify_wakes_one() {
+    let s = Arc::new((Mutex::new(()), Condvar::new(), AtomicI64::new(0)));
+    let seen = Arc::new([AtomicI64::new(0), AtomicI64::new(0)]);
+    let waiters: Vec<_> = (0..2)
+        .map(|i| {
+            let (s, seen) = (s.clone(), seen.clone());
+            symx::thread::spawn(move || {
+                let g = s.0.lock().unwrap();
+                drop(s.1.wait(g).unwrap());
+                seen[i].store_sym(s.2.load_sym(SeqCst), SeqCst);
+            })
+        })
+        .collect();
+    let s3 = s.clone();
+    let notifier = symx::thread::spawn(move || {
+        drop(s3.0.lock().unwrap());
+        s3.1.notify_one();
+        s3.2.store_sym(1, SeqCst);
+        drop(s3.0.lock().unwrap());
+        s3.1.notify_one();
+    });
+    for w in waiters {
+        w.join().unwrap();
+    }
+    notifier.join().unwrap();
+    symx::assert!(seen[0].load_sym(SeqCst) + seen[1].load_sym(SeqCst) != 0);
+}
+
+#[test]
+fn a_notify_one_never_wakes_two_waiters() {
+    let waits = [1, 1, 2, 2];
+    let notifies = [3, 3, 3, 3, 3, 3, 3];
+    let wakes = [1, 1, 1, 1, 2, 2, 2, 2];
+    let observed: Vec<usize> = [&waits[..], &notifies, &wakes].concat();
+    let trace = observe(&observed, one_notify_wakes_one);
+    let out = predict(&trace, &assertions_only(Model::Ctp), |g| {
+        Builder::new().run_guided(g, one_notify_wakes_one)
+    });
+    no_unconfirmed(&out);
+    assert!(out.confirmed.is_empty(), "{out:#?}");
+    assert_eq!(out.solve_times.len(), 1);
+}

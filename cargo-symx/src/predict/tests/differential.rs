@@ -1,6 +1,7 @@
 //! Differential testing against brute force (issue 6's acceptance): random small programs
 //! (up to 3 worker threads of up to 4 operations on two shared variables and one mutex, with
-//! branches, assertions and, in half the workers, a span of ops marked as an atomic region),
+//! branches, assertions, in half the workers a span of ops marked as an atomic region, and in
+//! a third of the programs a condvar hand-off between workers),
 //! one random observed schedule each; the assertion failures, races and atomicity violations
 //! the engine predicts from the trace must be exactly those the oracle finds by enumerating
 //! the trace's interleavings, and every prediction must replay and show the same violation in
@@ -11,7 +12,7 @@ use std::sync::atomic::Ordering::SeqCst;
 use std::sync::Arc;
 
 use symx::sync::atomic::AtomicI64;
-use symx::sync::Mutex;
+use symx::sync::{Condvar, Mutex};
 use symx::{Builder, Guide, Shared, Sym};
 
 use super::oracle;
@@ -62,6 +63,12 @@ enum Op {
     /// Go on only if the condition holds; otherwise the thread ends here.
     Branch(Cond),
     Assert(Cond),
+    /// Under the mutex, wait on the condvar until the flag is set.
+    Await,
+    /// Under the mutex, wait on the condvar once, whatever the flag (only a notify wakes it).
+    AwaitOnce,
+    /// Under the mutex, set the flag and notify the condvar (every waiter when `true`).
+    Signal(bool),
 }
 
 #[derive(Clone, Debug)]
@@ -96,10 +103,51 @@ fn generate(rng: &mut Rng) -> Program {
             (rng.below(2) == 0).then_some((a, b))
         })
         .collect();
-    Program {
+    let mut p = Program {
         workers,
         regions,
         main_tail,
+    };
+    if n >= 2 && rng.below(3) == 0 {
+        hand_off(rng, &mut p);
+    }
+    p
+}
+
+/// A condvar hand-off between two workers (a third one waits too, now and then): one sets the
+/// flag and notifies, the others wait for it, each at a point where it holds no lock.
+fn hand_off(rng: &mut Rng, p: &mut Program) {
+    let n = p.workers.len();
+    let signaller = rng.below(n as u64) as usize;
+    let all = rng.below(2) == 0;
+    insert_unit(rng, p, signaller, Op::Signal(all));
+    let waiter = (signaller + 1 + rng.below(n as u64 - 1) as usize) % n;
+    let wait = |rng: &mut Rng| [Op::Await, Op::AwaitOnce][rng.below(2) as usize];
+    let op = wait(rng);
+    insert_unit(rng, p, waiter, op);
+    if n == 3 && rng.below(4) == 0 {
+        let op = wait(rng);
+        insert_unit(rng, p, 3 - signaller - waiter, op);
+    }
+}
+
+/// Inserts `op` into worker `w` between two units (never inside a critical section),
+/// keeping its atomic region around the same ops.
+fn insert_unit(rng: &mut Rng, p: &mut Program, w: usize, op: Op) {
+    let ops = &mut p.workers[w];
+    let mut depth = 0i32;
+    let mut free = vec![0];
+    for (i, o) in ops.iter().enumerate() {
+        depth += matches!(o, Op::Lock) as i32 - matches!(o, Op::Unlock) as i32;
+        if depth == 0 {
+            free.push(i + 1);
+        }
+    }
+    let at = free[rng.below(free.len() as u64) as usize];
+    ops.insert(at, op);
+    if let Some((a, b)) = &mut p.regions[w] {
+        *a += (at < *a) as usize;
+        *b += (at < *b) as usize;
     }
 }
 
@@ -148,6 +196,9 @@ struct Vars {
     x: Shared<i64>,
     y: AtomicI64,
     l: Mutex<()>,
+    cv: Condvar,
+    /// The hand-off's flag, under `l`.
+    flag: Shared<i64>,
 }
 
 /// One thread's state while it runs its ops.
@@ -196,6 +247,25 @@ impl Thread<'_> {
                     }
                 }
                 Op::Assert(c) => symx::assert!(condition(regs, c)),
+                Op::Await => {
+                    let mut g = vars.l.lock().unwrap();
+                    while symx::branch(vars.flag.get().sym_eq(0)) {
+                        g = vars.cv.wait(g).unwrap();
+                    }
+                }
+                Op::AwaitOnce => {
+                    let g = vars.l.lock().unwrap();
+                    drop(vars.cv.wait(g).unwrap());
+                }
+                Op::Signal(all) => {
+                    let _g = vars.l.lock().unwrap();
+                    vars.flag.set(Sym::constant(1));
+                    if all {
+                        vars.cv.notify_all();
+                    } else {
+                        vars.cv.notify_one();
+                    }
+                }
             }
         }
         true
@@ -218,6 +288,8 @@ fn body(p: &Program) -> impl Fn() + '_ {
             x: Shared::new(0),
             y: AtomicI64::new(0),
             l: Mutex::new(()),
+            cv: Condvar::new(),
+            flag: Shared::new(0),
         });
         let handles: Vec<_> = p
             .workers
@@ -243,6 +315,8 @@ struct Tally {
     assertion_violations: usize,
     races: usize,
     atomicity_violations: usize,
+    /// Cases whose observed run waited on the condvar.
+    waits: usize,
     replays: usize,
     replays_racing_first: usize,
     replays_failing_off_the_trace: usize,
@@ -279,6 +353,9 @@ fn compare(
     tally: &mut Tally,
 ) {
     let f = body(p);
+    let waited =
+        (trace.events.iter()).any(|e| e.kind == symx::trace::format::EventKind::CondvarWait);
+    tally.waits += waited as usize;
     let ctp = Ctp::new(&trace);
     // Every variable starts at 0; tell the engine, as the oracle knows it too.
     let initial: BTreeMap<u32, i128> = ctp.initial.keys().map(|&o| (o, 0)).collect();
@@ -355,7 +432,10 @@ fn run(seeds: std::ops::Range<u64>, bound: Option<u32>) {
     // The generator must exercise both properties, not only agree on "nothing".
     assert!(tally.cases >= n as usize * 9 / 10, "{tally:?}");
     assert!(
-        tally.assertion_violations > 0 && tally.races > 0 && tally.atomicity_violations > 0,
+        tally.assertion_violations > 0
+            && tally.races > 0
+            && tally.atomicity_violations > 0
+            && tally.waits > 0,
         "{tally:?}"
     );
 }

@@ -7,7 +7,8 @@
 //! Thread-local code (branches, assertions) runs eagerly after the event before it, as in the
 //! runtime, so the first failing assertion of an interleaving ends it. An atomicity violation
 //! is a state in which a thread's next event is an access of its atomic region and another
-//! thread's access to that object ran after an earlier access of the region.
+//! thread's access to that object ran after an earlier access of the region. A thread that
+//! waits on a condvar runs on only once a notify chose it (any one waiter for `notify_one`).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -39,6 +40,9 @@ struct State {
     /// `(c, r)`: access `r` ran after `c`, an access of another thread's atomic region to
     /// the same object.
     after: BTreeSet<(Ev, Ev)>,
+    /// Threads waiting on a condvar or wait queue, and the object: they run on once a notify
+    /// on it chose them.
+    waiting: BTreeMap<usize, u32>,
 }
 
 /// Explores every interleaving; `initial` gives each object's value before any write.
@@ -54,6 +58,7 @@ pub fn explore(ctp: &Ctp, initial: &BTreeMap<u32, i128>) -> Found {
         holders: BTreeMap::new(),
         reads: BTreeMap::new(),
         after: BTreeSet::new(),
+        waiting: BTreeMap::new(),
     };
     let regions = regions(ctp);
     let mut found = Found::default();
@@ -66,7 +71,7 @@ pub fn explore(ctp: &Ctp, initial: &BTreeMap<u32, i128>) -> Found {
         races_at(ctp, &s, &mut found);
         atomicity_at(ctp, &regions, &s, &mut found);
         for t in 0..ctp.threads.len() {
-            if let Some(mut next) = step(ctp, &s, t, &mut found) {
+            for mut next in step(ctp, &s, t, &mut found) {
                 note_after(ctp, &regions, &s, t, &mut next);
                 stack.push(next);
             }
@@ -179,8 +184,50 @@ fn writes(kind: EventKind) -> bool {
     matches!(kind, EventKind::Store | EventKind::SharedWrite)
 }
 
-/// Runs thread `t`'s next event, if it can run.
-fn step(ctp: &Ctp, s: &State, t: usize, found: &mut Found) -> Option<State> {
+/// Runs thread `t`'s next event, if it can run: every state it can lead to (a `notify_one`
+/// with several waiters wakes any one of them).
+fn step(ctp: &Ctp, s: &State, t: usize, found: &mut Found) -> Vec<State> {
+    if s.waiting.contains_key(&t) {
+        return Vec::new();
+    }
+    let Some(n) = run(ctp, s, t, found) else {
+        return Vec::new();
+    };
+    let ev = ctp.event(ctp.threads[t][s.pos[t]]);
+    let Some(obj) = ev.obj else { return vec![n] };
+    use EventKind::*;
+    match ev.kind {
+        CondvarWait | QueueWait => {
+            let mut n = n;
+            n.waiting.insert(t, obj);
+            vec![n]
+        }
+        NotifyAll | QueueNotifyAll => {
+            let mut n = n;
+            n.waiting.retain(|_, &mut o| o != obj);
+            vec![n]
+        }
+        NotifyOne | QueueNotify => {
+            let waiters: Vec<usize> = (n.waiting.iter())
+                .filter(|&(_, &o)| o == obj)
+                .map(|(&w, _)| w)
+                .collect();
+            if waiters.is_empty() {
+                return vec![n];
+            }
+            let wake = |w: &usize| {
+                let mut m = n.clone();
+                m.waiting.remove(w);
+                m
+            };
+            waiters.iter().map(wake).collect()
+        }
+        _ => vec![n],
+    }
+}
+
+/// Runs thread `t`'s next event, if it can run, blocking aside.
+fn run(ctp: &Ctp, s: &State, t: usize, found: &mut Found) -> Option<State> {
     let e = next_event(ctp, s, t)?;
     let ev = ctp.event(e);
     let mut n = s.clone();
