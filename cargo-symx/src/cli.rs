@@ -36,7 +36,8 @@ pub enum Command {
     cargo symx test --workspace --jobs 2         # the whole workspace, two workers
     cargo symx test -p getting-started lost      # tests whose name contains `lost`
     cargo symx test --profile ci --format sarif --output symx.sarif
-    cargo symx test -- --include-ignored         # arguments after -- go to the test binaries")]
+    cargo symx test -- --include-ignored         # arguments after -- go to the test binaries
+    cargo symx test --predict --max-executions 1 # one execution, then predict from its trace")]
     Test(TestArgs),
     /// Build the test targets and list their tests (symx and ordinary alike).
     #[command(after_help = "EXAMPLES:
@@ -49,6 +50,17 @@ pub enum Command {
     cargo symx replay --trace symx1-AAU45mE0czQX3QMBAgHHHc_e   # print every step
     cargo symx replay failure.json                              # a failure from --format json")]
     Replay(ReplayArgs),
+    /// Predict bugs from a saved trace: ask z3 whether another interleaving of its events
+    /// fails, and confirm each prediction by running that interleaving.
+    #[command(after_help = "EXAMPLES:
+    SYMX_TRACE_DIR=traces cargo test lost_update      # save the traces of a test's executions
+    cargo symx predict traces/lost_update-000001.json
+    cargo symx predict -p my-crate --model mcm --cb 2 trace.json
+    cargo symx predict --properties race,deadlock --format json trace.json
+
+Exit code 1 when a prediction is confirmed (a bug), 0 when none is, 2 when the trace cannot be
+used (corrupt, another format version, no test name, no such test).")]
+    Predict(PredictArgs),
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -87,15 +99,8 @@ pub struct TestArgs {
     /// optimal DPOR runs whole in one of them). All processes share the --jobs budget.
     #[arg(long, value_name = "N")]
     pub shards: Option<u32>,
-    /// Configuration profile from .config/symx.toml.
-    #[arg(long, value_name = "NAME")]
-    pub profile: Option<String>,
-    /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-    /// Write the report to this file instead of stdout (human progress stays on the terminal).
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// Preemption bound for every symx test (overrides the attribute).
     #[arg(long, value_name = "N")]
     pub preemption_bound: Option<u32>,
@@ -108,10 +113,33 @@ pub struct TestArgs {
     /// Kill a test that runs longer than this, e.g. `5m`, and report it as a timeout.
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
+    /// After exploring a #[symx::test] that passes, predict from the traces of its first
+    /// executions whether other interleavings of their events fail (confirmed by replay).
+    #[arg(long, help_heading = PREDICTIVE)]
+    pub predict: bool,
+    /// With --predict: how many of the first executions' traces to analyse (default 1).
+    #[arg(long, value_name = "N", help_heading = PREDICTIVE)]
+    pub predict_executions: Option<u64>,
+    #[command(flatten)]
+    pub predict_options: PredictOptions,
     /// Arguments passed to every test binary (listing and running), e.g. --include-ignored or
     /// --skip NAME; the driver itself sets the test name, --exact and --test-threads.
     #[arg(last = true)]
     pub test_args: Vec<String>,
+}
+
+/// The configuration profile and where the report goes (`test` and `predict`).
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Configuration profile from .config/symx.toml.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Write the report to this file instead of stdout (human progress stays on the terminal).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -133,6 +161,60 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub trace: bool,
     /// Kill the replay after this long, e.g. `60s`.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+}
+
+const PREDICTIVE: &str = "Predictive checks";
+
+/// The options of the predictive checks (`cargo symx test --predict`, `cargo symx predict`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct PredictOptions {
+    /// Which interleavings a prediction may use: ctp (symbolic values, the default), mcm
+    /// (maximal causal: reads that decide the run keep their values), values (every read
+    /// keeps its value).
+    #[arg(long, value_enum, help_heading = PREDICTIVE)]
+    pub model: Option<ModelArg>,
+    /// Context bound of the predictive queries (unbounded by default).
+    #[arg(long, value_name = "B", help_heading = PREDICTIVE)]
+    pub cb: Option<u32>,
+    /// Properties to predict, comma separated (default: all; atomicity concerns regions marked
+    /// with symx::atomic_region, lock-claim locks annotated with #[symx::acquire]).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST", help_heading = PREDICTIVE)]
+    pub properties: Vec<PropertyArg>,
+    /// Also show unconfirmed predictions and why their replay did not confirm them (never
+    /// bugs: a defect of symx, or nondeterminism it does not control).
+    #[arg(short, long, help_heading = PREDICTIVE)]
+    pub verbose: bool,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelArg {
+    Ctp,
+    Mcm,
+    Values,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PropertyArg {
+    Assert,
+    Race,
+    Atomicity,
+    Deadlock,
+    LockClaim,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PredictArgs {
+    #[command(flatten)]
+    pub cargo: CargoArgs,
+    /// A trace file (JSON, as SYMX_TRACE_DIR writes them); it names the test to run.
+    pub trace: PathBuf,
+    #[command(flatten)]
+    pub options: PredictOptions,
+    #[command(flatten)]
+    pub report: ReportArgs,
+    /// Kill a replay of a prediction that runs longer than this, e.g. `60s`.
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
 }

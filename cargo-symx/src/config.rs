@@ -27,6 +27,16 @@ pub struct Settings {
     /// Known bugs: test name to the failure kind it must show (`deadlock`, `data-race`, ...).
     #[serde(default)]
     pub expect: BTreeMap<String, String>,
+    /// Run the predictive checks on the traces of each passing `#[symx::test]`.
+    pub predict: Option<bool>,
+    /// How many of the first executions' traces the predictive checks read.
+    pub predict_executions: Option<u64>,
+    /// `ctp`, `mcm` or `values` ([`PREDICT_MODELS`]).
+    pub predict_model: Option<String>,
+    /// The context bound of the predictive queries.
+    pub predict_bound: Option<u32>,
+    /// Which properties to predict ([`PREDICT_PROPERTIES`]).
+    pub predict_properties: Option<Vec<String>>,
 }
 
 impl Settings {
@@ -42,7 +52,12 @@ impl Settings {
             time_budget,
             timeout,
             jobs,
-            shards
+            shards,
+            predict,
+            predict_executions,
+            predict_model,
+            predict_bound,
+            predict_properties
         );
         self.expect
             .extend(over.expect.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -64,9 +79,15 @@ pub const KINDS: &[&str] = &[
     "data-race",
     "step-limit",
     "misuse",
+    "atomicity-violation",
     "crash",
     "timeout",
 ];
+
+/// Models of the predictive checks (`predict-model`, `--model`).
+pub const PREDICT_MODELS: &[&str] = &["ctp", "mcm", "values"];
+/// Properties the predictive checks can look for (`predict-properties`, `--properties`).
+pub const PREDICT_PROPERTIES: &[&str] = &["assert", "race", "atomicity", "deadlock", "lock-claim"];
 
 /// Settings resolved for the tests of one package.
 #[derive(Clone, Debug)]
@@ -76,6 +97,22 @@ pub struct Resolved {
     pub jobs: Option<usize>,
     pub shards: u32,
     pub expect: BTreeMap<String, String>,
+    pub predict: Predict,
+}
+
+/// The predictive checks' settings, checked (names are among [`PREDICT_MODELS`] and
+/// [`PREDICT_PROPERTIES`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Predict {
+    /// Whether `cargo symx test` runs them (`cargo symx predict` always does).
+    pub enabled: bool,
+    /// Traces of the first this-many executions are analysed (at least 1).
+    pub executions: u64,
+    pub model: String,
+    pub bound: Option<u32>,
+    pub properties: Vec<String>,
+    /// Keep the details of unconfirmed predictions for the report (`--verbose`; not a key).
+    pub verbose: bool,
 }
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -150,6 +187,16 @@ impl Layers {
                 .unwrap_or(DEFAULT_TIMEOUT),
             jobs: s.jobs,
             shards: s.shards.unwrap_or(1).max(1),
+            predict: Predict {
+                enabled: s.predict.unwrap_or(false),
+                executions: s.predict_executions.unwrap_or(1).max(1),
+                model: s.predict_model.unwrap_or_else(|| "ctp".into()),
+                bound: s.predict_bound,
+                properties: s
+                    .predict_properties
+                    .unwrap_or_else(|| PREDICT_PROPERTIES.iter().map(|p| p.to_string()).collect()),
+                verbose: false,
+            },
             expect: s.expect,
         })
     }
@@ -204,6 +251,12 @@ fn check(s: &Settings, file: &Path) -> Result<(), String> {
             duration(v).map_err(|e| format!("{}: key `{key}`: {e}", file.display()))?;
         }
     }
+    if let Some(m) = &s.predict_model {
+        one_of("predict-model", m, PREDICT_MODELS, file)?;
+    }
+    for p in s.predict_properties.iter().flatten() {
+        one_of("predict-properties", p, PREDICT_PROPERTIES, file)?;
+    }
     for (test, kind) in &s.expect {
         if !KINDS.contains(&kind.as_str()) {
             return Err(format!(
@@ -214,6 +267,17 @@ fn check(s: &Settings, file: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+fn one_of(key: &str, value: &str, known: &[&str], file: &Path) -> Result<(), String> {
+    if known.contains(&value) {
+        return Ok(());
+    }
+    Err(format!(
+        "{}: key `{key}`: unknown value `{value}` (expected one of {})",
+        file.display(),
+        known.join(", ")
+    ))
 }
 
 /// `"500ms"`, `"30s"`, `"2m"`, `"1h"`, or a number of seconds.
@@ -280,6 +344,11 @@ mod tests {
             jobs: Some(6),
             shards: Some(7),
             expect: BTreeMap::new(),
+            predict: Some(true),
+            predict_executions: Some(8),
+            predict_model: Some("mcm".into()),
+            predict_bound: Some(9),
+            predict_properties: Some(vec!["race".into()]),
         };
         let merged = Settings::default().merge(&over);
         // Debug output covers every field, so a key left out of `merge` shows here.
@@ -293,5 +362,34 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(err.contains("preemption-bund"), "{err}");
+    }
+
+    #[test]
+    fn predict_names_are_checked() {
+        let file = Path::new("symx.toml");
+        let bad_model = Settings {
+            predict_model: Some("cam".into()),
+            ..Settings::default()
+        };
+        let err = check(&bad_model, file).unwrap_err();
+        assert!(
+            err.contains("predict-model") && err.contains("`cam`"),
+            "{err}"
+        );
+        let bad_property = Settings {
+            predict_properties: Some(vec!["race".into(), "liveness".into()]),
+            ..Settings::default()
+        };
+        let err = check(&bad_property, file).unwrap_err();
+        assert!(
+            err.contains("`liveness`") && err.contains("atomicity"),
+            "{err}"
+        );
+        let good = Settings {
+            predict_model: Some("values".into()),
+            predict_properties: Some(vec!["assert".into(), "deadlock".into()]),
+            ..Settings::default()
+        };
+        assert!(check(&good, file).is_ok());
     }
 }

@@ -10,6 +10,8 @@ mod discover;
 mod outcome;
 mod output;
 mod predict;
+mod predict_cmd;
+mod predict_run;
 mod progress;
 mod replay;
 mod run;
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         cli::Command::Test(args) => test_cmd::test(args, cli.color),
         cli::Command::List(args) => test_cmd::list(args, cli.color),
         cli::Command::Replay(args) => replay::replay(args, cli.color),
+        cli::Command::Predict(args) => predict_cmd::predict(args, cli.color),
     };
     match result {
         Ok(code) => ExitCode::from(code),

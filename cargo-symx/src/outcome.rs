@@ -6,6 +6,8 @@ use std::time::Duration;
 use serde::Serialize;
 use symx::__worker::protocol::{FailureReport, Location, StepReport};
 
+use crate::discover::TestCase;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
@@ -66,6 +68,9 @@ pub struct Finding {
     pub token: Option<String>,
     /// The command that replays it.
     pub replay: Option<String>,
+    /// Found by the predictive checks from a passing run (and confirmed by replaying the
+    /// predicted interleaving), not by the exploration itself.
+    pub predicted: bool,
 }
 
 impl Finding {
@@ -80,6 +85,7 @@ impl Finding {
             steps: r.steps,
             token: Some(r.token),
             replay: None,
+            predicted: false,
         }
     }
 
@@ -94,6 +100,7 @@ impl Finding {
             steps: Vec::new(),
             token: None,
             replay: None,
+            predicted: false,
         }
     }
 }
@@ -125,9 +132,96 @@ pub struct Outcome {
     pub duration: Duration,
     /// What the test printed, for failed ordinary tests and crashes.
     pub output: String,
+    /// What the predictive checks did, when they ran on this test.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predict: Option<PredictReport>,
+}
+
+/// The predictive checks on one test (`--predict`, `cargo symx predict`): counts over every
+/// trace analysed. Documented field by field in `docs/report-format.md`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PredictReport {
+    /// `ctp`, `mcm` or `values`.
+    pub model: String,
+    /// The context bound, if any.
+    pub bound: Option<u32>,
+    pub properties: Vec<String>,
+    /// Traces analysed (one per execution).
+    pub traces: usize,
+    /// Property candidates: assertions, conflicting access pairs, lock-order pairs.
+    pub candidates: usize,
+    /// Solver queries asked.
+    pub queries: usize,
+    /// The solver time of each query, in seconds, in the order asked.
+    pub query_seconds: Vec<f64>,
+    /// Predictions whose replay showed the bug: reported like found bugs.
+    pub confirmed: usize,
+    /// Predictions whose replay did not: defects of symx, never bugs.
+    pub unconfirmed: usize,
+    /// Predictions whose replay failed another way, in a thread that a flipped branch took
+    /// into code the trace does not have: neither confirmed nor a defect of symx.
+    pub off_trace: usize,
+    /// Predictions asked again with an initial value a replay showed.
+    pub refined: usize,
+    /// Queries the solver gave up on (its time limit): neither a prediction nor a proof.
+    pub inconclusive: usize,
+    /// Bounded queries whose proof does not depend on the bound: the property holds in
+    /// every interleaving of the trace.
+    pub proved_for_all_interleavings: usize,
+    /// Wall-clock time of the checks, replays included.
+    pub seconds: f64,
+    /// Every confirmed prediction as a failure (`predicted: true`); the first is also the
+    /// test's `failure` when the exploration itself passed.
+    pub findings: Vec<Finding>,
+    /// With `--verbose`: each unconfirmed prediction and why its replay did not confirm it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unconfirmed_details: Vec<Unconfirmed>,
+    /// With `--verbose`: each off-trace prediction and how its replay failed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub off_trace_details: Vec<Unconfirmed>,
+}
+
+/// A prediction its replay did not confirm (unconfirmed, or off the trace).
+#[derive(Clone, Debug, Serialize)]
+pub struct Unconfirmed {
+    /// The property in words, with source locations.
+    pub description: String,
+    pub reason: String,
+    /// The thread of each step of the predicted schedule.
+    pub schedule: Vec<usize>,
 }
 
 impl Outcome {
+    /// A passed test with nothing recorded yet.
+    pub fn new(case: &TestCase) -> Outcome {
+        Outcome {
+            package: case.binary.package.clone(),
+            target: case.binary.target.clone(),
+            source: case.binary.source.clone(),
+            name: case.name.clone(),
+            strategy: None,
+            executions: None,
+            complete: None,
+            stop: None,
+            preemption_bounded: false,
+            shards: 1,
+            status: Status::Passed,
+            failure: None,
+            expected: None,
+            duration: Duration::ZERO,
+            output: String::new(),
+            predict: None,
+        }
+    }
+
+    /// The test's failure, then every other confirmed prediction (the first one, when the
+    /// failure was predicted, is the failure itself).
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
+        let predicted = self.predict.iter().flat_map(|p| &p.findings);
+        let skip = usize::from(self.failure.as_ref().is_some_and(|f| f.predicted));
+        self.failure.iter().chain(predicted.skip(skip))
+    }
+
     pub fn id(&self) -> String {
         format!("{}::{} {}", self.package, self.target, self.name)
     }
@@ -135,4 +229,54 @@ impl Outcome {
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn predicted(kind: &str) -> Finding {
+        Finding {
+            predicted: true,
+            ..Finding::plain(kind, format!("a {kind}"))
+        }
+    }
+
+    fn outcome(failure: Option<Finding>, predict: Option<PredictReport>) -> Outcome {
+        let binary = crate::discover::TestBinary {
+            package: "p".into(),
+            package_id: cargo_metadata::PackageId { repr: "p".into() },
+            target: "t".into(),
+            path: "t".into(),
+            cwd: ".".into(),
+            source: "tests/t.rs".into(),
+        };
+        let case = TestCase {
+            binary,
+            name: "n".into(),
+        };
+        Outcome {
+            failure,
+            predict,
+            ..Outcome::new(&case)
+        }
+    }
+
+    fn kinds(o: &Outcome) -> Vec<&str> {
+        o.findings().map(|f| f.kind.as_str()).collect()
+    }
+
+    #[test]
+    fn every_confirmed_prediction_is_a_finding_once() {
+        let report = PredictReport {
+            findings: vec![predicted("panic"), predicted("atomicity-violation")],
+            ..PredictReport::default()
+        };
+        // The first prediction became the test's failure: it is not listed twice.
+        let o = outcome(Some(predicted("panic")), Some(report));
+        assert_eq!(kinds(&o), ["panic", "atomicity-violation"]);
+        let o = outcome(Some(Finding::plain("deadlock", "d".into())), None);
+        assert_eq!(kinds(&o), ["deadlock"]);
+        assert!(kinds(&outcome(None, None)).is_empty());
+    }
 }

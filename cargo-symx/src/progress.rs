@@ -87,6 +87,11 @@ impl TestBar {
             .set_message(format!("{message}{}", preemption_note(preemptions)));
     }
 
+    /// Replaces the message (for what follows the exploration).
+    pub fn say(&self, message: String) {
+        self.bar.set_message(message);
+    }
+
     /// Notes the most preemptions an execution took (shown with the next message).
     pub fn preemptions(&self, max: u32, bound: Option<u32>) {
         let mut p = self.preemptions.lock().unwrap_or_else(|p| p.into_inner());

@@ -26,12 +26,29 @@ pub struct ReplayHint {
 }
 
 impl ReplayHint {
+    pub fn new(cargo: &crate::cli::CargoArgs) -> ReplayHint {
+        ReplayHint {
+            manifest_path: cargo
+                .manifest_path
+                .as_ref()
+                .map(|p| p.display().to_string()),
+        }
+    }
+
     pub fn command(&self, package: &str, token: &str) -> String {
         let manifest = self
             .manifest_path
             .as_ref()
             .map_or(String::new(), |m| format!("--manifest-path {m} "));
         format!("cargo symx replay {manifest}-p {package} {token}")
+    }
+
+    /// Sets the replay command of every finding of `o` that has a token.
+    pub fn add_commands(&self, o: &mut Outcome) {
+        let predicted = o.predict.iter_mut().flat_map(|p| p.findings.iter_mut());
+        for f in o.failure.iter_mut().chain(predicted) {
+            f.replay = f.token.as_ref().map(|t| self.command(&o.package, t));
+        }
     }
 }
 
@@ -77,14 +94,24 @@ fn run_one(job: &Job, extra: &[String], progress: &Progress, hint: &ReplayHint) 
         case.binary.package, case.binary.target, case.name
     ));
     let s = &job.settings;
-    let (run, overrides) = crate::shards::run(case, &s.overrides, s.shards, extra, s.timeout, &bar);
-    let mut outcome = judge(job, &overrides, extra, run);
-    if let Some(f) = &mut outcome.failure {
-        f.replay = f
-            .token
-            .as_ref()
-            .map(|t| hint.command(&case.binary.package, t));
+    let traces = if s.predict.enabled {
+        s.predict.executions
+    } else {
+        0
+    };
+    let (run, overrides) = crate::shards::run(
+        case,
+        &s.overrides,
+        (s.shards, traces),
+        extra,
+        s.timeout,
+        &bar,
+    );
+    if !run.traces.is_empty() {
+        bar.say(format!("predicting from {} traces", run.traces.len()));
     }
+    let mut outcome = judge(job, &overrides, extra, run);
+    hint.add_commands(&mut outcome);
     progress.finish(bar, &outcome);
     outcome
 }
@@ -93,21 +120,16 @@ fn run_one(job: &Job, extra: &[String], progress: &Progress, hint: &ReplayHint) 
 fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcome {
     let case = &job.case;
     let mut o = Outcome {
-        package: case.binary.package.clone(),
-        target: case.binary.target.clone(),
-        source: case.binary.source.clone(),
-        name: case.name.clone(),
         strategy: run.symx_strategy.clone(),
         executions: run.verdict.as_ref().map(|v| v.executions),
         complete: run.verdict.as_ref().map(|v| v.complete),
         stop: run.verdict.as_ref().map(|v| v.stop.clone()),
         preemption_bounded: run.verdict.as_ref().is_some_and(|v| v.preemption_bounded),
         shards: run.shards,
-        status: Status::Passed,
-        failure: None,
         expected: job.settings.expect.get(&case.name).cloned(),
         duration: run.elapsed,
         output: run.output.clone(),
+        ..Outcome::new(case)
     };
     if run.exit == Some(Exit::Interrupted) {
         o.status = Status::Interrupted;
@@ -149,6 +171,14 @@ fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcom
             o.failure = Some(f);
         }
         (None, _) => {}
+    }
+    let p = &job.settings.predict;
+    // A failing exploration has found its bug already; an ordinary test has no traces.
+    if p.enabled && o.status == Status::Passed && !run.traces.is_empty() {
+        let started = std::time::Instant::now();
+        let report = crate::predict_run::analyse(case, &run.traces, p, extra, job.settings.timeout);
+        crate::predict_run::apply(&mut o, report);
+        o.duration += started.elapsed();
     }
     expectation(o)
 }

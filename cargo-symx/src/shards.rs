@@ -15,23 +15,24 @@ use crate::discover::TestCase;
 use crate::progress::TestBar;
 use crate::worker::{self, Event, Exit, Run};
 
-fn request(overrides: &Overrides, shard: Option<Shard>) -> Request {
+fn request(overrides: &Overrides, shard: Option<Shard>, traces: u64) -> Request {
     Request::Explore {
         overrides: Overrides {
             shard,
             ..overrides.clone()
         },
         announce: false,
-        traces: 0,
+        traces,
     }
 }
 
 /// Runs `case` as `count` shards; returns the merged run and the overrides that reproduce it
-/// (those of the shard that crashed, if one did).
+/// (those of the shard that crashed, if one did). The first `traces` executions' traces come
+/// back in the run (from shard 0, which runs the first executions).
 pub fn run(
     case: &TestCase,
     overrides: &Overrides,
-    count: u32,
+    (count, traces): (u32, u64),
     extra: &[String],
     timeout: Duration,
     bar: &TestBar,
@@ -42,7 +43,8 @@ pub fn run(
             Event::Preemptions(max, bound) => bar.preemptions(max, bound),
             Event::Hello | Event::Failure => {}
         };
-        let run = worker::run(case, request(overrides, None), extra, timeout, &mut events);
+        let req = request(overrides, None, traces);
+        let run = worker::run(case, req, extra, timeout, &mut events);
         return (run, overrides.clone());
     }
     let progress = Mutex::new(vec![(0u64, None); count as usize]);
@@ -62,7 +64,7 @@ pub fn run(
             Event::Hello => {
                 for index in 1..count {
                     others.push(s.spawn(move || {
-                        let req = request(overrides, shard(index));
+                        let req = request(overrides, shard(index), 0);
                         let mut events = |e| match e {
                             Event::Progress(n, t) => report(index, n, t),
                             Event::Preemptions(max, bound) => bar.preemptions(max, bound),
@@ -77,7 +79,7 @@ pub fn run(
             Event::Preemptions(max, bound) => bar.preemptions(max, bound),
             Event::Failure => found.store(true, Ordering::SeqCst),
         };
-        let req = request(overrides, shard(0));
+        let req = request(overrides, shard(0), traces);
         let first =
             worker::run_cancellable(case, req, extra, timeout, &mut first_events, Some(found));
         let mut runs = vec![first];

@@ -75,6 +75,9 @@ impl Style {
         }
         if let Some(f) = &o.failure {
             about.push(f.kind.clone());
+            if f.predicted {
+                about.push("predicted".to_string());
+            }
         }
         let about = if about.is_empty() {
             String::new()

@@ -49,15 +49,19 @@ pub fn list(args: &ListArgs, color: ColorChoice) -> Result<u8, String> {
 }
 
 fn flag_settings(args: &TestArgs) -> Settings {
-    Settings {
+    let mut s = Settings {
         preemption_bound: args.preemption_bound,
         max_executions: args.max_executions,
         time_budget: args.time_budget.clone(),
         timeout: args.timeout.clone(),
         jobs: args.jobs,
         shards: args.shards,
+        predict: args.predict.then_some(true),
+        predict_executions: args.predict_executions,
         ..Settings::default()
-    }
+    };
+    crate::predict_run::flag_settings(&args.predict_options, &mut s);
+    s
 }
 
 pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
@@ -66,20 +70,28 @@ pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
     run::install_interrupt_handler();
     // Configuration errors are found before the (slow) build.
     let metadata = discover::metadata(&args.cargo)?;
-    let layers = Layers::load(&metadata, args.profile.as_deref(), flag_settings(args))?;
+    let layers = Layers::load(
+        &metadata,
+        args.report.profile.as_deref(),
+        flag_settings(args),
+    )?;
+    let verbose = args.predict_options.verbose;
     let mut resolved: HashMap<String, Resolved> = HashMap::new();
     for p in metadata.workspace_packages() {
-        resolved.insert(p.id.repr.clone(), layers.for_package(p)?);
+        let mut settings = layers.for_package(p)?;
+        settings.predict.verbose = verbose;
+        resolved.insert(p.id.repr.clone(), settings);
     }
     let filter = args.filter.as_deref();
     let cases = build_and_list(&args.cargo, &metadata, filter, &args.test_args, color)?;
     let jobs: Vec<Job> = cases
         .into_iter()
         .map(|case| {
-            let settings = resolved
+            let mut settings = resolved
                 .get(&case.binary.package_id.repr)
                 .cloned()
                 .map_or_else(|| layers.for_other_package(), Ok)?;
+            settings.predict.verbose = verbose;
             Ok(Job { case, settings })
         })
         .collect::<Result<_, String>>()?;
@@ -88,40 +100,48 @@ pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
         .or_else(|| jobs.first().and_then(|j| j.settings.jobs))
         .unwrap_or_else(run::default_jobs);
     crate::budget::set(workers);
-    let human_on_stdout = args.format == Format::Human && args.output.is_none();
+    let human_on_stdout = args.report.format == Format::Human && args.report.output.is_none();
     let progress = Progress::new(
         Style::new(color, std::io::stderr().is_terminal()),
         human_on_stdout,
     );
-    let hint = ReplayHint {
-        manifest_path: args
-            .cargo
-            .manifest_path
-            .as_ref()
-            .map(|p| p.display().to_string()),
-    };
+    let hint = ReplayHint::new(&args.cargo);
     let outcomes = run::run_all(jobs, workers, &args.test_args, &progress, &hint);
     let interrupted = INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
-    report(args, color, &outcomes, start, interrupted)?;
+    let to = Destination {
+        format: args.report.format,
+        output: args.report.output.as_deref(),
+        color,
+    };
+    report(&to, &outcomes, start, interrupted)?;
     Ok(exit_code(&outcomes, interrupted))
 }
 
-fn report(
-    args: &TestArgs,
-    color: ColorChoice,
+/// Where a report goes and how it looks.
+pub struct Destination<'a> {
+    pub format: Format,
+    pub output: Option<&'a std::path::Path>,
+    pub color: ColorChoice,
+}
+
+/// Writes the report of `outcomes`: the chosen format to stdout or the output file, and the
+/// human report on stderr besides a machine format.
+pub fn report(
+    to: &Destination,
     outcomes: &[Outcome],
     start: Instant,
     interrupted: bool,
 ) -> Result<(), String> {
+    let color = to.color;
     let elapsed = start.elapsed();
-    let machine = match args.format {
+    let machine = match to.format {
         Format::Human => None,
         Format::Json => Some(output::json::render(outcomes, elapsed, interrupted)),
         Format::Junit => Some(output::junit::render(outcomes)?),
         Format::Sarif => Some(output::sarif::render(outcomes)?),
     };
     let to_file = |text: &str| -> Result<(), String> {
-        match &args.output {
+        match &to.output {
             Some(path) => std::fs::write(path, text)
                 .map_err(|e| format!("cannot write {}: {e}", path.display())),
             None => {
@@ -131,7 +151,7 @@ fn report(
         }
     };
     match machine {
-        None if args.output.is_none() => {
+        None if to.output.is_none() => {
             print!(
                 "{}",
                 output::human::render(outcomes, elapsed, Style::for_stdout(color))
@@ -154,7 +174,7 @@ fn report(
     Ok(())
 }
 
-fn exit_code(outcomes: &[Outcome], interrupted: bool) -> u8 {
+pub fn exit_code(outcomes: &[Outcome], interrupted: bool) -> u8 {
     if outcomes.iter().any(|o| o.status.is_bug()) {
         EXIT_BUG
     } else if interrupted {

@@ -2,45 +2,13 @@
 //! built into one target directory. Each test checks exit codes, kinds, locations and that
 //! every reported replay token reproduces its failure.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
+use common::*;
 use serde_json::Value;
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-/// Runs `cargo symx <command> <args>` on the fixture workspace (or `manifest`).
-fn symx_in(manifest: &Path, command: &str, args: &[&str]) -> Output {
-    symx_cmd(manifest, command, args)
-        .output()
-        .expect("cargo-symx runs")
-}
-
-fn symx_cmd(manifest: &Path, command: &str, args: &[&str]) -> Command {
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-symx"));
-    cmd.args(["symx", command, "--manifest-path"])
-        .arg(manifest)
-        .arg("--target-dir")
-        .arg(target)
-        .args(args)
-        .env_remove("RUST_BACKTRACE");
-    cmd
-}
-
-fn symx(command: &str, args: &[&str]) -> Output {
-    symx_in(&fixtures().join("Cargo.toml"), command, args)
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "--- stdout\n{}\n--- stderr\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 fn json_report(package: &str) -> (Output, Value) {
     let out = symx("test", &["-p", package, "--format", "json"]);
@@ -49,27 +17,6 @@ fn json_report(package: &str) -> (Output, Value) {
     assert_eq!(report["format"], "symx-test-report");
     assert_eq!(report["version"], 1);
     (out, report)
-}
-
-fn test<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == name)
-        .unwrap_or_else(|| panic!("{name} is in the report: {report:#}"))
-}
-
-/// `cargo symx replay <token>` shows the same failure again.
-fn assert_replays(package: &str, token: &str, expect: &str) {
-    let out = symx("replay", &["-p", package, token]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        stdout.contains(expect),
-        "replay of {token} shows `{expect}`:\n{}",
-        text(&out)
-    );
 }
 
 #[test]

@@ -318,6 +318,9 @@ pub struct GuidedRun {
     /// Where the program did not offer what the guide asked for (the run went on with the
     /// first thread that could).
     pub divergence: Option<String>,
+    /// Preemptions the execution took (a failure's report says so too; a passing run has only
+    /// this).
+    pub preemptions: u32,
 }
 
 /// Explores `f` with the default settings and panics with the report if a bug is found

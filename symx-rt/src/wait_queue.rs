@@ -38,6 +38,6 @@ pub fn notify_one<T: ?Sized>(obj: &T) -> bool {
 /// Wakes every thread waiting on `obj`; returns how many were.
 #[track_caller]
 pub fn notify_all<T: ?Sized>(obj: &T) -> usize {
-    rt::visible(OpKind::QueueNotify, user_object(obj), Location::caller());
+    rt::visible(OpKind::QueueNotifyAll, user_object(obj), Location::caller());
     rt::notify(key(obj), true).len()
 }

@@ -15,6 +15,7 @@ pub fn render(outcomes: &[Outcome], elapsed: Duration, style: Style) -> String {
     for o in outcomes.iter().filter(|o| o.failure.is_some()) {
         failure(&mut out, o, style);
     }
+    out.push_str(&super::predicted::unconfirmed(outcomes));
     if !outcomes.is_empty() {
         out.push('\n');
         out.push_str(&summary_table(outcomes));
@@ -22,6 +23,10 @@ pub fn render(outcomes: &[Outcome], elapsed: Duration, style: Style) -> String {
     out.push('\n');
     out.push_str(&totals(outcomes, elapsed, style));
     out.push('\n');
+    if let Some(line) = super::predicted::totals(outcomes) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     out
 }
 
@@ -39,6 +44,10 @@ fn failure(out: &mut String, o: &Outcome, style: Style) {
         let _ = writeln!(out, "  expected by the configuration: {expected}");
     }
     out.push_str(&finding(f, style));
+    for more in o.findings().skip(1) {
+        out.push('\n');
+        out.push_str(&finding(more, style));
+    }
     // A symx failure says everything in its interleaving; other failures need the test's words.
     let plain = o.strategy.is_none() || matches!(o.status, Status::Crashed | Status::TimedOut);
     if plain && !o.output.trim().is_empty() {
@@ -55,6 +64,9 @@ pub fn finding(f: &Finding, style: Style) -> String {
         .strip_prefix(&format!("{}: ", f.kind))
         .unwrap_or(&f.message);
     let _ = writeln!(out, "  {}: {message}", style.bold(&f.kind));
+    if f.predicted {
+        let _ = writeln!(out, "  {}", super::predicted::MARK);
+    }
     if let Some(l) = &f.location {
         let _ = writeln!(out, "  at {l}");
     }
@@ -153,6 +165,7 @@ fn summary_table(outcomes: &[Outcome]) -> String {
         .iter()
         .map(|o| {
             let verdict = match &o.failure {
+                Some(f) if f.predicted => format!("{} ({}, predicted)", o.status.label(), f.kind),
                 Some(f) => format!("{} ({})", o.status.label(), f.kind),
                 None => o.status.label().to_string(),
             };

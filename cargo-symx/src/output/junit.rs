@@ -44,6 +44,16 @@ fn case(o: &Outcome) -> TestCase {
     if let Some(n) = o.executions {
         case.add_property(Property::new("symx.executions", n.to_string()));
     }
+    if let Some(p) = &o.predict {
+        case.add_property(Property::new(
+            "symx.predict.confirmed",
+            p.confirmed.to_string(),
+        ));
+        case.add_property(Property::new(
+            "symx.predict.unconfirmed",
+            p.unconfirmed.to_string(),
+        ));
+    }
     if let Some(f) = &o.failure {
         case.add_property(Property::new("symx.kind", f.kind.clone()));
         if let Some(t) = &f.token {
@@ -71,7 +81,11 @@ fn describe(case: &mut TestCase, o: &Outcome) {
         ..
     } = &mut case.status
     {
-        *message = Some(f.message.clone().into());
+        *message = Some(if f.predicted {
+            format!("{} ({})", f.message, super::predicted::MARK).into()
+        } else {
+            f.message.clone().into()
+        });
         *ty = Some(f.kind.clone().into());
         *description = Some(text.into());
     }

@@ -4,5 +4,6 @@
 pub mod human;
 pub mod json;
 pub mod junit;
+mod predicted;
 pub mod sarif;
 mod table;

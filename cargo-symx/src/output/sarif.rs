@@ -14,11 +14,11 @@ pub fn render(outcomes: &[Outcome]) -> Result<String, String> {
     let results: Vec<SarifResult> = outcomes
         .iter()
         .filter(|o| o.status.is_bug() || o.status == Status::ExpectedFailure)
-        .filter_map(|o| o.failure.as_ref().map(|f| result(o, f)))
+        .flat_map(|o| o.findings().map(move |f| result(o, f)))
         .collect();
     let mut kinds: Vec<&str> = outcomes
         .iter()
-        .filter_map(|o| o.failure.as_ref().map(|f| f.kind.as_str()))
+        .flat_map(|o| o.findings().map(|f| f.kind.as_str()))
         .collect();
     kinds.sort_unstable();
     kinds.dedup();
@@ -59,6 +59,9 @@ fn rule_id(kind: &str) -> String {
 
 fn result(o: &Outcome, f: &Finding) -> SarifResult {
     let mut text = format!("{} in {}: {}", f.kind, o.name, f.message);
+    if f.predicted {
+        text.push_str(&format!(" ({})", super::predicted::MARK));
+    }
     if let Some(cmd) = &f.replay {
         text.push_str(&format!(" (replay: {cmd})"));
     }

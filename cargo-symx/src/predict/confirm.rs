@@ -1,21 +1,23 @@
 //! Confirmation: a prediction is a bug only if replaying its witness fails the same way
-//! (digest §6.5). This module judges a replay (`symx::GuidedRun`) against the prediction, and
+//! (digest §6.5). This module judges a replay ([`Replayed`]) against the prediction, and
 //! reads back from it what the trace could not tell (an object's initial value). It never runs
 //! anything itself: the caller replays, in process or through a worker.
 
 use std::collections::{BTreeMap, HashMap};
 
+use symx::__worker::kind_name;
 use symx::trace::format::TraceEvent;
-use symx::{FailureKind, GuidedRun};
+use symx::FailureKind;
 
 use super::ctp::{Ctp, Ev};
 use super::properties::Property;
+use super::replayed::Replayed;
 use super::witness::Witness;
 
 /// The replay's events by `(thread, index)`: along the witness's prefix, threads follow their
 /// recorded paths, so the same position is the same event (object ids are numbered by first
 /// use and may differ between the runs; positions do not).
-fn by_position(run: &GuidedRun) -> HashMap<(usize, u32), &TraceEvent> {
+fn by_position(run: &Replayed) -> HashMap<(usize, u32), &TraceEvent> {
     run.trace
         .events
         .iter()
@@ -24,11 +26,22 @@ fn by_position(run: &GuidedRun) -> HashMap<(usize, u32), &TraceEvent> {
 }
 
 /// `Ok` if the replay shows the predicted violation, else why not.
-pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), String> {
+pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), String> {
+    if let Property::Atomicity {
+        first,
+        remote,
+        second,
+        ..
+    } = *property
+    {
+        // Not a failure of the run: the three accesses happened in the violating order.
+        return in_order(ctp, run, [first, remote, second]);
+    }
     let failure = run
-        .report
-        .failure()
+        .failure
+        .as_ref()
         .ok_or_else(|| "the replay passed".to_string())?;
+    let is = |kind: FailureKind| run.kind() == Some(kind_name(kind));
     let replayed = by_position(run);
     let same_place = |e: Ev| {
         let ev = ctp.event(e);
@@ -43,29 +56,41 @@ pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), Stri
                 .get(&(ev.thread, ev.index))
                 .and_then(|r| r.assert.as_ref())
                 .is_some_and(|a| !a.holds);
-            if failure.kind() == FailureKind::Panic && same_place(event) && failed {
+            if is(FailureKind::Panic) && same_place(event) && failed {
                 Ok(())
             } else {
-                Err(format!(
-                    "the replay failed otherwise: {}",
-                    failure.message()
-                ))
+                Err(format!("the replay failed otherwise: {}", failure.message))
             }
         }
-        Property::Deadlock { first, second, .. } => {
-            // Both threads are blocked at their acquires when the runtime gives up.
+        Property::Deadlock { ref cycle } => {
+            // Every thread of the cycle is blocked at its acquire when the runtime gives up.
             let blocked = |e: Ev| {
                 let ev = ctp.event(e);
                 let last = run.trace.events.iter().rfind(|r| r.thread == ev.thread);
                 last.is_some_and(|r| r.index < ev.index)
             };
-            if failure.kind() == FailureKind::Deadlock && blocked(first) && blocked(second) {
+            let all_blocked = cycle.waits().iter().all(|w| blocked(w.acquire));
+            if is(FailureKind::Deadlock) && all_blocked {
                 Ok(())
             } else {
-                Err(format!(
-                    "the replay failed otherwise: {}",
-                    failure.message()
-                ))
+                Err(format!("the replay failed otherwise: {}", failure.message))
+            }
+        }
+        Property::Atomicity { .. } => unreachable!("judged by the accesses' order above"),
+        Property::LockClaim { first, second, .. } => {
+            // The runtime stops at the acquisition that finds the lock held: either of the
+            // two, whichever the replay made second.
+            let at = |e: Ev| ctp.event(e).location.as_ref();
+            let place = failure.location.as_ref();
+            let place = place.map(|l| (&*l.file, l.line, l.column));
+            let ours = [first, second]
+                .into_iter()
+                .filter_map(at)
+                .any(|l| place == Some((&*l.file, l.line, l.column)));
+            if is(FailureKind::Misuse) && ours {
+                Ok(())
+            } else {
+                Err(format!("the replay failed otherwise: {}", failure.message))
             }
         }
         Property::DataRace { first, second, obj } => {
@@ -73,20 +98,78 @@ pub fn check(ctp: &Ctp, property: &Property, run: &GuidedRun) -> Result<(), Stri
             // The runtime reports the first happens-before race it meets: the witness's prefix
             // may already hold an unordered pair on the same object, a real race as well.
             let on_obj = racing_object(run).is_some_and(|ro| replay_id(ctp, run, obj) == Some(ro));
-            if failure.kind() == FailureKind::DataRace && (exact || on_obj) {
+            if is(FailureKind::DataRace) && (exact || on_obj) {
                 Ok(())
             } else {
-                Err(format!(
-                    "the replay failed otherwise: {}",
-                    failure.message()
-                ))
+                Err(format!("the replay failed otherwise: {}", failure.message))
             }
         }
     }
 }
 
+/// The replay ran `events` (same thread, position, kind and place) in this order.
+fn in_order(ctp: &Ctp, run: &Replayed, events: [Ev; 3]) -> Result<(), String> {
+    let replayed = by_position(run);
+    let mut seqs = Vec::new();
+    for e in events {
+        let ev = ctp.event(e);
+        match replayed.get(&(ev.thread, ev.index)) {
+            Some(r) if r.kind == ev.kind && r.location == ev.location => seqs.push(r.seq),
+            _ => {
+                return Err(format!(
+                    "the replay did not run thread {}'s access {} as predicted",
+                    ev.thread, ev.index
+                ))
+            }
+        }
+    }
+    if seqs.windows(2).all(|w| w[0] < w[1]) {
+        Ok(())
+    } else {
+        Err("the replay ran the three accesses in another order".to_string())
+    }
+}
+
+/// The replay failed in a thread that left its recorded path: a branch the prediction
+/// flipped took the thread into code the trace does not have, and that code failed before
+/// the predicted violation could show. Not the engine's mistake (the prefix semantics stops
+/// such a thread; the program runs on) but not the prediction either: a different failure,
+/// found by the replay.
+pub fn failed_off_the_trace(ctp: &Ctp, run: &Replayed) -> bool {
+    let Some(failure) = &run.failure else {
+        return false;
+    };
+    let Some(thread) = failure.thread else {
+        return false;
+    };
+    let recorded = ctp.threads.get(thread).map_or(&[][..], Vec::as_slice);
+    let left_the_path = run
+        .trace
+        .events
+        .iter()
+        .filter(|r| r.thread == thread)
+        .any(|r| match recorded.get(r.index as usize) {
+            Some(&e) => {
+                let ev = ctp.event(e);
+                ev.kind != r.kind || ev.location != r.location
+            }
+            None => true,
+        });
+    // A flipped branch keeps its kind and place; the code after it fails where the recorded
+    // thread never was.
+    let failed_elsewhere = failure.location.as_ref().is_some_and(|at| {
+        !recorded.iter().any(|&e| {
+            ctp.event(e)
+                .location
+                .as_ref()
+                .is_some_and(|l| (&*l.file, l.line, l.column) == (&*at.file, at.line, at.column))
+        })
+    });
+    left_the_path || failed_elsewhere
+}
+
 /// The object of the access at which a racy replay stopped (its last access event).
-fn racing_object(run: &GuidedRun) -> Option<u32> {
+fn racing_object(run: &Replayed) -> Option<u32> {
     run.trace
         .events
         .iter()
@@ -96,7 +179,7 @@ fn racing_object(run: &GuidedRun) -> Option<u32> {
 }
 
 /// The replay's id of the original object `obj`, through any access both runs share.
-fn replay_id(ctp: &Ctp, run: &GuidedRun, obj: u32) -> Option<u32> {
+fn replay_id(ctp: &Ctp, run: &Replayed, obj: u32) -> Option<u32> {
     let replayed = by_position(run);
     ctp.accesses.get(&obj)?.iter().find_map(|&e| {
         let ev = ctp.event(e);
@@ -112,7 +195,7 @@ fn replay_id(ctp: &Ctp, run: &GuidedRun, obj: u32) -> Option<u32> {
 pub fn learned_initial(
     ctp: &Ctp,
     witness: &Witness,
-    run: &GuidedRun,
+    run: &Replayed,
     unknown: impl Iterator<Item = u32>,
 ) -> BTreeMap<u32, i128> {
     let replayed = by_position(run);

@@ -48,8 +48,8 @@ pub struct Ctp<'t> {
     /// Per lock object, its critical sections.
     pub sections: BTreeMap<u32, Vec<Section>>,
     pub try_fails: Vec<TryFail>,
-    /// Events whose blocking semantics the encoding does not model (condvars, barriers,
-    /// channels, park, wait queues, once): they keep their observed order (see `encode`).
+    /// Events whose blocking semantics the encoding does not model (channels, park, once):
+    /// they keep their observed order (see `encode`).
     pub unmodelled: Vec<Ev>,
     /// Per object, its type and its value before any write, when the trace shows it.
     pub initial: BTreeMap<u32, (Ty, Option<i128>)>,
@@ -187,31 +187,29 @@ impl<'t> Ctp<'t> {
         ev.step.is_none() && ev.kind != EventKind::Join && ev.sync.is_empty()
     }
 
+    /// A lock built by the user and annotated (`#[symx::acquire]`): its mutual exclusion is
+    /// a claim to check, not a fact of the runtime.
+    pub fn annotated_lock(&self, lock: u32) -> bool {
+        self.sections.get(&lock).is_some_and(|ss| {
+            ss.iter().any(|s| {
+                let ev = self.event(s.acquire);
+                ev.sync.iter().any(|r| r.obj == lock && r.annotated)
+            })
+        })
+    }
+
     /// Objects the races property looks at: `Shared` and `UnsafeCell` (atomics never race).
     pub fn racy_object(&self, obj: u32) -> bool {
         matches!(&*self.trace.objects[obj as usize].kind, "shared" | "cell")
     }
 }
 
-/// Blocking or matching semantics the encoding does not model yet.
+/// Blocking or matching semantics the encoding does not model exactly (those it does are
+/// `blocking`'s).
 fn unmodelled(kind: EventKind) -> bool {
     use EventKind::*;
     matches!(
         kind,
-        CondvarWait
-            | NotifyOne
-            | NotifyAll
-            | BarrierWait
-            | Send
-            | Recv
-            | Park
-            | Unpark
-            | QueueWait
-            | QueueNotify
-            | Once
-            | SpuriousWake
-            | Disconnect
-            | BarrierArrive
-            | BarrierDepart
+        Send | Recv | Park | Unpark | Once | SpuriousWake | Disconnect
     )
 }

@@ -18,8 +18,9 @@
 //!   is before it with no executed write in between, or the initial value;
 //! - VD: written values are their DAG expressions over the pi-variables and the inputs.
 //!
-//! Blocking primitives not modelled here (condvars, barriers, channels, park, wait queues)
-//! keep their observed order, which is sound (it only removes interleavings).
+//! Condvars, wait queues and barriers are `blocking`'s; the blocking primitives modelled
+//! nowhere (channels, park, once) keep their observed order, which is sound (it only
+//! removes interleavings).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,6 +29,7 @@ use symx::trace::format::{EventKind, Expr};
 use z3::ast::{Bool, Int, BV};
 use z3::Solver;
 
+use super::blocking;
 use super::ctp::{Ctp, Ev, Section};
 use super::dag;
 use super::slice::{LocalSource, Slice};
@@ -50,6 +52,9 @@ pub struct Encoding<'c, 't> {
     slice: Slice,
     /// The assumption literal of the context bound, when bounded.
     pub bound: Option<Bool>,
+    /// Per user-annotated lock, the assumption literal of its mutual exclusion: a claim of
+    /// the user's that every query assumes except the one asking whether it can break.
+    pub claims: BTreeMap<u32, Bool>,
     pub solver: Solver,
 }
 
@@ -96,7 +101,7 @@ impl<'c, 't> Encoding<'c, 't> {
             };
             order.push(o);
         }
-        let enc = Encoding {
+        let mut enc = Encoding {
             ctp,
             order,
             exec: (0..n).map(|e| Bool::new_const(format!("x{e}"))).collect(),
@@ -105,6 +110,7 @@ impl<'c, 't> Encoding<'c, 't> {
             unknown_initial,
             slice,
             bound: opts.bound.map(|_| Bool::new_const("bound")),
+            claims: BTreeMap::new(),
             solver: Solver::new(),
         };
         enc.solver.set_params(&solver_params(opts));
@@ -113,6 +119,7 @@ impl<'c, 't> Encoding<'c, 't> {
         enc.guards();
         enc.locks();
         enc.unmodelled();
+        blocking::constrain(&enc);
         enc.pi_functions(opts, &reads);
         enc
     }
@@ -233,14 +240,24 @@ impl<'c, 't> Encoding<'c, 't> {
         Bool::and(&conds)
     }
 
-    /// Mutual exclusion, pairwise over critical sections of different threads; a failed
-    /// try-lock lies inside a section of the lock.
-    fn locks(&self) {
-        for sections in self.ctp.sections.values() {
+    /// Mutual exclusion, pairwise over critical sections of different threads (under the
+    /// lock's claim literal for a user-annotated lock); a failed try-lock lies inside a
+    /// section of the lock.
+    fn locks(&mut self) {
+        for (&lock, sections) in &self.ctp.sections {
+            let claim = self.ctp.annotated_lock(lock).then(|| {
+                let lit = Bool::new_const(format!("claim{lock}"));
+                self.claims.insert(lock, lit.clone());
+                lit
+            });
             for (i, s) in sections.iter().enumerate() {
                 for t in &sections[i + 1..] {
                     if s.thread != t.thread && !(s.shared && t.shared) {
-                        self.exclusive(s, t);
+                        let ex = self.exclusive(s, t);
+                        match &claim {
+                            Some(lit) => self.assert(&lit.implies(&ex)),
+                            None => self.assert(&ex),
+                        }
                     }
                 }
             }
@@ -255,13 +272,13 @@ impl<'c, 't> Encoding<'c, 't> {
     }
 
     /// `x(a) AND x(a') => (x(r) AND HB(r, a')) OR (x(r') AND HB(r', a))`.
-    fn exclusive(&self, s: &Section, t: &Section) {
+    fn exclusive(&self, s: &Section, t: &Section) -> Bool {
         let before = |first: &Section, second: &Section| match first.release {
             Some(r) => Bool::and(&[&self.exec[r], &self.hb(r, second.acquire)]),
             None => Bool::from_bool(false),
         };
         let both = Bool::and(&[&self.exec[s.acquire], &self.exec[t.acquire]]);
-        self.assert(&both.implies(Bool::or(&[before(s, t), before(t, s)])));
+        both.implies(Bool::or(&[before(s, t), before(t, s)]))
     }
 
     /// Section `s` holds its lock at event `e`.

@@ -8,9 +8,12 @@ use std::fmt;
 use symx::trace::format::EventKind;
 use z3::ast::Bool;
 
+use super::atomicity;
 use super::ctp::{Ctp, Ev};
 use super::dag;
+use super::deadlock::{self, Cycle};
 use super::encode::Encoding;
+use super::lock_claims;
 
 /// One property query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,15 +23,21 @@ pub enum Property {
     /// `first` and `second` (different threads, same object, at least one write) are both the
     /// next event of their thread after some feasible prefix: they can be adjacent.
     DataRace { first: Ev, second: Ev, obj: u32 },
-    /// A cyclic wait on two locks: `first` (an acquire) waits for the lock that `second`'s
-    /// thread holds since `held_by_second`, and `second` for the one `first`'s thread holds
-    /// since `held_by_first`. Not in the paper (digest §6.4, derived).
-    Deadlock {
+    /// A cyclic wait on locks: each thread of the cycle holds a lock and waits for the next
+    /// one's (`deadlock`).
+    Deadlock { cycle: Cycle },
+    /// `remote` (another thread's access to `obj`) runs between `first` and `second`, two
+    /// accesses to `obj` inside one region marked atomic, in an unserializable pattern
+    /// (`atomicity`).
+    Atomicity {
         first: Ev,
+        remote: Ev,
         second: Ev,
-        held_by_first: Ev,
-        held_by_second: Ev,
+        obj: u32,
     },
+    /// `second` (an acquisition of the user-annotated `lock`) returns while `first`'s thread
+    /// holds it: the lock's claimed mutual exclusion breaks (`lock_claims`).
+    LockClaim { first: Ev, second: Ev, lock: u32 },
 }
 
 impl Property {
@@ -37,7 +46,10 @@ impl Property {
     pub fn last_event(&self, ctp: &Ctp) -> Option<Ev> {
         match *self {
             Property::Assertion { event } => ctp.fire_point[event],
-            Property::DataRace { .. } | Property::Deadlock { .. } => None,
+            Property::DataRace { .. }
+            | Property::Deadlock { .. }
+            | Property::Atomicity { .. }
+            | Property::LockClaim { .. } => None,
         }
     }
 }
@@ -80,41 +92,38 @@ pub fn races(ctp: &Ctp) -> Vec<Property> {
     out
 }
 
-/// Two-thread cycles: an acquire of `L` made while holding `M`, and one of `M` while holding
-/// `L`, in different threads (exclusive acquisitions only).
+/// Atomicity triplets that survive the static filters (`atomicity::candidates`).
+pub fn atomicity(ctp: &Ctp) -> Vec<Property> {
+    atomicity::candidates(ctp)
+        .0
+        .into_iter()
+        .map(|[first, remote, second, obj]| Property::Atomicity {
+            first,
+            remote,
+            second,
+            obj: obj as u32,
+        })
+        .collect()
+}
+
+/// Pairs of acquisitions that may break an annotated lock's mutual exclusion.
+pub fn lock_claims(ctp: &Ctp) -> Vec<Property> {
+    lock_claims::candidates(ctp)
+        .into_iter()
+        .map(|(first, second, lock)| Property::LockClaim {
+            first,
+            second,
+            lock,
+        })
+        .collect()
+}
+
+/// Cyclic waits of up to `deadlock::MAX_CYCLE` threads.
 pub fn deadlocks(ctp: &Ctp) -> Vec<Property> {
-    // (thread, acquire event, lock waited for, acquire event of a lock held, lock held)
-    let mut waits = Vec::new();
-    for (&lock, sections) in &ctp.sections {
-        for s in sections.iter().filter(|s| !s.shared) {
-            for (&held, outer) in &ctp.sections {
-                for h in outer
-                    .iter()
-                    .filter(|h| h.thread == s.thread && held != lock)
-                {
-                    let holds = ctp.po(h.acquire, s.acquire)
-                        && h.release.is_none_or(|r| ctp.po(s.acquire, r));
-                    if holds && !h.shared {
-                        waits.push((s.thread, s.acquire, lock, h.acquire, held));
-                    }
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for (i, a) in waits.iter().enumerate() {
-        for b in &waits[i + 1..] {
-            if a.0 != b.0 && a.2 == b.4 && a.4 == b.2 {
-                out.push(Property::Deadlock {
-                    first: a.1,
-                    second: b.1,
-                    held_by_first: a.3,
-                    held_by_second: b.3,
-                });
-            }
-        }
-    }
-    out
+    deadlock::cycles(ctp)
+        .into_iter()
+        .map(|cycle| Property::Deadlock { cycle })
+        .collect()
 }
 
 /// The locks held exclusively at `e` by its own thread.
@@ -156,34 +165,53 @@ pub fn formula(enc: &Encoding, p: &Property) -> Bool {
             Bool::and(&conj)
         }
         Property::DataRace { first, second, .. } => {
-            let mut conj = vec![
-                enc.reached(first),
-                enc.reached(second),
-                enc.exec[first].not(),
-                enc.exec[second].not(),
-            ];
+            let mut conj = vec![at_the_edge(enc, first), at_the_edge(enc, second)];
             conj.extend(no_assertion_fails(enc));
             Bool::and(&conj)
         }
-        Property::Deadlock {
+        Property::Deadlock { ref cycle } => {
+            let mut conj = vec![deadlock::formula(enc, cycle)];
+            conj.extend(no_assertion_fails(enc));
+            Bool::and(&conj)
+        }
+        Property::LockClaim {
             first,
             second,
-            held_by_first,
-            held_by_second,
+            lock,
         } => {
-            // Each holds its lock (its release comes after its poised acquire in PO, so it
-            // has not run) and waits at its acquire.
-            let mut conj = vec![
-                enc.reached(first),
-                enc.reached(second),
-                enc.exec[first].not(),
-                enc.exec[second].not(),
-                enc.exec[held_by_first].clone(),
-                enc.exec[held_by_second].clone(),
-            ];
+            let mut conj = vec![lock_claims::formula(enc, first, second, lock)];
             conj.extend(no_assertion_fails(enc));
             Bool::and(&conj)
         }
+        Property::Atomicity {
+            first,
+            remote,
+            second,
+            ..
+        } => {
+            let mut conj = vec![atomicity::formula(enc, [first, remote, second])];
+            conj.extend(no_assertion_fails(enc));
+            Bool::and(&conj)
+        }
+    }
+}
+
+/// The access `e` is at the edge of its thread's prefix, where nothing of its thread can have
+/// ordered it against another thread's: a scheduled access is the thread's next step (the
+/// paper's "simultaneously enabled"); an access that is no step (an `UnsafeCell`'s) ran and
+/// its thread's next step did not, since it runs as soon as its thread gets there, possibly
+/// before the thread's first step.
+fn at_the_edge(enc: &Encoding, e: Ev) -> Bool {
+    if !enc.ctp.eager(e) {
+        return Bool::and(&[enc.reached(e), enc.exec[e].not()]);
+    }
+    let thread = &enc.ctp.threads[enc.ctp.thread(e)];
+    let next = thread[enc.ctp.event(e).index as usize + 1..]
+        .iter()
+        .find(|&&n| !enc.ctp.eager(n));
+    match next {
+        Some(&n) => Bool::and(&[enc.exec[e].clone(), enc.exec[n].not()]),
+        None => enc.exec[e].clone(),
     }
 }
 
@@ -229,17 +257,38 @@ impl fmt::Display for Describe<'_, '_, '_> {
                 let text = &self.0.event(event).assert.as_ref().expect("assert").text;
                 write!(f, "assertion `{text}` fails ({})", at(event))
             }
-            Property::Deadlock { first, second, .. } => {
-                write!(
-                    f,
-                    "deadlock: {} and {} wait for each other",
-                    at(first),
-                    at(second)
-                )
+            Property::Deadlock { ref cycle } => {
+                let waits: Vec<String> = cycle.waits().iter().map(|w| at(w.acquire)).collect();
+                write!(f, "deadlock: {} wait for each other", waits.join(" and "))
             }
             Property::DataRace { first, second, obj } => write!(
                 f,
                 "data race on object {obj}: {} and {}",
+                at(first),
+                at(second)
+            ),
+            Property::LockClaim {
+                first,
+                second,
+                lock,
+            } => write!(
+                f,
+                "mutual exclusion of {} broken: {} acquires it while {} holds it",
+                self.0.trace.objects[lock as usize].type_name,
+                at(second),
+                at(first)
+            ),
+            Property::Atomicity {
+                first,
+                remote,
+                second,
+                obj,
+            } => write!(
+                f,
+                "atomicity violation ({}) on object {obj}: {} runs between {} and {}, which \
+                 the atomic region means to keep together",
+                atomicity::pattern(self.0, [first, remote, second]),
+                at(remote),
                 at(first),
                 at(second)
             ),

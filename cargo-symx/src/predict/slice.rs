@@ -84,33 +84,23 @@ fn local_reads(ctp: &Ctp, local: &[u32]) -> BTreeMap<u32, LocalSource> {
     out
 }
 
-/// Per event, the anchor whose time stamp it shares.
+/// Per event, the anchor whose time stamp it shares. Anchors: every event that involves
+/// others (`involves_others`), the event after each of them (what a wait wakes into, what a
+/// barrier goes on with), the fire point of each of them and of each assertion (thread-local
+/// code is ordered by it: `properties`, `atomicity`), and each thread's first and last
+/// event. What is left touches only the thread's own state.
 fn anchors(ctp: &Ctp, local: &[u32]) -> Vec<Ev> {
-    let mut needs = vec![false; ctp.trace.events.len()];
-    for (&obj, acc) in &ctp.accesses {
-        if local.binary_search(&obj).is_err() {
-            acc.iter().for_each(|&e| needs[e] = true);
-        }
-    }
-    // Unmodelled blocking events, and what follows each (it waits for them: `encode`).
-    for &e in &ctp.unmodelled {
-        needs[e] = true;
-    }
-    for (e, p) in ctp.pred.iter().enumerate() {
-        if p.is_some_and(|p| ctp.unmodelled.binary_search(&p).is_ok()) {
+    let n = ctp.trace.events.len();
+    let involves: Vec<bool> = (0..n).map(|e| involves_others(ctp, e, local)).collect();
+    let mut needs = involves.clone();
+    for e in 0..n {
+        let after_involved = ctp.pred[e].is_none_or(|p| involves[p]);
+        if after_involved || ctp.event(e).kind == EventKind::Spawn {
             needs[e] = true;
         }
-    }
-    // Assertions are ordered by their fire points (`properties`).
-    for &a in &ctp.asserts {
-        if let Some(f) = ctp.fire_point[a] {
+        let orders_local_code = involves[e] || ctp.event(e).assert.is_some();
+        if let (true, Some(f)) = (orders_local_code, ctp.fire_point[e]) {
             needs[f] = true;
-        }
-    }
-    for (e, ev) in ctp.trace.events.iter().enumerate() {
-        let thread_edge = matches!(ev.kind, EventKind::Spawn | EventKind::Join);
-        if !ev.sync.is_empty() || thread_edge || ctp.pred[e].is_none() {
-            needs[e] = true;
         }
     }
     // A thread's last event is what a join waits for.
@@ -119,11 +109,23 @@ fn anchors(ctp: &Ctp, local: &[u32]) -> Vec<Ev> {
             needs[last] = true;
         }
     }
-    let mut anchor: Vec<Ev> = (0..needs.len()).collect();
-    for e in 0..needs.len() {
+    let mut anchor: Vec<Ev> = (0..n).collect();
+    for e in 0..n {
         if let (false, Some(p)) = (needs[e], ctp.pred[e]) {
             anchor[e] = anchor[p];
         }
     }
     anchor
+}
+
+/// `e` involves something other threads see: an object other than a thread-local variable
+/// (a shared variable, a lock, a condvar, a barrier, a channel, a thread to join), a lock
+/// or barrier record, or a blocking semantics the encoding does not model.
+fn involves_others(ctp: &Ctp, e: Ev, local: &[u32]) -> bool {
+    let ev = ctp.event(e);
+    let mut objects = [ev.obj, ev.obj2].into_iter().flatten();
+    objects.any(|o| local.binary_search(&o).is_err())
+        || !ev.sync.is_empty()
+        || matches!(ev.kind, EventKind::Spawn | EventKind::Join)
+        || ctp.unmodelled.binary_search(&e).is_ok()
 }

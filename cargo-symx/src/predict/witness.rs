@@ -8,6 +8,7 @@ use symx::{Guide, InputValues};
 use z3::ast::{Ast, BV};
 use z3::Model as Z3Model;
 
+use super::blocking;
 use super::ctp::Ev;
 use super::dag;
 use super::encode::Encoding;
@@ -15,7 +16,6 @@ use super::properties::Property;
 
 /// A decoded witness.
 #[derive(Clone, Debug)]
-#[allow(dead_code)] // `context_switches` is for the CLI's report
 pub struct Witness {
     /// The events of the predicted prefix, in order (for an assertion, up to the step after
     /// which it fails).
@@ -50,16 +50,25 @@ pub fn decode(enc: &Encoding, model: &Z3Model, property: &Property) -> Witness {
         .map(|&e| enc.ctp.thread(e))
         .collect();
     if let Property::DataRace { first, second, .. } = *property {
-        // Both accesses are poised: run them back to back.
-        steps.push(enc.ctp.thread(first));
-        steps.push(enc.ctp.thread(second));
+        // Scheduled accesses are poised: run them back to back (an unscheduled one, an
+        // `UnsafeCell`'s, already ran in the prefix).
+        for e in [first, second].into_iter().filter(|&e| !enc.ctp.eager(e)) {
+            steps.push(enc.ctp.thread(e));
+        }
+    }
+    if let Property::Atomicity { second, .. } = *property {
+        // The violation point is poised: run it after the remote access.
+        if enc.ctp.event(second).step.is_some() {
+            steps.push(enc.ctp.thread(second));
+        }
     }
     let context_switches = steps.windows(2).filter(|w| w[0] != w[1]).count() as u32;
+    let choices = blocking::choices(enc.ctp, &prefix);
     Witness {
         prefix,
         guide: Guide {
             steps,
-            choices: Vec::new(),
+            choices,
             inputs: inputs(enc, model),
         },
         context_switches,

@@ -198,6 +198,7 @@ pub(crate) fn run_guided(b: &Builder, guide: &Guide, body: &dyn Fn()) -> GuidedR
     deliver(&b, 1, &schedule, &mut trace, &mut None);
     let rendered = outcome.rendered.clone();
     let discarded = outcome.discarded as u64;
+    let preemptions = outcome.preemptions;
     let failure = outcome.failure.is_some().then(|| to_failure(&b, outcome));
     let mut report = finish(&b, start, 1, StopReason::Exhausted, failure);
     report.replayed_steps = rendered;
@@ -206,6 +207,7 @@ pub(crate) fn run_guided(b: &Builder, guide: &Guide, body: &dyn Fn()) -> GuidedR
         report,
         trace,
         divergence: strategy.divergence(),
+        preemptions,
     }
 }
 

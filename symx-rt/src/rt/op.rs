@@ -54,8 +54,10 @@ pub enum OpKind {
     Yield,
     /// `wait_queue::wait` on a user object.
     QueueWait,
-    /// `wait_queue::notify_one` / `notify_all` on a user object.
+    /// `wait_queue::notify_one` on a user object.
     QueueNotify,
+    /// `wait_queue::notify_all` on a user object.
+    QueueNotifyAll,
     /// `Once::call_once` and `OnceLock` initialisation.
     Once,
     /// A spurious wake-up of a condvar waiter (only when enabled in the Builder).
@@ -86,7 +88,8 @@ impl fmt::Display for OpKind {
             OpKind::Unpark => "unpark",
             OpKind::Yield => "yield",
             OpKind::QueueWait => "wait_queue::wait",
-            OpKind::QueueNotify => "wait_queue::notify",
+            OpKind::QueueNotify => "wait_queue::notify_one",
+            OpKind::QueueNotifyAll => "wait_queue::notify_all",
             OpKind::Once => "once",
             OpKind::SpuriousWake => "spurious wake-up",
             OpKind::Disconnect => "disconnect",

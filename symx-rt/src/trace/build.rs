@@ -147,6 +147,7 @@ impl Builder<'_> {
             OpKind::Yield => EventKind::Yield,
             OpKind::QueueWait => EventKind::QueueWait,
             OpKind::QueueNotify => EventKind::QueueNotify,
+            OpKind::QueueNotifyAll => EventKind::QueueNotifyAll,
             OpKind::Once => EventKind::Once,
             OpKind::SpuriousWake => EventKind::SpuriousWake,
             OpKind::Disconnect => EventKind::Disconnect,

@@ -116,7 +116,10 @@ pub enum EventKind {
     Unpark,
     Yield,
     QueueWait,
+    /// `wait_queue::notify_one`.
     QueueNotify,
+    /// `wait_queue::notify_all`.
+    QueueNotifyAll,
     Once,
     SpuriousWake,
     Disconnect,

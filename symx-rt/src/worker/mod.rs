@@ -219,6 +219,7 @@ fn run_one(builder: &Builder, body: fn(), guide: &crate::Guide) -> Ran {
         failure: run.report.failure().map(report::failure),
         trace: Box::new(run.trace),
         divergence: run.divergence,
+        preemptions: run.preemptions,
     }
 }
 

@@ -176,6 +176,9 @@ pub struct Ran {
     pub failure: Option<FailureReport>,
     /// Where the program did not offer what the prefix asked (the run went on regardless).
     pub divergence: Option<String>,
+    /// Preemptions the execution took.
+    #[serde(default)]
+    pub preemptions: u32,
 }
 
 /// A found bug, in the structured form every report format is made from.

@@ -34,7 +34,7 @@ pub(crate) fn step(s: &Step) -> StepReport {
     }
 }
 
-pub(crate) fn failure(f: &Failure) -> FailureReport {
+pub fn failure(f: &Failure) -> FailureReport {
     FailureReport {
         kind: kind_name(f.kind()).to_string(),
         message: f.message().to_string(),

@@ -5,12 +5,16 @@
 //! accesses that are both their thread's next event are a race. This decides exactly what the
 //! encoding should (Theorem 4.1, prefix form), by a route that shares no code with it.
 //! Thread-local code (branches, assertions) runs eagerly after the event before it, as in the
-//! runtime, so the first failing assertion of an interleaving ends it.
+//! runtime, so the first failing assertion of an interleaving ends it. An atomicity violation
+//! is a state in which a thread's next event is an access of its atomic region and another
+//! thread's access to that object ran after an earlier access of the region. A thread that
+//! waits on a condvar runs on only once a notify chose it (any one waiter for `notify_one`).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use symx::trace::format::{EventKind, Expr, SyncKind};
 
+use crate::predict::atomicity;
 use crate::predict::ctp::{Ctp, Ev};
 
 /// What some interleaving of the CTP reaches.
@@ -20,6 +24,9 @@ pub struct Found {
     pub assertions: BTreeSet<Ev>,
     /// Conflicting pairs that can be adjacent, `(first, second)` in trace order.
     pub races: BTreeSet<(Ev, Ev)>,
+    /// Atomicity triplets `(t_c, t_r, t_c')`: `t_r` ran after `t_c` while `t_c'`, later in
+    /// `t_c`'s atomic region, is its thread's next event, in an unserializable pattern.
+    pub atomicity: BTreeSet<(Ev, Ev, Ev)>,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -30,6 +37,12 @@ struct State {
     /// Per lock, its holders and whether they hold it shared.
     holders: BTreeMap<u32, Vec<(usize, bool)>>,
     reads: BTreeMap<u32, u128>,
+    /// `(c, r)`: access `r` ran after `c`, an access of another thread's atomic region to
+    /// the same object.
+    after: BTreeSet<(Ev, Ev)>,
+    /// Threads waiting on a condvar or wait queue, and the object: they run on once a notify
+    /// on it chose them.
+    waiting: BTreeMap<usize, u32>,
 }
 
 /// Explores every interleaving; `initial` gives each object's value before any write.
@@ -44,7 +57,10 @@ pub fn explore(ctp: &Ctp, initial: &BTreeMap<u32, i128>) -> Found {
         mem,
         holders: BTreeMap::new(),
         reads: BTreeMap::new(),
+        after: BTreeSet::new(),
+        waiting: BTreeMap::new(),
     };
+    let regions = regions(ctp);
     let mut found = Found::default();
     let mut seen = HashSet::new();
     let mut stack = vec![start];
@@ -53,8 +69,10 @@ pub fn explore(ctp: &Ctp, initial: &BTreeMap<u32, i128>) -> Found {
             continue;
         }
         races_at(ctp, &s, &mut found);
+        atomicity_at(ctp, &regions, &s, &mut found);
         for t in 0..ctp.threads.len() {
-            if let Some(next) = step(ctp, &s, t, &mut found) {
+            for mut next in step(ctp, &s, t, &mut found) {
+                note_after(ctp, &regions, &s, t, &mut next);
                 stack.push(next);
             }
         }
@@ -94,12 +112,122 @@ fn races_at(ctp: &Ctp, s: &State, found: &mut Found) {
     }
 }
 
+/// Per event, the `atomic_begin` of the outermost atomic region it lies in.
+fn regions(ctp: &Ctp) -> Vec<Option<Ev>> {
+    let mut out = vec![None; ctp.trace.events.len()];
+    for events in &ctp.threads {
+        let (mut depth, mut open) = (0, None);
+        for &e in events {
+            match ctp.event(e).kind {
+                EventKind::AtomicBegin => {
+                    depth += 1;
+                    open = open.or(Some(e));
+                }
+                EventKind::AtomicEnd => {
+                    depth -= 1;
+                    if depth == 0 {
+                        open = None;
+                    }
+                }
+                _ => out[e] = open,
+            }
+        }
+    }
+    out
+}
+
+fn access(ctp: &Ctp, e: Ev) -> Option<(u32, atomicity::Access)> {
+    let ev = ctp.event(e);
+    let a = atomicity::Access {
+        reads: ev.read.is_some(),
+        writes: ev.write.is_some(),
+    };
+    ev.obj.filter(|_| a.reads || a.writes).map(|o| (o, a))
+}
+
+/// The event thread `t` just ran (in `s`, before `n`) comes after every access of another
+/// thread's atomic region to its object that already ran.
+fn note_after(ctp: &Ctp, regions: &[Option<Ev>], s: &State, t: usize, n: &mut State) {
+    let r = ctp.threads[t][s.pos[t]];
+    let Some((obj, _)) = access(ctp, r) else {
+        return;
+    };
+    for &c in &ctp.accesses[&obj] {
+        if regions[c].is_some() && ctp.thread(c) != t && ran(ctp, s, c) {
+            n.after.insert((c, r));
+        }
+    }
+}
+
+/// Every thread whose next event `c2` is an access in an atomic region: a remote access
+/// that ran after an earlier access `c` of the same region to the same object.
+fn atomicity_at(ctp: &Ctp, regions: &[Option<Ev>], s: &State, found: &mut Found) {
+    for t in 0..ctp.threads.len() {
+        let Some(c2) = next_event(ctp, s, t) else {
+            continue;
+        };
+        let Some((obj, a2)) = access(ctp, c2).filter(|_| regions[c2].is_some()) else {
+            continue;
+        };
+        for &(c, r) in &s.after {
+            let (Some((oc, ac)), Some((_, ar))) = (access(ctp, c), access(ctp, r)) else {
+                continue;
+            };
+            if regions[c] == regions[c2] && oc == obj && atomicity::unserializable(ac, ar, a2) {
+                found.atomicity.insert((c, r, c2));
+            }
+        }
+    }
+}
+
 fn writes(kind: EventKind) -> bool {
     matches!(kind, EventKind::Store | EventKind::SharedWrite)
 }
 
-/// Runs thread `t`'s next event, if it can run.
-fn step(ctp: &Ctp, s: &State, t: usize, found: &mut Found) -> Option<State> {
+/// Runs thread `t`'s next event, if it can run: every state it can lead to (a `notify_one`
+/// with several waiters wakes any one of them).
+fn step(ctp: &Ctp, s: &State, t: usize, found: &mut Found) -> Vec<State> {
+    if s.waiting.contains_key(&t) {
+        return Vec::new();
+    }
+    let Some(n) = run(ctp, s, t, found) else {
+        return Vec::new();
+    };
+    let ev = ctp.event(ctp.threads[t][s.pos[t]]);
+    let Some(obj) = ev.obj else { return vec![n] };
+    use EventKind::*;
+    match ev.kind {
+        CondvarWait | QueueWait => {
+            let mut n = n;
+            n.waiting.insert(t, obj);
+            vec![n]
+        }
+        NotifyAll | QueueNotifyAll => {
+            let mut n = n;
+            n.waiting.retain(|_, &mut o| o != obj);
+            vec![n]
+        }
+        NotifyOne | QueueNotify => {
+            let waiters: Vec<usize> = (n.waiting.iter())
+                .filter(|&(_, &o)| o == obj)
+                .map(|(&w, _)| w)
+                .collect();
+            if waiters.is_empty() {
+                return vec![n];
+            }
+            let wake = |w: &usize| {
+                let mut m = n.clone();
+                m.waiting.remove(w);
+                m
+            };
+            waiters.iter().map(wake).collect()
+        }
+        _ => vec![n],
+    }
+}
+
+/// Runs thread `t`'s next event, if it can run, blocking aside.
+fn run(ctp: &Ctp, s: &State, t: usize, found: &mut Found) -> Option<State> {
     let e = next_event(ctp, s, t)?;
     let ev = ctp.event(e);
     let mut n = s.clone();

@@ -19,6 +19,7 @@ use symx::{Builder, Guide, Shared};
 
 use crate::predict::ctp::Ctp;
 use crate::predict::encode::Encoding;
+use crate::predict::replayed::Replayed;
 use crate::predict::{candidates, confirm, encode_options, query, Model, Options};
 
 /// Table size of the indexer ([FG05]: 128 entries).
@@ -177,7 +178,7 @@ pub fn measure(trace: &Trace, body: &dyn Fn(), timeout: Duration) -> Measured {
             let run = Builder::new()
                 .max_steps(STEP_LIMIT)
                 .run_guided(&pr.witness.guide, body);
-            confirm::check(&ctp, &p, &run).is_ok()
+            confirm::check(&ctp, &p, &Replayed::from(run)).is_ok()
         });
         let replayed = if stats.inconclusive { None } else { replayed };
         queries.push((stats.time, replayed));

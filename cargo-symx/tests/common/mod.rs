@@ -1,0 +1,65 @@
+//! What the end-to-end tests share: running the real `cargo-symx` binary on the fixture crates
+//! in `tests/fixtures` (all built into one target directory), and reading its reports.
+// Each test binary uses some of these.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Runs `cargo symx <command> <args>` on the fixture workspace (or `manifest`).
+pub fn symx_in(manifest: &Path, command: &str, args: &[&str]) -> Output {
+    symx_cmd(manifest, command, args)
+        .output()
+        .expect("cargo-symx runs")
+}
+
+pub fn symx_cmd(manifest: &Path, command: &str, args: &[&str]) -> Command {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-symx"));
+    cmd.args(["symx", command, "--manifest-path"])
+        .arg(manifest)
+        .arg("--target-dir")
+        .arg(target)
+        .args(args)
+        .env_remove("RUST_BACKTRACE");
+    cmd
+}
+
+pub fn symx(command: &str, args: &[&str]) -> Output {
+    symx_in(&fixtures().join("Cargo.toml"), command, args)
+}
+
+pub fn text(o: &Output) -> String {
+    format!(
+        "--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+pub fn test<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("{name} is in the report: {report:#}"))
+}
+
+/// `cargo symx replay <token>` shows the same failure again.
+pub fn assert_replays(package: &str, token: &str, expect: &str) {
+    let out = symx("replay", &["-p", package, token]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(expect),
+        "replay of {token} shows `{expect}`:\n{}",
+        text(&out)
+    );
+}
