@@ -27,20 +27,12 @@ fn by_position(run: &Replayed) -> HashMap<(usize, u32), &TraceEvent> {
 
 /// `Ok` if the replay shows the predicted violation, else why not.
 pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), String> {
-    if let Property::Atomicity {
-        first,
-        remote,
-        second,
-        ..
-    } = *property
-    {
-        // Not a failure of the run: the three accesses happened in the violating order.
-        return in_order(ctp, run, [first, remote, second]);
-    }
-    let failure = run
-        .failure
-        .as_ref()
-        .ok_or_else(|| "the replay passed".to_string())?;
+    // Every property but atomicity is a failure of the run; this is the one it failed with.
+    let failed = || {
+        run.failure
+            .as_ref()
+            .ok_or_else(|| "the replay passed".to_string())
+    };
     let is = |kind: FailureKind| run.kind() == Some(kind_name(kind));
     let replayed = by_position(run);
     let same_place = |e: Ev| {
@@ -51,6 +43,7 @@ pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), Strin
     };
     match *property {
         Property::Assertion { event } => {
+            let failure = failed()?;
             let ev = ctp.event(event);
             let failed = replayed
                 .get(&(ev.thread, ev.index))
@@ -63,6 +56,7 @@ pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), Strin
             }
         }
         Property::Deadlock { ref cycle } => {
+            let failure = failed()?;
             // Every thread of the cycle is blocked at its acquire when the runtime gives up.
             let blocked = |e: Ev| {
                 let ev = ctp.event(e);
@@ -76,8 +70,15 @@ pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), Strin
                 Err(format!("the replay failed otherwise: {}", failure.message))
             }
         }
-        Property::Atomicity { .. } => unreachable!("judged by the accesses' order above"),
+        // Not a failure of the run: the three accesses happened in the violating order.
+        Property::Atomicity {
+            first,
+            remote,
+            second,
+            ..
+        } => in_order(ctp, run, [first, remote, second]),
         Property::LockClaim { first, second, .. } => {
+            let failure = failed()?;
             // The runtime stops at the acquisition that finds the lock held: either of the
             // two, whichever the replay made second.
             let at = |e: Ev| ctp.event(e).location.as_ref();
@@ -94,6 +95,7 @@ pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), Strin
             }
         }
         Property::DataRace { first, second, obj } => {
+            let failure = failed()?;
             let exact = same_place(first) && same_place(second);
             // The runtime reports the first happens-before race it meets: the witness's prefix
             // may already hold an unordered pair on the same object, a real race as well.
