@@ -153,47 +153,41 @@ fn writes(ctp: &Ctp, e: Ev) -> bool {
 /// thread's next event. Either way no other assertion may fail first, since the real run
 /// would stop at that one.
 pub fn formula(enc: &Encoding, p: &Property) -> Bool {
-    match *p {
-        Property::Assertion { event } => {
-            let mut conj = vec![enc.reached(event), fails(enc, event)];
-            for &other in &enc.ctp.asserts {
-                if enc.ctp.thread(other) != enc.ctp.thread(event) {
-                    let first = fires_before(enc, event, other);
-                    conj.push(Bool::and(&[enc.reached(other), fails(enc, other)]).implies(first));
-                }
-            }
-            Bool::and(&conj)
-        }
+    let violation = match *p {
+        // An assertion may fail only where no other one failed first (below, per pair).
+        Property::Assertion { event } => return assertion_fails(enc, event),
         Property::DataRace { first, second, .. } => {
-            let mut conj = vec![at_the_edge(enc, first), at_the_edge(enc, second)];
-            conj.extend(no_assertion_fails(enc));
-            Bool::and(&conj)
+            Bool::and(&[at_the_edge(enc, first), at_the_edge(enc, second)])
         }
-        Property::Deadlock { ref cycle } => {
-            let mut conj = vec![deadlock::formula(enc, cycle)];
-            conj.extend(no_assertion_fails(enc));
-            Bool::and(&conj)
-        }
+        Property::Deadlock { ref cycle } => deadlock::formula(enc, cycle),
         Property::LockClaim {
             first,
             second,
             lock,
-        } => {
-            let mut conj = vec![lock_claims::formula(enc, first, second, lock)];
-            conj.extend(no_assertion_fails(enc));
-            Bool::and(&conj)
-        }
+        } => lock_claims::formula(enc, first, second, lock),
         Property::Atomicity {
             first,
             remote,
             second,
             ..
-        } => {
-            let mut conj = vec![atomicity::formula(enc, [first, remote, second])];
-            conj.extend(no_assertion_fails(enc));
-            Bool::and(&conj)
+        } => atomicity::formula(enc, [first, remote, second]),
+    };
+    let mut conj = vec![violation];
+    conj.extend(no_assertion_fails(enc));
+    Bool::and(&conj)
+}
+
+/// The assertion at `event` is reached and false, and no assertion of another thread failed
+/// before it.
+fn assertion_fails(enc: &Encoding, event: Ev) -> Bool {
+    let mut conj = vec![enc.reached(event), fails(enc, event)];
+    for &other in &enc.ctp.asserts {
+        if enc.ctp.thread(other) != enc.ctp.thread(event) {
+            let first = fires_before(enc, event, other);
+            conj.push(Bool::and(&[enc.reached(other), fails(enc, other)]).implies(first));
         }
     }
+    Bool::and(&conj)
 }
 
 /// The access `e` is at the edge of its thread's prefix, where nothing of its thread can have
