@@ -153,16 +153,11 @@ fn region_accesses(ctp: &Ctp, region: Region) -> Vec<(Ev, u32, Access)> {
 /// `c` and `c2` lie in one critical section of a lock that `r` holds too (exclusive on at
 /// least one side): `r` cannot run between them.
 fn lock_protected(ctp: &Ctp, c: Ev, c2: Ev, r: Ev) -> bool {
-    let inside = |s: &super::ctp::Section, e: Ev| {
-        ctp.po(s.acquire, e) && s.release.is_none_or(|rel| ctp.po(e, rel))
-    };
     ctp.sections.values().any(|sections| {
         let local = sections
             .iter()
-            .find(|s| s.thread == ctp.thread(c) && inside(s, c) && inside(s, c2));
-        let remote = sections
-            .iter()
-            .find(|s| s.thread == ctp.thread(r) && inside(s, r));
+            .find(|s| ctp.holds(s, c) && ctp.holds(s, c2));
+        let remote = sections.iter().find(|s| ctp.holds(s, r));
         matches!((local, remote), (Some(l), Some(m)) if !(l.shared && m.shared))
     })
 }

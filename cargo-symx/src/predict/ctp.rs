@@ -120,6 +120,12 @@ impl<'t> Ctp<'t> {
         self.thread(a) == self.thread(b) && self.event(a).index < self.event(b).index
     }
 
+    /// Section `s` is open at `e`, in `e`'s own thread: acquired before it in program order
+    /// and not released before it.
+    pub fn holds(&self, s: &Section, e: Ev) -> bool {
+        self.po(s.acquire, e) && s.release.is_none_or(|r| self.po(e, r))
+    }
+
     /// The last event of a thread (its `exit`, when it finished).
     pub fn last_of(&self, thread: usize) -> Option<Ev> {
         self.threads.get(thread).and_then(|t| t.last().copied())

@@ -10,7 +10,7 @@
 
 use z3::ast::Bool;
 
-use super::ctp::{Ctp, Ev, Section};
+use super::ctp::{Ctp, Ev};
 use super::encode::Encoding;
 
 /// The longest cycle asked about: every extra thread multiplies the candidates, and real
@@ -66,7 +66,11 @@ fn edges(ctp: &Ctp) -> Vec<Edge> {
     for (&wants, sections) in &ctp.sections {
         for s in sections.iter().filter(|s| !s.shared) {
             for (&holds, outer) in ctp.sections.iter().filter(|(&l, _)| l != wants) {
-                for h in outer.iter().filter(|h| !h.shared && holding(ctp, h, s)) {
+                // A section of the same thread open at this acquisition.
+                for h in outer
+                    .iter()
+                    .filter(|h| !h.shared && ctp.holds(h, s.acquire))
+                {
                     out.push(Edge {
                         thread: s.thread,
                         wait: Wait {
@@ -81,13 +85,6 @@ fn edges(ctp: &Ctp) -> Vec<Edge> {
         }
     }
     out
-}
-
-/// Section `h` of the same thread is open at `s`'s acquisition.
-fn holding(ctp: &Ctp, h: &Section, s: &Section) -> bool {
-    h.thread == s.thread
-        && ctp.po(h.acquire, s.acquire)
-        && h.release.is_none_or(|r| ctp.po(s.acquire, r))
 }
 
 /// Grows `path` (edge indices, the first the smallest of the cycle) by edges whose lock held

@@ -130,11 +130,7 @@ pub fn deadlocks(ctp: &Ctp) -> Vec<Property> {
 fn lockset(ctp: &Ctp, e: Ev) -> Vec<u32> {
     ctp.sections
         .iter()
-        .filter(|(_, ss)| {
-            ss.iter().any(|s| {
-                !s.shared && ctp.po(s.acquire, e) && s.release.is_none_or(|r| ctp.po(e, r))
-            })
-        })
+        .filter(|(_, ss)| ss.iter().any(|s| !s.shared && ctp.holds(s, e)))
         .map(|(&l, _)| l)
         .collect()
 }
