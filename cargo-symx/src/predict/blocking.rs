@@ -59,10 +59,6 @@ pub fn constrain(enc: &Encoding) {
 }
 
 fn waits(ctp: &Ctp) -> Vec<CvWait> {
-    let next = |e: Ev| {
-        let t = &ctp.threads[ctp.thread(e)];
-        t.get(ctp.event(e).index as usize + 1).copied()
-    };
     ctp.trace
         .events
         .iter()
@@ -72,7 +68,7 @@ fn waits(ctp: &Ctp) -> Vec<CvWait> {
             Some(CvWait {
                 cv: ev.obj?,
                 wait: e,
-                wake: next(e),
+                wake: ctp.later(e).first().copied(),
             })
         })
         .collect()
@@ -149,7 +145,7 @@ fn generations(ctp: &Ctp) -> Vec<Vec<Arrival>> {
             let goes_on = if s.annotated {
                 departure(ctp, e, s.obj)
             } else {
-                ctp.threads[ev.thread].get(ev.index as usize + 1).copied()
+                ctp.later(e).first().copied()
             };
             open.entry(s.obj)
                 .or_default()
@@ -162,14 +158,10 @@ fn generations(ctp: &Ctp) -> Vec<Vec<Arrival>> {
 
 /// The annotated `barrier_depart` on `barrier` that ends the arrival at `e`.
 fn departure(ctp: &Ctp, e: Ev, barrier: u32) -> Option<Ev> {
-    let thread = &ctp.threads[ctp.thread(e)];
-    thread[ctp.event(e).index as usize + 1..]
-        .iter()
-        .copied()
-        .find(|&d| {
-            let ev = ctp.event(d);
-            (ev.sync.iter()).any(|s| s.op == SyncKind::BarrierDepart && s.obj == barrier)
-        })
+    ctp.later(e).iter().copied().find(|&d| {
+        let ev = ctp.event(d);
+        (ev.sync.iter()).any(|s| s.op == SyncKind::BarrierDepart && s.obj == barrier)
+    })
 }
 
 fn barriers(enc: &Encoding) {

@@ -126,6 +126,11 @@ impl<'t> Ctp<'t> {
         self.po(s.acquire, e) && s.release.is_none_or(|r| self.po(e, r))
     }
 
+    /// The events of `e`'s thread after it, in program order.
+    pub fn later(&self, e: Ev) -> &[Ev] {
+        &self.threads[self.thread(e)][self.event(e).index as usize + 1..]
+    }
+
     /// The last event of a thread (its `exit`, when it finished).
     pub fn last_of(&self, thread: usize) -> Option<Ev> {
         self.threads.get(thread).and_then(|t| t.last().copied())

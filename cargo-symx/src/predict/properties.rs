@@ -195,10 +195,7 @@ fn at_the_edge(enc: &Encoding, e: Ev) -> Bool {
     if !enc.ctp.eager(e) {
         return Bool::and(&[enc.reached(e), enc.exec[e].not()]);
     }
-    let thread = &enc.ctp.threads[enc.ctp.thread(e)];
-    let next = thread[enc.ctp.event(e).index as usize + 1..]
-        .iter()
-        .find(|&&n| !enc.ctp.eager(n));
+    let next = enc.ctp.later(e).iter().find(|&&n| !enc.ctp.eager(n));
     match next {
         Some(&n) => Bool::and(&[enc.exec[e].clone(), enc.exec[n].not()]),
         None => enc.exec[e].clone(),
