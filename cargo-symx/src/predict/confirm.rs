@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use symx::__worker::kind_name;
+use symx::__worker::protocol::FailureReport;
 use symx::trace::format::TraceEvent;
 use symx::FailureKind;
 
@@ -81,13 +82,9 @@ pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), Strin
             let failure = failed()?;
             // The runtime stops at the acquisition that finds the lock held: either of the
             // two, whichever the replay made second.
-            let at = |e: Ev| ctp.event(e).location.as_ref();
-            let place = failure.location.as_ref();
-            let place = place.map(|l| (&*l.file, l.line, l.column));
             let ours = [first, second]
                 .into_iter()
-                .filter_map(at)
-                .any(|l| place == Some((&*l.file, l.line, l.column)));
+                .any(|e| failed_at(ctp, e, failure));
             if is(FailureKind::Misuse) && ours {
                 Ok(())
             } else {
@@ -159,15 +156,17 @@ pub fn failed_off_the_trace(ctp: &Ctp, run: &Replayed) -> bool {
         });
     // A flipped branch keeps its kind and place; the code after it fails where the recorded
     // thread never was.
-    let failed_elsewhere = failure.location.as_ref().is_some_and(|at| {
-        !recorded.iter().any(|&e| {
-            ctp.event(e)
-                .location
-                .as_ref()
-                .is_some_and(|l| (&*l.file, l.line, l.column) == (&*at.file, at.line, at.column))
-        })
-    });
+    let failed_elsewhere =
+        failure.location.is_some() && !recorded.iter().any(|&e| failed_at(ctp, e, failure));
     left_the_path || failed_elsewhere
+}
+
+/// The failure is reported at the source location of the recorded event `e`.
+fn failed_at(ctp: &Ctp, e: Ev, failure: &FailureReport) -> bool {
+    let (Some(l), Some(at)) = (&ctp.event(e).location, &failure.location) else {
+        return false;
+    };
+    (&*l.file, l.line, l.column) == (&*at.file, at.line, at.column)
 }
 
 /// The object of the access at which a racy replay stopped (its last access event).
