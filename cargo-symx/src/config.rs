@@ -79,7 +79,7 @@ pub const KINDS: &[&str] = &[
     "data-race",
     "step-limit",
     "misuse",
-    "atomicity-violation",
+    crate::predict_run::ATOMICITY_VIOLATION,
     "crash",
     "timeout",
 ];

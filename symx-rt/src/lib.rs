@@ -53,6 +53,6 @@ pub mod __private {
 #[doc(hidden)]
 pub mod __worker {
     pub use crate::worker::protocol;
-    pub use crate::worker::report::{failure as failure_report, kind_name};
+    pub use crate::worker::report::failure as failure_report;
     pub use crate::worker::tokens;
 }

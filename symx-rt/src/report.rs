@@ -24,6 +24,21 @@ pub enum FailureKind {
     Misuse,
 }
 
+impl FailureKind {
+    /// The kind's stable name in every machine-readable output (`cargo symx`'s reports, the
+    /// worker protocol, traces) and in `expect` tables: `panic`, `deadlock`, `data-race`,
+    /// `step-limit`, `misuse`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureKind::Panic => "panic",
+            FailureKind::Deadlock => "deadlock",
+            FailureKind::DataRace => "data-race",
+            FailureKind::StepLimit => "step-limit",
+            FailureKind::Misuse => "misuse",
+        }
+    }
+}
+
 impl fmt::Display for FailureKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

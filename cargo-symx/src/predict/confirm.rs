@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use symx::__worker::kind_name;
 use symx::__worker::protocol::FailureReport;
 use symx::trace::format::TraceEvent;
 use symx::FailureKind;
@@ -34,7 +33,7 @@ pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), Strin
             .as_ref()
             .ok_or_else(|| "the replay passed".to_string())
     };
-    let is = |kind: FailureKind| run.kind() == Some(kind_name(kind));
+    let is = |kind: FailureKind| run.kind() == Some(kind.name());
     let replayed = by_position(run);
     let same_place = |e: Ev| {
         let ev = ctp.event(e);

@@ -1,7 +1,7 @@
 //! Under plain `cargo test`: every known bug fails with exactly the kind the configuration in
 //! `Cargo.toml` expects, so the expectations `cargo symx test` checks cannot go stale.
 
-use symx::{Builder, FailureKind};
+use symx::Builder;
 
 fn expected_kinds() -> toml::Table {
     let manifest: toml::Table = include_str!("../Cargo.toml").parse().unwrap();
@@ -18,19 +18,7 @@ fn every_known_bug_fails_with_the_expected_kind() {
     for (name, body) in known_bugs::BUGS {
         let report = Builder::new().explore(body);
         let failure = report.failure().unwrap_or_else(|| panic!("{name} fails"));
-        let kind = driver_name(failure.kind());
+        let kind = failure.kind().name();
         assert_eq!(Some(kind), expected[*name].as_str(), "{name}: {failure}");
-    }
-}
-
-/// The kind as `cargo symx` names it in reports and in `expect`.
-fn driver_name(kind: FailureKind) -> &'static str {
-    match kind {
-        FailureKind::Panic => "panic",
-        FailureKind::Deadlock => "deadlock",
-        FailureKind::DataRace => "data-race",
-        FailureKind::StepLimit => "step-limit",
-        FailureKind::Misuse => "misuse",
-        _ => "a kind this example does not know",
     }
 }

@@ -264,7 +264,7 @@ fn objects(e: &Execution) -> Vec<ObjectInfo> {
 fn verdict(e: &Execution) -> Verdict {
     match &e.failure {
         Some(f) => Verdict::Fail {
-            kind: crate::worker::report::kind_name(f.kind).to_string(),
+            kind: f.kind.name().to_string(),
             message: f.message.clone(),
         },
         None if e.sym.discarded => Verdict::Discarded,

@@ -1,18 +1,7 @@
 //! Turns the runtime's [`Failure`] and [`Step`]s into the protocol's structured reports.
 
 use super::protocol::{FailureReport, Location, StepReport};
-use crate::report::{Failure, FailureKind, SourceLocation, Step};
-
-/// The stable name of a failure kind in every machine-readable output.
-pub fn kind_name(kind: FailureKind) -> &'static str {
-    match kind {
-        FailureKind::Panic => "panic",
-        FailureKind::Deadlock => "deadlock",
-        FailureKind::DataRace => "data-race",
-        FailureKind::StepLimit => "step-limit",
-        FailureKind::Misuse => "misuse",
-    }
-}
+use crate::report::{Failure, SourceLocation, Step};
 
 fn location(l: &SourceLocation) -> Location {
     Location {
@@ -36,7 +25,7 @@ pub(crate) fn step(s: &Step) -> StepReport {
 
 pub fn failure(f: &Failure) -> FailureReport {
     FailureReport {
-        kind: kind_name(f.kind()).to_string(),
+        kind: f.kind().name().to_string(),
         message: f.message().to_string(),
         details: f.details().to_vec(),
         location: f.location().map(location),
