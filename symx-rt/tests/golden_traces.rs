@@ -87,9 +87,6 @@ fn condvar_hand_off() {
 /// Fig. 1 of Wang et al., "Symbolic Predictive Analysis for Concurrent Programs": the
 /// recorded run (T1 first) passes; the symbolic branch `x > b` is what lets an engine move
 /// T2 ahead of T1's second half.
-/// Fig. 1 of Wang et al., "Symbolic Predictive Analysis for Concurrent Programs": the
-/// recorded run (T1 first) passes; the symbolic branch `x > b` is what lets an engine move
-/// T2 ahead of T1's second half.
 fn wang_fig1_program() {
     struct S {
         l: Mutex<()>,
