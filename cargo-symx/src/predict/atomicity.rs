@@ -114,8 +114,7 @@ pub fn pattern(ctp: &Ctp, triplet: [Ev; 3]) -> String {
 
 /// Candidate triplets `(t_c, t_r, t_c', object)` that survive the must-HB and lockset
 /// filters, and how many there were before the filters.
-pub fn candidates(ctp: &Ctp) -> (Vec<[Ev; 4]>, usize) {
-    let mhb = MustHb::new(ctp);
+pub fn candidates(ctp: &Ctp, mhb: &MustHb) -> (Vec<[Ev; 4]>, usize) {
     let mut out = Vec::new();
     let mut all = 0;
     for region in regions(ctp) {

@@ -18,8 +18,7 @@ use super::must_hb::MustHb;
 /// Pairs `(first, second, lock)` of exclusive acquisitions of an annotated lock by different
 /// threads, where `second` may come while `first`'s section is open: nothing (program
 /// order, spawn, join) puts `first`'s release before `second` or `second`'s section first.
-pub fn candidates(ctp: &Ctp) -> Vec<(Ev, Ev, u32)> {
-    let mhb = MustHb::new(ctp);
+pub fn candidates(ctp: &Ctp, mhb: &MustHb) -> Vec<(Ev, Ev, u32)> {
     let mut out = Vec::new();
     for (&lock, sections) in ctp.sections.iter().filter(|(&l, _)| ctp.annotated_lock(l)) {
         for s in sections {

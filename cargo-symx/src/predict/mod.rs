@@ -274,11 +274,18 @@ fn candidates(ctp: &Ctp, opts: &Options) -> Vec<Property> {
     if opts.deadlocks {
         out.extend(properties::deadlocks(ctp));
     }
-    if opts.atomicity {
-        out.extend(properties::atomicity(ctp));
-    }
-    if opts.lock_claims {
-        out.extend(properties::lock_claims(ctp));
+    // Must-happen-before (a vector clock per event) serves only the atomicity and lock-claim
+    // filters: built once, and only when the trace has something for them to filter.
+    let regions = opts.atomicity && !atomicity::regions(ctp).is_empty();
+    let claims = opts.lock_claims && ctp.sections.keys().any(|&l| ctp.annotated_lock(l));
+    if regions || claims {
+        let mhb = must_hb::MustHb::new(ctp);
+        if regions {
+            out.extend(properties::atomicity(ctp, &mhb));
+        }
+        if claims {
+            out.extend(properties::lock_claims(ctp, &mhb));
+        }
     }
     out
 }

@@ -14,6 +14,7 @@ use super::dag;
 use super::deadlock::{self, Cycle};
 use super::encode::Encoding;
 use super::lock_claims;
+use super::must_hb::MustHb;
 
 /// One property query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,8 +94,8 @@ pub fn races(ctp: &Ctp) -> Vec<Property> {
 }
 
 /// Atomicity triplets that survive the static filters (`atomicity::candidates`).
-pub fn atomicity(ctp: &Ctp) -> Vec<Property> {
-    atomicity::candidates(ctp)
+pub fn atomicity(ctp: &Ctp, mhb: &MustHb) -> Vec<Property> {
+    atomicity::candidates(ctp, mhb)
         .0
         .into_iter()
         .map(|[first, remote, second, obj]| Property::Atomicity {
@@ -107,8 +108,8 @@ pub fn atomicity(ctp: &Ctp) -> Vec<Property> {
 }
 
 /// Pairs of acquisitions that may break an annotated lock's mutual exclusion.
-pub fn lock_claims(ctp: &Ctp) -> Vec<Property> {
-    lock_claims::candidates(ctp)
+pub fn lock_claims(ctp: &Ctp, mhb: &MustHb) -> Vec<Property> {
+    lock_claims::candidates(ctp, mhb)
         .into_iter()
         .map(|(first, second, lock)| Property::LockClaim {
             first,

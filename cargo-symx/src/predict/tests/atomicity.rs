@@ -11,6 +11,7 @@ use symx::sync::{Condvar, Mutex};
 use symx::Shared;
 
 use super::{no_unconfirmed, observe, run_predict};
+use crate::predict::must_hb::MustHb;
 use crate::predict::{atomicity, ctp::Ctp, Options, Outcome, Property};
 
 fn atomicity_only() -> Options {
@@ -219,7 +220,8 @@ fn s10_split_critical_sections_break_the_atomic_region() {
 
     let merged = split_sections(true);
     let trace = observe(&[1, 1, 1, 1, 2, 2, 2], &merged);
-    let (kept, all) = atomicity::candidates(&Ctp::new(&trace));
+    let ctp = Ctp::new(&trace);
+    let (kept, all) = atomicity::candidates(&ctp, &MustHb::new(&ctp));
     assert_eq!((kept.len(), all), (0, 1));
 }
 
