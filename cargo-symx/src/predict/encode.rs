@@ -85,8 +85,7 @@ impl<'c, 't> Encoding<'c, 't> {
         // A read of a thread-local object is the term of its source (slicing): no variable.
         let values = dag::translate(&ctp.trace.exprs, |var, done| {
             match slice.local_reads.get(&var) {
-                Some(&LocalSource::Write(w)) => done[write_expr(ctp, w)].clone(),
-                Some(&LocalSource::Initial(obj)) => initial[&obj].clone(),
+                Some(&source) => local_term(ctp, source, done, &initial),
                 None => reads[&var].clone(),
             }
         });
@@ -383,10 +382,8 @@ impl<'c, 't> Encoding<'c, 't> {
 
     /// The value a read of a thread-local object returns (its source's term).
     fn local_value(&self, var: u32) -> BV {
-        match self.slice.local_reads[&var] {
-            LocalSource::Write(w) => self.written(w),
-            LocalSource::Initial(obj) => self.initial[&obj].clone(),
-        }
+        let source = self.slice.local_reads[&var];
+        local_term(self.ctp, source, &self.values, &self.initial)
     }
 
     /// The writes of `obj` a read at `e` may see besides the initial value: all other
@@ -542,6 +539,15 @@ fn solver_params(opts: &EncodeOptions) -> z3::Params {
     }
     params.set_u32("arith.solver", 2);
     params
+}
+
+/// The term of a read of a thread-local object: its source write's value among `values`
+/// (the terms of the expression nodes, as far as built) or the object's initial value.
+fn local_term(ctp: &Ctp, source: LocalSource, values: &[BV], initial: &BTreeMap<u32, BV>) -> BV {
+    match source {
+        LocalSource::Write(w) => values[write_expr(ctp, w)].clone(),
+        LocalSource::Initial(obj) => initial[&obj].clone(),
+    }
 }
 
 /// The expression node of a write event's value.
