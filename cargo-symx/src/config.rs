@@ -72,18 +72,6 @@ struct ConfigFile {
     profile: BTreeMap<String, Settings>,
 }
 
-/// Failure kinds a test can be expected to show.
-pub const KINDS: &[&str] = &[
-    "panic",
-    "deadlock",
-    "data-race",
-    "step-limit",
-    "misuse",
-    crate::predict_run::ATOMICITY_VIOLATION,
-    "crash",
-    "timeout",
-];
-
 /// Models of the predictive checks (`predict-model`, `--model`).
 pub const PREDICT_MODELS: &[&str] = &["ctp", "mcm", "values"];
 /// Properties the predictive checks can look for (`predict-properties`, `--properties`).
@@ -257,12 +245,13 @@ fn check(s: &Settings, file: &Path) -> Result<(), String> {
     for p in s.predict_properties.iter().flatten() {
         one_of("predict-properties", p, PREDICT_PROPERTIES, file)?;
     }
+    let kinds = crate::report::kind::expectable();
     for (test, kind) in &s.expect {
-        if !KINDS.contains(&kind.as_str()) {
+        if !kinds.contains(&kind.as_str()) {
             return Err(format!(
                 "{}: key `expect.{test}`: unknown failure kind `{kind}` (expected one of {})",
                 file.display(),
-                KINDS.join(", ")
+                kinds.join(", ")
             ));
         }
     }

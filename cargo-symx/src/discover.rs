@@ -8,7 +8,16 @@ use std::process::{Command, Stdio};
 
 use cargo_metadata::{Message, Metadata, MetadataCommand, PackageId};
 
-use crate::cli::CargoArgs;
+/// Which packages to build and how: cargo's own options as the user gave them.
+#[derive(Clone, Debug, Default)]
+pub struct CargoOptions {
+    pub manifest_path: Option<PathBuf>,
+    pub packages: Vec<String>,
+    pub workspace: bool,
+    pub features: Vec<String>,
+    pub release: bool,
+    pub target_dir: Option<PathBuf>,
+}
 
 /// One test executable cargo built.
 #[derive(Clone, Debug)]
@@ -37,7 +46,7 @@ pub fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
-pub fn metadata(args: &CargoArgs) -> Result<Metadata, String> {
+pub fn metadata(args: &CargoOptions) -> Result<Metadata, String> {
     let mut cmd = MetadataCommand::new();
     if let Some(path) = &args.manifest_path {
         cmd.manifest_path(path);
@@ -47,7 +56,7 @@ pub fn metadata(args: &CargoArgs) -> Result<Metadata, String> {
         .map_err(|e| format!("cannot read the workspace: {e}"))
 }
 
-fn add_cargo_args(cmd: &mut Command, args: &CargoArgs, color: bool) {
+fn add_cargo_args(cmd: &mut Command, args: &CargoOptions, color: bool) {
     if let Some(path) = &args.manifest_path {
         cmd.arg("--manifest-path").arg(path);
     }
@@ -71,7 +80,7 @@ fn add_cargo_args(cmd: &mut Command, args: &CargoArgs, color: bool) {
 
 /// Builds every test target the arguments select; cargo's own output goes to our stderr.
 pub fn build(
-    args: &CargoArgs,
+    args: &CargoOptions,
     metadata: &Metadata,
     color: bool,
 ) -> Result<Vec<TestBinary>, String> {
@@ -164,4 +173,26 @@ pub fn list(
             name: name.to_string(),
         })
         .collect())
+}
+
+/// Builds the selected test targets of the workspace `metadata` describes and lists the tests
+/// matching `filter`; `color` colours cargo's output (what `test`, `list`, `replay` and `predict` all start with).
+pub fn build_and_list(
+    cargo: &CargoOptions,
+    metadata: &Metadata,
+    filter: Option<&str>,
+    extra: &[String],
+    color: bool,
+) -> Result<Vec<TestCase>, String> {
+    let binaries: Vec<TestBinary> = build(cargo, metadata, color)?;
+    let mut cases = Vec::new();
+    for b in &binaries {
+        // A binary that is not a libtest harness (`harness = false`) cannot be listed: it is
+        // said so and left out rather than failing the run.
+        match list(b, filter, extra) {
+            Ok(found) => cases.extend(found),
+            Err(e) => eprintln!("warning: {e}; its tests are not run"),
+        }
+    }
+    Ok(cases)
 }

@@ -10,8 +10,9 @@
 //! - [`macro@instrument`] (`instrument_attr`, `instrument`): a function or
 //!   `impl` block whose branches, comparisons and assertions on symbolic
 //!   values are recorded.
-//! - [`assert!`], [`assert_eq!`], [`assert_ne!`] (`assertions`): recorded
-//!   assertions usable outside instrumented bodies.
+//! - [`assert!`], [`assert_eq!`], [`assert_ne!`] (`assertions`, expanded by
+//!   `instrument`, which rewrites their values): recorded assertions usable
+//!   outside instrumented bodies.
 //! - [`macro@acquire`], [`macro@try_acquire`], [`macro@release`],
 //!   [`macro@barrier_init`], [`macro@barrier_arrive`] (`annotations`): the
 //!   meaning of user-built synchronization primitives.
@@ -121,7 +122,7 @@ pub fn instrument(args: TokenStream, item: TokenStream) -> TokenStream {
 /// message. Inside instrumented bodies plain `assert!` does the same.
 #[proc_macro]
 pub fn assert(input: TokenStream) -> TokenStream {
-    assertions::expand(Kind::Assert, input.into()).into()
+    instrument::assertion_macro(Kind::Assert, input.into()).into()
 }
 
 /// `assert_eq!` that records the comparison as an assertion.
@@ -136,14 +137,14 @@ pub fn assert(input: TokenStream) -> TokenStream {
 /// (``assertion `left == right` failed`` and both values).
 #[proc_macro]
 pub fn assert_eq(input: TokenStream) -> TokenStream {
-    assertions::expand(Kind::AssertEq, input.into()).into()
+    instrument::assertion_macro(Kind::AssertEq, input.into()).into()
 }
 
 /// `assert_ne!` that records the comparison as an assertion; see
 /// [`assert_eq!`].
 #[proc_macro]
 pub fn assert_ne(input: TokenStream) -> TokenStream {
-    assertions::expand(Kind::AssertNe, input.into()).into()
+    instrument::assertion_macro(Kind::AssertNe, input.into()).into()
 }
 
 /// After a normal return from this method, the calling thread holds `self`.

@@ -18,6 +18,7 @@ mod builder;
 mod explore;
 mod private;
 mod report;
+mod rng;
 mod rt;
 mod schedule;
 mod sym;

@@ -25,6 +25,15 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
+    /// Every kind, in the order of the enum.
+    pub const ALL: [FailureKind; 5] = [
+        FailureKind::Panic,
+        FailureKind::Deadlock,
+        FailureKind::DataRace,
+        FailureKind::StepLimit,
+        FailureKind::Misuse,
+    ];
+
     /// The kind's stable name in every machine-readable output (`cargo symx`'s reports, the
     /// worker protocol, traces) and in `expect` tables: `panic`, `deadlock`, `data-race`,
     /// `step-limit`, `misuse`.

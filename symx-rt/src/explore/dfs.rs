@@ -5,7 +5,7 @@
 //! the next untried alternative at the deepest point that has one. Memory is proportional to
 //! the depth of one execution, not to the number of executions.
 
-use super::{SchedulingPoint, Strategy};
+use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::ThreadId;
 
 /// One choice point on the current path: its alternatives and the one being explored.
@@ -36,7 +36,7 @@ impl Dfs {
     }
 }
 
-impl Strategy for Dfs {
+impl Chooser for Dfs {
     fn next_execution(&mut self) -> bool {
         self.depth = 0;
         if !self.started {
@@ -54,7 +54,7 @@ impl Strategy for Dfs {
     }
 
     fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
-        self.choose(point.enabled.iter().map(|(t, _)| *t as u32)) as ThreadId
+        self.choose(point.candidates.iter().map(|c| c.thread as u32)) as ThreadId
     }
 
     fn choose_value(&mut self, n: usize) -> usize {

@@ -254,7 +254,7 @@ pub(crate) fn default_input(seed: u64, name: &str) -> u128 {
     if seed == 0 {
         return 0;
     }
-    let mut rng = crate::explore::Rng::new(seed ^ crate::schedule::test_hash(name) as u64);
+    let mut rng = crate::rng::Rng::new(seed ^ crate::schedule::test_hash(name) as u64);
     ((rng.next_u64() as u128) << 64) | rng.next_u64() as u128
 }
 

@@ -8,7 +8,7 @@ use std::cell::Cell;
 
 use super::protocol::Message;
 use super::send;
-use crate::explore::{SchedulingPoint, Strategy};
+use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::{Event, ThreadId};
 
 thread_local! {
@@ -22,7 +22,7 @@ pub(crate) fn set(on: bool) {
 /// The explorer's hook: `strategy` (or, for a shard of a depth-first exploration, the
 /// sharded DFS that replaces it, see [`super::shard`]), announcing its choices when announce
 /// mode is on.
-pub(crate) fn wrap(strategy: Box<dyn Strategy>) -> Box<dyn Strategy> {
+pub(crate) fn wrap(strategy: Box<dyn Chooser>) -> Box<dyn Chooser> {
     let strategy = super::shard::substitute(strategy);
     if ON.with(Cell::get) {
         Box::new(Announcing {
@@ -35,11 +35,11 @@ pub(crate) fn wrap(strategy: Box<dyn Strategy>) -> Box<dyn Strategy> {
 }
 
 struct Announcing {
-    inner: Box<dyn Strategy>,
+    inner: Box<dyn Chooser>,
     executions: u64,
 }
 
-impl Strategy for Announcing {
+impl Chooser for Announcing {
     fn next_execution(&mut self) -> bool {
         let more = self.inner.next_execution();
         if more {
@@ -54,15 +54,15 @@ impl Strategy for Announcing {
     fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
         let asked = self.inner.choose_thread(point);
         // The scheduler runs the first enabled thread when the strategy names another one.
-        let enabled = point.enabled.iter().map(|(t, _)| *t);
-        let t = enabled
-            .clone()
-            .find(|t| *t == asked)
-            .unwrap_or(point.enabled[0].0);
+        let t = if point.can_run(asked) {
+            asked
+        } else {
+            point.first()
+        };
         // A strategy that is asked only at choices is asked only where the scheduler records a
         // decision; one that sees every step (DPOR, never run under a preemption bound) makes a
         // recorded decision exactly where more than one thread can run.
-        if !self.inner.sees_every_step() || point.enabled.len() > 1 {
+        if !self.inner.sees_every_step() || point.candidates.len() > 1 {
             send(&Message::Decision { value: t as u32 });
         }
         t
@@ -80,9 +80,5 @@ impl Strategy for Announcing {
 
     fn end_execution(&mut self, events: &[Event]) {
         self.inner.end_execution(events)
-    }
-
-    fn divergence(&self) -> Option<String> {
-        self.inner.divergence()
     }
 }

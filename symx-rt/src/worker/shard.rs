@@ -15,7 +15,7 @@ use std::cell::Cell;
 
 use super::protocol::Shard;
 use crate::builder::{Builder, Strategy as Choice};
-use crate::explore::{SchedulingPoint, Strategy};
+use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::ThreadId;
 
 /// Choices that make up a subtree's key.
@@ -66,12 +66,12 @@ fn set(shard: Option<Shard>) {
 }
 
 fn mix(seed: u64, shard: Shard) -> u64 {
-    let mut rng = crate::explore::Rng::new(seed ^ (shard.index as u64).wrapping_mul(0x9e37_79b9));
+    let mut rng = crate::rng::Rng::new(seed ^ (shard.index as u64).wrapping_mul(0x9e37_79b9));
     rng.next_u64()
 }
 
 /// The explorer's strategy, or the sharded DFS in its place when this thread explores a shard.
-pub(crate) fn substitute(strategy: Box<dyn Strategy>) -> Box<dyn Strategy> {
+pub(crate) fn substitute(strategy: Box<dyn Chooser>) -> Box<dyn Chooser> {
     match DFS_SHARD.with(Cell::get) {
         Some(shard) => Box::new(ShardedDfs::new(shard)),
         None => strategy,
@@ -140,7 +140,7 @@ impl ShardedDfs {
     }
 }
 
-impl Strategy for ShardedDfs {
+impl Chooser for ShardedDfs {
     fn next_execution(&mut self) -> bool {
         self.depth = 0;
         if !std::mem::replace(&mut self.started, true) {
@@ -163,7 +163,7 @@ impl Strategy for ShardedDfs {
     }
 
     fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
-        self.choose(point.enabled.iter().map(|(t, _)| *t as u32)) as ThreadId
+        self.choose(point.candidates.iter().map(|c| c.thread as u32)) as ThreadId
     }
 
     fn choose_value(&mut self, n: usize) -> usize {

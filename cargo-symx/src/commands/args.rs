@@ -1,0 +1,320 @@
+//! The command line: what `cargo symx` accepts, with the help text and examples users see.
+//! Parsing only; what the options mean is decided by the modules that receive them.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXIT_CODES: &str = "\
+EXIT CODES:
+    0    no bug found (every symx test and ordinary test passed)
+    1    a confirmed bug: a failed symx test, a failed ordinary test, a crash or a timeout
+    2    usage, configuration or build error
+    130  interrupted (Ctrl-C) before any bug was found";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cargo symx",
+    bin_name = "cargo symx",
+    version,
+    about = "Explore the #[symx::test] concurrency tests of a cargo project",
+    after_help = EXIT_CODES
+)]
+pub struct Cli {
+    /// When to colour the output (NO_COLOR in the environment means never for `auto`).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Build the test targets and explore every test whose name contains FILTER.
+    #[command(after_help = "EXAMPLES:
+    cargo symx test                              # every test of the current package
+    cargo symx test --workspace --jobs 2         # the whole workspace, two workers
+    cargo symx test -p getting-started lost      # tests whose name contains `lost`
+    cargo symx test --profile ci --format sarif --output symx.sarif
+    cargo symx test -- --include-ignored         # arguments after -- go to the test binaries
+    cargo symx test --predict --max-executions 1 # one execution, then predict from its trace")]
+    Test(TestArgs),
+    /// Build the test targets and list their tests (symx and ordinary alike).
+    #[command(after_help = "EXAMPLES:
+    cargo symx list
+    cargo symx list --workspace counter")]
+    List(ListArgs),
+    /// Run exactly the execution a replay token (or a saved failure file) describes.
+    #[command(after_help = "EXAMPLES:
+    cargo symx replay symx1-AAU45mE0czQX3QMBAgHHHc_e
+    cargo symx replay --trace symx1-AAU45mE0czQX3QMBAgHHHc_e   # print every step
+    cargo symx replay failure.json                              # a failure from --format json")]
+    Replay(ReplayArgs),
+    /// Predict bugs from a saved trace: ask z3 whether another interleaving of its events
+    /// fails, and confirm each prediction by running that interleaving.
+    #[command(after_help = "EXAMPLES:
+    SYMX_TRACE_DIR=traces cargo test lost_update      # save the traces of a test's executions
+    cargo symx predict traces/lost_update-000001.json
+    cargo symx predict -p my-crate --model mcm --cb 2 trace.json
+    cargo symx predict --properties race,deadlock --format json trace.json
+
+Exit code 1 when a prediction is confirmed (a bug), 0 when none is, 2 when the trace cannot be
+used (corrupt, another format version, no test name, no such test).")]
+    Predict(PredictArgs),
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct CargoArgs {
+    /// Path to Cargo.toml.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Package(s) to test (repeatable).
+    #[arg(short, long = "package", value_name = "SPEC")]
+    pub packages: Vec<String>,
+    /// Test every package of the workspace.
+    #[arg(long)]
+    pub workspace: bool,
+    /// Features to enable (space or comma separated, repeatable).
+    #[arg(short = 'F', long, value_name = "FEATURES")]
+    pub features: Vec<String>,
+    /// Build with the release profile.
+    #[arg(long)]
+    pub release: bool,
+    /// Directory for all generated artifacts.
+    #[arg(long, value_name = "DIR")]
+    pub target_dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct TestArgs {
+    #[command(flatten)]
+    pub cargo: CargoArgs,
+    /// Run only tests whose name contains this string.
+    pub filter: Option<String>,
+    /// Worker processes at once, shards included (default: the cores, or `jobs` from the
+    /// configuration).
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Split each #[symx::test] across N worker processes (DFS-explored, random and PCT tests;
+    /// optimal DPOR runs whole in one of them). All processes share the --jobs budget.
+    #[arg(long, value_name = "N")]
+    pub shards: Option<u32>,
+    #[command(flatten)]
+    pub report: ReportArgs,
+    /// Preemption bound for every symx test (overrides the attribute).
+    #[arg(long, value_name = "N")]
+    pub preemption_bound: Option<u32>,
+    /// Execution bound for every symx test (overrides the attribute).
+    #[arg(long, value_name = "N")]
+    pub max_executions: Option<u64>,
+    /// Exploration time budget per test, e.g. `30s`: exploration stops there, unfinished.
+    #[arg(long, value_name = "DURATION")]
+    pub time_budget: Option<String>,
+    /// Kill a test that runs longer than this, e.g. `5m`, and report it as a timeout.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// After exploring a #[symx::test] that passes, predict from the traces of its first
+    /// executions whether other interleavings of their events fail (confirmed by replay).
+    #[arg(long, help_heading = PREDICTIVE)]
+    pub predict: bool,
+    /// With --predict: how many of the first executions' traces to analyse (default 1).
+    #[arg(long, value_name = "N", help_heading = PREDICTIVE)]
+    pub predict_executions: Option<u64>,
+    #[command(flatten)]
+    pub predict_options: PredictOptions,
+    /// Arguments passed to every test binary (listing and running), e.g. --include-ignored or
+    /// --skip NAME; the driver itself sets the test name, --exact and --test-threads.
+    #[arg(last = true)]
+    pub test_args: Vec<String>,
+}
+
+/// The configuration profile and where the report goes (`test` and `predict`).
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Configuration profile from .config/symx.toml.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Write the report to this file instead of stdout (human progress stays on the terminal).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub cargo: CargoArgs,
+    /// List only tests whose name contains this string.
+    pub filter: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    pub cargo: CargoArgs,
+    /// A replay token (symx1-..., symx2-...) or a file holding one (a failure JSON from --format json, or
+    /// a text file whose first token-looking word is used).
+    pub token: String,
+    /// Print every step of the replayed execution, not only the failure.
+    #[arg(long)]
+    pub trace: bool,
+    /// Kill the replay after this long, e.g. `60s`.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+}
+
+const PREDICTIVE: &str = "Predictive checks";
+
+/// The options of the predictive checks (`cargo symx test --predict`, `cargo symx predict`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct PredictOptions {
+    /// Which interleavings a prediction may use: ctp (symbolic values, the default), mcm
+    /// (maximal causal: reads that decide the run keep their values), values (every read
+    /// keeps its value).
+    #[arg(long, value_enum, help_heading = PREDICTIVE)]
+    pub model: Option<ModelArg>,
+    /// Context bound of the predictive queries (unbounded by default).
+    #[arg(long, value_name = "B", help_heading = PREDICTIVE)]
+    pub cb: Option<u32>,
+    /// Properties to predict, comma separated (default: all; atomicity concerns regions marked
+    /// with symx::atomic_region, lock-claim locks annotated with #[symx::acquire]).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST", help_heading = PREDICTIVE)]
+    pub properties: Vec<PropertyArg>,
+    /// Also show unconfirmed predictions and why their replay did not confirm them (never
+    /// bugs: a defect of symx, or nondeterminism it does not control).
+    #[arg(short, long, help_heading = PREDICTIVE)]
+    pub verbose: bool,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelArg {
+    Ctp,
+    Mcm,
+    Values,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PropertyArg {
+    Assert,
+    Race,
+    Atomicity,
+    Deadlock,
+    LockClaim,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PredictArgs {
+    #[command(flatten)]
+    pub cargo: CargoArgs,
+    /// A trace file (JSON, as SYMX_TRACE_DIR writes them); it names the test to run.
+    pub trace: PathBuf,
+    #[command(flatten)]
+    pub options: PredictOptions,
+    #[command(flatten)]
+    pub report: ReportArgs,
+    /// Kill a replay of a prediction that runs longer than this, e.g. `60s`.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+    Junit,
+    Sarif,
+}
+
+impl From<Format> for crate::report::Format {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Human => Self::Human,
+            Format::Json => Self::Json,
+            Format::Junit => Self::Junit,
+            Format::Sarif => Self::Sarif,
+        }
+    }
+}
+
+impl CargoArgs {
+    /// The options as the build layer takes them.
+    pub fn options(&self) -> crate::discover::CargoOptions {
+        crate::discover::CargoOptions {
+            manifest_path: self.manifest_path.clone(),
+            packages: self.packages.clone(),
+            workspace: self.workspace,
+            features: self.features.clone(),
+            release: self.release,
+            target_dir: self.target_dir.clone(),
+        }
+    }
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+impl From<ColorChoice> for crate::report::style::ColorChoice {
+    fn from(c: ColorChoice) -> Self {
+        match c {
+            ColorChoice::Auto => Self::Auto,
+            ColorChoice::Always => Self::Always,
+            ColorChoice::Never => Self::Never,
+        }
+    }
+}
+
+/// The arguments after `cargo`'s own: cargo runs `cargo-symx symx ...`, a direct call
+/// `cargo-symx ...`; both are accepted.
+pub fn parse() -> Result<Cli, clap::Error> {
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "symx") {
+        args.remove(1);
+    }
+    Cli::try_parse_from(args)
+}
+
+impl PredictOptions {
+    /// The command line's predictive options as a configuration layer (they override the
+    /// files).
+    pub fn apply(&self, s: &mut crate::config::Settings) {
+        s.predict_model = self.model.map(value_name);
+        s.predict_bound = self.cb;
+        if !self.properties.is_empty() {
+            s.predict_properties = Some(self.properties.iter().copied().map(value_name).collect());
+        }
+    }
+}
+
+/// The name clap shows for a value (the same names the configuration files take).
+fn value_name(v: impl ValueEnum) -> String {
+    v.to_possible_value()
+        .expect("no value is hidden")
+        .get_name()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{PREDICT_MODELS, PREDICT_PROPERTIES};
+
+    fn names<V: ValueEnum>() -> Vec<String> {
+        V::value_variants()
+            .iter()
+            .cloned()
+            .map(value_name)
+            .collect()
+    }
+
+    #[test]
+    fn flags_and_configuration_keys_take_the_same_names() {
+        assert_eq!(names::<PropertyArg>(), PREDICT_PROPERTIES);
+        assert_eq!(names::<ModelArg>(), PREDICT_MODELS);
+    }
+}

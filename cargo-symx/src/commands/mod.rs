@@ -1,0 +1,28 @@
+//! The commands, one module each, and the command line they are parsed from (`args`, the only
+//! module that knows clap). A command reads its settings, asks the lower layers to build,
+//! run and report, and returns the exit code; the steps several commands share live in those
+//! layers (`discover::build_and_list`, `report::render`, `report::exit_code`).
+
+pub mod args;
+mod list;
+mod predict;
+mod replay;
+mod test;
+
+use crate::report::style::Style;
+use crate::EXIT_USAGE;
+
+/// Runs the parsed command line; the process's exit code.
+pub fn run(cli: &args::Cli) -> u8 {
+    let color = cli.color.into();
+    let result = match &cli.command {
+        args::Command::Test(a) => test::test(a, color),
+        args::Command::List(a) => list::list(a, color),
+        args::Command::Replay(a) => replay::replay(a, color),
+        args::Command::Predict(a) => predict::predict(a, color),
+    };
+    result.unwrap_or_else(|message| {
+        eprintln!("{} {message}", Style::for_stderr(color).error_label());
+        EXIT_USAGE
+    })
+}

@@ -1,0 +1,83 @@
+//! `cargo symx test`: configuration, build, test selection, the run, and where the report
+//! goes.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use crate::commands::args::TestArgs;
+use crate::config::{Layers, Resolved, Settings};
+use crate::discover;
+use crate::report::progress::Progress;
+use crate::report::style::{ColorChoice, Style};
+use crate::report::{self, Destination, Format};
+use crate::run::{self, Job, ReplayHint};
+use crate::worker_process::INTERRUPTED;
+
+fn flag_settings(args: &TestArgs) -> Settings {
+    let mut s = Settings {
+        preemption_bound: args.preemption_bound,
+        max_executions: args.max_executions,
+        time_budget: args.time_budget.clone(),
+        timeout: args.timeout.clone(),
+        jobs: args.jobs,
+        shards: args.shards,
+        predict: args.predict.then_some(true),
+        predict_executions: args.predict_executions,
+        ..Settings::default()
+    };
+    args.predict_options.apply(&mut s);
+    s
+}
+
+pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
+    let start = Instant::now();
+    // Before the build, so that Ctrl-C during it still ends with a report (of no tests).
+    run::install_interrupt_handler();
+    // Configuration errors are found before the (slow) build.
+    let cargo = args.cargo.options();
+    let metadata = discover::metadata(&cargo)?;
+    let layers = Layers::load(
+        &metadata,
+        args.report.profile.as_deref(),
+        flag_settings(args),
+    )?;
+    let verbose = args.predict_options.verbose;
+    let mut resolved: HashMap<String, Resolved> = HashMap::new();
+    for p in metadata.workspace_packages() {
+        let mut settings = layers.for_package(p)?;
+        settings.predict.verbose = verbose;
+        resolved.insert(p.id.repr.clone(), settings);
+    }
+    let filter = args.filter.as_deref();
+    let cargo_color = Style::for_stderr(color).color;
+    let cases = discover::build_and_list(&cargo, &metadata, filter, &args.test_args, cargo_color)?;
+    let jobs: Vec<Job> = cases
+        .into_iter()
+        .map(|case| {
+            let mut settings = resolved
+                .get(&case.binary.package_id.repr)
+                .cloned()
+                .map_or_else(|| layers.for_other_package(), Ok)?;
+            settings.predict.verbose = verbose;
+            Ok(Job { case, settings })
+        })
+        .collect::<Result<_, String>>()?;
+    let workers = args
+        .jobs
+        .or_else(|| jobs.first().and_then(|j| j.settings.jobs))
+        .unwrap_or_else(run::default_jobs);
+    crate::worker_process::budget::set(workers);
+    let format: Format = args.report.format.into();
+    let human_on_stdout = format == Format::Human && args.report.output.is_none();
+    let progress = Progress::new(Style::for_stderr(color), human_on_stdout);
+    let hint = ReplayHint::new(&cargo);
+    let outcomes = run::run_all(jobs, workers, &args.test_args, &progress, &hint);
+    let interrupted = INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
+    let to = Destination {
+        format,
+        output: args.report.output.as_deref(),
+        color,
+    };
+    report::render(&to, &outcomes, start, interrupted)?;
+    Ok(report::exit_code(&outcomes, interrupted))
+}

@@ -1,0 +1,183 @@
+//! Three-access atomicity violations (seed-predictive.md §2.6 item 2, §3.8, §3.9): inside a
+//! region its thread marks as meant to be atomic (`symx::atomic_region`), two accesses `t_c`
+//! and `t_c'` to one variable, and a remote access `t_r` by another thread that can run
+//! between them in a way no serial order of the region explains.
+//!
+//! Of the eight read/write patterns `t_c`-`t_r`-`t_c'`, R-R-R, R-R-W and W-R-R are
+//! serializable; the other five (R-W-R, W-W-R, W-R-W, R-W-W, W-W-W) are violations. A
+//! read-modify-write is both a read and a write, so it matches a pattern through either.
+//!
+//! The candidate triplets (the paper's `PAV`) come from one scan of the regions; two cheap
+//! filters drop the ones that cannot happen before any solver runs (the paper's `hb-pavs`
+//! and `ls-pavs`): a must-happen-before order from program order, spawn and join, and a
+//! lockset check (both local accesses inside one critical section of a lock the remote
+//! access holds too). The query itself is the paper's
+//! `g(t_c) AND g(t_r) AND g(t_c') AND HB(t_c, t_r) AND HB(t_r, t_c')` in prefix form: the
+//! violation point `t_c'` is the next event of its thread once `t_r` ran, and whatever it
+//! reads then, the region has been broken (the erroneous-prefix extension of §3.9 comes for
+//! free: nothing after `t_c'` is constrained).
+
+use symx::trace::format::EventKind;
+use z3::ast::Bool;
+
+use super::encode::Encoding;
+use super::must_hb::MustHb;
+use crate::solver::ctp::{Ctp, Ev};
+
+/// A region marked atomic: its thread's events strictly between `begin` and `end` (an
+/// unclosed region runs to the end of the thread). Nested regions count as the outermost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    pub begin: Ev,
+    pub end: Option<Ev>,
+}
+
+/// How an event touches its variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub reads: bool,
+    pub writes: bool,
+}
+
+/// The atomic regions of every thread, outermost only.
+pub fn regions(ctp: &Ctp) -> Vec<Region> {
+    let mut out = Vec::new();
+    for events in &ctp.threads {
+        let mut depth = 0usize;
+        let mut begin = None;
+        for &e in events {
+            match ctp.event(e).kind {
+                EventKind::AtomicBegin => {
+                    if depth == 0 {
+                        begin = Some(e);
+                    }
+                    depth += 1;
+                }
+                EventKind::AtomicEnd if depth > 0 => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let begin = begin.take().expect("an open region");
+                        out.push(Region {
+                            begin,
+                            end: Some(e),
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(begin) = begin {
+            out.push(Region { begin, end: None });
+        }
+    }
+    out
+}
+
+/// Reads and writes of an access event (`None`: it does not access a variable's value).
+pub fn access(ctp: &Ctp, e: Ev) -> Option<Access> {
+    let ev = ctp.event(e);
+    ev.obj?;
+    let reads = ev.read.is_some() || ev.kind == EventKind::CellRead;
+    let writes = ev.write.is_some() || ev.kind == EventKind::CellWrite;
+    (reads || writes).then_some(Access { reads, writes })
+}
+
+/// No serial order of the region explains `local` .. `remote` .. `local'`: one of the five
+/// unserializable patterns, through any of each access's reads and writes.
+pub fn unserializable(c: Access, r: Access, c2: Access) -> bool {
+    let modes = |a: Access| {
+        [(a.reads, false), (a.writes, true)]
+            .into_iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, w)| w)
+    };
+    modes(c).any(|cw| {
+        modes(r).any(|rw| {
+            // Serializable: R-R-R, R-R-W, W-R-R; everything else is a violation.
+            modes(c2).any(|c2w| rw || (cw && c2w))
+        })
+    })
+}
+
+/// The pattern in the paper's notation, e.g. `R-W-W` (a read-modify-write prints as `RW`).
+pub fn pattern(ctp: &Ctp, triplet: [Ev; 3]) -> String {
+    let letters = |e: Ev| match access(ctp, e) {
+        Some(Access {
+            reads: true,
+            writes: true,
+        }) => "RW",
+        Some(Access { writes: true, .. }) => "W",
+        _ => "R",
+    };
+    triplet.map(letters).join("-")
+}
+
+/// Candidate triplets `(t_c, t_r, t_c', object)` that survive the must-HB and lockset
+/// filters, and how many there were before the filters.
+pub fn candidates(ctp: &Ctp, mhb: &MustHb) -> (Vec<[Ev; 4]>, usize) {
+    let mut out = Vec::new();
+    let mut all = 0;
+    for region in regions(ctp) {
+        let local = region_accesses(ctp, region);
+        for (i, &(c, obj, ca)) in local.iter().enumerate() {
+            for &(c2, _, c2a) in local[i + 1..].iter().filter(|l| l.1 == obj) {
+                for &r in ctp.accesses.get(&obj).map_or(&[][..], Vec::as_slice) {
+                    let Some(ra) = access(ctp, r) else { continue };
+                    if ctp.thread(r) == ctp.thread(c) || !unserializable(ca, ra, c2a) {
+                        continue;
+                    }
+                    all += 1;
+                    let ordered_out = mhb.before(r, c) || mhb.before(c2, r);
+                    if !ordered_out && !lock_protected(ctp, c, c2, r) {
+                        out.push([c, r, c2, obj as usize]);
+                    }
+                }
+            }
+        }
+    }
+    (out, all)
+}
+
+/// The region's accesses to variables, in program order.
+fn region_accesses(ctp: &Ctp, region: Region) -> Vec<(Ev, u32, Access)> {
+    let thread = ctp.thread(region.begin);
+    ctp.threads[thread]
+        .iter()
+        .copied()
+        .filter(|&e| ctp.po(region.begin, e) && region.end.is_none_or(|end| ctp.po(e, end)))
+        .filter_map(|e| Some((e, ctp.event(e).obj?, access(ctp, e)?)))
+        .collect()
+}
+
+/// `c` and `c2` lie in one critical section of a lock that `r` holds too (exclusive on at
+/// least one side): `r` cannot run between them.
+fn lock_protected(ctp: &Ctp, c: Ev, c2: Ev, r: Ev) -> bool {
+    ctp.sections.values().any(|sections| {
+        let local = sections
+            .iter()
+            .find(|s| ctp.holds(s, c) && ctp.holds(s, c2));
+        let remote = sections.iter().find(|s| ctp.holds(s, r));
+        matches!((local, remote), (Some(l), Some(m)) if !(l.shared && m.shared))
+    })
+}
+
+/// `PHI_PRP` of a triplet in prefix form: `t_c` and `t_r` executed in that order, and `t_c'`
+/// runs after `t_r`: as its thread's next step (not executed yet), or, for thread-local code
+/// such as an `UnsafeCell` access, right after a fire point that follows `t_r`.
+pub fn formula(enc: &Encoding, [c, r, c2]: [Ev; 3]) -> Bool {
+    let mut conj = vec![enc.exec[c].clone(), enc.exec[r].clone(), enc.hb(c, r)];
+    if enc.ctp.event(c2).step.is_some() {
+        conj.push(enc.reached(c2));
+        conj.push(enc.exec[c2].not());
+    } else {
+        match enc.ctp.fire_point[c2] {
+            Some(fp) => {
+                conj.push(enc.exec[c2].clone());
+                conj.push(enc.hb(r, fp));
+            }
+            // Code before the thread's first step: nothing of another thread runs first.
+            None => conj.push(Bool::from_bool(false)),
+        }
+    }
+    Bool::and(&conj)
+}

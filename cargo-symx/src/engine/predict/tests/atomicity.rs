@@ -1,0 +1,250 @@
+//! Atomicity violations (the digest's S4, S5, S6, S10): regions marked with
+//! `symx::atomic_region`, a remote access predicted to fall between two of their accesses,
+//! and the witness replayed to show the three accesses in that order.
+
+use std::sync::Arc;
+
+use std::sync::atomic::Ordering::SeqCst;
+
+use symx::sync::atomic::AtomicI64;
+use symx::sync::{Condvar, Mutex};
+use symx::Shared;
+
+use super::{no_unconfirmed, observe, run_predict};
+use crate::engine::predict::must_hb::MustHb;
+use crate::engine::predict::{atomicity, ctp::Ctp, Options, Outcome, Property};
+
+fn atomicity_only() -> Options {
+    Options {
+        assertions: false,
+        races: false,
+        deadlocks: false,
+        ..Options::default()
+    }
+}
+
+/// The confirmed violations' patterns, sorted.
+fn patterns(out: &Outcome) -> Vec<String> {
+    let mut found: Vec<String> = out
+        .confirmed
+        .iter()
+        .map(|p| {
+            assert!(matches!(p.property, Property::Atomicity { .. }));
+            let (_, pattern) = p.description.split_once('(').expect("a pattern");
+            pattern.split_once(')').expect("a pattern").0.to_string()
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+// ---- S4: an erroneous prefix (Fig. 5 reconstructed) ---------------------------------------
+
+fn fig5() {
+    let x = Arc::new(AtomicI64::new(0));
+    let x1 = x.clone();
+    let t1 = symx::thread::spawn(move || {
+        symx::atomic_region(|| {
+            x1.store_sym(0, SeqCst);
+            let a = x1.load_sym(SeqCst) + 1;
+            if symx::branch(a.sym_eq(1)) {
+                x1.store_sym(2, SeqCst);
+            }
+        })
+    });
+    let t2 = symx::thread::spawn(move || {
+        x.store_sym(3, SeqCst);
+        let _b = x.load_sym(SeqCst);
+    });
+    t1.join().unwrap();
+    t2.join().unwrap();
+}
+
+/// T1, then T2. The W-W-R violation `<X.set(0), X.set(3), X.get()>` flips T1's branch
+/// (`a = 4`): only the prefix semantics sees it. The other three unserializable triplets
+/// are feasible prefixes too (proto).
+#[test]
+fn s4_erroneous_prefix_atomicity_violations_are_predicted_and_replayed() {
+    let trace = observe(&[1, 1, 1, 2, 2], fig5);
+    let out = run_predict(&trace, &atomicity_only(), fig5);
+    no_unconfirmed(&out);
+    assert_eq!(out.candidates, 4);
+    assert_eq!(patterns(&out), ["R-W-W", "W-R-W", "W-W-R", "W-W-W"]);
+    let wwr = out
+        .confirmed
+        .iter()
+        .find(|p| p.description.contains("(W-W-R)"))
+        .expect("the W-W-R violation");
+    // T1's X.set(0), T2's X.set(3), then T1's X.get() as the violation point.
+    assert_eq!(wwr.witness.guide.steps, vec![1, 2, 1]);
+    assert_eq!(wwr.witness.context_switches, 2);
+}
+
+// ---- S5: data prevents the violation (Fig. 9(a) reconstructed) ------------------------------
+
+fn fig9a() {
+    let x = Arc::new(AtomicI64::new(0));
+    let x1 = x.clone();
+    let t1 = symx::thread::spawn(move || {
+        symx::atomic_region(|| {
+            let a = x1.load_sym(SeqCst);
+            x1.store_sym(a + 1, SeqCst);
+        })
+    });
+    let t2 = symx::thread::spawn(move || {
+        symx::atomic_region(|| {
+            let b = x.load_sym(SeqCst);
+            if symx::branch(b.sym_gt(0)) {
+                x.store_sym(b - 1, SeqCst);
+            }
+        })
+    });
+    t1.join().unwrap();
+    t2.join().unwrap();
+}
+
+/// T1, then T2. Both R-W-W triplets need T2 to write between T1's read and write, but T2
+/// writes only after reading a positive value, which exists only once T1 wrote: no violation
+/// (a model that ignores data reports one).
+#[test]
+fn s5_data_prevents_the_atomicity_violation() {
+    let trace = observe(&[1, 1, 2, 2], fig9a);
+    let out = run_predict(&trace, &atomicity_only(), fig9a);
+    no_unconfirmed(&out);
+    assert_eq!(out.candidates, 2);
+    assert!(out.confirmed.is_empty(), "{:#?}", out.confirmed);
+    assert_eq!(out.solve_times.len(), 2);
+}
+
+// ---- S6: a condvar hand-off prevents the violation (Fig. 9(b) reconstructed) -----------------
+
+fn fig9b(wait: bool) -> impl Fn() {
+    move || {
+        let x = Arc::new(AtomicI64::new(0));
+        let ready = Arc::new((Mutex::new(()), Condvar::new(), Shared::new(false)));
+        let (x1, r1) = (x.clone(), ready.clone());
+        let t1 = symx::thread::spawn(move || {
+            symx::atomic_region(|| {
+                x1.store_sym(1, SeqCst);
+                let _a = x1.load_sym(SeqCst) + 1;
+                let _g = r1.0.lock().unwrap();
+                r1.2.set(true);
+                r1.1.notify_one();
+            })
+        });
+        let t2 = symx::thread::spawn(move || {
+            if wait {
+                let mut g = ready.0.lock().unwrap();
+                while !symx::branch(ready.2.get()) {
+                    g = ready.1.wait(g).unwrap();
+                }
+            }
+            x.store_sym(5, SeqCst);
+        });
+        t1.join().unwrap();
+        t2.join().unwrap();
+    }
+}
+
+/// T1, then T2. T2 writes X only after it saw the flag T1 sets after its region's accesses:
+/// the W-W-R triplet `<X.set(1), X.set(5), X.get()>` is infeasible. Without the wait it is a
+/// violation.
+#[test]
+fn s6_condvar_hand_off_prevents_the_atomicity_violation() {
+    let guarded = fig9b(true);
+    let trace = observe(&[1, 1, 1, 1, 1, 1, 2, 2, 2, 2], &guarded);
+    let out = super::predict(&trace, &atomicity_only(), |g| {
+        symx::Builder::new().run_guided(g, &guarded)
+    });
+    no_unconfirmed(&out);
+    assert_eq!(out.candidates, 1);
+    assert!(out.confirmed.is_empty(), "{:#?}", out.confirmed);
+
+    let unguarded = fig9b(false);
+    let trace = observe(&[1, 1, 1, 1, 1, 1, 2], &unguarded);
+    let out = super::predict(&trace, &atomicity_only(), |g| {
+        symx::Builder::new().run_guided(g, &unguarded)
+    });
+    no_unconfirmed(&out);
+    assert_eq!(patterns(&out), ["W-W-R"]);
+    assert_eq!(out.confirmed[0].witness.guide.steps, vec![1, 2, 1]);
+}
+
+// ---- S10: split critical sections inside an atomic region ------------------------------------
+
+fn split_sections(merged: bool) -> impl Fn() {
+    move || {
+        let s = Arc::new((Mutex::new(()), Shared::new(0i64)));
+        let s1 = s.clone();
+        let t1 = symx::thread::spawn(move || {
+            symx::atomic_region(|| {
+                if merged {
+                    let _g = s1.0.lock().unwrap();
+                    let r = s1.1.get();
+                    s1.1.set(r + 1);
+                } else {
+                    let r = {
+                        let _g = s1.0.lock().unwrap();
+                        s1.1.get()
+                    };
+                    let _g = s1.0.lock().unwrap();
+                    s1.1.set(r + 1);
+                }
+            })
+        });
+        let t2 = symx::thread::spawn(move || {
+            let _g = s.0.lock().unwrap();
+            s.1.set(5);
+        });
+        t1.join().unwrap();
+        t2.join().unwrap();
+    }
+}
+
+/// T1, then T2. Two critical sections do not make an atomic region: T2's section fits
+/// between them (R-W-W). Merged into one section, the lockset filter drops the triplet
+/// before any query.
+#[test]
+fn s10_split_critical_sections_break_the_atomic_region() {
+    let split = split_sections(false);
+    let trace = observe(&[1, 1, 1, 1, 1, 1, 2, 2, 2], &split);
+    let out = super::predict(&trace, &atomicity_only(), |g| {
+        symx::Builder::new().run_guided(g, &split)
+    });
+    no_unconfirmed(&out);
+    assert_eq!(patterns(&out), ["R-W-W"]);
+    assert_eq!(
+        out.confirmed[0].witness.guide.steps,
+        vec![1, 1, 1, 2, 2, 2, 1, 1]
+    );
+
+    let merged = split_sections(true);
+    let trace = observe(&[1, 1, 1, 1, 2, 2, 2], &merged);
+    let ctp = Ctp::new(&trace);
+    let (kept, all) = atomicity::candidates(&ctp, &MustHb::new(&ctp));
+    assert_eq!((kept.len(), all), (0, 1));
+}
+
+// ---- Patterns -------------------------------------------------------------------------------
+
+/// The five unserializable patterns and only those (R-R-R, R-R-W, W-R-R are serializable).
+#[test]
+fn exactly_five_of_the_eight_patterns_are_violations() {
+    let a = |w: bool| atomicity::Access {
+        reads: !w,
+        writes: w,
+    };
+    let mut bad = Vec::new();
+    for c in [false, true] {
+        for r in [false, true] {
+            for c2 in [false, true] {
+                if atomicity::unserializable(a(c), a(r), a(c2)) {
+                    let l = |w: bool| if w { 'W' } else { 'R' };
+                    bad.push(format!("{}-{}-{}", l(c), l(r), l(c2)));
+                }
+            }
+        }
+    }
+    bad.sort();
+    assert_eq!(bad, ["R-W-R", "R-W-W", "W-R-W", "W-W-R", "W-W-W"]);
+}

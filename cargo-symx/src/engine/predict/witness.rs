@@ -1,0 +1,107 @@
+//! From a satisfying model to a schedule: the executed events sorted by `(O(e), thread,
+//! index)` form a valid SC prefix (every order that matters is a strict cross-thread HB, so
+//! ties are between independent events: digest §3.15); its visible events give the thread of
+//! each step of a `symx::Guide`, and the model gives the input values.
+
+use symx::trace::format::Ty;
+use symx::{Guide, InputValues};
+use z3::ast::{Ast, BV};
+use z3::Model as Z3Model;
+
+use super::blocking;
+use super::encode::Encoding;
+use super::properties::Property;
+use crate::solver::ctp::Ev;
+use crate::solver::dag;
+
+/// A decoded witness.
+#[derive(Clone, Debug)]
+pub struct Witness {
+    /// The events of the predicted prefix, in order (for an assertion, up to the step after
+    /// which it fails).
+    pub prefix: Vec<Ev>,
+    /// The schedule that replays it.
+    pub guide: Guide,
+    /// Context switches between the guide's steps: the witness's true count, which the
+    /// paper's bound does not measure (Gap C).
+    pub context_switches: u32,
+}
+
+pub fn decode(enc: &Encoding, model: &Z3Model, property: &Property) -> Witness {
+    let n = enc.order.len();
+    let mut prefix: Vec<(i64, usize, u32, Ev)> = (0..n)
+        .filter(|&e| model.eval(&enc.exec[e], true).and_then(|b| b.as_bool()) == Some(true))
+        .map(|e| {
+            let o = model.eval(&enc.order[e], true).and_then(|o| o.as_i64());
+            let ev = enc.ctp.event(e);
+            (o.unwrap_or(0), ev.thread, ev.index, e)
+        })
+        .collect();
+    prefix.sort_unstable();
+    let mut prefix: Vec<Ev> = prefix.into_iter().map(|(.., e)| e).collect();
+    if let Some(last) = property.last_event(enc.ctp) {
+        if let Some(pos) = prefix.iter().position(|&e| e == last) {
+            prefix.truncate(pos + 1);
+        }
+    }
+    let mut steps: Vec<usize> = prefix
+        .iter()
+        .filter(|&&e| enc.ctp.event(e).step.is_some())
+        .map(|&e| enc.ctp.thread(e))
+        .collect();
+    if let Property::DataRace { first, second, .. } = *property {
+        // Scheduled accesses are poised: run them back to back (an unscheduled one, an
+        // `UnsafeCell`'s, already ran in the prefix).
+        for e in [first, second].into_iter().filter(|&e| !enc.ctp.eager(e)) {
+            steps.push(enc.ctp.thread(e));
+        }
+    }
+    if let Property::Atomicity { second, .. } = *property {
+        // The violation point is poised: run it after the remote access.
+        if enc.ctp.event(second).step.is_some() {
+            steps.push(enc.ctp.thread(second));
+        }
+    }
+    let context_switches = steps.windows(2).filter(|w| w[0] != w[1]).count() as u32;
+    let choices = blocking::choices(enc.ctp, &prefix);
+    Witness {
+        prefix,
+        guide: Guide {
+            steps,
+            choices,
+            inputs: inputs(enc, model),
+        },
+        context_switches,
+    }
+}
+
+/// The model's input values; an input the model leaves open keeps its observed value.
+fn inputs(enc: &Encoding, model: &Z3Model) -> InputValues {
+    let trace = enc.ctp.trace;
+    trace
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, info)| {
+            let term = BV::new_const(dag::input_name(i as u32), info.ty.bits());
+            let value = model
+                .eval(&term, false)
+                .and_then(|v| value_of(&v, info.ty))
+                .unwrap_or(info.value);
+            (info.name.clone(), value)
+        })
+        .collect()
+}
+
+/// A numeral's value as the trace writes numbers (`None` if the term is not a numeral).
+pub fn value_of(bv: &BV, ty: Ty) -> Option<i128> {
+    let w = ty.bits();
+    let bits: u128 = if w <= 64 {
+        bv.as_u64()? as u128
+    } else {
+        let hi = bv.extract(w - 1, 64).simplify().as_u64()? as u128;
+        let lo = bv.extract(63, 0).simplify().as_u64()? as u128;
+        (hi << 64) | lo
+    };
+    Some(ty.to_i128(bits))
+}

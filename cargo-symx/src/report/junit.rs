@@ -1,0 +1,92 @@
+//! `--format junit`: one test suite per test binary (`package::target`), one test case per
+//! test; bugs are `<failure>` with the kind as type, crashes and timeouts `<error>`, known bugs
+//! (`expect`) pass with the kind in a property.
+
+use std::collections::BTreeMap;
+
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+
+use crate::report::outcome::{Outcome, Status};
+
+pub fn render(outcomes: &[Outcome]) -> Result<String, String> {
+    let mut suites: BTreeMap<String, TestSuite> = BTreeMap::new();
+    for o in outcomes {
+        let suite_name = format!("{}::{}", o.package, o.target);
+        let suite = suites
+            .entry(suite_name.clone())
+            .or_insert_with(|| TestSuite::new(suite_name));
+        suite.add_test_case(case(o));
+    }
+    let mut report = Report::new("cargo-symx");
+    report.add_test_suites(suites.into_values());
+    report
+        .to_string()
+        .map_err(|e| format!("cannot write the JUnit report: {e}"))
+}
+
+fn case(o: &Outcome) -> TestCase {
+    let status = match o.status {
+        Status::Passed | Status::ExpectedFailure => TestCaseStatus::success(),
+        Status::Ignored | Status::Interrupted => TestCaseStatus::skipped(),
+        Status::Crashed | Status::TimedOut | Status::Error => {
+            TestCaseStatus::non_success(NonSuccessKind::Error)
+        }
+        Status::Failed | Status::UnexpectedPass => {
+            TestCaseStatus::non_success(NonSuccessKind::Failure)
+        }
+    };
+    let mut case = TestCase::new(o.name.clone(), status);
+    case.set_classname(format!("{}::{}", o.package, o.target));
+    case.set_time(o.duration);
+    if let Some(s) = &o.strategy {
+        case.add_property(Property::new("symx.strategy", s.clone()));
+    }
+    if let Some(n) = o.executions {
+        case.add_property(Property::new("symx.executions", n.to_string()));
+    }
+    if let Some(p) = &o.predict {
+        case.add_property(Property::new(
+            "symx.predict.confirmed",
+            p.confirmed.to_string(),
+        ));
+        case.add_property(Property::new(
+            "symx.predict.unconfirmed",
+            p.unconfirmed.to_string(),
+        ));
+    }
+    if let Some(f) = &o.failure {
+        case.add_property(Property::new("symx.kind", f.kind.clone()));
+        if let Some(t) = &f.token {
+            case.add_property(Property::new("symx.token", t.clone()));
+        }
+        if o.status.is_bug() || o.status == Status::Error {
+            describe(&mut case, o);
+        }
+    }
+    case
+}
+
+fn describe(case: &mut TestCase, o: &Outcome) {
+    let f = o.failure.as_ref().expect("a failure");
+    let style = crate::report::style::Style { color: false };
+    let mut text = crate::report::human::finding(f, style);
+    if !o.output.is_empty() {
+        text.push_str("\noutput:\n");
+        text.push_str(&o.output);
+    }
+    if let TestCaseStatus::NonSuccess {
+        message,
+        ty,
+        description,
+        ..
+    } = &mut case.status
+    {
+        *message = Some(if f.predicted {
+            format!("{} ({})", f.message, super::predicted::MARK).into()
+        } else {
+            f.message.clone().into()
+        });
+        *ty = Some(f.kind.clone().into());
+        *description = Some(text.into());
+    }
+}

@@ -1,0 +1,118 @@
+//! `--format sarif`: SARIF 2.1.0 for code scanning. Each failure is a result whose location is
+//! the failing source line (for a deadlock, the last step of the interleaving; for a crash, the
+//! first line of the test target), with every step of the interleaving as a related location.
+
+use serde_sarif::sarif::{
+    ArtifactLocation, Location, Message, PhysicalLocation, Region, ReportingDescriptor,
+    Result as SarifResult, ResultLevel, Run, Sarif, Tool, ToolComponent,
+};
+use symx::__worker::protocol;
+
+use crate::report::outcome::{Finding, Outcome, Status};
+
+pub fn render(outcomes: &[Outcome]) -> Result<String, String> {
+    let results: Vec<SarifResult> = outcomes
+        .iter()
+        .filter(|o| o.status.is_bug() || o.status == Status::ExpectedFailure)
+        .flat_map(|o| o.findings().map(move |f| result(o, f)))
+        .collect();
+    let mut kinds: Vec<&str> = outcomes
+        .iter()
+        .flat_map(|o| o.findings().map(|f| f.kind.as_str()))
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let rules: Vec<ReportingDescriptor> = kinds
+        .into_iter()
+        .map(|k| {
+            ReportingDescriptor::builder()
+                .id(rule_id(k))
+                .name(k.to_string())
+                .build()
+        })
+        .collect();
+    let driver = ToolComponent::builder()
+        .name("symx")
+        .version(env!("CARGO_PKG_VERSION"))
+        .rules(rules)
+        .build();
+    let run = Run::builder()
+        .tool(Tool::builder().driver(driver).build())
+        .results(results)
+        .build();
+    let sarif = Sarif::builder()
+        .version(serde_json::json!("2.1.0"))
+        .schema(serde_sarif::sarif::SCHEMA_URL.to_string())
+        .runs(vec![run])
+        .build();
+    serde_json::to_string_pretty(&sarif)
+        .map(|mut s| {
+            s.push('\n');
+            s
+        })
+        .map_err(|e| format!("cannot write the SARIF report: {e}"))
+}
+
+fn rule_id(kind: &str) -> String {
+    format!("symx/{kind}")
+}
+
+fn result(o: &Outcome, f: &Finding) -> SarifResult {
+    let mut text = format!("{} in {}: {}", f.kind, o.name, f.message);
+    if f.predicted {
+        text.push_str(&format!(" ({})", super::predicted::MARK));
+    }
+    if let Some(cmd) = &f.replay {
+        text.push_str(&format!(" (replay: {cmd})"));
+    }
+    let level = if o.status == Status::ExpectedFailure {
+        ResultLevel::Note
+    } else {
+        ResultLevel::Error
+    };
+    // Code scanning needs a place for every result: a crash or a failed ordinary test without
+    // a panic site is pinned to the first line of its test target.
+    let target_file = protocol::Location {
+        file: o.source.clone(),
+        line: 1,
+        column: 1,
+    };
+    let primary = f
+        .location
+        .as_ref()
+        .or(f.steps.last().map(|s| &s.location))
+        .or((!o.source.is_empty()).then_some(&target_file));
+    let mut result = SarifResult::builder()
+        .rule_id(rule_id(&f.kind))
+        .level(level)
+        .message(Message::builder().text(text).build())
+        .build();
+    result.locations = primary.map(|l| vec![location(l, None)]);
+    let related: Vec<Location> = f
+        .steps
+        .iter()
+        .map(|s| {
+            let what = format!("step {}: {} {}", s.index, s.thread_label, s.op);
+            location(&s.location, Some(what))
+        })
+        .collect();
+    if !related.is_empty() {
+        result.related_locations = Some(related);
+    }
+    result
+}
+
+fn location(l: &protocol::Location, message: Option<String>) -> Location {
+    let physical = PhysicalLocation::builder()
+        .artifact_location(ArtifactLocation::builder().uri(l.file.clone()).build())
+        .region(
+            Region::builder()
+                .start_line(l.line as i64)
+                .start_column(l.column as i64)
+                .build(),
+        )
+        .build();
+    let mut location = Location::builder().physical_location(physical).build();
+    location.message = message.map(|m| Message::builder().text(m).build());
+    location
+}

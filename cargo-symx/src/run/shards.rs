@@ -1,0 +1,245 @@
+//! Splitting one `#[symx::test]` across several worker processes (`--shards N`): shard 0 starts
+//! first, and only once it says it is a symx test do shards 1.. start, so an ordinary test is
+//! never run twice. Their verdicts are merged into one: executions add up, the exploration is
+//! complete when every shard's is, the first failure (by shard) is the test's; once a shard
+//! reports a failure the others are killed. How the runtime
+//! splits the executions is in symx-rt's `worker::shard`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use symx::__worker::protocol::{Overrides, Request, Shard, Verdict};
+
+use crate::discover::TestCase;
+use crate::report::progress::TestBar;
+use crate::worker_process::{self, Event, Exit, Run};
+
+fn request(overrides: &Overrides, shard: Option<Shard>, traces: u64) -> Request {
+    Request::Explore {
+        overrides: Overrides {
+            shard,
+            ..overrides.clone()
+        },
+        announce: false,
+        traces,
+    }
+}
+
+/// Runs `case` as `count` shards; returns the merged run and the overrides that reproduce it
+/// (those of the shard that crashed, if one did). The first `traces` executions' traces come
+/// back in the run (from shard 0, which runs the first executions).
+pub fn run(
+    case: &TestCase,
+    overrides: &Overrides,
+    (count, traces): (u32, u64),
+    extra: &[String],
+    timeout: Duration,
+    bar: &TestBar,
+) -> (Run, Overrides) {
+    if count <= 1 {
+        let mut events = |e| match e {
+            Event::Progress(n, total) => bar.executions(n, total),
+            Event::Preemptions(max, bound) => bar.preemptions(max, bound),
+            Event::Hello | Event::Failure => {}
+        };
+        let req = request(overrides, None, traces);
+        let run = worker_process::run(case, req, extra, timeout, &mut events);
+        return (run, overrides.clone());
+    }
+    let progress = Mutex::new(vec![(0u64, None); count as usize]);
+    let report = |index: u32, n: u64, total: Option<u64>| {
+        let mut all = progress.lock().expect("progress");
+        all[index as usize] = (n, total);
+        let totals: Option<u64> = all.iter().map(|(_, t)| *t).sum();
+        bar.executions(all.iter().map(|(n, _)| n).sum(), totals);
+    };
+    // The first failure ends the test: the other shards are killed.
+    let found = AtomicBool::new(false);
+    let shard = |index| Some(Shard { index, count });
+    let runs: Vec<Run> = std::thread::scope(|s| {
+        let mut others = Vec::new();
+        let (report, found) = (&report, &found);
+        let mut first_events = |e| match e {
+            Event::Hello => {
+                for index in 1..count {
+                    others.push(s.spawn(move || {
+                        let req = request(overrides, shard(index), 0);
+                        let mut events = |e| match e {
+                            Event::Progress(n, t) => report(index, n, t),
+                            Event::Preemptions(max, bound) => bar.preemptions(max, bound),
+                            Event::Failure => found.store(true, Ordering::SeqCst),
+                            Event::Hello => {}
+                        };
+                        worker_process::run_cancellable(
+                            case,
+                            req,
+                            extra,
+                            timeout,
+                            &mut events,
+                            Some(found),
+                        )
+                    }));
+                }
+            }
+            Event::Progress(n, t) => report(0, n, t),
+            Event::Preemptions(max, bound) => bar.preemptions(max, bound),
+            Event::Failure => found.store(true, Ordering::SeqCst),
+        };
+        let req = request(overrides, shard(0), traces);
+        let first = worker_process::run_cancellable(
+            case,
+            req,
+            extra,
+            timeout,
+            &mut first_events,
+            Some(found),
+        );
+        let mut runs = vec![first];
+        runs.extend(
+            others
+                .into_iter()
+                .map(|h| h.join().expect("a shard thread")),
+        );
+        runs
+    });
+    merge(runs, overrides, count)
+}
+
+fn merge(mut runs: Vec<Run>, overrides: &Overrides, count: u32) -> (Run, Overrides) {
+    if let Some(i) = runs.iter().position(Run::crashed) {
+        let shard = Some(Shard {
+            index: i as u32,
+            count,
+        });
+        let o = Overrides {
+            shard,
+            ..overrides.clone()
+        };
+        return (runs.swap_remove(i), o);
+    }
+    // Shards that explored (optimal DPOR's shards 1.. decline).
+    let started = runs
+        .iter()
+        .filter(|r| !r.unsupported.iter().any(|u| u == "shard"))
+        .count() as u32;
+    let verdicts: Vec<Verdict> = runs.iter().filter_map(|r| r.verdict.clone()).collect();
+    // Shards killed because another found a failure count what they had run.
+    let cancelled: u64 = runs
+        .iter()
+        .filter(|r| r.exit == Some(Exit::Cancelled))
+        .map(|r| r.last_progress)
+        .sum();
+    let mut rest = runs.split_off(1);
+    let mut merged = runs.pop().expect("shard 0");
+    if rest.iter().any(|r| r.exit == Some(Exit::Interrupted)) {
+        merged.exit = Some(Exit::Interrupted);
+    }
+    for r in &mut rest {
+        // Optimal DPOR runs whole in shard 0; the others saying so is no error.
+        if !r.unsupported.iter().any(|u| u == "shard") {
+            merged.errors.append(&mut r.errors);
+        }
+        merged.elapsed = merged.elapsed.max(r.elapsed);
+    }
+    merged.shards = started;
+    if !verdicts.is_empty() {
+        let mut verdict = merge_verdicts(verdicts);
+        verdict.executions += cancelled;
+        merged.verdict = Some(verdict);
+    }
+    (merged, overrides.clone())
+}
+
+fn merge_verdicts(verdicts: Vec<Verdict>) -> Verdict {
+    let failure = verdicts.iter().find_map(|v| v.failure.clone());
+    let stop = if failure.is_some() {
+        "failure".to_string()
+    } else {
+        verdicts
+            .iter()
+            .map(|v| v.stop.clone())
+            .find(|s| s != "exhausted")
+            .unwrap_or_else(|| "exhausted".into())
+    };
+    Verdict {
+        executions: verdicts.iter().map(|v| v.executions).sum(),
+        complete: failure.is_none() && verdicts.iter().all(|v| v.complete),
+        stop,
+        preemption_bounded: verdicts.iter().any(|v| v.preemption_bounded),
+        elapsed_ms: verdicts.iter().map(|v| v.elapsed_ms).max().unwrap_or(0),
+        failure,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use symx::__worker::protocol::FailureReport;
+
+    fn verdict(executions: u64, failure: Option<FailureReport>) -> Verdict {
+        Verdict {
+            executions,
+            complete: failure.is_none(),
+            stop: if failure.is_some() {
+                "failure"
+            } else {
+                "exhausted"
+            }
+            .into(),
+            preemption_bounded: false,
+            elapsed_ms: 1,
+            failure,
+        }
+    }
+
+    fn failure() -> FailureReport {
+        FailureReport {
+            kind: "panic".into(),
+            message: "boom".into(),
+            details: vec![],
+            location: None,
+            thread: Some(1),
+            preemptions: 0,
+            steps: vec![],
+            token: "symx1-x".into(),
+        }
+    }
+
+    #[test]
+    fn a_failure_in_one_shard_is_the_tests_and_cancelled_shards_count_their_progress() {
+        let cancelled = Run {
+            exit: Some(Exit::Cancelled),
+            last_progress: 10,
+            symx_strategy: Some("dfs".into()),
+            ..Run::default()
+        };
+        let failed = Run {
+            exit: Some(Exit::Code(0)),
+            libtest: Some(crate::worker_process::Libtest::Ok),
+            symx_strategy: Some("dfs".into()),
+            verdict: Some(verdict(3, Some(failure()))),
+            ..Run::default()
+        };
+        let (merged, _) = merge(vec![cancelled, failed], &Overrides::default(), 2);
+        assert!(!merged.crashed());
+        let v = merged.verdict.expect("a merged verdict");
+        assert_eq!(v.failure.map(|f| f.message), Some("boom".into()));
+        assert_eq!(
+            (v.executions, v.complete, v.stop.as_str()),
+            (13, false, "failure")
+        );
+        assert_eq!(merged.shards, 2);
+    }
+
+    #[test]
+    fn complete_only_when_every_shard_is() {
+        let v = merge_verdicts(vec![verdict(5, None), verdict(7, None)]);
+        assert_eq!((v.executions, v.complete), (12, true));
+        let mut partial = verdict(7, None);
+        partial.complete = false;
+        partial.stop = "time_budget".into();
+        let v = merge_verdicts(vec![verdict(5, None), partial]);
+        assert_eq!((v.complete, v.stop.as_str()), (false, "time_budget"));
+    }
+}

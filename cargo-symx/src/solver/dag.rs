@@ -1,0 +1,206 @@
+//! The trace's expression DAG as z3 bit-vectors, with the runtime's semantics
+//! (`symx::trace::format::Expr`): every value is a bit-vector of its type's width (`bool` is
+//! width 1), arithmetic wraps, `div`/`rem` truncate toward zero, shifts are taken modulo the
+//! width, comparisons are signed or unsigned by the operands' type. `Read` leaves are the
+//! pi-variables of `encode`; `Input` leaves are free variables (the model picks new inputs).
+
+use symx::trace::format::{BinOp, CmpOp, Expr, Ty, UnOp};
+use z3::ast::{Bool, BV};
+
+/// A bit-vector constant of `ty` holding `value` (a number as the trace writes it).
+pub fn constant(ty: Ty, value: i128) -> BV {
+    let bits = ty.from_i128(value);
+    BV::from_str(ty.bits(), &bits.to_string()).expect("a decimal numeral is a valid BV")
+}
+
+/// The name of the variable that stands for input `i`.
+pub fn input_name(i: u32) -> String {
+    format!("in{i}")
+}
+
+/// The z3 term of every node of `exprs`, in order; `read(var, done)` gives a read variable's
+/// term, given the terms of the nodes before it (a read can stand for an earlier node's value).
+/// Input `i` is the variable [`input_name`]`(i)`.
+pub fn translate(exprs: &[Expr], read: impl FnMut(u32, &[BV]) -> BV) -> Vec<BV> {
+    translate_leaves(
+        exprs,
+        |input, ty| BV::new_const(input_name(input), ty.bits()),
+        read,
+    )
+}
+
+/// [`translate`], with `input(i, ty)` giving input `i`'s term (an engine that compares traces
+/// of several executions names inputs by their name, not their position in one trace).
+pub fn translate_leaves(
+    exprs: &[Expr],
+    mut input: impl FnMut(u32, Ty) -> BV,
+    mut read: impl FnMut(u32, &[BV]) -> BV,
+) -> Vec<BV> {
+    let mut out: Vec<BV> = Vec::with_capacity(exprs.len());
+    for node in exprs {
+        let term = match *node {
+            Expr::Const { ty, value } => constant(ty, value),
+            Expr::Input { ty, input: i } => input(i, ty),
+            Expr::Read { var, .. } => read(var, &out),
+            Expr::Unary { un, a, .. } => match un {
+                UnOp::Neg => out[a as usize].bvneg(),
+                UnOp::Not => out[a as usize].bvnot(),
+            },
+            Expr::Binary { ty, bin, a, b } => {
+                let b_ty = exprs[b as usize].ty();
+                binary(ty, bin, &out[a as usize], &out[b as usize], b_ty)
+            }
+            Expr::Compare { cmp, a, b } => {
+                let ty = exprs[a as usize].ty();
+                bool_bv(&compare(ty, cmp, &out[a as usize], &out[b as usize]))
+            }
+            Expr::Cast { ty, a } => cast(exprs[a as usize].ty(), ty, &out[a as usize]),
+        };
+        out.push(term);
+    }
+    out
+}
+
+/// A width-1 bit-vector as a condition.
+pub fn holds(bv: &BV) -> Bool {
+    bv.eq(BV::from_u64(1, 1))
+}
+
+fn bool_bv(b: &Bool) -> BV {
+    b.ite(&BV::from_u64(1, 1), &BV::from_u64(0, 1))
+}
+
+fn binary(ty: Ty, op: BinOp, a: &BV, b: &BV, b_ty: Ty) -> BV {
+    let signed = ty.signed();
+    match op {
+        BinOp::Add => a.bvadd(b),
+        BinOp::Sub => a.bvsub(b),
+        BinOp::Mul => a.bvmul(b),
+        BinOp::Div if signed => a.bvsdiv(b),
+        BinOp::Div => a.bvudiv(b),
+        // Rust's `%` takes the dividend's sign: bvsrem, not bvsmod.
+        BinOp::Rem if signed => a.bvsrem(b),
+        BinOp::Rem => a.bvurem(b),
+        BinOp::And => a.bvand(b),
+        BinOp::Or => a.bvor(b),
+        BinOp::Xor => a.bvxor(b),
+        BinOp::Shl => a.bvshl(shift_amount(ty, b, b_ty)),
+        BinOp::Shr if signed => a.bvashr(shift_amount(ty, b, b_ty)),
+        BinOp::Shr => a.bvlshr(shift_amount(ty, b, b_ty)),
+    }
+}
+
+/// `(b as u32) % width`, at `ty`'s width: the runtime's shift amount.
+fn shift_amount(ty: Ty, b: &BV, b_ty: Ty) -> BV {
+    let as_u32 = resize(b, b_ty.bits(), 32, false);
+    let amount = as_u32.bvurem(BV::from_u64(ty.bits() as u64, 32));
+    resize(&amount, 32, ty.bits(), false)
+}
+
+fn compare(ty: Ty, op: CmpOp, a: &BV, b: &BV) -> Bool {
+    let s = ty.signed();
+    match op {
+        CmpOp::Eq => a.eq(b),
+        CmpOp::Ne => a.eq(b).not(),
+        CmpOp::Lt if s => a.bvslt(b),
+        CmpOp::Lt => a.bvult(b),
+        CmpOp::Le if s => a.bvsle(b),
+        CmpOp::Le => a.bvule(b),
+        CmpOp::Gt if s => a.bvsgt(b),
+        CmpOp::Gt => a.bvugt(b),
+        CmpOp::Ge if s => a.bvsge(b),
+        CmpOp::Ge => a.bvuge(b),
+    }
+}
+
+/// Rust's `as` between integer types (and `bool as` integer): truncate, or extend by the
+/// source's signedness.
+fn cast(from: Ty, to: Ty, a: &BV) -> BV {
+    resize(a, from.bits(), to.bits(), from.signed())
+}
+
+fn resize(a: &BV, from: u32, to: u32, signed: bool) -> BV {
+    use std::cmp::Ordering::*;
+    match to.cmp(&from) {
+        Equal => a.clone(),
+        Less => a.extract(to - 1, 0),
+        Greater if signed => a.sign_ext(to - from),
+        Greater => a.zero_ext(to - from),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use symx::trace::format::Expr as E;
+    use z3::ast::Ast;
+    use z3::{SatResult, Solver};
+
+    /// Every node's z3 value equals the runtime's reference evaluation.
+    fn agrees(nodes: &[Expr]) {
+        let reference = symx::trace::eval_all(nodes, |_| None, |_| None).unwrap();
+        let terms = translate(nodes, |_, _| unreachable!("no reads"));
+        let s = Solver::new();
+        assert_eq!(s.check(), SatResult::Sat);
+        let m = s.get_model().unwrap();
+        for (i, (t, node)) in terms.iter().zip(nodes).enumerate() {
+            let got = m.eval(t, true).unwrap().simplify();
+            let want = constant(node.ty(), node.ty().to_i128(reference[i]));
+            let same = s.check_assumptions(&[got.eq(&want).not()]);
+            assert_eq!(
+                same,
+                SatResult::Unsat,
+                "node {i} {node:?}: z3 {got}, rust {want}"
+            );
+        }
+    }
+
+    fn c(ty: Ty, value: i128) -> Expr {
+        E::Const { ty, value }
+    }
+
+    #[test]
+    fn bit_vectors_follow_rusts_wrapping_signed_and_shift_semantics() {
+        for (ty, x, y) in [
+            (Ty::I8, -128, -1),
+            (Ty::I32, -7, 2),
+            (Ty::U8, 250, 10),
+            (Ty::U32, 0xffff_fff9, 3),
+            (Ty::I64, i64::MIN as i128, 63),
+            (Ty::U128, -1, 129),
+        ] {
+            let mut nodes = vec![c(ty, x), c(ty, y)];
+            for bin in [
+                BinOp::Add,
+                BinOp::Sub,
+                BinOp::Mul,
+                BinOp::Div,
+                BinOp::Rem,
+                BinOp::And,
+                BinOp::Or,
+                BinOp::Xor,
+                BinOp::Shl,
+                BinOp::Shr,
+            ] {
+                nodes.push(E::Binary {
+                    ty,
+                    bin,
+                    a: 0,
+                    b: 1,
+                });
+            }
+            for cmp in [CmpOp::Lt, CmpOp::Ge, CmpOp::Eq] {
+                nodes.push(E::Compare { cmp, a: 0, b: 1 });
+            }
+            nodes.push(E::Unary {
+                ty,
+                un: UnOp::Neg,
+                a: 0,
+            });
+            for to in [Ty::I8, Ty::U16, Ty::I64, Ty::U128] {
+                nodes.push(E::Cast { ty: to, a: 0 });
+            }
+            agrees(&nodes);
+        }
+    }
+}
