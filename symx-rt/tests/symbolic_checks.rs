@@ -32,7 +32,20 @@ fn checks(t: &Trace) -> Vec<&TraceEvent> {
 
 /// Operand values where overflow and sign bugs live, as numbers of the type `ty`.
 fn edges(min: i128, max: i128) -> Vec<i128> {
-    let mut v = vec![0, 1, 2, 3, -1, -2, min, min + 1, max, max - 1, max / 2, min / 2];
+    let mut v = vec![
+        0,
+        1,
+        2,
+        3,
+        -1,
+        -2,
+        min,
+        min + 1,
+        max,
+        max - 1,
+        max / 2,
+        min / 2,
+    ];
     v.extend([7, 100, 255, 256, 65535, 1 << 31, (1 << 32) + 5]);
     v.retain(|x| (min..=max).contains(x));
     v
@@ -102,12 +115,26 @@ all_ops! {
     i128: i128_add i128_sub i128_mul i128_div i128_rem i128_shl i128_shr;
 }
 
-condition_matches_rust!(i32_neg, i32, CheckOp::Neg, |a, b| { let _ = b; -a }, |x, _y| x
-    .checked_neg()
-    .is_some());
-condition_matches_rust!(i128_neg, i128, CheckOp::Neg, |a, b| { let _ = b; -a }, |x, _y| x
-    .checked_neg()
-    .is_some());
+condition_matches_rust!(
+    i32_neg,
+    i32,
+    CheckOp::Neg,
+    |a, b| {
+        let _ = b;
+        -a
+    },
+    |x, _y| x.checked_neg().is_some()
+);
+condition_matches_rust!(
+    i128_neg,
+    i128,
+    CheckOp::Neg,
+    |a, b| {
+        let _ = b;
+        -a
+    },
+    |x, _y| x.checked_neg().is_some()
+);
 
 /// With one operand known, the condition folds it in; it must still be Rust's, for every
 /// value of the other operand (all 256 of an `i8`).
@@ -130,7 +157,11 @@ fn conditions_with_a_known_operand_match_rust() {
             for x in i8::MIN..=i8::MAX {
                 let bits = |_| Some(t.inputs[0].ty.from_i128(x as i128));
                 let got = symx::trace::eval(&t.exprs, check.cond, bits, |_| None).unwrap();
-                assert_eq!(got == 1, checked(x, k).is_some(), "op {n}: x = {x}, k = {k}");
+                assert_eq!(
+                    got == 1,
+                    checked(x, k).is_some(),
+                    "op {n}: x = {x}, k = {k}"
+                );
             }
         }
     }
@@ -149,7 +180,11 @@ fn a_failing_check_is_recorded_before_the_panic() {
     assert_eq!((check.op, check.holds), (CheckOp::Div, false));
     let kinds: Vec<EventKind> = t.events.iter().map(|e| e.kind).collect();
     use EventKind::{Check, Exit, Input};
-    assert_eq!(kinds, vec![Input, Input, Check, Exit], "the panic ends the thread there");
+    assert_eq!(
+        kinds,
+        vec![Input, Input, Check, Exit],
+        "the panic ends the thread there"
+    );
     match &t.verdict {
         Verdict::Fail { kind, message } => {
             assert_eq!(kind, "panic");
@@ -239,7 +274,11 @@ fn every_pin_has_a_location_in_the_users_code() {
         let _ = format!("{a:?} {a}");
         let _ = a == 4u32;
     });
-    let pins: Vec<_> = t.events.iter().filter(|e| e.kind == EventKind::Pin).collect();
+    let pins: Vec<_> = t
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::Pin)
+        .collect();
     assert_eq!(pins.len(), 4);
     for p in pins {
         assert_eq!(p.location.as_ref().map(|l| &*l.file), Some(file!()));

@@ -482,7 +482,11 @@ pub(crate) fn assertion(
     text: &'static str,
     location: &'static Location<'static>,
 ) -> bool {
-    unoriented(c, location, |cond, holds| Local::Assert { cond, holds, text });
+    unoriented(c, location, |cond, holds| Local::Assert {
+        cond,
+        holds,
+        text,
+    });
     c.value
 }
 
