@@ -365,16 +365,11 @@ impl<'c, 't> Encoding<'c, 't> {
             if !live[i] {
                 continue;
             }
-            match exprs[i] {
-                Expr::Read { var, .. } => {
-                    out.insert(var);
-                }
-                Expr::Unary { a, .. } | Expr::Cast { a, .. } => live[a as usize] = true,
-                Expr::Binary { a, b, .. } | Expr::Compare { a, b, .. } => {
-                    live[a as usize] = true;
-                    live[b as usize] = true;
-                }
-                Expr::Const { .. } | Expr::Input { .. } => {}
+            if let Expr::Read { var, .. } = exprs[i] {
+                out.insert(var);
+            }
+            for o in exprs[i].operands() {
+                live[o as usize] = true;
             }
         }
         out

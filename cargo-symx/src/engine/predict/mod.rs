@@ -30,6 +30,13 @@
 //! - Thread-local code (branches, assertions) runs right after the thread's previous step, as
 //!   in the runtime: a thread that got there runs it if its condition holds, and the first
 //!   failing assertion of a run ends it.
+//! - `check` events (the no-panic conditions of `Sym` operations: overflow, division by zero,
+//!   an index out of bounds) are ignored here, not made assertion candidates: one per
+//!   arithmetic operation on shared values would multiply the queries, while the reads they
+//!   depend on can only return written values, which rarely overflow; the symbolic engine,
+//!   whose inputs are free, is where they pay. A predicted run that hits a failing check
+//!   panics there on replay and is reported as a replay that failed otherwise, never dropped.
+//!   `element` events keep their guard like a pin (the same element).
 //! - Condvar and wait-queue waits are matched to the notify that wakes them and barrier
 //!   generations open together (`blocking`); channels, park and once are not modelled: their
 //!   events keep their observed order, and the event after a blocking one waits for every
