@@ -6,6 +6,12 @@
 //! and returns its concrete value, and a failure panics with the message the
 //! standard macro would print.
 //!
+//! The assertion's values are rewritten by whichever visitor the caller
+//! passes (the instrumenter, see the `instrument` module, which owns the
+//! comparison traits' import and the function-like forms' block): this module
+//! knows the assertions' syntax and code, not how an expression is
+//! instrumented.
+//!
 //! A macro is recognised by the last segment of its path (`assert`,
 //! `std::assert`, `symx::assert`, ...). Arguments that do not parse as
 //! comma-separated expressions leave the macro untouched inside a body, so
@@ -20,7 +26,6 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Attribute, Block, Expr, ExprBlock, Ident, LitStr, Macro, Path, Stmt, Token};
 
-use crate::instrument::{compare_import, Instrumenter};
 use crate::written_text;
 
 /// Which assertion a macro is.
@@ -133,7 +138,7 @@ fn tokens_between(mut cursor: Cursor, end: Cursor) -> TokenStream {
 pub(crate) fn rewrite(
     mac: &Macro,
     attrs: &[Attribute],
-    instrumenter: &mut Instrumenter,
+    instrumenter: &mut dyn VisitMut,
 ) -> Option<Expr> {
     let (kind, debug) = classify(&mac.path)?;
     let arguments = parse_arguments(kind, mac.tokens.clone()).ok()?;
@@ -165,18 +170,17 @@ fn with_attributes(attrs: &[Attribute], expr: Expr) -> Expr {
     })
 }
 
-/// The expansion of `symx::assert!` and friends: the rewritten form in a
-/// block that brings the comparison traits into scope, since the macro may
-/// be used outside any instrumented body.
-pub(crate) fn expand(kind: Kind, input: TokenStream) -> TokenStream {
-    let arguments = match parse_arguments(kind, input) {
-        Ok(arguments) => arguments,
-        Err(error) => return error.into_compile_error(),
-    };
+/// The checking code of `symx::assert!` and friends, spanned at the call
+/// site, its values rewritten by `instrumenter`; or why the arguments do not
+/// fit the macro.
+pub(crate) fn expand(
+    kind: Kind,
+    input: TokenStream,
+    instrumenter: &mut dyn VisitMut,
+) -> syn::Result<TokenStream> {
+    let arguments = parse_arguments(kind, input)?;
     let span = Span::call_site();
-    let import = compare_import();
-    let body = generate(kind, &arguments, span, span, &mut Instrumenter);
-    quote_spanned!(span=> { #import #body })
+    Ok(generate(kind, &arguments, span, span, instrumenter))
 }
 
 /// The checking code, its tokens spanned at `span`; `enclosing` covers the
@@ -186,7 +190,7 @@ fn generate(
     arguments: &Arguments,
     span: Span,
     enclosing: Span,
-    instrumenter: &mut Instrumenter,
+    instrumenter: &mut dyn VisitMut,
 ) -> TokenStream {
     let mut rewritten = arguments.values.clone();
     for value in &mut rewritten {
@@ -292,6 +296,8 @@ mod tests {
     use quote::{quote, ToTokens};
 
     use super::*;
+    // The assertions are checked as the instrumenter rewrites them.
+    use crate::instrument::Instrumenter;
 
     fn rewritten(mac: TokenStream) -> Option<String> {
         let mac: Macro = syn::parse2(mac).unwrap();
@@ -405,37 +411,5 @@ mod tests {
         assert_eq!(rewritten(quote!(assert_eq!(x))), None);
         assert_eq!(rewritten(quote!(assert!(x y))), None);
         assert_eq!(rewritten(quote!(println!("{}", x == y))), None);
-    }
-
-    #[test]
-    fn the_function_like_form_brings_the_traits_into_scope() {
-        let out = expand(Kind::AssertEq, quote!(v, 7)).to_string();
-        let import = compare_import().to_token_stream().to_string();
-        assert!(out.starts_with(&format!("{{ {import}")), "{out}");
-        assert!(out.contains("__symx_eq ()"), "{out}");
-    }
-
-    #[test]
-    fn the_function_like_form_rewrites_its_condition() {
-        let out = expand(Kind::Assert, quote!(v != 7, "v must not be 7")).to_string();
-        let cond = expr(quote!((&&::symx::__private::Cmp(&(v), &(7))).__symx_ne()));
-        assert!(out.contains(&cond), "{out}");
-        assert!(
-            out.contains(&quote!(, "v must not be 7").to_string()),
-            "{out}"
-        );
-    }
-
-    #[test]
-    fn the_function_like_form_explains_missing_arguments() {
-        let message = |kind, input| {
-            let out = expand(kind, input).to_string();
-            assert!(out.contains("compile_error"), "{out}");
-            out
-        };
-        assert!(message(Kind::Assert, quote!()).contains("needs a condition"));
-        assert!(message(Kind::AssertEq, quote!(x)).contains("needs two values"));
-        assert!(message(Kind::AssertNe, quote!()).contains("symx::assert_ne!(left, right)"));
-        assert!(message(Kind::Assert, quote!(x y)).contains("expected"));
     }
 }

@@ -11,7 +11,9 @@
 //!   `Sym` and the plain one otherwise;
 //! - each operand of `&&` and `||`, the condition of `if` and `while`, and
 //!   each match-arm guard becomes `::symx::branch(..)`;
-//! - the assertion macros (see the `assertions` module).
+//! - the assertion macros (see the `assertions` module), whose values this
+//!   visitor rewrites in turn; the function-like `symx::assert!` forms are
+//!   expanded here ([`assertion_macro`]) for the same reason.
 //!
 //! What it leaves alone: nested items (they are compiled on their own and may
 //! carry their own `#[symx::instrument]`), other macros (their tokens are not
@@ -23,6 +25,8 @@
 //! Generated tokens carry the span of the expression they replace, so the
 //! runtime's `#[track_caller]` functions report the user's source location.
 
+use proc_macro2::{Span, TokenStream};
+use quote::quote_spanned;
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{
@@ -30,7 +34,7 @@ use syn::{
     ExprRepeat, GenericArgument, Ident, Item, Lit, Pat, Stmt, Type,
 };
 
-use crate::assertions;
+use crate::assertions::{self, Kind};
 
 /// Rewrites a function body and brings the runtime's comparison traits into
 /// scope for it: the rewritten comparisons are method calls of those traits.
@@ -45,6 +49,19 @@ pub(crate) fn compare_import() -> Stmt {
     parse_quote! {
         #[allow(unused_imports)]
         use ::symx::__private::compare::*;
+    }
+}
+
+/// The expansion of `symx::assert!` and friends: the assertion with its
+/// values instrumented, in a block that brings the comparison traits into
+/// scope, since the macro may be used outside any instrumented body.
+pub(crate) fn assertion_macro(kind: Kind, input: TokenStream) -> TokenStream {
+    match assertions::expand(kind, input, &mut Instrumenter) {
+        Ok(body) => {
+            let import = compare_import();
+            quote_spanned!(Span::call_site()=> { #import #body })
+        }
+        Err(error) => error.into_compile_error(),
     }
 }
 
@@ -408,5 +425,40 @@ mod tests {
             if false {}
         });
         expect(body.clone(), body);
+    }
+
+    #[test]
+    fn the_function_like_form_brings_the_traits_into_scope() {
+        let out = assertion_macro(Kind::AssertEq, quote!(v, 7)).to_string();
+        let import = compare_import().to_token_stream().to_string();
+        assert!(out.starts_with(&format!("{{ {import}")), "{out}");
+        assert!(out.contains("__symx_eq ()"), "{out}");
+    }
+
+    #[test]
+    fn the_function_like_form_rewrites_its_condition() {
+        let out = assertion_macro(Kind::Assert, quote!(v != 7, "v must not be 7")).to_string();
+        let cond = syn::parse2::<Expr>(quote!((&&::symx::__private::Cmp(&(v), &(7))).__symx_ne()))
+            .unwrap()
+            .to_token_stream()
+            .to_string();
+        assert!(out.contains(&cond), "{out}");
+        assert!(
+            out.contains(&quote!(, "v must not be 7").to_string()),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn the_function_like_form_explains_missing_arguments() {
+        let message = |kind, input| {
+            let out = assertion_macro(kind, input).to_string();
+            assert!(out.contains("compile_error"), "{out}");
+            out
+        };
+        assert!(message(Kind::Assert, quote!()).contains("needs a condition"));
+        assert!(message(Kind::AssertEq, quote!(x)).contains("needs two values"));
+        assert!(message(Kind::AssertNe, quote!()).contains("symx::assert_ne!(left, right)"));
+        assert!(message(Kind::Assert, quote!(x y)).contains("expected"));
     }
 }

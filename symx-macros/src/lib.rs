@@ -10,11 +10,14 @@
 //! - [`macro@instrument`] (`instrument_attr`, `instrument`): a function or
 //!   `impl` block whose branches, comparisons and assertions on symbolic
 //!   values are recorded.
-//! - [`assert!`], [`assert_eq!`], [`assert_ne!`] (`assertions`): recorded
-//!   assertions usable outside instrumented bodies.
+//! - [`assert!`], [`assert_eq!`], [`assert_ne!`] (`assertions`, expanded by
+//!   `instrument`, which rewrites their values): recorded assertions usable
+//!   outside instrumented bodies.
 //! - [`macro@acquire`], [`macro@try_acquire`], [`macro@release`],
 //!   [`macro@barrier_init`], [`macro@barrier_arrive`] (`annotations`): the
 //!   meaning of user-built synchronization primitives.
+//! - `__strategy_names!` (`strategy_names`, hidden): the strategy names
+//!   `#[symx::test]` accepts, for the runtime's `StrategyKind`.
 
 use proc_macro::TokenStream;
 
@@ -26,6 +29,7 @@ mod assertions;
 mod diagnostics;
 mod instrument;
 mod instrument_attr;
+mod strategy_names;
 mod test_attr;
 mod written_text;
 
@@ -121,7 +125,7 @@ pub fn instrument(args: TokenStream, item: TokenStream) -> TokenStream {
 /// message. Inside instrumented bodies plain `assert!` does the same.
 #[proc_macro]
 pub fn assert(input: TokenStream) -> TokenStream {
-    assertions::expand(Kind::Assert, input.into()).into()
+    instrument::assertion_macro(Kind::Assert, input.into()).into()
 }
 
 /// `assert_eq!` that records the comparison as an assertion.
@@ -136,14 +140,23 @@ pub fn assert(input: TokenStream) -> TokenStream {
 /// (``assertion `left == right` failed`` and both values).
 #[proc_macro]
 pub fn assert_eq(input: TokenStream) -> TokenStream {
-    assertions::expand(Kind::AssertEq, input.into()).into()
+    instrument::assertion_macro(Kind::AssertEq, input.into()).into()
 }
 
 /// `assert_ne!` that records the comparison as an assertion; see
 /// [`assert_eq!`].
 #[proc_macro]
 pub fn assert_ne(input: TokenStream) -> TokenStream {
-    assertions::expand(Kind::AssertNe, input.into()).into()
+    instrument::assertion_macro(Kind::AssertNe, input.into()).into()
+}
+
+/// The strategy names `#[symx::test]` accepts, as an array of string
+/// literals: the runtime's `StrategyKind` names its variants with them. Not
+/// part of the API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __strategy_names(_input: TokenStream) -> TokenStream {
+    strategy_names::expand().into()
 }
 
 /// After a normal return from this method, the calling thread holds `self`.

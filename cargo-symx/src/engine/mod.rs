@@ -1,10 +1,53 @@
-//! The z3-backed engines, one folder each. An engine reads what executions of a test recorded
-//! (traces, `symx::trace`), asks the solver (`crate::solver`) about executions that were not
-//! run, and has every answer run as a guided execution before anything is reported: it never
-//! runs the program itself. Its caller (`crate::run::engines`, or a test in process) passes
-//! the executor.
+//! The z3-backed engines, one folder each, behind one seam. An engine reads what executions
+//! of a test recorded (traces, `symx::trace`), asks the solver (`crate::solver`) about
+//! executions that were not run, and has every answer run before anything is reported: it
+//! never runs the program itself. Its caller (`crate::run::engines` under `cargo symx`, or a
+//! test in process) passes an [`Executor`] that runs the test.
 //!
-//! - `predict`: symbolic predictive analysis of one recorded trace (Wang et al., "Symbolic
-//!   Predictive Analysis for Concurrent Programs").
+//! - `predict`: symbolic predictive analysis of one recorded trace (Wang, Kundu, Ganai,
+//!   Gupta, "Symbolic Predictive Analysis for Concurrent Programs", FM 2009);
+//! - `symbolic`: every input class of a test times every schedule class of it (concolic
+//!   search over the recorded path conditions, with optimal DPOR inside each class).
 
+mod in_process;
 pub mod predict;
+pub mod symbolic;
+
+pub use in_process::InProcess;
+
+use std::time::Duration;
+
+use symx::__worker::protocol::FailureReport;
+use symx::trace::Trace;
+use symx::{Guide, InputValues};
+
+use crate::solver::replayed::Replayed;
+
+/// What an engine may ask of the test under analysis. Implementations run the test (in a
+/// worker process of the test binary, or in process); the engine only decides what to run.
+pub trait Executor {
+    /// Explores the test's schedules with its symbolic inputs fixed to `inputs` (an input
+    /// not named keeps the test's default), as the test's own settings say (optimal DPOR
+    /// unless it chose otherwise), within `limits`; every execution's trace.
+    fn explore(&mut self, inputs: &InputValues, limits: &Limits) -> Result<Exploration, String>;
+    /// Runs the one execution `guide` describes.
+    fn run(&mut self, guide: &Guide) -> Result<Replayed, String>;
+}
+
+/// Bounds an engine puts on one exploration it asks for.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub max_executions: Option<u64>,
+    pub time_budget: Option<Duration>,
+}
+
+/// What one exploration of the test at fixed inputs showed.
+#[derive(Clone, Debug, Default)]
+pub struct Exploration {
+    /// Every execution's trace, in the order they ran.
+    pub traces: Vec<Trace>,
+    /// The schedule space (within the test's bounds) was exhausted.
+    pub complete: bool,
+    /// The failure that ended the exploration, as the runtime reports it (with its token).
+    pub failure: Option<FailureReport>,
+}

@@ -20,12 +20,27 @@ pub fn input_name(i: u32) -> String {
 
 /// The z3 term of every node of `exprs`, in order; `read(var, done)` gives a read variable's
 /// term, given the terms of the nodes before it (a read can stand for an earlier node's value).
-pub fn translate(exprs: &[Expr], mut read: impl FnMut(u32, &[BV]) -> BV) -> Vec<BV> {
+/// Input `i` is the variable [`input_name`]`(i)`.
+pub fn translate(exprs: &[Expr], read: impl FnMut(u32, &[BV]) -> BV) -> Vec<BV> {
+    translate_leaves(
+        exprs,
+        |input, ty| BV::new_const(input_name(input), ty.bits()),
+        read,
+    )
+}
+
+/// [`translate`], with `input(i, ty)` giving input `i`'s term (an engine that compares traces
+/// of several executions names inputs by their name, not their position in one trace).
+pub fn translate_leaves(
+    exprs: &[Expr],
+    mut input: impl FnMut(u32, Ty) -> BV,
+    mut read: impl FnMut(u32, &[BV]) -> BV,
+) -> Vec<BV> {
     let mut out: Vec<BV> = Vec::with_capacity(exprs.len());
     for node in exprs {
         let term = match *node {
             Expr::Const { ty, value } => constant(ty, value),
-            Expr::Input { ty, input } => BV::new_const(input_name(input), ty.bits()),
+            Expr::Input { ty, input: i } => input(i, ty),
             Expr::Read { var, .. } => read(var, &out),
             Expr::Unary { un, a, .. } => match un {
                 UnOp::Neg => out[a as usize].bvneg(),

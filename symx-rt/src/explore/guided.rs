@@ -2,8 +2,8 @@
 //! of choices, then lets the thread that ran last go on while it can. It is how an engine
 //! outside the runtime (a predicted schedule, a solver's path) gets the execution it wants.
 
-use super::{SchedulingPoint, Strategy};
 use crate::builder::Guide;
+use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::ThreadId;
 
 pub(crate) struct Guided {
@@ -26,9 +26,14 @@ impl Guided {
             divergence: None,
         }
     }
+
+    /// Where the program did not offer what the guide asked for, first place only.
+    pub fn divergence(&self) -> Option<String> {
+        self.divergence.clone()
+    }
 }
 
-impl Strategy for Guided {
+impl Chooser for Guided {
     fn next_execution(&mut self) -> bool {
         !std::mem::replace(&mut self.started, true)
     }
@@ -38,23 +43,28 @@ impl Strategy for Guided {
     }
 
     fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
-        let can = |t: ThreadId| point.enabled.iter().any(|(e, _)| *e == t);
         let wanted = self.steps.get(point.step as usize).copied();
         let chosen = match wanted {
-            Some(t) if can(t) => t,
+            Some(t) if point.can_run(t) => t,
             Some(t) => {
                 if self.divergence.is_none() {
-                    let runnable: Vec<String> =
-                        point.enabled.iter().map(|(e, _)| e.to_string()).collect();
+                    let runnable: Vec<String> = point
+                        .candidates
+                        .iter()
+                        .map(|c| c.thread.to_string())
+                        .collect();
                     self.divergence = Some(format!(
                         "step {} is thread {t}'s, but only threads {} can run there",
                         point.step + 1,
                         runnable.join(", ")
                     ));
                 }
-                point.enabled[0].0
+                point.first()
             }
-            None => self.last.filter(|&l| can(l)).unwrap_or(point.enabled[0].0),
+            None => self
+                .last
+                .filter(|&l| point.can_run(l))
+                .unwrap_or(point.first()),
         };
         self.last = Some(chosen);
         chosen
@@ -70,9 +80,5 @@ impl Strategy for Guided {
             ));
         }
         pick.min(n - 1)
-    }
-
-    fn divergence(&self) -> Option<String> {
-        self.divergence.clone()
     }
 }

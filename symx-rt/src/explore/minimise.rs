@@ -8,10 +8,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::{dfs::Dfs, to_failure, Strategy};
+use super::{dfs::Dfs, to_failure};
 use crate::builder::Builder;
 use crate::report::Failure;
-use crate::rt::scheduler::run_execution;
+use crate::rt::chooser::Chooser;
+use crate::rt::scheduler::{run_execution, ExecutionResult};
 
 /// Executions and time one minimisation may spend in all.
 const MAX_EXECUTIONS: u64 = 20_000;
@@ -50,7 +51,7 @@ pub(crate) fn fewest_preemptions(b: &Builder, body: &dyn Fn(), found: Failure) -
 }
 
 /// Re-runs a schedule with rendering on, for the report.
-fn run_again(b: &Builder, body: &dyn Fn(), decisions: &[u32]) -> crate::rt::scheduler::Outcome {
+fn run_again(b: &Builder, body: &dyn Fn(), decisions: &[u32]) -> ExecutionResult {
     let mut replay = super::Replay::new(decisions);
     replay.next_execution();
     run_execution(b.config(), &mut replay, body, true)

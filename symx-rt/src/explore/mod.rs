@@ -1,11 +1,12 @@
 //! Exploration strategies behind one trait, and the loop that runs executions until the
 //! strategy, a bound or a failure stops it.
 //!
-//! A strategy decides; it never runs threads. At each scheduling point it is shown every
-//! enabled thread with its pending operation ([`SchedulingPoint`]), and after each execution
-//! the execution's events.
+//! Each strategy is a [`Chooser`](crate::rt::chooser::Chooser) (the runtime's seam): it decides; it never runs threads. At
+//! each scheduling point it is shown every enabled thread with its pending operation
+//! ([`SchedulingPoint`](crate::rt::chooser::SchedulingPoint)), and after each execution the execution's events.
 
-mod dfs;
+pub(crate) mod announce;
+pub(crate) mod dfs;
 mod dpor;
 mod guided;
 mod minimise;
@@ -15,58 +16,41 @@ mod replay;
 
 use std::time::Instant;
 
-use crate::builder::{Builder, Guide, GuidedRun, Strategy as Choice};
+use crate::builder::{Builder, Guide, GuidedRun, Strategy};
 use crate::report::{Failure, Report, StopReason};
-use crate::rt::op::{Event, Op, ThreadId};
-use crate::rt::scheduler::{run_execution, Outcome};
+use crate::rt::chooser::Chooser;
+use crate::rt::op::Event;
+use crate::rt::scheduler::{run_execution, ExecutionResult};
 use crate::schedule::{test_hash, ReplayError, Schedule};
 use crate::trace::Trace;
 
 pub(crate) use replay::Replay;
 
-/// What a strategy sees when it must choose: the enabled threads and what each will do.
-pub(crate) struct SchedulingPoint<'a> {
-    /// Steps already taken in this execution.
-    pub step: u64,
-    /// The enabled threads with their pending operations.
-    pub enabled: &'a [(ThreadId, Op)],
-    /// Each enabled thread's spawn-path key, the same in every execution.
-    pub keys: &'a [u64],
-}
-
-/// A way of choosing among the executions of a program.
-pub(crate) trait Strategy {
-    /// Prepares the next execution; `false` when there is none left to run.
-    fn next_execution(&mut self) -> bool;
-    /// Picks the thread that performs the next step; must be one of `point.enabled`.
-    fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId;
-    /// Whether to be asked at every step, even where only one thread can run (a partial-order
-    /// reduction must see every event); otherwise only at real choices.
-    fn sees_every_step(&self) -> bool {
-        false
-    }
-    /// Picks one of `n >= 2` alternatives of a nondeterministic operation.
-    fn choose_value(&mut self, n: usize) -> usize;
-    /// The execution that just ended, step by step.
-    fn end_execution(&mut self, _events: &[Event]) {}
-    /// For replay: why the program did not follow the recorded choices.
-    fn divergence(&self) -> Option<String> {
-        None
+/// The whole chooser an exploration runs, from `b`'s settings: the strategy (optimal DPOR
+/// falls back to DFS, see [`explored_by_dfs`]), a DFS restricted to the subtrees of one shard
+/// when `b` explores a shard, and announcing every choice when `b` has an announcer.
+fn make(b: &Builder) -> Box<dyn Chooser> {
+    let strategy: Box<dyn Chooser> = match b.strategy {
+        Strategy::Dpor if !explored_by_dfs(b) => Box::new(dpor::Dpor::default()),
+        Strategy::Dpor | Strategy::Dfs => Box::new(dfs::Dfs::new(b.dfs_shard)),
+        Strategy::Random { seed } => Box::new(random::Random::new(seed)),
+        Strategy::Pct { seed, depth } => Box::new(pct::Pct::new(seed, depth)),
+    };
+    match &b.announcer {
+        Some(to) => Box::new(announce::Announcing::new(strategy, to.clone())),
+        None => strategy,
     }
 }
 
-fn make(b: &Builder) -> Box<dyn Strategy> {
+/// Whether `b` explores by plain DFS: asked to, or asked for DPOR where it does not apply.
+/// Bounding preemptions breaks the DPOR's assumption that every reordering of a race is
+/// reachable (Coons, Musuvathi, McKinley 2013), and a spurious wake-up is an event no trace
+/// shows until it happens, so no race ever asks for it: both explore by plain DFS.
+pub(crate) fn explored_by_dfs(b: &Builder) -> bool {
     match b.strategy {
-        // Bounding preemptions breaks the DPOR's assumption that every reordering of a race is
-        // reachable (Coons, Musuvathi, McKinley 2013), and a spurious wake-up is an event no
-        // trace shows until it happens, so no race ever asks for it: both explore by plain DFS.
-        Choice::Dpor if b.preemption_bound.is_some() || b.spurious_wakeups => {
-            Box::new(dfs::Dfs::default())
-        }
-        Choice::Dpor => Box::new(dpor::Dpor::default()),
-        Choice::Dfs => Box::new(dfs::Dfs::default()),
-        Choice::Random { seed } => Box::new(random::Random::new(seed)),
-        Choice::Pct { seed, depth } => Box::new(pct::Pct::new(seed, depth)),
+        Strategy::Dfs => true,
+        Strategy::Dpor => b.preemption_bound.is_some() || b.spurious_wakeups,
+        Strategy::Random { .. } | Strategy::Pct { .. } => false,
     }
 }
 
@@ -94,8 +78,7 @@ pub(crate) fn explore_with(
 ) -> Report {
     let start = Instant::now();
     let b = &recording_as_asked(b);
-    // cargo symx: announce mode wraps the strategy to report its choices (see `worker`).
-    let mut strategy = crate::worker::announce::wrap(make(b));
+    let mut strategy = make(b);
     let mut executions = 0;
     let mut discarded = 0;
     let stop = loop {
@@ -170,7 +153,7 @@ fn deliver(
     }
 }
 
-fn outcome_schedule(b: &Builder, outcome: &Outcome) -> Schedule {
+fn outcome_schedule(b: &Builder, outcome: &ExecutionResult) -> Schedule {
     Schedule {
         test: b.test_name.as_deref().map_or(0, test_hash),
         decisions: outcome.decisions.clone(),
@@ -229,7 +212,7 @@ fn finish(
     }
 }
 
-pub(crate) fn to_failure(b: &Builder, outcome: Outcome) -> Failure {
+pub(crate) fn to_failure(b: &Builder, outcome: ExecutionResult) -> Failure {
     let found = outcome.failure.expect("a failed execution");
     Failure {
         kind: found.kind,
@@ -270,9 +253,6 @@ pub(crate) fn replay(
     let mut strategy = Replay::new(&schedule.decisions);
     strategy.next_execution();
     let outcome = run_execution(b.config(), &mut strategy, body, true);
-    if let Some(why) = strategy.divergence() {
-        return Err(ReplayError::Diverged(why));
-    }
     if outcome.decisions.len() != schedule.decisions.len() {
         return Err(ReplayError::Diverged(format!(
             "the token records {} choices, this program made {}",
@@ -296,28 +276,4 @@ pub(crate) fn replay(
     let mut report = finish(b, start, 1, StopReason::Exhausted, failure);
     report.replayed_steps = rendered;
     Ok(report)
-}
-
-/// A small deterministic generator (SplitMix64) for the randomized strategies: the same seed
-/// gives the same exploration on every machine.
-#[derive(Clone, Debug)]
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
 }

@@ -11,7 +11,8 @@
 //! the strategy is asked only where more than one thread can run, so a change point that falls
 //! on a step without a choice takes effect at the next choice.
 
-use super::{Rng, SchedulingPoint, Strategy};
+use crate::rng::Rng;
+use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::{Event, ThreadId};
 
 pub(crate) struct Pct {
@@ -51,7 +52,7 @@ impl Pct {
     }
 }
 
-impl Strategy for Pct {
+impl Chooser for Pct {
     fn next_execution(&mut self) -> bool {
         self.priorities.clear();
         let changes = if self.k == 0 {
@@ -69,9 +70,9 @@ impl Strategy for Pct {
     fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
         let best = |s: &mut Self| {
             point
-                .enabled
+                .candidates
                 .iter()
-                .map(|&(t, _)| (s.priority(t), t))
+                .map(|c| (s.priority(c.thread), c.thread))
                 .max()
                 .map(|(_, t)| t)
                 .expect("at least one enabled thread")

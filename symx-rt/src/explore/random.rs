@@ -1,7 +1,8 @@
 //! Uniformly random scheduling: every choice is an independent draw from a seeded generator.
 //! Cheap per execution and good at shallow bugs; never exhausts anything.
 
-use super::{Rng, SchedulingPoint, Strategy};
+use crate::rng::Rng;
+use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::ThreadId;
 
 pub(crate) struct Random {
@@ -16,14 +17,14 @@ impl Random {
     }
 }
 
-impl Strategy for Random {
+impl Chooser for Random {
     fn next_execution(&mut self) -> bool {
         true
     }
 
     fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
-        let i = self.rng.below(point.enabled.len() as u64) as usize;
-        point.enabled[i].0
+        let i = self.rng.below(point.candidates.len() as u64) as usize;
+        point.candidates[i].thread
     }
 
     fn choose_value(&mut self, n: usize) -> usize {

@@ -1,6 +1,6 @@
 //! Replay: makes exactly the recorded choices, and notes where the program stops offering them.
 
-use super::{SchedulingPoint, Strategy};
+use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::ThreadId;
 
 pub(crate) struct Replay {
@@ -33,7 +33,7 @@ impl Replay {
     }
 }
 
-impl Strategy for Replay {
+impl Chooser for Replay {
     fn next_execution(&mut self) -> bool {
         !std::mem::replace(&mut self.started, true)
     }
@@ -41,20 +41,24 @@ impl Strategy for Replay {
     fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
         let at = self.next;
         let Some(d) = self.take() else {
-            return point.enabled[0].0;
+            return point.first();
         };
-        if let Some(&(t, _)) = point.enabled.iter().find(|(t, _)| *t as u32 == d) {
-            return t;
+        if let Some(c) = point.candidates.iter().find(|c| c.thread as u32 == d) {
+            return c.thread;
         }
         if self.divergence.is_none() {
-            let runnable: Vec<String> = point.enabled.iter().map(|(t, _)| t.to_string()).collect();
+            let runnable: Vec<String> = point
+                .candidates
+                .iter()
+                .map(|c| c.thread.to_string())
+                .collect();
             self.divergence = Some(format!(
                 "choice {at} (step {}) runs thread {d}, but only threads {} can run there",
                 point.step + 1,
                 runnable.join(", ")
             ));
         }
-        point.enabled[0].0
+        point.first()
     }
 
     fn choose_value(&mut self, n: usize) -> usize {

@@ -7,10 +7,10 @@
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
 
+use super::chooser::Chooser;
 use super::objects::Objects;
 use super::op::{Event, ThreadId};
 use super::threads::Thread;
-use crate::explore::Strategy;
 use crate::report::FailureKind;
 
 /// Execution-wide settings taken from the Builder.
@@ -121,7 +121,7 @@ pub(crate) fn location_hash(loc: &Location<'_>) -> u64 {
 /// What the thread-local pointer refers to while an execution runs.
 pub(crate) struct Ctx {
     pub exec: RefCell<Execution>,
-    pub strategy: RefCell<*mut dyn Strategy>,
+    pub chooser: RefCell<*mut dyn Chooser>,
     /// True while a model thread (not the scheduler) is running.
     pub in_thread: Cell<bool>,
 }

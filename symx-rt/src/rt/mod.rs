@@ -2,8 +2,10 @@
 //! wait queues, vector clocks and the trace.
 //!
 //! The std-mirroring facade (`sync`, `thread`, `cell`, ...) calls into this module; strategies
-//! (`explore`) are called by it. Nothing here knows which strategy is running.
+//! (`explore`) are called by it through the [`chooser::Chooser`] seam defined here. Nothing
+//! here knows which strategy is running.
 
+pub(crate) mod chooser;
 pub(crate) mod clock;
 pub(crate) mod diagnose;
 pub(crate) mod execution;

@@ -1,9 +1,9 @@
 //! The scheduler of one execution: runs model threads as coroutines on this OS thread, asks
-//! the strategy which enabled thread performs the next visible operation, and detects the
-//! failures no single thread can see (deadlock, step limit).
+//! the chooser (the exploration strategy) which enabled thread performs the next visible
+//! operation, and detects the failures no single thread can see (deadlock, step limit).
 //!
 //! Threads that were just spawned or woken run invisibly up to their next visible operation
-//! before every decision, so a strategy always sees each runnable thread's pending operation.
+//! before every decision, so a chooser always sees each runnable thread's pending operation.
 
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -11,18 +11,19 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
+use super::chooser::{Candidate, Chooser, SchedulingPoint};
 use super::clock::VClock;
 use super::execution::{location_hash, Config, Ctx, Execution, Found, Installed};
 use super::objects::next_generation;
 use super::op::{Event, Op, OpKind, ThreadId, Value};
 use super::threads::{Status, Thread};
 use super::{diagnose, panic_hook, switch};
-use crate::explore::{SchedulingPoint, Strategy};
 
 type Co = Coroutine<(), (), (), DefaultStack>;
 
-/// What one execution left behind: its trace, its schedule and its failure, if any.
-pub(crate) struct Outcome {
+/// What one execution left behind: its trace, its schedule and its failure, if any. (Not a
+/// test's outcome: the explorer turns these into a [`crate::Report`].)
+pub(crate) struct ExecutionResult {
     pub failure: Option<Found>,
     pub decisions: Vec<u32>,
     pub fingerprint: u64,
@@ -50,22 +51,22 @@ struct Scheduler<'a> {
     stack_size: usize,
 }
 
-/// Runs `body` once as thread 0 of a new execution, under `strategy`.
+/// Runs `body` once as thread 0 of a new execution, with `chooser` deciding its schedule.
 pub(crate) fn run_execution(
     config: Config,
-    strategy: &mut dyn Strategy,
+    chooser: &mut dyn Chooser,
     body: &dyn Fn(),
     render: bool,
-) -> Outcome {
+) -> ExecutionResult {
     panic_hook::install();
     panic_hook::take();
     // SAFETY (both transmutes): only lifetimes are erased. Every coroutine that could use
-    // `body` or the strategy is finished or reset before this function returns.
-    let strategy: *mut (dyn Strategy + 'static) = unsafe { std::mem::transmute(strategy) };
+    // `body` or the chooser is finished or reset before this function returns.
+    let chooser: *mut (dyn Chooser + 'static) = unsafe { std::mem::transmute(chooser) };
     let body: &'static dyn Fn() = unsafe { std::mem::transmute(body) };
     let ctx = Ctx {
         exec: RefCell::new(Execution::new(config.clone(), next_generation())),
-        strategy: RefCell::new(strategy),
+        chooser: RefCell::new(chooser),
         in_thread: Cell::new(false),
     };
     let installed = Installed::new(&ctx);
@@ -78,10 +79,10 @@ pub(crate) fn run_execution(
     ctx.exec.borrow_mut().threads.push(main);
     s.add_coroutine(0, Box::new(body));
     s.run();
-    let outcome = s.outcome(render);
+    let result = s.result(render);
     s.teardown();
     drop(installed);
-    outcome
+    result
 }
 
 impl Scheduler<'_> {
@@ -218,7 +219,7 @@ impl Scheduler<'_> {
         }
     }
 
-    /// The enabled threads the strategy may choose from: threads that yielded give way to
+    /// The enabled threads the chooser may choose from: threads that yielded give way to
     /// those that did not, and at the preemption bound the last thread must continue. Also
     /// whether the step is a choice of the schedule: one recorded in replay tokens, which must
     /// replay under any preemption bound, so the bound's own restriction does not count.
@@ -260,22 +261,28 @@ impl Scheduler<'_> {
         step: u64,
     ) -> (ThreadId, Op) {
         // SAFETY: see `run_execution`; no model thread runs during the call.
-        let every_step = unsafe { (**self.ctx.strategy.borrow()).sees_every_step() };
+        let every_step = unsafe { (**self.ctx.chooser.borrow()).sees_every_step() };
         let chosen = if !choice && !every_step {
             options[0]
         } else {
-            let strategy = *self.ctx.strategy.borrow();
-            let keys: Vec<u64> = {
+            let chooser = *self.ctx.chooser.borrow();
+            let candidates: Vec<Candidate> = {
                 let e = self.ctx.exec.borrow();
-                options.iter().map(|(t, _)| e.threads[*t].key).collect()
+                options
+                    .iter()
+                    .map(|&(thread, op)| Candidate {
+                        thread,
+                        op,
+                        key: e.threads[thread].key,
+                    })
+                    .collect()
             };
             let point = SchedulingPoint {
                 step,
-                enabled: options,
-                keys: &keys,
+                candidates: &candidates,
             };
             // SAFETY: see `run_execution`; no model thread runs during the call.
-            let t = unsafe { (*strategy).choose_thread(&point) };
+            let t = unsafe { (*chooser).choose_thread(&point) };
             let chosen = options
                 .iter()
                 .copied()
@@ -340,7 +347,7 @@ impl Scheduler<'_> {
         }
     }
 
-    fn outcome(&self, render: bool) -> Outcome {
+    fn result(&self, render: bool) -> ExecutionResult {
         let mut e = self.exec();
         let failure = e.failure.clone();
         let rendered = if render || failure.is_some() {
@@ -352,7 +359,7 @@ impl Scheduler<'_> {
             .sym
             .recording()
             .then(|| crate::trace::build::from_execution(&e));
-        Outcome {
+        ExecutionResult {
             failure,
             decisions: std::mem::take(&mut e.decisions),
             fingerprint: e.fingerprint,

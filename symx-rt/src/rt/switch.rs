@@ -172,10 +172,10 @@ pub(crate) fn choose(n: usize) -> usize {
         return 0;
     }
     let Some(ctx) = ctx() else { return 0 };
-    let strategy = *ctx.strategy.borrow();
-    // SAFETY: the explorer owns the strategy for the whole execution and does not touch it
+    let chooser = *ctx.chooser.borrow();
+    // SAFETY: the explorer owns the chooser for the whole execution and does not touch it
     // while a model thread runs.
-    let pick = unsafe { (*strategy).choose_value(n) }.min(n - 1);
+    let pick = unsafe { (*chooser).choose_value(n) }.min(n - 1);
     ctx.exec.borrow_mut().decisions.push(pick as u32);
     pick
 }

@@ -16,9 +16,11 @@
 //!   scheduler that another part of the project keeps changing;
 //! * explore normally at full speed, and only after a crash re-run the same exploration in
 //!   *announce mode*, where every execution start and every decision is written to the driver
-//!   unbuffered the moment it is taken ([`announce`]). Exploration is deterministic (DPOR and
-//!   DFS by construction, random and PCT from their seed), so the re-run reaches the same crash,
-//!   and the decisions announced since the last execution start are its prefix.
+//!   unbuffered the moment it is taken (the explorer announces to whatever the builder's
+//!   announcer says; the worker's sends each announcement to the driver). Exploration is
+//!   deterministic (DPOR and DFS by construction, random and PCT from their seed), so the
+//!   re-run reaches the same crash, and the decisions announced since the last execution start
+//!   are its prefix.
 //!
 //! symx takes the second: it costs nothing when nothing crashes, and the driver confirms the
 //! prefix by replaying it (a prefix that does not crash again, as with a test whose body is
@@ -27,13 +29,13 @@
 pub mod protocol;
 pub mod report;
 
-pub(crate) mod announce;
 pub(crate) mod shard;
 
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
 
-use crate::builder::{Builder, Strategy};
+use crate::builder::Builder;
+use crate::explore::announce::{Announcement, Announcer};
 use crate::schedule::Schedule;
 use protocol::{Message, Overrides, Ran, Replayed, Request, RequestLine, Verdict};
 
@@ -55,7 +57,7 @@ pub(crate) fn serve(path: &str, builder: &Builder, body: fn()) -> bool {
     send(&Message::Hello {
         v: protocol::PROTOCOL_VERSION,
         test: path.to_string(),
-        strategy: strategy_name(builder.strategy).to_string(),
+        strategy: builder.strategy.kind().name().to_string(),
         symx_version: env!("CARGO_PKG_VERSION").to_string(),
     });
     if version.trim() != protocol::PROTOCOL_VERSION.to_string() {
@@ -108,7 +110,6 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
                 },
             };
             let verdict = explore(&builder, body, announce, traces);
-            shard::finish();
             send(&Message::Verdict(verdict));
         }
         Request::Replay { token } => send(&Message::Replayed(replay(builder, body, &token))),
@@ -147,7 +148,6 @@ fn apply(builder: &Builder, o: &Overrides) -> Builder {
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
 fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdict {
-    announce::set(announce);
     let start = Instant::now();
     let mut last = start;
     let mut executions = 0u64;
@@ -162,7 +162,8 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
             });
         }
     };
-    let b = builder.with_defaults().record_traces(traces > 0);
+    let mut b = builder.with_defaults().record_traces(traces > 0);
+    b.announcer = announce.then(|| Announcer::new(announce_to_driver));
     let on_trace: Option<&mut dyn FnMut(&crate::trace::Trace)> =
         (traces > 0).then_some(&mut send_trace);
     let report = crate::explore::explore_with(
@@ -184,15 +185,22 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
         },
         on_trace,
     );
-    announce::set(false);
     Verdict {
         executions: report.executions(),
         complete: report.complete(),
-        stop: stop_name(report.stop_reason()).to_string(),
+        stop: report.stop_reason().name().to_string(),
         preemption_bounded: builder.preemption_bound.is_some(),
         elapsed_ms: report.elapsed().as_millis() as u64,
         failure: report.failure().map(report::failure),
     }
+}
+
+/// Announce mode's reports, as protocol messages.
+fn announce_to_driver(a: Announcement) {
+    send(&match a {
+        Announcement::Execution { index } => Message::Execution { index },
+        Announcement::Decision { value } => Message::Decision { value },
+    });
 }
 
 fn replay(builder: &Builder, body: fn(), token: &str) -> Replayed {
@@ -220,25 +228,6 @@ fn run_one(builder: &Builder, body: fn(), guide: &crate::Guide) -> Ran {
         trace: Box::new(run.trace),
         divergence: run.divergence,
         preemptions: run.preemptions,
-    }
-}
-
-fn strategy_name(s: Strategy) -> &'static str {
-    match s {
-        Strategy::Dpor => "dpor",
-        Strategy::Dfs => "dfs",
-        Strategy::Random { .. } => "random",
-        Strategy::Pct { .. } => "pct",
-    }
-}
-
-fn stop_name(s: crate::report::StopReason) -> &'static str {
-    use crate::report::StopReason::*;
-    match s {
-        Exhausted => "exhausted",
-        Failure => "failure",
-        MaxExecutions => "max_executions",
-        TimeBudget => "time_budget",
     }
 }
 

@@ -33,7 +33,7 @@ use events::{Access, Ev, Names};
 use races::HappensBefore;
 use wakeup::{is_weak_initial, Tree};
 
-use super::{SchedulingPoint, Strategy};
+use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::{Event, OpKind, ThreadId};
 
 /// One step of the current execution and what remains to explore from the state before it.
@@ -75,10 +75,11 @@ impl Dpor {
 
     /// The runtime id of the enabled thread this strategy calls `t`, if it is enabled.
     fn runtime_id(&mut self, point: &SchedulingPoint<'_>, t: ThreadId) -> Option<ThreadId> {
-        let keys = point.keys;
-        (0..keys.len())
-            .find(|&i| self.dense(keys[i]) == t)
-            .map(|i| point.enabled[i].0)
+        point
+            .candidates
+            .iter()
+            .find(|c| self.dense(c.key) == t)
+            .map(|c| c.thread)
     }
 
     fn next_index(&mut self, t: ThreadId) -> u32 {
@@ -105,7 +106,7 @@ impl Dpor {
 
     /// Creates the node for a step not on the replayed prefix.
     fn new_node(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
-        let threads: Vec<ThreadId> = point.keys.iter().map(|&key| self.dense(key)).collect();
+        let threads: Vec<ThreadId> = point.candidates.iter().map(|c| self.dense(c.key)).collect();
         let sleep = match self.nodes.last() {
             None => Vec::new(),
             Some(parent) => {
@@ -135,14 +136,14 @@ impl Dpor {
         // Only the chosen thread's event is needed here; the others are named when they run.
         let t = threads[slot];
         let index = self.next_index(t);
-        let chosen = self.names.pending(t, index, &point.enabled[slot].1);
+        let chosen = self.names.pending(t, index, &point.candidates[slot].op);
         self.nodes.push(Node {
             chosen,
             sleep,
             wut,
             values: Vec::new(),
         });
-        point.enabled[slot].0
+        point.candidates[slot].thread
     }
 
     /// The events of the finished execution, with everything only known after it ran.
@@ -238,7 +239,7 @@ impl Dpor {
     }
 }
 
-impl Strategy for Dpor {
+impl Chooser for Dpor {
     fn sees_every_step(&self) -> bool {
         true
     }

@@ -1,0 +1,43 @@
+//! An [`Executor`] that runs the test body in this process with `symx::Builder`: what the
+//! engines' own tests, the differential tests and the benchmarks use. `cargo symx` runs tests
+//! in worker processes instead (`crate::run::engines`).
+
+use symx::{Builder, Guide, InputValues};
+
+use super::{Executor, Exploration, Limits};
+use crate::solver::replayed::Replayed;
+
+/// Runs `body` in process with the settings of `builder`.
+pub struct InProcess<F: Fn()> {
+    pub builder: Builder,
+    pub body: F,
+}
+
+impl<F: Fn()> InProcess<F> {
+    pub fn new(builder: Builder, body: F) -> Self {
+        InProcess { builder, body }
+    }
+}
+
+impl<F: Fn()> Executor for InProcess<F> {
+    fn explore(&mut self, inputs: &InputValues, limits: &Limits) -> Result<Exploration, String> {
+        let mut b = self.builder.clone().inputs(inputs.clone());
+        if limits.max_executions.is_some() {
+            b = b.max_executions(limits.max_executions);
+        }
+        if limits.time_budget.is_some() {
+            b = b.time_budget(limits.time_budget);
+        }
+        let mut traces = Vec::new();
+        let report = b.explore_traces(&self.body, |t| traces.push(t.clone()));
+        Ok(Exploration {
+            traces,
+            complete: report.complete(),
+            failure: report.failure().map(symx::__worker::failure_report),
+        })
+    }
+
+    fn run(&mut self, guide: &Guide) -> Result<Replayed, String> {
+        Ok(self.builder.run_guided(guide, &self.body).into())
+    }
+}

@@ -1,0 +1,119 @@
+//! The solver every engine asks: one incremental z3 solver with a per-query timeout, the
+//! statistics the reports show, and a counterexample cache (KLEE's: Cadar, Dunbar, Engler,
+//! OSDI 2008) that answers a query from an earlier model when that model already satisfies it.
+//!
+//! Queries are asked as assumptions (`check_assumptions`), not as pushed assertions, so the
+//! solver keeps what it learned from one query for the next.
+
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use z3::ast::Bool;
+use z3::{Model, Params, SatResult, Solver};
+
+/// What the solver was asked and how long it took.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Queries asked (cache hits included).
+    pub queries: u64,
+    /// Answered from an earlier model without calling z3.
+    pub cache_hits: u64,
+    pub sat: u64,
+    pub unsat: u64,
+    /// Queries z3 gave up on (timeout): neither feasible nor infeasible.
+    pub unknown: u64,
+    /// Time spent in z3.
+    pub time: Duration,
+}
+
+/// The answer to one query.
+pub enum Answer {
+    /// Feasible, with a model.
+    Sat(Rc<Model>),
+    Unsat,
+    /// The solver gave up (timeout).
+    Unknown,
+}
+
+/// An incremental solver with statistics and a counterexample cache.
+pub struct Smt {
+    solver: Solver,
+    cache: Vec<Rc<Model>>,
+    pub stats: Stats,
+}
+
+/// Models kept for the counterexample cache (the most recent ones).
+const CACHED_MODELS: usize = 16;
+
+impl Smt {
+    /// A solver that gives up on a query after `timeout`.
+    pub fn new(timeout: Option<Duration>) -> Smt {
+        let solver = Solver::new();
+        if let Some(t) = timeout {
+            let mut params = Params::new();
+            params.set_u32("timeout", t.as_millis().min(u32::MAX as u128) as u32);
+            solver.set_params(&params);
+        }
+        Smt {
+            solver,
+            cache: Vec::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    /// Is the conjunction of `conjuncts` satisfiable?
+    pub fn check(&mut self, conjuncts: &[Bool]) -> Answer {
+        self.stats.queries += 1;
+        if let Some(m) = self.cached(conjuncts) {
+            self.stats.cache_hits += 1;
+            self.stats.sat += 1;
+            return Answer::Sat(m);
+        }
+        let start = Instant::now();
+        let result = self.solver.check_assumptions(conjuncts);
+        self.stats.time += start.elapsed();
+        match result {
+            SatResult::Sat => match self.solver.get_model() {
+                Some(m) => {
+                    self.stats.sat += 1;
+                    let m = Rc::new(m);
+                    self.remember(&m);
+                    Answer::Sat(m)
+                }
+                None => {
+                    self.stats.unknown += 1;
+                    Answer::Unknown
+                }
+            },
+            SatResult::Unsat => {
+                self.stats.unsat += 1;
+                Answer::Unsat
+            }
+            SatResult::Unknown => {
+                self.stats.unknown += 1;
+                Answer::Unknown
+            }
+        }
+    }
+
+    /// An earlier model under which every conjunct is true (variables it leaves open count
+    /// as false answers: the cache only says yes when it is sure).
+    fn cached(&self, conjuncts: &[Bool]) -> Option<Rc<Model>> {
+        self.cache
+            .iter()
+            .rev()
+            .find(|m| {
+                conjuncts
+                    .iter()
+                    .all(|c| m.eval(c, false).and_then(|v| v.as_bool()) == Some(true))
+            })
+            .cloned()
+    }
+
+    fn remember(&mut self, m: &Rc<Model>) {
+        if self.cache.len() == CACHED_MODELS {
+            self.cache.remove(0);
+        }
+        self.cache.push(Rc::clone(m));
+    }
+}

@@ -1,0 +1,60 @@
+//! The seam between one execution and whatever decides its schedule: the [`Chooser`] trait and
+//! the [`SchedulingPoint`] a chooser is shown.
+//!
+//! The scheduler (`scheduler`) runs threads and asks; a chooser decides and never runs threads.
+//! The exploration strategies (`explore`) are its implementations; nothing in this layer knows
+//! which one is running.
+//!
+//! Lifecycle: [`Chooser::next_execution`] before each execution (`false` ends the exploration),
+//! then [`Chooser::choose_thread`] at scheduling points and [`Chooser::choose_value`] at
+//! nondeterministic operations while it runs, then [`Chooser::end_execution`] with its events.
+
+use super::op::{Event, Op, ThreadId};
+
+/// One thread the chooser may pick: who it is and what it will do.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Candidate {
+    /// The thread's id in this execution (spawn order, which can differ between executions).
+    pub thread: ThreadId,
+    /// The visible operation the thread performs when it is picked.
+    pub op: Op,
+    /// The thread's spawn-path key, the same in every execution.
+    pub key: u64,
+}
+
+/// What a chooser sees when it must choose: the threads that can run and what each will do.
+pub(crate) struct SchedulingPoint<'a> {
+    /// Steps already taken in this execution.
+    pub step: u64,
+    /// The threads that can run, in thread-id order; never empty.
+    pub candidates: &'a [Candidate],
+}
+
+impl SchedulingPoint<'_> {
+    /// The first candidate's thread: what the scheduler runs when a choice names no candidate.
+    pub fn first(&self) -> ThreadId {
+        self.candidates[0].thread
+    }
+
+    /// Whether thread `t` is among the candidates.
+    pub fn can_run(&self, t: ThreadId) -> bool {
+        self.candidates.iter().any(|c| c.thread == t)
+    }
+}
+
+/// A way of choosing among the executions of a program, one decision at a time.
+pub(crate) trait Chooser {
+    /// Prepares the next execution; `false` when there is none left to run.
+    fn next_execution(&mut self) -> bool;
+    /// Picks the thread that performs the next step; must be one of `point.candidates`.
+    fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId;
+    /// Whether to be asked at every step, even where only one thread can run (a partial-order
+    /// reduction must see every event); otherwise only at real choices.
+    fn sees_every_step(&self) -> bool {
+        false
+    }
+    /// Picks one of `n >= 2` alternatives of a nondeterministic operation.
+    fn choose_value(&mut self, n: usize) -> usize;
+    /// The execution that just ended, step by step.
+    fn end_execution(&mut self, _events: &[Event]) {}
+}
