@@ -31,6 +31,7 @@ const KEYS: &[&str] = &[
     "spurious_wakeups",
     "stack_size",
     "time_budget_ms",
+    "max_branch_depth",
 ];
 
 const STRATEGIES: &[&str] = &["dpor", "dfs", "random", "pct"];

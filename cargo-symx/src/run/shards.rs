@@ -23,6 +23,7 @@ fn request(overrides: &Overrides, shard: Option<Shard>, traces: u64) -> Request 
         },
         announce: false,
         traces,
+        inputs: Vec::new(),
     }
 }
 
@@ -169,6 +170,7 @@ fn merge_verdicts(verdicts: Vec<Verdict>) -> Verdict {
         preemption_bounded: verdicts.iter().any(|v| v.preemption_bounded),
         elapsed_ms: verdicts.iter().map(|v| v.elapsed_ms).max().unwrap_or(0),
         failure,
+        drew_inputs: verdicts.iter().any(|v| v.drew_inputs),
     }
 }
 
@@ -190,6 +192,7 @@ mod tests {
             preemption_bounded: false,
             elapsed_ms: 1,
             failure,
+            drew_inputs: false,
         }
     }
 
