@@ -42,6 +42,10 @@ pub struct Builder {
     pub(crate) inputs: Option<std::sync::Arc<InputValues>>,
     pub(crate) input_seed: u64,
     pub(crate) trace_dir: Option<crate::trace::TraceDir>,
+    /// Explore only this shard's subtrees of a depth-first exploration (set by the worker).
+    pub(crate) dfs_shard: Option<crate::explore::dfs::DfsShard>,
+    /// Report every execution start and decision as it happens (set by the worker).
+    pub(crate) announcer: Option<crate::explore::announce::Announcer>,
     /// Attribute arguments kept until `strategy` is known.
     seed: Option<u64>,
     depth: Option<u32>,
@@ -72,6 +76,8 @@ impl Builder {
             inputs: None,
             input_seed: 0,
             trace_dir: None,
+            dfs_shard: None,
+            announcer: None,
             seed: None,
             depth: None,
         }

@@ -14,6 +14,10 @@
 //! Layout: `rt` runs one execution; `explore` holds the strategies; the std-mirroring facade is
 //! `sync`, `thread`, `cell`, `hint`; `annotate` and `wait_queue` serve user-built primitives.
 
+// The workspace warns on `missing_docs`; this crate's public API is still being documented.
+// Remove this line once it is (the lint then holds the runtime's API to it).
+#![allow(missing_docs)]
+
 mod builder;
 mod explore;
 mod private;

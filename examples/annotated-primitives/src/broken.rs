@@ -23,12 +23,14 @@ pub struct SpinLock {
 }
 
 impl SpinLock {
+    /// An unlocked lock.
     pub const fn new() -> Self {
         SpinLock {
             locked: AtomicBool::new(false),
         }
     }
 
+    /// Spins until the flag was clear and this thread set it.
     #[symx::acquire]
     pub fn lock(&self) {
         while self.locked.swap(true, Ordering::Acquire) {
@@ -36,6 +38,7 @@ impl SpinLock {
         }
     }
 
+    /// Takes the lock if it is free, without waiting.
     #[symx::try_acquire]
     pub fn try_lock(&self) -> bool {
         self.locked
@@ -43,6 +46,7 @@ impl SpinLock {
             .is_ok()
     }
 
+    /// Meant to release the lock; see the bug above.
     #[symx::release]
     pub fn unlock(&self) {
         // BUG: should be `self.locked.store(false, Ordering::Release)`.
@@ -69,6 +73,7 @@ pub struct TicketLock {
 }
 
 impl TicketLock {
+    /// An unlocked lock, serving ticket 0.
     pub const fn new() -> Self {
         TicketLock {
             next_ticket: AtomicUsize::new(0),
@@ -76,6 +81,7 @@ impl TicketLock {
         }
     }
 
+    /// Draws a ticket (racily, see the bug above) and waits until it is served.
     #[symx::acquire]
     pub fn lock(&self) {
         // BUG: another thread can load the same value between these two lines; should be
@@ -87,6 +93,7 @@ impl TicketLock {
         }
     }
 
+    /// Serves the next ticket.
     #[symx::release]
     pub fn unlock(&self) {
         self.now_serving.fetch_add(1, Ordering::Release);
@@ -114,6 +121,7 @@ pub struct SenseBarrier {
 }
 
 impl SenseBarrier {
+    /// A barrier for `n` parties, registered with symx as such.
     pub fn new(n: usize) -> Arc<SenseBarrier> {
         assert!(n > 0, "a barrier needs at least one party");
         let barrier = Arc::new(SenseBarrier {
@@ -125,6 +133,7 @@ impl SenseBarrier {
         barrier
     }
 
+    /// Waits until all parties of this phase arrived (not in the second phase: the bug).
     #[symx::barrier_arrive]
     pub fn wait(&self) {
         if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {

@@ -10,6 +10,7 @@ pub struct SpinLock {
 }
 
 impl SpinLock {
+    /// An unlocked lock.
     pub const fn new() -> Self {
         SpinLock {
             locked: AtomicBool::new(false),

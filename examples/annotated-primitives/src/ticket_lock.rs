@@ -11,6 +11,7 @@ pub struct TicketLock {
 }
 
 impl TicketLock {
+    /// An unlocked lock.
     pub const fn new() -> Self {
         TicketLock {
             next_ticket: AtomicUsize::new(0),

@@ -33,6 +33,7 @@ pub struct Counter {
 }
 
 impl Counter {
+    /// A counter at zero.
     pub const fn new() -> Self {
         Counter {
             value: AtomicU64::new(0),
@@ -52,6 +53,7 @@ impl Counter {
         self.value.fetch_add(1, Ordering::SeqCst);
     }
 
+    /// The current count.
     pub fn get(&self) -> u64 {
         self.value.load(Ordering::SeqCst)
     }
@@ -74,6 +76,7 @@ impl Account {
         }
     }
 
+    /// The current balance (taking the account's lock).
     pub fn balance(&self) -> i64 {
         *self.balance.lock().unwrap()
     }

@@ -4,9 +4,25 @@
 //! Stateless in the textbook sense: each execution replays the choices on the stack and takes
 //! the next untried alternative at the deepest point that has one. Memory is proportional to
 //! the depth of one execution, not to the number of executions.
+//!
+//! A DFS can also explore one shard of the tree ([`DfsShard`]): the subtree below the first
+//! [`KEY_DEPTH`] choices belongs to shard `key % count`, where `key` numbers those choices in
+//! mixed radix. Every shard walks the tree in the same order and skips subtrees it does not own
+//! as soon as their key is known; an execution that reveals a foreign key is run once more than
+//! needed, nothing is left out.
 
 use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::ThreadId;
+
+/// Choices that make up a subtree's key.
+pub(crate) const KEY_DEPTH: usize = 4;
+
+/// Shard `index` of `count`: the subtrees of a depth-first exploration it owns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DfsShard {
+    pub index: u32,
+    pub count: u32,
+}
 
 /// One choice point on the current path: its alternatives and the one being explored.
 #[derive(Debug)]
@@ -20,9 +36,19 @@ pub(crate) struct Dfs {
     stack: Vec<Node>,
     depth: usize,
     started: bool,
+    /// The subtrees this exploration owns; every one when `None`.
+    shard: Option<DfsShard>,
 }
 
 impl Dfs {
+    /// A DFS of the subtrees `shard` owns, or of the whole tree.
+    pub fn new(shard: Option<DfsShard>) -> Self {
+        Dfs {
+            shard,
+            ..Dfs::default()
+        }
+    }
+
     fn choose(&mut self, options: impl Iterator<Item = u32>) -> u32 {
         let depth = self.depth;
         self.depth += 1;
@@ -34,15 +60,25 @@ impl Dfs {
         self.stack.push(Node { options, index: 0 });
         first
     }
-}
 
-impl Chooser for Dfs {
-    fn next_execution(&mut self) -> bool {
-        self.depth = 0;
-        if !self.started {
-            self.started = true;
+    /// Whether this exploration owns the subtree the path is in. Only a path that reaches the
+    /// key depth has a subtree; a shorter one is a whole execution, which any shard may run.
+    fn owns(&self) -> bool {
+        let Some(shard) = self.shard else {
+            return true;
+        };
+        if self.stack.len() < KEY_DEPTH {
             return true;
         }
+        let key = self.stack[..KEY_DEPTH].iter().fold(0u64, |k, n| {
+            k.wrapping_mul(n.options.len() as u64)
+                .wrapping_add(n.index as u64)
+        });
+        key % u64::from(shard.count.max(1)) == u64::from(shard.index)
+    }
+
+    /// Moves to the next path in depth-first order; `false` when the tree is done.
+    fn advance(&mut self) -> bool {
         while let Some(top) = self.stack.last_mut() {
             if top.index + 1 < top.options.len() {
                 top.index += 1;
@@ -51,6 +87,29 @@ impl Chooser for Dfs {
             self.stack.pop();
         }
         false
+    }
+}
+
+impl Chooser for Dfs {
+    fn next_execution(&mut self) -> bool {
+        self.depth = 0;
+        if !std::mem::replace(&mut self.started, true) {
+            return true;
+        }
+        loop {
+            // A foreign subtree is skipped whole: the next path differs within the key.
+            if !self.owns() {
+                self.stack.truncate(KEY_DEPTH);
+            }
+            if !self.advance() {
+                return false;
+            }
+            // A path shorter than the key must run to reveal its key; a longer one is owned
+            // or skipped now.
+            if self.owns() {
+                return true;
+            }
+        }
     }
 
     fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {

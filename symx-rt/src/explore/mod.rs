@@ -5,7 +5,8 @@
 //! each scheduling point it is shown every enabled thread with its pending operation
 //! ([`SchedulingPoint`](crate::rt::chooser::SchedulingPoint)), and after each execution the execution's events.
 
-mod dfs;
+pub(crate) mod announce;
+pub(crate) mod dfs;
 mod dpor;
 mod guided;
 mod minimise;
@@ -25,18 +26,31 @@ use crate::trace::Trace;
 
 pub(crate) use replay::Replay;
 
+/// The whole chooser an exploration runs, from `b`'s settings: the strategy (optimal DPOR
+/// falls back to DFS, see [`explored_by_dfs`]), a DFS restricted to the subtrees of one shard
+/// when `b` explores a shard, and announcing every choice when `b` has an announcer.
 fn make(b: &Builder) -> Box<dyn Chooser> {
-    match b.strategy {
-        // Bounding preemptions breaks the DPOR's assumption that every reordering of a race is
-        // reachable (Coons, Musuvathi, McKinley 2013), and a spurious wake-up is an event no
-        // trace shows until it happens, so no race ever asks for it: both explore by plain DFS.
-        Strategy::Dpor if b.preemption_bound.is_some() || b.spurious_wakeups => {
-            Box::new(dfs::Dfs::default())
-        }
-        Strategy::Dpor => Box::new(dpor::Dpor::default()),
-        Strategy::Dfs => Box::new(dfs::Dfs::default()),
+    let strategy: Box<dyn Chooser> = match b.strategy {
+        Strategy::Dpor if !explored_by_dfs(b) => Box::new(dpor::Dpor::default()),
+        Strategy::Dpor | Strategy::Dfs => Box::new(dfs::Dfs::new(b.dfs_shard)),
         Strategy::Random { seed } => Box::new(random::Random::new(seed)),
         Strategy::Pct { seed, depth } => Box::new(pct::Pct::new(seed, depth)),
+    };
+    match &b.announcer {
+        Some(to) => Box::new(announce::Announcing::new(strategy, to.clone())),
+        None => strategy,
+    }
+}
+
+/// Whether `b` explores by plain DFS: asked to, or asked for DPOR where it does not apply.
+/// Bounding preemptions breaks the DPOR's assumption that every reordering of a race is
+/// reachable (Coons, Musuvathi, McKinley 2013), and a spurious wake-up is an event no trace
+/// shows until it happens, so no race ever asks for it: both explore by plain DFS.
+pub(crate) fn explored_by_dfs(b: &Builder) -> bool {
+    match b.strategy {
+        Strategy::Dfs => true,
+        Strategy::Dpor => b.preemption_bound.is_some() || b.spurious_wakeups,
+        Strategy::Random { .. } | Strategy::Pct { .. } => false,
     }
 }
 
@@ -64,8 +78,7 @@ pub(crate) fn explore_with(
 ) -> Report {
     let start = Instant::now();
     let b = &recording_as_asked(b);
-    // cargo symx: announce mode wraps the strategy to report its choices (see `worker`).
-    let mut strategy = crate::worker::announce::wrap(make(b));
+    let mut strategy = make(b);
     let mut executions = 0;
     let mut discarded = 0;
     let mut drew_inputs = false;

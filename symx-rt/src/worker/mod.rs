@@ -16,9 +16,11 @@
 //!   scheduler that another part of the project keeps changing;
 //! * explore normally at full speed, and only after a crash re-run the same exploration in
 //!   *announce mode*, where every execution start and every decision is written to the driver
-//!   unbuffered the moment it is taken ([`announce`]). Exploration is deterministic (DPOR and
-//!   DFS by construction, random and PCT from their seed), so the re-run reaches the same crash,
-//!   and the decisions announced since the last execution start are its prefix.
+//!   unbuffered the moment it is taken (the explorer announces to whatever the builder's
+//!   announcer says; the worker's sends each announcement to the driver). Exploration is
+//!   deterministic (DPOR and DFS by construction, random and PCT from their seed), so the
+//!   re-run reaches the same crash, and the decisions announced since the last execution start
+//!   are its prefix.
 //!
 //! symx takes the second: it costs nothing when nothing crashes, and the driver confirms the
 //! prefix by replaying it (a prefix that does not crash again, as with a test whose body is
@@ -27,13 +29,13 @@
 pub mod protocol;
 pub mod report;
 
-pub(crate) mod announce;
 pub(crate) mod shard;
 
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
 
 use crate::builder::{Builder, Strategy};
+use crate::explore::announce::{Announcement, Announcer};
 use crate::schedule::Schedule;
 use protocol::{Message, Overrides, Ran, Replayed, Request, RequestLine, Verdict};
 
@@ -113,7 +115,6 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
                 },
             };
             let verdict = explore(&builder, body, announce, traces);
-            shard::finish();
             send(&Message::Verdict(verdict));
         }
         Request::Replay { token } => send(&Message::Replayed(replay(builder, body, &token))),
@@ -152,7 +153,6 @@ fn apply(builder: &Builder, o: &Overrides) -> Builder {
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
 fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdict {
-    announce::set(announce);
     let start = Instant::now();
     let mut last = start;
     let mut executions = 0u64;
@@ -167,7 +167,8 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
             });
         }
     };
-    let b = builder.with_defaults().record_traces(traces > 0);
+    let mut b = builder.with_defaults().record_traces(traces > 0);
+    b.announcer = announce.then(|| Announcer::new(announce_to_driver));
     let on_trace: Option<&mut dyn FnMut(&crate::trace::Trace)> =
         (traces > 0).then_some(&mut send_trace);
     let report = crate::explore::explore_with(
@@ -189,7 +190,6 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
         },
         on_trace,
     );
-    announce::set(false);
     Verdict {
         executions: report.executions(),
         complete: report.complete(),
@@ -199,6 +199,14 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
         failure: report.failure().map(report::failure),
         drew_inputs: report.drew_inputs(),
     }
+}
+
+/// Announce mode's reports, as protocol messages.
+fn announce_to_driver(a: Announcement) {
+    send(&match a {
+        Announcement::Execution { index } => Message::Execution { index },
+        Announcement::Decision { value } => Message::Decision { value },
+    });
 }
 
 fn replay(builder: &Builder, body: fn(), token: &str) -> Replayed {

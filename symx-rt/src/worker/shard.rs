@@ -2,28 +2,16 @@
 //!
 //! * **depth-first exploration** (strategy `dfs`, and `dpor` under a preemption bound or with
 //!   spurious wake-ups, which the explorer runs as a DFS) is split by schedule prefix: the
-//!   subtree below the first [`KEY_DEPTH`] choices belongs to shard `key % n`, where `key`
-//!   numbers those choices in mixed radix. Every shard walks the tree in the same order and
-//!   skips subtrees it does not own as soon as their key is known; an execution that reveals a
-//!   foreign key is run once more than needed, nothing is left out;
+//!   explorer's DFS runs only the subtrees shard `i` owns (see `explore::dfs`);
 //! * **random and PCT** take independent seeds (`seed` mixed with `i`) and `1/n` of the
 //!   iterations each;
 //! * **optimal DPOR** cannot be split this way (its backtrack points in one subtree can lie in
 //!   another's prefix), so shard 0 explores everything and the others answer `unsupported`.
 
-use std::cell::Cell;
-
 use super::protocol::Shard;
 use crate::builder::{Builder, Strategy as Choice};
-use crate::rt::chooser::{Chooser, SchedulingPoint};
-use crate::rt::op::ThreadId;
-
-/// Choices that make up a subtree's key.
-pub const KEY_DEPTH: usize = 4;
-
-thread_local! {
-    static DFS_SHARD: Cell<Option<Shard>> = const { Cell::new(None) };
-}
+use crate::explore::dfs::DfsShard;
+use crate::explore::explored_by_dfs;
 
 /// How a shard of `builder`'s exploration runs; `None` when the strategy cannot be sharded.
 pub(crate) fn prepare(builder: Builder, shard: Shard) -> Option<Builder> {
@@ -41,9 +29,13 @@ pub(crate) fn prepare(builder: Builder, shard: Shard) -> Option<Builder> {
                 depth,
             }
         }
-        Choice::Dfs => set(Some(shard)),
-        Choice::Dpor if b.preemption_bound.is_some() || b.spurious_wakeups => set(Some(shard)),
-        Choice::Dpor => return None,
+        Choice::Dpor if !explored_by_dfs(&b) => return None,
+        Choice::Dpor | Choice::Dfs => {
+            b.dfs_shard = Some(DfsShard {
+                index: shard.index,
+                count: shard.count,
+            })
+        }
     }
     if matches!(b.strategy, Choice::Random { .. } | Choice::Pct { .. }) {
         // Iterations are split so that the shards together run what one worker would.
@@ -56,119 +48,9 @@ pub(crate) fn prepare(builder: Builder, shard: Shard) -> Option<Builder> {
     Some(b)
 }
 
-/// Ends a sharded exploration (the flag is per thread and must not outlive it).
-pub(crate) fn finish() {
-    set(None);
-}
-
-fn set(shard: Option<Shard>) {
-    DFS_SHARD.with(|s| s.set(shard));
-}
-
 fn mix(seed: u64, shard: Shard) -> u64 {
     let mut rng = crate::rng::Rng::new(seed ^ (shard.index as u64).wrapping_mul(0x9e37_79b9));
     rng.next_u64()
-}
-
-/// The explorer's strategy, or the sharded DFS in its place when this thread explores a shard.
-pub(crate) fn substitute(strategy: Box<dyn Chooser>) -> Box<dyn Chooser> {
-    match DFS_SHARD.with(Cell::get) {
-        Some(shard) => Box::new(ShardedDfs::new(shard)),
-        None => strategy,
-    }
-}
-
-/// A choice point on the current path: its alternatives and the one taken.
-struct Point {
-    options: Vec<u32>,
-    taken: usize,
-}
-
-/// Depth-first enumeration that owns only the subtrees whose key maps to its shard.
-struct ShardedDfs {
-    shard: Shard,
-    path: Vec<Point>,
-    depth: usize,
-    started: bool,
-}
-
-impl ShardedDfs {
-    fn new(shard: Shard) -> Self {
-        ShardedDfs {
-            shard,
-            path: Vec::new(),
-            depth: 0,
-            started: false,
-        }
-    }
-
-    fn choose(&mut self, options: impl Iterator<Item = u32>) -> u32 {
-        let depth = self.depth;
-        self.depth += 1;
-        if let Some(p) = self.path.get(depth) {
-            return p.options[p.taken];
-        }
-        let options: Vec<u32> = options.collect();
-        let first = options[0];
-        self.path.push(Point { options, taken: 0 });
-        first
-    }
-
-    /// Whether this shard owns the subtree the path is in. Only a path that reaches the key
-    /// depth has a subtree; a shorter one is a whole execution, which any shard may run.
-    fn owns(&self) -> bool {
-        if self.path.len() < KEY_DEPTH {
-            return true;
-        }
-        let key = self.path[..KEY_DEPTH].iter().fold(0u64, |k, p| {
-            k.wrapping_mul(p.options.len() as u64)
-                .wrapping_add(p.taken as u64)
-        });
-        key % u64::from(self.shard.count.max(1)) == u64::from(self.shard.index)
-    }
-
-    /// Moves to the next path in depth-first order; `false` when the tree is done.
-    fn advance(&mut self) -> bool {
-        while let Some(top) = self.path.last_mut() {
-            if top.taken + 1 < top.options.len() {
-                top.taken += 1;
-                return true;
-            }
-            self.path.pop();
-        }
-        false
-    }
-}
-
-impl Chooser for ShardedDfs {
-    fn next_execution(&mut self) -> bool {
-        self.depth = 0;
-        if !std::mem::replace(&mut self.started, true) {
-            return true;
-        }
-        loop {
-            // A foreign subtree is skipped whole: the next path differs within the key.
-            if !self.owns() {
-                self.path.truncate(KEY_DEPTH);
-            }
-            if !self.advance() {
-                return false;
-            }
-            // A path shorter than the key must run to reveal its key; a longer one is owned
-            // or skipped now.
-            if self.owns() {
-                return true;
-            }
-        }
-    }
-
-    fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
-        self.choose(point.candidates.iter().map(|c| c.thread as u32)) as ThreadId
-    }
-
-    fn choose_value(&mut self, n: usize) -> usize {
-        self.choose(0..n as u32) as usize
-    }
 }
 
 #[cfg(test)]
@@ -215,7 +97,6 @@ mod tests {
             for index in 0..count {
                 let b = prepare(dfs.clone(), Shard { index, count }).expect("dfs shards");
                 let mine = executions(&b);
-                finish();
                 run += mine.len();
                 assert!(
                     mine.len() < all.len(),

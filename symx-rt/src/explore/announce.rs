@@ -1,0 +1,100 @@
+//! Announce mode: a chooser wrapper that reports every execution start and every decision the
+//! moment it is taken, so that a process killed by its test leaves its schedule prefix behind.
+//! Where the reports go is the caller's business ([`Announcer`]; `cargo symx`'s worker sends
+//! them to the driver).
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::rt::chooser::{Chooser, SchedulingPoint};
+use crate::rt::op::{Event, ThreadId};
+
+/// What announce mode reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Announcement {
+    /// Execution `index` (from 0) starts.
+    Execution { index: u64 },
+    /// A decision of the schedule was taken, as a replay token records it.
+    Decision { value: u32 },
+}
+
+/// Where announcements go, called synchronously before the decision takes effect.
+#[derive(Clone)]
+pub(crate) struct Announcer(Arc<dyn Fn(Announcement) + Send + Sync>);
+
+impl Announcer {
+    pub fn new(to: impl Fn(Announcement) + Send + Sync + 'static) -> Self {
+        Announcer(Arc::new(to))
+    }
+}
+
+impl fmt::Debug for Announcer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Announcer")
+    }
+}
+
+/// `inner`, announcing its choices to `to`.
+pub(crate) struct Announcing {
+    inner: Box<dyn Chooser>,
+    to: Announcer,
+    executions: u64,
+}
+
+impl Announcing {
+    pub fn new(inner: Box<dyn Chooser>, to: Announcer) -> Self {
+        Announcing {
+            inner,
+            to,
+            executions: 0,
+        }
+    }
+
+    fn announce(&self, a: Announcement) {
+        (self.to.0)(a)
+    }
+}
+
+impl Chooser for Announcing {
+    fn next_execution(&mut self) -> bool {
+        let more = self.inner.next_execution();
+        if more {
+            self.announce(Announcement::Execution {
+                index: self.executions,
+            });
+            self.executions += 1;
+        }
+        more
+    }
+
+    fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
+        let asked = self.inner.choose_thread(point);
+        // The scheduler runs the first enabled thread when the chooser names another one.
+        let t = if point.can_run(asked) {
+            asked
+        } else {
+            point.first()
+        };
+        // A chooser that is asked only at choices is asked only where the scheduler records a
+        // decision; one that sees every step (DPOR, never run under a preemption bound) makes a
+        // recorded decision exactly where more than one thread can run.
+        if !self.inner.sees_every_step() || point.candidates.len() > 1 {
+            self.announce(Announcement::Decision { value: t as u32 });
+        }
+        t
+    }
+
+    fn sees_every_step(&self) -> bool {
+        self.inner.sees_every_step()
+    }
+
+    fn choose_value(&mut self, n: usize) -> usize {
+        let v = self.inner.choose_value(n).min(n - 1);
+        self.announce(Announcement::Decision { value: v as u32 });
+        v
+    }
+
+    fn end_execution(&mut self, events: &[Event]) {
+        self.inner.end_execution(events)
+    }
+}
