@@ -16,6 +16,8 @@
 //! - [`macro@acquire`], [`macro@try_acquire`], [`macro@release`],
 //!   [`macro@barrier_init`], [`macro@barrier_arrive`] (`annotations`): the
 //!   meaning of user-built synchronization primitives.
+//! - `__strategy_names!` (`strategy_names`, hidden): the strategy names
+//!   `#[symx::test]` accepts, for the runtime's `StrategyKind`.
 
 use proc_macro::TokenStream;
 
@@ -27,6 +29,7 @@ mod assertions;
 mod diagnostics;
 mod instrument;
 mod instrument_attr;
+mod strategy_names;
 mod test_attr;
 mod written_text;
 
@@ -145,6 +148,15 @@ pub fn assert_eq(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn assert_ne(input: TokenStream) -> TokenStream {
     instrument::assertion_macro(Kind::AssertNe, input.into()).into()
+}
+
+/// The strategy names `#[symx::test]` accepts, as an array of string
+/// literals: the runtime's `StrategyKind` names its variants with them. Not
+/// part of the API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __strategy_names(_input: TokenStream) -> TokenStream {
+    strategy_names::expand().into()
 }
 
 /// After a normal return from this method, the calling thread holds `self`.

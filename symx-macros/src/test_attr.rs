@@ -16,6 +16,7 @@ use syn::{
 
 use crate::diagnostics::{closest, wrong_item, Errors};
 use crate::instrument::instrument_body;
+use crate::strategy_names::STRATEGIES;
 
 /// The arguments `#[symx::test(..)]` accepts. Each becomes a call of the
 /// runtime's `Builder::__attr_<key>(value)`, so adding one here needs the
@@ -33,8 +34,6 @@ const KEYS: &[&str] = &[
     "time_budget_ms",
     "max_branch_depth",
 ];
-
-const STRATEGIES: &[&str] = &["dpor", "dfs", "random", "pct"];
 
 /// One accepted `key = value` argument.
 struct Setting {

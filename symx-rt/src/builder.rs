@@ -24,6 +24,84 @@ pub enum Strategy {
     Pct { seed: u64, depth: u32 },
 }
 
+impl Strategy {
+    /// Which strategy this is, without its parameters.
+    pub fn kind(&self) -> StrategyKind {
+        match self {
+            Strategy::Dpor => StrategyKind::Dpor,
+            Strategy::Dfs => StrategyKind::Dfs,
+            Strategy::Random { .. } => StrategyKind::Random,
+            Strategy::Pct { .. } => StrategyKind::Pct,
+        }
+    }
+}
+
+/// A [`Strategy`] without its parameters, by its stable name: `dpor`, `dfs`, `random`, `pct`.
+/// These are the names `#[symx::test(strategy = "..")]` accepts and `cargo symx` reports.
+///
+/// ```
+/// use symx::StrategyKind;
+///
+/// assert_eq!(StrategyKind::Pct.name(), "pct");
+/// assert_eq!("dfs".parse::<StrategyKind>(), Ok(StrategyKind::Dfs));
+/// assert!("bfs".parse::<StrategyKind>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StrategyKind {
+    /// [`Strategy::Dpor`].
+    Dpor,
+    /// [`Strategy::Dfs`].
+    Dfs,
+    /// [`Strategy::Random`].
+    Random,
+    /// [`Strategy::Pct`].
+    Pct,
+}
+
+impl StrategyKind {
+    /// Every kind, in the order of the enum.
+    pub const ALL: [StrategyKind; 4] = [
+        StrategyKind::Dpor,
+        StrategyKind::Dfs,
+        StrategyKind::Random,
+        StrategyKind::Pct,
+    ];
+
+    /// The names in the order of [`StrategyKind::ALL`]: the macros' list, the one
+    /// `#[symx::test]` checks its argument against (the macros cannot depend on this crate).
+    const NAMES: [&'static str; 4] = symx_macros::__strategy_names!();
+
+    /// The kind's stable name.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// The strategy with its default parameters (seed 0; PCT with bug depth 3).
+    fn default_strategy(self) -> Strategy {
+        match self {
+            StrategyKind::Dpor => Strategy::Dpor,
+            StrategyKind::Dfs => Strategy::Dfs,
+            StrategyKind::Random => Strategy::Random { seed: 0 },
+            StrategyKind::Pct => Strategy::Pct { seed: 0, depth: 3 },
+        }
+    }
+}
+
+impl std::str::FromStr for StrategyKind {
+    type Err = crate::names::UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::names::parse(&Self::ALL, Self::name, "strategy", s)
+    }
+}
+
+impl std::fmt::Display for StrategyKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Settings of an exploration. Every option is also an argument of `#[symx::test]`.
 #[derive(Clone, Debug)]
 pub struct Builder {
@@ -302,12 +380,9 @@ impl Builder {
 
     #[doc(hidden)]
     pub fn __attr_strategy(mut self, name: &str) -> Self {
-        self.strategy = match name {
-            "dpor" => Strategy::Dpor,
-            "dfs" => Strategy::Dfs,
-            "random" => Strategy::Random { seed: 0 },
-            "pct" => Strategy::Pct { seed: 0, depth: 3 },
-            other => panic!("symx: unknown strategy `{other}` (expected dpor, dfs, random or pct)"),
+        self.strategy = match name.parse::<StrategyKind>() {
+            Ok(kind) => kind.default_strategy(),
+            Err(unknown) => panic!("symx: {unknown}"),
         };
         self.with_strategy_args()
     }

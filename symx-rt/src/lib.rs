@@ -20,6 +20,7 @@
 
 mod builder;
 mod explore;
+mod names;
 mod private;
 mod report;
 mod rng;
@@ -37,7 +38,8 @@ pub mod sync;
 pub mod thread;
 pub mod wait_queue;
 
-pub use builder::{model, Builder, Guide, GuidedRun, Strategy, DEFAULT_ITERATIONS};
+pub use builder::{model, Builder, Guide, GuidedRun, Strategy, StrategyKind, DEFAULT_ITERATIONS};
+pub use names::UnknownName;
 pub use report::{Failure, FailureKind, Report, SourceLocation, Step, StopReason};
 pub use schedule::{ReplayError, Schedule};
 pub use sym::{

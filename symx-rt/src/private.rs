@@ -33,9 +33,29 @@ pub fn run_test_with(name: &str, builder: Builder, body: fn(), replay: Option<St
     if let Some(token) = replay {
         return replay_test(&builder, &token, body);
     }
+    crate::sym::record::take_drew_inputs();
     let report = builder.explore(body);
+    if crate::sym::record::take_drew_inputs() {
+        one_assignment_hint(path);
+    }
     if let Some(failure) = report.failure() {
         panic!("\n{failure}(after {} executions)\n", report.executions());
+    }
+}
+
+/// Says, once per test binary, that plain `cargo test` ran symbolic inputs at one assignment
+/// only (no solver links into the runtime); the driver explores them all. Written to the
+/// process's stderr directly: libtest would hold `eprintln!` back unless the test fails.
+fn one_assignment_hint(path: &str) {
+    use std::io::Write;
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        let _ = writeln!(
+            std::io::stderr(),
+            "symx: `{path}` draws symbolic inputs: `cargo test` explored its schedules at one \
+             input assignment (zero, or the values the test gives); `cargo symx test` explores \
+             every input class"
+        );
     }
 }
 

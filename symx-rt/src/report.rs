@@ -48,6 +48,15 @@ impl FailureKind {
     }
 }
 
+impl std::str::FromStr for FailureKind {
+    type Err = crate::names::UnknownName;
+
+    /// The kind named `s` (see [`FailureKind::name`]).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::names::parse(&Self::ALL, Self::name, "failure kind", s)
+    }
+}
+
 impl fmt::Display for FailureKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -214,6 +223,36 @@ pub enum StopReason {
     MaxExecutions,
     /// The wall-clock budget ran out.
     TimeBudget,
+}
+
+impl StopReason {
+    /// Every reason, in the order of the enum.
+    pub const ALL: [StopReason; 4] = [
+        StopReason::Exhausted,
+        StopReason::Failure,
+        StopReason::MaxExecutions,
+        StopReason::TimeBudget,
+    ];
+
+    /// The reason's stable name in machine-readable output (`cargo symx`'s reports and the
+    /// worker protocol): `exhausted`, `failure`, `max_executions`, `time_budget`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::Exhausted => "exhausted",
+            StopReason::Failure => "failure",
+            StopReason::MaxExecutions => "max_executions",
+            StopReason::TimeBudget => "time_budget",
+        }
+    }
+}
+
+impl std::str::FromStr for StopReason {
+    type Err = crate::names::UnknownName;
+
+    /// The reason named `s` (see [`StopReason::name`]).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::names::parse(&Self::ALL, Self::name, "stop reason", s)
+    }
 }
 
 /// The outcome of an exploration.

@@ -1,6 +1,8 @@
 //! Golden traces: five small programs whose recorded trace is checked in. A difference means
 //! the trace format or what the runtime records changed: if on purpose, bump
-//! `symx::trace::TRACE_VERSION` and regenerate with `SYMX_BLESS=1 cargo test --test golden_traces`.
+//! `symx::trace::TRACE_VERSION` (unless the change is additive: new event kinds, fields or
+//! expression nodes that old content does not use) and regenerate with
+//! `SYMX_BLESS=1 cargo test --test golden_traces`.
 //!
 //! Each program runs once under `Builder::run_guided` with an empty guide (the thread that
 //! ran last continues while it can), so the execution is fixed.

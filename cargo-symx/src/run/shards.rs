@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use symx::__worker::protocol::{Overrides, Request, Shard, Verdict};
+use symx::StopReason;
 
 use crate::discover::TestCase;
 use crate::report::progress::TestBar;
@@ -154,14 +155,15 @@ fn merge(mut runs: Vec<Run>, overrides: &Overrides, count: u32) -> (Run, Overrid
 
 fn merge_verdicts(verdicts: Vec<Verdict>) -> Verdict {
     let failure = verdicts.iter().find_map(|v| v.failure.clone());
+    let exhausted = StopReason::Exhausted.name();
     let stop = if failure.is_some() {
-        "failure".to_string()
+        StopReason::Failure.name().to_string()
     } else {
         verdicts
             .iter()
             .map(|v| v.stop.clone())
-            .find(|s| s != "exhausted")
-            .unwrap_or_else(|| "exhausted".into())
+            .find(|s| s != exhausted)
+            .unwrap_or_else(|| exhausted.into())
     };
     Verdict {
         executions: verdicts.iter().map(|v| v.executions).sum(),

@@ -7,6 +7,7 @@
 //! a plain value — is noted by `record` for the trace. This module owns the user-facing
 //! surface; what a trace looks like is `crate::trace`'s business.
 
+pub(crate) mod checks;
 pub(crate) mod compare;
 pub(crate) mod expr;
 mod ops;

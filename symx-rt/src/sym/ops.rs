@@ -1,24 +1,30 @@
 //! The operators of [`Sym<T>`]: arithmetic, bitwise and shifts, mixed with plain values on
-//! either side, and their assigning forms. Each computes the concrete result with `T`'s own
-//! operator (so a debug build panics on overflow exactly where `T` would) and records a node
-//! only when an operand is symbolic.
+//! either side, and their assigning forms, and indexing with a `Sym<usize>`. Each computes
+//! the concrete result with `T`'s own operator (so a debug build panics on overflow exactly
+//! where `T` would) and records a node only when an operand is symbolic; an operator that can
+//! panic first records its check (`checks`).
 
 use std::ops::{
     Add, AddAssign, BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Div, DivAssign,
     Mul, MulAssign, Neg, Not, Rem, RemAssign, Shl, ShlAssign, Shr, ShrAssign, Sub, SubAssign,
 };
 
+use std::panic::Location;
+
+use super::checks::{self, CheckOp};
 use super::expr::{BinOp, Expr, UnOp};
 use super::record;
 use super::value::{Sym, SymValue};
 
-/// `Sym<T> op Sym<T>`, `Sym<T> op T`, `T op Sym<T>` and `Sym<T> op= ..` for one operator.
+/// `Sym<T> op Sym<T>`, `Sym<T> op T`, `T op Sym<T>` and `Sym<T> op= ..` for one operator;
+/// `check Op` for the operators that can panic.
 macro_rules! binary_op {
-    ($t:ty, $Tr:ident, $m:ident, $TrA:ident, $ma:ident, $bin:ident) => {
+    ($t:ty, $Tr:ident, $m:ident, $TrA:ident, $ma:ident, $bin:ident $(, check $op:ident)?) => {
         impl $Tr for Sym<$t> {
             type Output = Sym<$t>;
             #[track_caller]
             fn $m(self, rhs: Sym<$t>) -> Sym<$t> {
+                $( checks::binary(CheckOp::$op, self, rhs, Location::caller()); )?
                 let value = $Tr::$m(self.value, rhs.value);
                 record::binary(self, rhs, value, |a, b| Expr::Binary {
                     ty: <$t as SymValue>::TY,
@@ -65,6 +71,7 @@ macro_rules! shift_op {
             type Output = Sym<$t>;
             #[track_caller]
             fn $m(self, rhs: Sym<u32>) -> Sym<$t> {
+                checks::shift(CheckOp::$bin, rhs, <$t>::BITS, Location::caller());
                 let value = $Tr::$m(self.value, rhs.value);
                 // The expression language shifts by an operand of the shifted type.
                 let amount = rhs.cast::<$t>();
@@ -99,11 +106,12 @@ macro_rules! shift_op {
 }
 
 macro_rules! unary_op {
-    ($t:ty, $Tr:ident, $m:ident, $un:ident) => {
+    ($t:ty, $Tr:ident, $m:ident, $un:ident $(, $check:ident)?) => {
         impl $Tr for Sym<$t> {
             type Output = Sym<$t>;
             #[track_caller]
             fn $m(self) -> Sym<$t> {
+                $( checks::$check(self, Location::caller()); )?
                 let value = $Tr::$m(self.value);
                 record::unary(self, value, |a| Expr::Unary {
                     ty: <$t as SymValue>::TY,
@@ -140,11 +148,11 @@ macro_rules! wrapping_ops {
 macro_rules! int_ops {
     ($($t:ty),*) => {$(
         wrapping_ops!($t: wrapping_add => Add, wrapping_sub => Sub, wrapping_mul => Mul);
-        binary_op!($t, Add, add, AddAssign, add_assign, Add);
-        binary_op!($t, Sub, sub, SubAssign, sub_assign, Sub);
-        binary_op!($t, Mul, mul, MulAssign, mul_assign, Mul);
-        binary_op!($t, Div, div, DivAssign, div_assign, Div);
-        binary_op!($t, Rem, rem, RemAssign, rem_assign, Rem);
+        binary_op!($t, Add, add, AddAssign, add_assign, Add, check Add);
+        binary_op!($t, Sub, sub, SubAssign, sub_assign, Sub, check Sub);
+        binary_op!($t, Mul, mul, MulAssign, mul_assign, Mul, check Mul);
+        binary_op!($t, Div, div, DivAssign, div_assign, Div, check Div);
+        binary_op!($t, Rem, rem, RemAssign, rem_assign, Rem, check Rem);
         binary_op!($t, BitAnd, bitand, BitAndAssign, bitand_assign, And);
         binary_op!($t, BitOr, bitor, BitOrAssign, bitor_assign, Or);
         binary_op!($t, BitXor, bitxor, BitXorAssign, bitxor_assign, Xor);
@@ -155,7 +163,7 @@ macro_rules! int_ops {
 }
 
 macro_rules! neg_ops {
-    ($($t:ty),*) => {$( unary_op!($t, Neg, neg, Neg); )*};
+    ($($t:ty),*) => {$( unary_op!($t, Neg, neg, Neg, neg); )*};
 }
 
 int_ops!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
@@ -180,12 +188,35 @@ macro_rules! into_plain {
 
 into_plain!(bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
 
-/// Indexing with a symbolic index is an escape (the index is pinned to its value).
+/// The concrete position a symbolic index selects in a collection of `len`: the bounds check
+/// and the choice of element (a guard an engine may flip to any other index below `len`,
+/// not a pin), then the plain index, which panics as `usize` indexing does.
+#[track_caller]
+pub(crate) fn select(i: Sym<usize>, len: usize) -> usize {
+    let location = Location::caller();
+    checks::index(i, len, location);
+    if i.value < len {
+        record::element(i, len, location);
+    }
+    i.value
+}
+
+/// Indexing with a symbolic index selects an element: the trace records the bounds check and
+/// the choice, which an engine may make differently (another element, or out of bounds).
+/// Arrays index through their slice.
 impl<T> std::ops::Index<Sym<usize>> for [T] {
     type Output = T;
     #[track_caller]
     fn index(&self, i: Sym<usize>) -> &T {
-        &self[i.concrete()]
+        &self[select(i, self.len())]
+    }
+}
+
+impl<T> std::ops::IndexMut<Sym<usize>> for [T] {
+    #[track_caller]
+    fn index_mut(&mut self, i: Sym<usize>) -> &mut T {
+        let at = select(i, self.len());
+        &mut self[at]
     }
 }
 
@@ -193,6 +224,14 @@ impl<T> std::ops::Index<Sym<usize>> for Vec<T> {
     type Output = T;
     #[track_caller]
     fn index(&self, i: Sym<usize>) -> &T {
-        &self[i.concrete()]
+        &self[select(i, self.len())]
+    }
+}
+
+impl<T> std::ops::IndexMut<Sym<usize>> for Vec<T> {
+    #[track_caller]
+    fn index_mut(&mut self, i: Sym<usize>) -> &mut T {
+        let at = select(i, self.len());
+        &mut self[at]
     }
 }

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::Arc;
 
+use super::checks::CheckOp;
 use super::expr::{Arena, CmpOp, Expr, ExprId, Ty, UnOp};
 use super::value::{Handle, Sym, SymValue};
 use crate::rt::execution::{ctx, Execution};
@@ -73,6 +74,20 @@ pub(crate) enum Local {
     },
     Pin {
         guard: ExprId,
+    },
+    /// The condition under which an operation does not panic (`sym::checks`).
+    Check {
+        cond: ExprId,
+        holds: bool,
+        op: CheckOp,
+    },
+    /// A symbolic index chose an element of a collection of `len`: `guard` is
+    /// `index == value`, which an engine may flip to any other value below `len`.
+    Element {
+        guard: ExprId,
+        index: ExprId,
+        value: usize,
+        len: usize,
     },
     Spawn {
         child: ThreadId,
@@ -380,8 +395,10 @@ pub(crate) fn unary<T: SymValue, U: SymValue>(
     Sym::with_expr(value, handle)
 }
 
-/// `s` escapes to a plain value here: record the guard that pins it.
-pub(crate) fn pin<T: SymValue>(s: Sym<T>, location: &'static Location<'static>) {
+/// `s` escapes to a plain value here: record the guard that pins it. `location` is `None`
+/// only where Rust passes no caller location (formatting); the trace then gives the pin its
+/// thread's previous location.
+pub(crate) fn pin<T: SymValue>(s: Sym<T>, location: Option<&'static Location<'static>>) {
     if s.expr.is_none() {
         return;
     }
@@ -390,9 +407,20 @@ pub(crate) fn pin<T: SymValue>(s: Sym<T>, location: &'static Location<'static>) 
             return;
         }
         if let Some(guard) = e.sym.pin_guard(&s) {
-            e.note_local(Local::Pin { guard }, Some(location));
+            e.note_local(Local::Pin { guard }, location);
         }
     });
+}
+
+thread_local! {
+    /// An execution on this OS thread (model threads are coroutines on the test's own thread)
+    /// drew a symbolic input since [`take_drew_inputs`] last asked.
+    static DREW_INPUTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether an execution on this thread drew a symbolic input since the last call.
+pub(crate) fn take_drew_inputs() -> bool {
+    DREW_INPUTS.with(|d| d.replace(false))
 }
 
 /// A fresh symbolic input of the current execution.
@@ -411,7 +439,10 @@ pub(crate) fn input<T: SymValue>(
         Ok::<_, String>(Sym::with_expr(T::from_bits(bits), Some(e.sym.handle(id))))
     });
     match made {
-        Some(Ok(s)) => s,
+        Some(Ok(s)) => {
+            DREW_INPUTS.with(|d| d.set(true));
+            s
+        }
         Some(Err(why)) => {
             if let Some(found) = with_exec(|e| e.misuse(why, Vec::new(), location)) {
                 crate::rt::fail(found);
@@ -451,22 +482,66 @@ pub(crate) fn assertion(
     text: &'static str,
     location: &'static Location<'static>,
 ) -> bool {
-    if c.expr.is_some() {
-        with_exec(|e| {
-            if !e.sym.recording() {
-                return;
-            }
-            if let Some(cond) = e.sym.operand(&c) {
-                let local = Local::Assert {
-                    cond,
-                    holds: c.value,
-                    text,
-                };
-                e.note_local(local, Some(location));
-            }
-        });
-    }
+    unoriented(c, location, |cond, holds| Local::Assert {
+        cond,
+        holds,
+        text,
+    });
     c.value
+}
+
+/// Records the check that an operation does not panic (its condition, not oriented).
+pub(crate) fn check(ok: Sym<bool>, op: CheckOp, location: &'static Location<'static>) {
+    unoriented(ok, location, |cond, holds| Local::Check { cond, holds, op });
+}
+
+/// Records a local event on a symbolic condition as it is, with its outcome.
+fn unoriented(
+    c: Sym<bool>,
+    location: &'static Location<'static>,
+    what: impl FnOnce(ExprId, bool) -> Local,
+) {
+    if c.expr.is_none() {
+        return;
+    }
+    with_exec(|e| {
+        if !e.sym.recording() {
+            return;
+        }
+        if let Some(cond) = e.sym.operand(&c) {
+            e.note_local(what(cond, c.value), Some(location));
+        }
+    });
+}
+
+/// Whether the current execution is recorded (what is not recorded need not be built).
+pub(crate) fn recording() -> bool {
+    with_exec(|e| e.sym.recording()).unwrap_or(false)
+}
+
+/// A symbolic index chose element `i` of a collection of `len` (an in-bounds one): record
+/// the choice as a flippable guard, not a pin.
+pub(crate) fn element(i: Sym<usize>, len: usize, location: &'static Location<'static>) {
+    if i.expr.is_none() {
+        return;
+    }
+    with_exec(|e| {
+        if !e.sym.recording() {
+            return;
+        }
+        let Some(index) = e.sym.operand(&i) else {
+            return;
+        };
+        if let Some(guard) = e.sym.pin_guard(&i) {
+            let local = Local::Element {
+                guard,
+                index,
+                value: i.value,
+                len,
+            };
+            e.note_local(local, Some(location));
+        }
+    });
 }
 
 /// The current execution's handle for a fresh read variable of the current step.

@@ -97,7 +97,7 @@ impl<T: SymValue> Sym<T> {
     /// `expr == value`, so no engine predicts an execution in which this value differs.
     #[track_caller]
     pub fn concrete(self) -> T {
-        record::pin(self, std::panic::Location::caller());
+        record::pin(self, Some(std::panic::Location::caller()));
         self.value
     }
 
@@ -162,17 +162,18 @@ impl<T: SymValue + Default> Default for Sym<T> {
 }
 
 /// Formatting shows the concrete value; formatted text can steer a program, so it is an
-/// escape like [`Sym::concrete`] and records its guard.
+/// escape like [`Sym::concrete`] and records its guard (formatting passes no caller
+/// location: the trace gives the pin the thread's previous one).
 impl<T: SymValue> std::fmt::Debug for Sym<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        record::pin(*self, std::panic::Location::caller());
+        record::pin(*self, None);
         std::fmt::Debug::fmt(&self.value, f)
     }
 }
 
 impl<T: SymValue + std::fmt::Display> std::fmt::Display for Sym<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        record::pin(*self, std::panic::Location::caller());
+        record::pin(*self, None);
         std::fmt::Display::fmt(&self.value, f)
     }
 }

@@ -83,6 +83,8 @@ impl Builder<'_> {
             write: None,
             guard: None,
             assert: None,
+            check: None,
+            element: None,
             sync: Vec::new(),
             child: None,
             input: None,
@@ -155,8 +157,14 @@ impl Builder<'_> {
     }
 
     fn local(&mut self, note: &LocalNote) {
-        let loc = note.location.map(location);
         let (kind, thread) = (local_kind(&note.local), note.thread);
+        // A pin by formatting has no caller location: it happened after its thread's
+        // previous event, so that one's location says where.
+        let mut loc = note.location.map(location);
+        if loc.is_none() && kind == EventKind::Pin {
+            let previous = self.events.iter().rev().find(|e| e.thread == thread);
+            loc = previous.and_then(|e| e.location.clone());
+        }
         let out = self.push(thread, kind, loc);
         match note.local {
             Local::Input { input } => out.input = Some(input),
@@ -168,6 +176,20 @@ impl Builder<'_> {
                     holds,
                     text: text.to_string(),
                 })
+            }
+            Local::Check { cond, holds, op } => out.check = Some(CheckRecord { op, cond, holds }),
+            Local::Element {
+                guard,
+                index,
+                value,
+                len,
+            } => {
+                out.guard = Some(guard);
+                out.element = Some(ElementRecord {
+                    index,
+                    value: value as u64,
+                    len: len as u64,
+                });
             }
             Local::Spawn { child } | Local::Join { child } => out.child = Some(child),
             Local::Exit | Local::AtomicBegin | Local::AtomicEnd => {}
@@ -204,6 +226,8 @@ fn local_kind(l: &Local) -> EventKind {
         Local::Assume { .. } => EventKind::Assume,
         Local::Assert { .. } => EventKind::Assert,
         Local::Pin { .. } => EventKind::Pin,
+        Local::Check { .. } => EventKind::Check,
+        Local::Element { .. } => EventKind::Element,
         Local::Spawn { .. } => EventKind::Spawn,
         Local::Join { .. } => EventKind::Join,
         Local::Exit => EventKind::Exit,

@@ -53,6 +53,8 @@ pub(super) fn references(t: &Trace) -> Result<(), String> {
             ev.guard,
             ev.write.map(|w| w.expr),
             ev.assert.as_ref().map(|a| a.cond),
+            ev.check.map(|c| c.cond),
+            ev.element.map(|i| i.index),
         ];
         if let Some(x) = exprs.into_iter().flatten().find(|&x| x >= n_exprs) {
             return Err(format!(
@@ -99,6 +101,27 @@ pub(super) fn values(t: &Trace) -> Result<(), String> {
                 return Err(format!(
                     "{}: its guard (expression {g}) does not hold",
                     at()
+                ));
+            }
+        }
+        if let Some(c) = ev.check {
+            if (vals[c.cond as usize] == 1) != c.holds {
+                return Err(format!(
+                    "{}: the check of `{:?}` is recorded as {} but evaluates otherwise",
+                    at(),
+                    c.op,
+                    if c.holds { "holding" } else { "failing" }
+                ));
+            }
+        }
+        if let Some(i) = ev.element {
+            if vals[i.index as usize] != i.value as u128 || i.value >= i.len {
+                return Err(format!(
+                    "{}: the index is recorded as {} of {} but evaluates to {}",
+                    at(),
+                    i.value,
+                    i.len,
+                    vals[i.index as usize]
                 ));
             }
         }

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::sym::checks::CheckOp;
 pub use crate::sym::expr::{BinOp, CmpOp, Expr, ExprId, Ty, UnOp};
 
 /// The value of the `format` field of every trace.
@@ -134,6 +135,12 @@ pub enum EventKind {
     Assert,
     /// A symbolic value escaped to a plain one; `guard` pins it.
     Pin,
+    /// An operation that panics for some operand values: `check` holds the condition under
+    /// which it does not (added within version 1).
+    Check,
+    /// A symbolic index selected an element of a collection: `guard` is `index == value`,
+    /// `element` says which length bounds the other choices (added within version 1).
+    Element,
     Spawn,
     Join,
     Exit,
@@ -181,6 +188,13 @@ pub struct TraceEvent {
     pub guard: Option<ExprId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assert: Option<AssertRecord>,
+    /// `check` events: the no-panic condition of an operation (added within version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<CheckRecord>,
+    /// `element` events: the symbolic index and the length of the collection it selected
+    /// in (added within version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<ElementRecord>,
     /// Lock and barrier state changes at this event.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sync: Vec<SyncRecord>,
@@ -221,6 +235,30 @@ pub struct AssertRecord {
     pub holds: bool,
     /// The condition's source text.
     pub text: String,
+}
+
+/// The check that an operation does not panic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckRecord {
+    /// The operation (`add`, `sub`, `mul`, `neg`, `div`, `rem`, `shl`, `shr`, `index`).
+    pub op: CheckOp,
+    /// The condition under which it does not panic (a `bool` expression, not oriented).
+    pub cond: ExprId,
+    /// Whether it held; when it did not, the execution panicked right there.
+    pub holds: bool,
+}
+
+/// The element a symbolic index selected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ElementRecord {
+    /// The index expression (a `usize`).
+    pub index: ExprId,
+    /// Its value in this execution (the event's `guard` is `index == value`).
+    pub value: u64,
+    /// The collection's length: the choices are `0..len`.
+    pub len: u64,
 }
 
 /// `acquire`, `release` (with `shared` for read locks), `try_acquire_failed`,

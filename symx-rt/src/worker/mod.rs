@@ -34,7 +34,7 @@ pub(crate) mod shard;
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
 
-use crate::builder::{Builder, Strategy};
+use crate::builder::Builder;
 use crate::explore::announce::{Announcement, Announcer};
 use crate::schedule::Schedule;
 use protocol::{Message, Overrides, Ran, Replayed, Request, RequestLine, Verdict};
@@ -57,7 +57,7 @@ pub(crate) fn serve(path: &str, builder: &Builder, body: fn()) -> bool {
     send(&Message::Hello {
         v: protocol::PROTOCOL_VERSION,
         test: path.to_string(),
-        strategy: strategy_name(builder.strategy).to_string(),
+        strategy: builder.strategy.kind().name().to_string(),
         symx_version: env!("CARGO_PKG_VERSION").to_string(),
         max_branch_depth: builder.max_branch_depth,
     });
@@ -193,7 +193,7 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
     Verdict {
         executions: report.executions(),
         complete: report.complete(),
-        stop: stop_name(report.stop_reason()).to_string(),
+        stop: report.stop_reason().name().to_string(),
         preemption_bounded: builder.preemption_bound.is_some(),
         elapsed_ms: report.elapsed().as_millis() as u64,
         failure: report.failure().map(report::failure),
@@ -234,25 +234,6 @@ fn run_one(builder: &Builder, body: fn(), guide: &crate::Guide) -> Ran {
         trace: Box::new(run.trace),
         divergence: run.divergence,
         preemptions: run.preemptions,
-    }
-}
-
-fn strategy_name(s: Strategy) -> &'static str {
-    match s {
-        Strategy::Dpor => "dpor",
-        Strategy::Dfs => "dfs",
-        Strategy::Random { .. } => "random",
-        Strategy::Pct { .. } => "pct",
-    }
-}
-
-fn stop_name(s: crate::report::StopReason) -> &'static str {
-    use crate::report::StopReason::*;
-    match s {
-        Exhausted => "exhausted",
-        Failure => "failure",
-        MaxExecutions => "max_executions",
-        TimeBudget => "time_budget",
     }
 }
 
