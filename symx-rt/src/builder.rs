@@ -19,9 +19,17 @@ pub enum Strategy {
     /// Every schedule, depth-first, without reduction.
     Dfs,
     /// Independent uniformly random choices from `seed`.
-    Random { seed: u64 },
+    Random {
+        /// The generator's seed: the same seed explores the same executions.
+        seed: u64,
+    },
     /// Probabilistic Concurrency Testing with bug depth `depth`.
-    Pct { seed: u64, depth: u32 },
+    Pct {
+        /// The generator's seed: the same seed explores the same executions.
+        seed: u64,
+        /// The bug depth aimed at: `depth - 1` priority change points per execution.
+        depth: u32,
+    },
 }
 
 impl Strategy {
@@ -103,6 +111,34 @@ impl std::fmt::Display for StrategyKind {
 }
 
 /// Settings of an exploration. Every option is also an argument of `#[symx::test]`.
+///
+/// ```
+/// use symx::sync::atomic::{AtomicUsize, Ordering};
+/// use symx::sync::Arc;
+/// use symx::{Builder, FailureKind};
+///
+/// // Two threads increment a counter with a load and a separate store: an update can be lost.
+/// fn lost_update() {
+///     let n = Arc::new(AtomicUsize::new(0));
+///     let m = n.clone();
+///     let t = symx::thread::spawn(move || {
+///         let v = m.load(Ordering::SeqCst);
+///         m.store(v + 1, Ordering::SeqCst);
+///     });
+///     let v = n.load(Ordering::SeqCst);
+///     n.store(v + 1, Ordering::SeqCst);
+///     t.join().unwrap();
+///     assert_eq!(n.load(Ordering::SeqCst), 2);
+/// }
+///
+/// let report = Builder::new().preemption_bound(Some(2)).explore(lost_update);
+/// let failure = report.failure().expect("the lost update is found");
+/// assert_eq!(failure.kind(), FailureKind::Panic);
+///
+/// // The failure's schedule (its replay token) runs exactly that interleaving again.
+/// let again = Builder::new().replay(failure.schedule(), lost_update);
+/// assert_eq!(again.failure().map(|f| f.kind()), Some(FailureKind::Panic));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Builder {
     pub(crate) preemption_bound: Option<u32>,
@@ -139,6 +175,8 @@ impl Default for Builder {
 pub const DEFAULT_ITERATIONS: u64 = 1_000;
 
 impl Builder {
+    /// The default settings: optimal DPOR, no preemption bound, no execution bound, 100 000
+    /// steps per execution, 256 KiB model-thread stacks.
     pub fn new() -> Self {
         Builder {
             preemption_bound: None,
@@ -179,6 +217,7 @@ impl Builder {
         self
     }
 
+    /// How executions are chosen (default [`Strategy::Dpor`]).
     pub fn strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = strategy;
         self
@@ -417,7 +456,9 @@ pub struct Guide {
 /// The result of [`Builder::run_guided`].
 #[derive(Debug)]
 pub struct GuidedRun {
+    /// The execution's report: its failure, if it failed, and its steps.
     pub report: Report,
+    /// The execution's full trace.
     pub trace: Trace,
     /// Where the program did not offer what the guide asked for (the run went on with the
     /// first thread that could).
@@ -429,6 +470,20 @@ pub struct GuidedRun {
 
 /// Explores `f` with the default settings and panics with the report if a bug is found
 /// (the loom-style entry point).
+///
+/// ```
+/// use symx::sync::{Arc, Mutex};
+///
+/// // Every interleaving of the two increments ends with 2: no bug, no panic.
+/// symx::model(|| {
+///     let n = Arc::new(Mutex::new(0));
+///     let m = n.clone();
+///     let t = symx::thread::spawn(move || *m.lock().unwrap() += 1);
+///     *n.lock().unwrap() += 1;
+///     t.join().unwrap();
+///     assert_eq!(*n.lock().unwrap(), 2);
+/// });
+/// ```
 pub fn model<F: Fn()>(f: F) {
     Builder::new().check(f);
 }
