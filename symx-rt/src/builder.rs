@@ -151,6 +151,8 @@ pub struct Builder {
     pub(crate) spurious_wakeups: bool,
     pub(crate) stack_size: usize,
     pub(crate) time_budget: Option<Duration>,
+    /// Symbolic conditions per path that `cargo symx test`'s symbolic exploration may flip.
+    pub(crate) max_branch_depth: Option<u32>,
     pub(crate) test_name: Option<String>,
     /// Record every execution's trace (symbolic notes and all).
     pub(crate) record: bool,
@@ -187,6 +189,7 @@ impl Builder {
             spurious_wakeups: false,
             stack_size: 256 * 1024,
             time_budget: None,
+            max_branch_depth: None,
             test_name: None,
             record: false,
             inputs: None,
@@ -240,6 +243,21 @@ impl Builder {
     pub fn time_budget(mut self, budget: Option<Duration>) -> Self {
         self.time_budget = budget;
         self
+    }
+
+    /// Bounds the symbolic exploration `cargo symx test` runs over a test's inputs: at most
+    /// this many symbolic conditions of a path (branches and assertions that depend on an
+    /// input) are asked about; a longer path makes the report incomplete. `None` (default):
+    /// no bound. In process (`cargo test`), inputs are explored at one assignment and this
+    /// bound has no effect.
+    pub fn max_branch_depth(mut self, depth: Option<u32>) -> Self {
+        self.max_branch_depth = depth;
+        self
+    }
+
+    /// The bound [`Builder::max_branch_depth`] set.
+    pub fn branch_depth_bound(&self) -> Option<u32> {
+        self.max_branch_depth
     }
 
     /// Names the test in reports and replay tokens (set by `#[symx::test]`).
@@ -344,6 +362,11 @@ impl Builder {
     #[doc(hidden)]
     pub fn __attr_time_budget_ms(self, ms: u64) -> Self {
         self.time_budget(Some(Duration::from_millis(ms)))
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_max_branch_depth(self, depth: u32) -> Self {
+        self.max_branch_depth(Some(depth))
     }
 
     #[doc(hidden)]

@@ -278,6 +278,7 @@ pub struct Report {
     /// The interleaving of a replayed execution (empty for explorations).
     pub(crate) replayed_steps: Vec<Step>,
     pub(crate) discarded: u64,
+    pub(crate) drew_inputs: bool,
 }
 
 impl Report {
@@ -290,6 +291,12 @@ impl Report {
     /// [`Report::executions`] too).
     pub fn discarded(&self) -> u64 {
         self.discarded
+    }
+
+    /// Whether an execution drew a symbolic input (`symx::any`, `any_named`): in process, every
+    /// exploration runs one input assignment; `cargo symx test` explores them all.
+    pub fn drew_inputs(&self) -> bool {
+        self.drew_inputs
     }
 
     /// True when the bounded space was exhausted: no bug exists within the stated bounds.
