@@ -22,21 +22,26 @@ fn every_known_bug_fails_with_the_expected_kind() {
         let report = Builder::new().explore(body);
         let failure = report.failure().unwrap_or_else(|| panic!("{name} fails"));
         let kind = failure.kind().name();
-        assert_eq!(Some(kind), expected[name].as_str(), "{name}: {failure}");
+        assert_eq!(Some(kind), expected[*name].as_str(), "{name}: {failure}");
     }
 }
 
 #[test]
 fn every_bug_that_needs_an_input_passes_at_the_default_and_fails_with_its_input() {
     let expected = expected_kinds();
-    for (name, body, inputs) in known_bugs::INPUT_BUGS {
-        let report = Builder::new().explore(body);
+    for bug in known_bugs::INPUT_BUGS {
+        let name = bug.name;
+        let report = Builder::new().explore(bug.body);
         assert!(
             report.failure().is_none(),
             "{name} passes at the default inputs"
         );
-        let values = inputs.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-        let report = Builder::new().inputs(values).explore(body);
+        let values = bug
+            .failing_inputs
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect();
+        let report = Builder::new().inputs(values).explore(bug.body);
         let failure = report.failure().unwrap_or_else(|| panic!("{name} fails"));
         let kind = failure.kind().name();
         assert_eq!(Some(kind), expected[name].as_str(), "{name}: {failure}");
