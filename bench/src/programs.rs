@@ -4,8 +4,7 @@
 //! `AtomicUsize`, `Ordering` and `thread` without a path: they resolve where the macro is
 //! invoked, so `scenarios_loom.rs` gets the programs over `loom::sync`/`loom::thread`,
 //! `scenarios_shuttle.rs` over shuttle's, `scenarios_symx.rs` over symx's. Every tool thus runs
-//! literally the same source. The shapes are those of the baselines (shared/research/
-//! baselines.md), so its loom and shuttle figures can be checked against these.
+//! literally the same source, so their figures compare on the same programs and machine.
 //!
 //! Each program counts itself with `measure::count_execution()` on entry: the number of
 //! executions is the number of times the tool invoked the closure, counted outside any tool.

@@ -23,7 +23,7 @@ pub enum Scenario {
     BoundedBuffer,
 }
 
-/// The N×K shapes of the counter scenario: the list plus 2×2 (a baseline row).
+/// The N×K shapes of the counter scenario (BENCHMARKS.md reports each).
 const COUNTER_SHAPES: [(usize, usize); 8] = [
     (2, 1),
     (2, 2),

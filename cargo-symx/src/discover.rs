@@ -2,8 +2,9 @@
 //! --message-format=json` for the executables, `<binary> --list` for the tests in each.
 //! Compiler diagnostics are forwarded unchanged, so a build error looks like cargo's own.
 
+use std::ffi::OsString;
 use std::io::BufReader;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use cargo_metadata::{Message, Metadata, MetadataCommand, PackageId};
@@ -41,13 +42,33 @@ pub struct TestCase {
     pub name: String,
 }
 
-/// `cargo`, from `$CARGO` when cargo runs us, else from PATH.
-pub fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+/// `cargo`: `$CARGO` when cargo runs us (`cargo symx ...` sets it), else the first `cargo` on
+/// PATH; an error saying so when there is none, rather than a failed spawn later.
+pub fn cargo() -> Result<PathBuf, String> {
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    locate_cargo(std::env::var_os("CARGO"), std::env::var_os("PATH"), &cwd)
+}
+
+fn locate_cargo(
+    from_env: Option<OsString>,
+    path: Option<OsString>,
+    cwd: &Path,
+) -> Result<PathBuf, String> {
+    if let Some(cargo) = from_env.filter(|c| !c.is_empty()) {
+        return Ok(cargo.into());
+    }
+    which::which_in("cargo", path, cwd).map_err(|e| {
+        format!(
+            "cannot find `cargo` on PATH ({e}); install Rust (https://rustup.rs) or set CARGO to \
+             the cargo executable"
+        )
+    })
 }
 
 pub fn metadata(args: &CargoOptions) -> Result<Metadata, String> {
     let mut cmd = MetadataCommand::new();
+    cmd.cargo_path(cargo()?);
     if let Some(path) = &args.manifest_path {
         cmd.manifest_path(path);
     }
@@ -84,7 +105,7 @@ pub fn build(
     metadata: &Metadata,
     color: bool,
 ) -> Result<Vec<TestBinary>, String> {
-    let mut cmd = cargo();
+    let mut cmd = Command::new(cargo()?);
     cmd.args(["test", "--no-run"]);
     cmd.arg(if color {
         "--message-format=json-diagnostic-rendered-ansi"
@@ -195,4 +216,42 @@ pub fn build_and_list(
         }
     }
     Ok(cases)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cargo_comes_from_the_environment_first_then_from_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let on_path = dir.path().join("cargo");
+        std::fs::write(&on_path, "").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&on_path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let path = Some(dir.path().as_os_str().to_owned());
+        let from_env = locate_cargo(Some("/opt/rust/cargo".into()), path.clone(), dir.path());
+        assert_eq!(from_env, Ok(PathBuf::from("/opt/rust/cargo")));
+        assert_eq!(
+            locate_cargo(None, path.clone(), dir.path()),
+            Ok(on_path.clone())
+        );
+        assert_eq!(locate_cargo(Some("".into()), path, dir.path()), Ok(on_path));
+    }
+
+    #[test]
+    fn a_missing_cargo_is_an_error_that_says_so() {
+        let empty = tempfile::tempdir().unwrap();
+        let err = locate_cargo(
+            None,
+            Some(empty.path().as_os_str().to_owned()),
+            empty.path(),
+        )
+        .expect_err("no cargo in an empty directory");
+        assert!(err.starts_with("cannot find `cargo` on PATH"), "{err}");
+        assert!(err.contains("set CARGO"), "{err}");
+    }
 }

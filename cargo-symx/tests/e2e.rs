@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::{Command, Output};
 
 use common::*;
@@ -82,7 +81,8 @@ fn a_deadlock_and_a_data_race_are_reported_with_kinds_locations_and_tokens() {
     );
 
     // A saved report replays too: its first token is used.
-    let saved = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bugs-report.json");
+    let scratch = scratch();
+    let saved = scratch.path().join("bugs-report.json");
     std::fs::write(&saved, &out.stdout).unwrap();
     let from_file = symx("replay", &["-p", "fixture-bugs", saved.to_str().unwrap()]);
     assert_eq!(from_file.status.code(), Some(1), "{}", text(&from_file));
@@ -118,7 +118,8 @@ fn junit_and_sarif_reports_parse_back() {
         other => panic!("a failure, not {other:?}"),
     }
 
-    let file = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bugs.sarif");
+    let scratch = scratch();
+    let file = scratch.path().join("bugs.sarif");
     let out = symx(
         "test",
         &[
@@ -363,13 +364,8 @@ fn flags_and_profiles_reach_the_exploration() {
 
 #[test]
 fn a_crash_that_a_rerun_does_not_reproduce_is_reported_without_a_token() {
-    let marker = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "crash-marker-{}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    ));
+    let scratch = scratch();
+    let marker = scratch.path().join("crash-marker");
     let out = symx_cmd(
         &fixtures().join("Cargo.toml"),
         "test",
@@ -388,5 +384,22 @@ fn a_crash_that_a_rerun_does_not_reproduce_is_reported_without_a_token() {
             .to_string()
             .contains("nondeterministic"),
         "{t:#}"
+    );
+}
+
+#[test]
+fn a_missing_cargo_is_a_usage_error_that_says_so() {
+    let empty = scratch();
+    let out = symx_cmd(&fixtures().join("Cargo.toml"), "list", &[])
+        .env_remove("CARGO")
+        .env("PATH", empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot find `cargo` on PATH"),
+        "{}",
+        text(&out)
     );
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use common::*;
@@ -77,17 +77,10 @@ fn predict_finds_a_lost_update_from_one_passing_execution_and_its_token_replays(
     assert_eq!(p["properties"], json!(["assert", "race"]));
 }
 
-/// A scratch directory of this test run.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn predict_reads_a_saved_trace_and_rejects_unusable_ones() {
-    let dir = scratch("predict-traces");
+    let scratch = scratch();
+    let dir = scratch.path();
     let out = symx_cmd(
         &fixtures().join("Cargo.toml"),
         "test",
@@ -99,11 +92,11 @@ fn predict_reads_a_saved_trace_and_rejects_unusable_ones() {
             "1",
         ],
     )
-    .env("SYMX_TRACE_DIR", &dir)
+    .env("SYMX_TRACE_DIR", dir)
     .output()
     .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let saved = std::fs::read_dir(&dir)
+    let saved = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .find(|p| {
@@ -176,7 +169,8 @@ fn predict_reads_a_saved_trace_and_rejects_unusable_ones() {
 
 #[test]
 fn an_unconfirmed_prediction_is_counted_never_a_failure_and_shown_with_verbose() {
-    let marker = scratch("predict-marker").join("seen");
+    let scratch = scratch();
+    let marker = scratch.path().join("seen");
     let run = |verbose: bool| {
         let _ = std::fs::remove_file(&marker);
         let mut args = vec!["-p", "fixture-predict", "changes_between_processes"];

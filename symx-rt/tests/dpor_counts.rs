@@ -1,4 +1,4 @@
-//! Acceptance (issue 3): the default DPOR explores exactly one execution per Mazurkiewicz
+//! Acceptance: the default DPOR explores exactly one execution per Mazurkiewicz
 //! trace on programs whose trace count is known in closed form, and minimal counterexamples.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Acceptance for body instrumentation (issue 4, item 2): inside `#[symx::test]` and
+//! Acceptance for body instrumentation: inside `#[symx::test]` and
 //! `#[symx::instrument]` items, plain-`bool` code keeps its meaning (conditions, guards,
 //! comparisons of every common type, assertions and their failure messages), while the same
 //! syntax on symbolic values gives `Sym<bool>` comparisons and recorded branches and

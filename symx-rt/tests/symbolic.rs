@@ -343,8 +343,8 @@ fn a_guide_the_program_cannot_follow_is_reported() {
 
 #[test]
 fn a_trace_directory_keeps_a_bounded_number_of_files_and_the_failing_one() {
-    let dir = std::env::temp_dir().join(format!("symx-traces-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("traces");
     // 3 threads x 1 fetch_add: 6 executions under DFS, the last one fails on purpose.
     let runs = std::sync::atomic::AtomicUsize::new(0);
     let report = Builder::new()
@@ -381,7 +381,6 @@ fn a_trace_directory_keeps_a_bounded_number_of_files_and_the_failing_one() {
     let last = Trace::from_json(&std::fs::read_to_string(dir.join(&files[2])).unwrap()).unwrap();
     assert!(matches!(last.verdict, Verdict::Fail { .. }));
     last.check_consistency().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Two threads each add one to a `Shared` under a lock: while one holds it the other cannot

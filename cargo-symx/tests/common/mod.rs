@@ -31,6 +31,14 @@ pub fn symx_cmd(manifest: &Path, command: &str, args: &[&str]) -> Command {
     cmd
 }
 
+/// A scratch directory under the test target's temporary directory, removed when dropped.
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("symx-e2e-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("a scratch directory")
+}
+
 pub fn symx(command: &str, args: &[&str]) -> Output {
     symx_in(&fixtures().join("Cargo.toml"), command, args)
 }

@@ -58,10 +58,12 @@ impl<T: SymValue> SymVec<T> {
         v
     }
 
+    /// The number of elements.
     pub fn len(&self) -> usize {
         self.values.len()
     }
 
+    /// Whether there are no elements.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }

@@ -44,6 +44,10 @@ pub enum Request {
         /// and the executions are not recorded.
         #[serde(default)]
         traces: u64,
+        /// Values for the symbolic inputs, by name (the others keep the test's default):
+        /// how the symbolic engine explores one input class.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        inputs: Vec<InputValue>,
     },
     /// Run exactly the execution a replay token describes and send back its interleaving.
     Replay { token: String },
@@ -111,6 +115,9 @@ pub enum Message {
         test: String,
         strategy: String,
         symx_version: String,
+        /// The test's `max_branch_depth`, for the driver's symbolic exploration.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_branch_depth: Option<u32>,
     },
     /// Sent at most a few times a second while exploring.
     Progress {
@@ -144,7 +151,10 @@ pub enum Message {
     /// The answer to [`Request::RunOne`].
     Ran(Ran),
     /// A session is open ([`Request::Session`]): the request kinds it answers.
-    Session { serves: Vec<String> },
+    Session {
+        /// The request kinds the session answers (`run_one`, `replay`).
+        serves: Vec<String>,
+    },
     /// The worker cannot do what was asked; the reason says why.
     Unsupported { request: String, reason: String },
     /// The request was malformed or of another protocol version.
@@ -166,6 +176,9 @@ pub struct Verdict {
     pub preemption_bounded: bool,
     pub elapsed_ms: u64,
     pub failure: Option<FailureReport>,
+    /// An execution drew a symbolic input: the driver's symbolic engine explores the others.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub drew_inputs: bool,
 }
 
 /// The answer to a replay.
