@@ -1,11 +1,14 @@
-//! The [`Builder`]: how a test says what to explore (strategy and bounds), and the entry points
-//! `explore`, `replay` and `symx::model`.
+//! The [`Builder`]: how a test says what to explore (strategy and bounds), and the settings the
+//! worker adds (a shard, an announcer). The settings sit below the explorer that reads them;
+//! the verbs that run an exploration (`Builder::explore`, `replay`, ...) are in `entry`.
 
 use std::time::Duration;
 
+use std::fmt;
+use std::sync::Arc;
+
 use crate::report::Report;
 use crate::rt::Config;
-use crate::schedule::{ReplayError, Schedule};
 use crate::sym::InputValues;
 use crate::trace::Trace;
 
@@ -157,9 +160,9 @@ pub struct Builder {
     pub(crate) input_seed: u64,
     pub(crate) trace_dir: Option<crate::trace::TraceDir>,
     /// Explore only this shard's subtrees of a depth-first exploration (set by the worker).
-    pub(crate) dfs_shard: Option<crate::explore::dfs::DfsShard>,
+    pub(crate) dfs_shard: Option<DfsShard>,
     /// Report every execution start and decision as it happens (set by the worker).
-    pub(crate) announcer: Option<crate::explore::announce::Announcer>,
+    pub(crate) announcer: Option<Announcer>,
     /// Attribute arguments kept until `strategy` is known.
     seed: Option<u64>,
     depth: Option<u32>,
@@ -298,20 +301,6 @@ impl Builder {
         self
     }
 
-    /// Explores `f` recording every execution, and hands each trace to `on_trace`.
-    pub fn explore_traces<F: Fn()>(&self, f: F, mut on_trace: impl FnMut(&Trace)) -> Report {
-        let b = self.with_defaults().record_traces(true);
-        crate::explore::explore_with(&b, &f, &mut |_, _| {}, Some(&mut on_trace))
-    }
-
-    /// Runs one execution of `f` that follows `guide` (which thread takes each step, which
-    /// alternative each nondeterministic choice takes, the input values) and then lets the
-    /// thread that ran last continue while it can; returns its report and its trace. The
-    /// primitive the driver's engines are built on.
-    pub fn run_guided<F: Fn()>(&self, guide: &Guide, f: F) -> GuidedRun {
-        crate::explore::run_guided(self, guide, &f)
-    }
-
     pub(crate) fn config(&self) -> Config {
         Config {
             max_steps: self.max_steps,
@@ -326,11 +315,6 @@ impl Builder {
         }
     }
 
-    /// Explores `f`; a found bug is in the report, never a panic.
-    pub fn explore<F: Fn()>(&self, f: F) -> Report {
-        crate::explore::explore(&self.with_defaults(), &f)
-    }
-
     /// The settings an exploration runs with: a sampling strategy without an execution bound
     /// gets [`DEFAULT_ITERATIONS`], since it would otherwise never stop.
     pub(crate) fn with_defaults(&self) -> Builder {
@@ -341,26 +325,6 @@ impl Builder {
             b.max_executions = Some(DEFAULT_ITERATIONS);
         }
         b
-    }
-
-    /// Explores `f` and panics with the failure report if a bug is found.
-    pub fn check<F: Fn()>(&self, f: F) -> Report {
-        let report = self.explore(f);
-        if let Some(failure) = report.failure() {
-            panic!("\n{failure}");
-        }
-        report
-    }
-
-    /// Runs exactly the execution `schedule` describes; panics if the token does not fit.
-    pub fn replay<F: Fn()>(&self, schedule: &Schedule, f: F) -> Report {
-        self.try_replay(schedule, f)
-            .unwrap_or_else(|e| panic!("symx: {e}"))
-    }
-
-    /// Runs exactly the execution `schedule` describes, or says why it cannot.
-    pub fn try_replay<F: Fn()>(&self, schedule: &Schedule, f: F) -> Result<Report, ReplayError> {
-        crate::explore::replay(self, schedule, &f)
     }
 
     // Attribute arguments of `#[symx::test]`, one setter per key.
@@ -468,22 +432,38 @@ pub struct GuidedRun {
     pub preemptions: u32,
 }
 
-/// Explores `f` with the default settings and panics with the report if a bug is found
-/// (the loom-style entry point).
-///
-/// ```
-/// use symx::sync::{Arc, Mutex};
-///
-/// // Every interleaving of the two increments ends with 2: no bug, no panic.
-/// symx::model(|| {
-///     let n = Arc::new(Mutex::new(0));
-///     let m = n.clone();
-///     let t = symx::thread::spawn(move || *m.lock().unwrap() += 1);
-///     *n.lock().unwrap() += 1;
-///     t.join().unwrap();
-///     assert_eq!(*n.lock().unwrap(), 2);
-/// });
-/// ```
-pub fn model<F: Fn()>(f: F) {
-    Builder::new().check(f);
+/// Shard `index` of `count`: the subtrees of a depth-first exploration it owns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DfsShard {
+    pub index: u32,
+    pub count: u32,
+}
+
+/// What announce mode reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Announcement {
+    /// Execution `index` (from 0) starts.
+    Execution { index: u64 },
+    /// A decision of the schedule was taken, as a replay token records it.
+    Decision { value: u32 },
+}
+
+/// Where announcements go, called synchronously before the decision takes effect.
+#[derive(Clone)]
+pub(crate) struct Announcer(Arc<dyn Fn(Announcement) + Send + Sync>);
+
+impl Announcer {
+    pub fn new(to: impl Fn(Announcement) + Send + Sync + 'static) -> Self {
+        Announcer(Arc::new(to))
+    }
+
+    pub fn announce(&self, a: Announcement) {
+        (self.0)(a)
+    }
+}
+
+impl fmt::Debug for Announcer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Announcer")
+    }
 }

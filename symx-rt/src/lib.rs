@@ -41,6 +41,7 @@
 //! `sync`, `thread`, `cell`, `hint`; `annotate` and `wait_queue` serve user-built primitives.
 
 mod builder;
+mod entry;
 mod explore;
 mod names;
 mod private;
@@ -62,7 +63,8 @@ pub mod sync;
 pub mod thread;
 pub mod wait_queue;
 
-pub use builder::{model, Builder, Guide, GuidedRun, Strategy, StrategyKind, DEFAULT_ITERATIONS};
+pub use builder::{Builder, Guide, GuidedRun, Strategy, StrategyKind, DEFAULT_ITERATIONS};
+pub use entry::model;
 pub use names::UnknownName;
 pub use report::{Failure, FailureKind, Report, SourceLocation, Step, StopReason};
 pub use schedule::{ReplayError, Schedule};

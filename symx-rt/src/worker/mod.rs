@@ -35,7 +35,7 @@ use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
 
 use crate::builder::Builder;
-use crate::explore::announce::{Announcement, Announcer};
+use crate::builder::{Announcement, Announcer};
 use crate::schedule::Schedule;
 use protocol::{Message, Overrides, Ran, Replayed, Request, RequestLine, Verdict};
 
