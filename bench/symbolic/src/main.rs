@@ -2,7 +2,7 @@
 //! [--filter NAME,..] [--symx PATH]`: the measurements of `BENCHMARKS.md`'s "Symbolic exploration", as
 //! Markdown tables on stdout (progress on stderr). Timings are medians of `--runs` (5).
 
-use symx_symbolic_bench::measure::{self, median, repeat, Sampler};
+use symx_symbolic_bench::measure::{self, median, repeat, SampledInputs, Sampler};
 use symx_symbolic_bench::programs::{self, Program};
 use symx_symbolic_bench::{e2e, rate};
 
@@ -104,12 +104,17 @@ fn engine(ps: &[Program], runs: usize) {
 }
 
 fn sample(ps: &[Program], seeds: u64, runs: usize) {
-    println!("\n| program | strategy | seeds whose input can fail | seeds that found the bug | executions to the bug (median, min–max) | executions, all seeds | wall time, all seeds |");
-    println!("|---|---|---:|---:|---|---:|---:|");
-    for p in ps {
+    println!("\n| program | strategy | inputs | seeds whose input can fail | seeds that found the bug | executions to the bug (median, min–max) | executions, all seeds | wall time, all seeds |");
+    println!("|---|---|---|---:|---:|---|---:|---:|");
+    let kinds = [SampledInputs::Seeded, SampledInputs::Given];
+    for (p, inputs) in ps.iter().flat_map(|p| kinds.map(|k| (p, k))) {
+        let shown = match inputs {
+            SampledInputs::Seeded => "`input_seed(s)`".to_string(),
+            SampledInputs::Given => format!("{} = {} given", p.input, p.failing.1),
+        };
         for sampler in [Sampler::Random, Sampler::Pct] {
-            eprintln!("sample: {} {}", p.name, sampler.name());
-            let rs = repeat(runs, || measure::sample(p, sampler, seeds));
+            eprintln!("sample: {} {} {shown}", p.name, sampler.name());
+            let rs = repeat(runs, || measure::sample(p, sampler, inputs, seeds));
             let s = &rs[0];
             let mut found: Vec<f64> = s.found.iter().map(|&e| e as f64).collect();
             found.sort_by(f64::total_cmp);
@@ -118,7 +123,7 @@ fn sample(ps: &[Program], seeds: u64, runs: usize) {
                 _ => "—".into(),
             };
             println!(
-                "| {} | {} | {}/{seeds} | {}/{seeds} | {} | {} | {} |",
+                "| {} | {} | {shown} | {}/{seeds} | {}/{seeds} | {} | {} | {} |",
                 p.name,
                 sampler.name(),
                 s.failing_inputs,

@@ -79,22 +79,40 @@ pub struct Sampling {
     pub seconds: f64,
 }
 
-/// Runs `sampler` with seed s and `input_seed(s)` for s in 1..=seeds, each for at most the
-/// default iterations: the inputs stay fixed within one exploration, so each seed tries
-/// one input value under up to 1,000 schedules.
-pub fn sample(p: &Program, sampler: Sampler, seeds: u64) -> Sampling {
+/// Which input values a sampled exploration runs with.
+#[derive(Clone, Copy, Debug)]
+pub enum SampledInputs {
+    /// `input_seed(s)` for seed s: what a user without the value gets.
+    Seeded,
+    /// The lowest failing value, given: how well the schedules alone are sampled.
+    Given,
+}
+
+/// Runs `sampler` with seed s for s in 1..=seeds, each for at most the default iterations.
+/// The inputs stay fixed within one exploration, so each seed tries one input value under
+/// up to 1,000 schedules.
+pub fn sample(p: &Program, sampler: Sampler, inputs: SampledInputs, seeds: u64) -> Sampling {
     let mut s = Sampling {
         seeds,
         ..Sampling::default()
     };
     for seed in 1..=seeds {
-        if seed_input(p, seed).is_some_and(p.fails_with) {
+        let mut b = Builder::new()
+            .strategy(sampler.strategy(seed))
+            .max_executions(Some(DEFAULT_ITERATIONS));
+        b = match inputs {
+            SampledInputs::Seeded => b.input_seed(seed),
+            SampledInputs::Given => {
+                b.inputs(InputValues::from([(p.input.to_string(), p.failing.1)]))
+            }
+        };
+        let value = match inputs {
+            SampledInputs::Seeded => seed_input(p, seed),
+            SampledInputs::Given => Some(p.failing.1),
+        };
+        if value.is_some_and(p.fails_with) {
             s.failing_inputs += 1;
         }
-        let b = Builder::new()
-            .strategy(sampler.strategy(seed))
-            .max_executions(Some(DEFAULT_ITERATIONS))
-            .input_seed(seed);
         let started = Instant::now();
         let report = b.explore(p.body);
         s.seconds += started.elapsed().as_secs_f64();
