@@ -37,6 +37,10 @@ pub struct Settings {
     pub predict_bound: Option<u32>,
     /// Which properties to predict ([`PREDICT_PROPERTIES`]).
     pub predict_properties: Option<Vec<String>>,
+    /// Explore every input class of tests that draw symbolic inputs (default: on).
+    pub symbolic: Option<bool>,
+    /// Symbolic conditions per path the symbolic exploration may flip.
+    pub max_branch_depth: Option<u32>,
 }
 
 impl Settings {
@@ -57,7 +61,9 @@ impl Settings {
             predict_executions,
             predict_model,
             predict_bound,
-            predict_properties
+            predict_properties,
+            symbolic,
+            max_branch_depth
         );
         self.expect
             .extend(over.expect.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -86,6 +92,16 @@ pub struct Resolved {
     pub shards: u32,
     pub expect: BTreeMap<String, String>,
     pub predict: Predict,
+    pub symbolic: Symbolic,
+}
+
+/// The symbolic exploration's settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbolic {
+    /// Whether `cargo symx test` explores the input classes of tests that draw inputs.
+    pub enabled: bool,
+    /// The configured `max-branch-depth`, over the test attribute's.
+    pub max_branch_depth: Option<u32>,
 }
 
 /// The predictive checks' settings, checked (names are among [`PREDICT_MODELS`] and
@@ -184,6 +200,10 @@ impl Layers {
                     .predict_properties
                     .unwrap_or_else(|| PREDICT_PROPERTIES.iter().map(|p| p.to_string()).collect()),
                 verbose: false,
+            },
+            symbolic: Symbolic {
+                enabled: s.symbolic.unwrap_or(true),
+                max_branch_depth: s.max_branch_depth,
             },
             expect: s.expect,
         })
@@ -338,6 +358,8 @@ mod tests {
             predict_model: Some("mcm".into()),
             predict_bound: Some(9),
             predict_properties: Some(vec!["race".into()]),
+            symbolic: Some(false),
+            max_branch_depth: Some(10),
         };
         let merged = Settings::default().merge(&over);
         // Debug output covers every field, so a key left out of `merge` shows here.

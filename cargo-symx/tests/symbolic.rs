@@ -234,3 +234,96 @@ fn a_correct_program_is_complete_over_all_inputs() {
     // n <= 100: one increment, one execution; n > 100: two orders of the sections.
     assert_eq!(out.executions, 3);
 }
+
+// ---- Fig. 1.2, a deadlock; and with the two locks chosen by inputs --------------------
+
+fn lock_order() {
+    let locks = Arc::new([Mutex::new(()), Mutex::new(())]);
+    let l1 = locks.clone();
+    let t1 = symx::thread::spawn(move || {
+        let _a = l1[0].lock().unwrap();
+        let _b = l1[1].lock().unwrap();
+    });
+    let _b = locks[1].lock().unwrap();
+    let _a = locks[0].lock().unwrap();
+    drop((_a, _b));
+    t1.join().unwrap();
+}
+
+#[test]
+fn a_lock_order_deadlock_without_inputs_is_left_to_the_exploration() {
+    // No symbolic input: the first class is the whole search, and its DPOR finds the cycle.
+    let out = search(lock_order, Options::default());
+    let f = the_finding(&out, lock_order);
+    assert_eq!(f.failure.kind, "deadlock");
+    assert_eq!(out.classes, 1);
+    assert!(f.inputs.is_empty());
+}
+
+#[symx::instrument]
+fn chosen_locks() {
+    let a: Sym<usize> = symx::any_named("a");
+    let b: Sym<usize> = symx::any_named("b");
+    symx::assume(a < 2usize && b < 2usize);
+    let locks = Arc::new([Mutex::new(()), Mutex::new(())]);
+    let l1 = locks.clone();
+    let t1 = symx::thread::spawn(move || {
+        let _first = l1[a].lock().unwrap();
+        let _second = l1[b].lock().unwrap();
+    });
+    {
+        let _first = locks[b].lock().unwrap();
+        let _second = locks[a].lock().unwrap();
+    }
+    t1.join().unwrap();
+}
+
+#[test]
+fn locks_chosen_by_inputs_deadlock_across_threads_only_when_they_differ() {
+    let out = search(chosen_locks, keep_going());
+    let mut by_kind: Vec<(String, bool)> = out
+        .findings
+        .iter()
+        .map(|f| (f.failure.kind.clone(), f.inputs["a"] == f.inputs["b"]))
+        .collect();
+    by_kind.sort();
+    by_kind.dedup();
+    // a == b: each thread relocks the lock it holds (a self-deadlock); a != b: the cross
+    // deadlock of the lock-order inversion. Every failure is a deadlock.
+    assert!(by_kind.iter().all(|(k, _)| k == "deadlock"), "{by_kind:?}");
+    assert_eq!(by_kind.len(), 2, "both a == b and a != b fail: {by_kind:?}");
+    let cross = out
+        .findings
+        .iter()
+        .find(|f| f.inputs["a"] != f.inputs["b"])
+        .expect("a cross deadlock");
+    assert!(cross.failure.message.contains("thread 0") && cross.failure.message.contains("1"));
+}
+
+// ---- operations that panic for some operand -----------------------------------------
+
+#[symx::instrument]
+fn average() {
+    let a: Sym<u8> = symx::any_named("a");
+    let b: Sym<u8> = symx::any_named("b");
+    let s = Arc::new(AtomicU8::new(0));
+    let s1 = s.clone();
+    let t = symx::thread::spawn(move || s1.store_sym(a, SeqCst));
+    let x = s.load_sym(SeqCst);
+    t.join().unwrap();
+    // Overflows when the load saw a's write and a + b > 255.
+    let _mean = (x + b) / 2u8;
+}
+
+#[test]
+fn an_overflow_that_needs_an_input_and_an_order_is_found_by_solving() {
+    let out = search(average, Options::default());
+    let f = the_finding(&out, average);
+    assert_eq!(f.failure.kind, "panic");
+    assert!(
+        f.failure.message.contains("overflow"),
+        "{}",
+        f.failure.message
+    );
+    assert!(f.inputs["a"] + f.inputs["b"] > 255, "{:?}", f.inputs);
+}

@@ -32,6 +32,7 @@ const KEYS: &[&str] = &[
     "spurious_wakeups",
     "stack_size",
     "time_budget_ms",
+    "max_branch_depth",
 ];
 
 /// One accepted `key = value` argument.

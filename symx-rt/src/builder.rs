@@ -1,11 +1,14 @@
-//! The [`Builder`]: how a test says what to explore (strategy and bounds), and the entry points
-//! `explore`, `replay` and `symx::model`.
+//! The [`Builder`]: how a test says what to explore (strategy and bounds), and the settings the
+//! worker adds (a shard, an announcer). The settings sit below the explorer that reads them;
+//! the verbs that run an exploration (`Builder::explore`, `replay`, ...) are in `entry`.
 
 use std::time::Duration;
 
+use std::fmt;
+use std::sync::Arc;
+
 use crate::report::Report;
 use crate::rt::Config;
-use crate::schedule::{ReplayError, Schedule};
 use crate::sym::InputValues;
 use crate::trace::Trace;
 
@@ -19,9 +22,17 @@ pub enum Strategy {
     /// Every schedule, depth-first, without reduction.
     Dfs,
     /// Independent uniformly random choices from `seed`.
-    Random { seed: u64 },
+    Random {
+        /// The generator's seed: the same seed explores the same executions.
+        seed: u64,
+    },
     /// Probabilistic Concurrency Testing with bug depth `depth`.
-    Pct { seed: u64, depth: u32 },
+    Pct {
+        /// The generator's seed: the same seed explores the same executions.
+        seed: u64,
+        /// The bug depth aimed at: `depth - 1` priority change points per execution.
+        depth: u32,
+    },
 }
 
 impl Strategy {
@@ -103,6 +114,34 @@ impl std::fmt::Display for StrategyKind {
 }
 
 /// Settings of an exploration. Every option is also an argument of `#[symx::test]`.
+///
+/// ```
+/// use symx::sync::atomic::{AtomicUsize, Ordering};
+/// use symx::sync::Arc;
+/// use symx::{Builder, FailureKind};
+///
+/// // Two threads increment a counter with a load and a separate store: an update can be lost.
+/// fn lost_update() {
+///     let n = Arc::new(AtomicUsize::new(0));
+///     let m = n.clone();
+///     let t = symx::thread::spawn(move || {
+///         let v = m.load(Ordering::SeqCst);
+///         m.store(v + 1, Ordering::SeqCst);
+///     });
+///     let v = n.load(Ordering::SeqCst);
+///     n.store(v + 1, Ordering::SeqCst);
+///     t.join().unwrap();
+///     assert_eq!(n.load(Ordering::SeqCst), 2);
+/// }
+///
+/// let report = Builder::new().preemption_bound(Some(2)).explore(lost_update);
+/// let failure = report.failure().expect("the lost update is found");
+/// assert_eq!(failure.kind(), FailureKind::Panic);
+///
+/// // The failure's schedule (its replay token) runs exactly that interleaving again.
+/// let again = Builder::new().replay(failure.schedule(), lost_update);
+/// assert_eq!(again.failure().map(|f| f.kind()), Some(FailureKind::Panic));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Builder {
     pub(crate) preemption_bound: Option<u32>,
@@ -112,6 +151,8 @@ pub struct Builder {
     pub(crate) spurious_wakeups: bool,
     pub(crate) stack_size: usize,
     pub(crate) time_budget: Option<Duration>,
+    /// Symbolic conditions per path that `cargo symx test`'s symbolic exploration may flip.
+    pub(crate) max_branch_depth: Option<u32>,
     pub(crate) test_name: Option<String>,
     /// Record every execution's trace (symbolic notes and all).
     pub(crate) record: bool,
@@ -119,9 +160,9 @@ pub struct Builder {
     pub(crate) input_seed: u64,
     pub(crate) trace_dir: Option<crate::trace::TraceDir>,
     /// Explore only this shard's subtrees of a depth-first exploration (set by the worker).
-    pub(crate) dfs_shard: Option<crate::explore::dfs::DfsShard>,
+    pub(crate) dfs_shard: Option<DfsShard>,
     /// Report every execution start and decision as it happens (set by the worker).
-    pub(crate) announcer: Option<crate::explore::announce::Announcer>,
+    pub(crate) announcer: Option<Announcer>,
     /// Attribute arguments kept until `strategy` is known.
     seed: Option<u64>,
     depth: Option<u32>,
@@ -137,6 +178,8 @@ impl Default for Builder {
 pub const DEFAULT_ITERATIONS: u64 = 1_000;
 
 impl Builder {
+    /// The default settings: optimal DPOR, no preemption bound, no execution bound, 100 000
+    /// steps per execution, 256 KiB model-thread stacks.
     pub fn new() -> Self {
         Builder {
             preemption_bound: None,
@@ -146,6 +189,7 @@ impl Builder {
             spurious_wakeups: false,
             stack_size: 256 * 1024,
             time_budget: None,
+            max_branch_depth: None,
             test_name: None,
             record: false,
             inputs: None,
@@ -176,6 +220,7 @@ impl Builder {
         self
     }
 
+    /// How executions are chosen (default [`Strategy::Dpor`]).
     pub fn strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = strategy;
         self
@@ -198,6 +243,21 @@ impl Builder {
     pub fn time_budget(mut self, budget: Option<Duration>) -> Self {
         self.time_budget = budget;
         self
+    }
+
+    /// Bounds the symbolic exploration `cargo symx test` runs over a test's inputs: at most
+    /// this many symbolic conditions of a path (branches and assertions that depend on an
+    /// input) are asked about; a longer path makes the report incomplete. `None` (default):
+    /// no bound. In process (`cargo test`), inputs are explored at one assignment and this
+    /// bound has no effect.
+    pub fn max_branch_depth(mut self, depth: Option<u32>) -> Self {
+        self.max_branch_depth = depth;
+        self
+    }
+
+    /// The bound [`Builder::max_branch_depth`] set.
+    pub fn branch_depth_bound(&self) -> Option<u32> {
+        self.max_branch_depth
     }
 
     /// Names the test in reports and replay tokens (set by `#[symx::test]`).
@@ -241,20 +301,6 @@ impl Builder {
         self
     }
 
-    /// Explores `f` recording every execution, and hands each trace to `on_trace`.
-    pub fn explore_traces<F: Fn()>(&self, f: F, mut on_trace: impl FnMut(&Trace)) -> Report {
-        let b = self.with_defaults().record_traces(true);
-        crate::explore::explore_with(&b, &f, &mut |_, _| {}, Some(&mut on_trace))
-    }
-
-    /// Runs one execution of `f` that follows `guide` (which thread takes each step, which
-    /// alternative each nondeterministic choice takes, the input values) and then lets the
-    /// thread that ran last continue while it can; returns its report and its trace. The
-    /// primitive the driver's engines are built on.
-    pub fn run_guided<F: Fn()>(&self, guide: &Guide, f: F) -> GuidedRun {
-        crate::explore::run_guided(self, guide, &f)
-    }
-
     pub(crate) fn config(&self) -> Config {
         Config {
             max_steps: self.max_steps,
@@ -269,11 +315,6 @@ impl Builder {
         }
     }
 
-    /// Explores `f`; a found bug is in the report, never a panic.
-    pub fn explore<F: Fn()>(&self, f: F) -> Report {
-        crate::explore::explore(&self.with_defaults(), &f)
-    }
-
     /// The settings an exploration runs with: a sampling strategy without an execution bound
     /// gets [`DEFAULT_ITERATIONS`], since it would otherwise never stop.
     pub(crate) fn with_defaults(&self) -> Builder {
@@ -284,26 +325,6 @@ impl Builder {
             b.max_executions = Some(DEFAULT_ITERATIONS);
         }
         b
-    }
-
-    /// Explores `f` and panics with the failure report if a bug is found.
-    pub fn check<F: Fn()>(&self, f: F) -> Report {
-        let report = self.explore(f);
-        if let Some(failure) = report.failure() {
-            panic!("\n{failure}");
-        }
-        report
-    }
-
-    /// Runs exactly the execution `schedule` describes; panics if the token does not fit.
-    pub fn replay<F: Fn()>(&self, schedule: &Schedule, f: F) -> Report {
-        self.try_replay(schedule, f)
-            .unwrap_or_else(|e| panic!("symx: {e}"))
-    }
-
-    /// Runs exactly the execution `schedule` describes, or says why it cannot.
-    pub fn try_replay<F: Fn()>(&self, schedule: &Schedule, f: F) -> Result<Report, ReplayError> {
-        crate::explore::replay(self, schedule, &f)
     }
 
     // Attribute arguments of `#[symx::test]`, one setter per key.
@@ -341,6 +362,11 @@ impl Builder {
     #[doc(hidden)]
     pub fn __attr_time_budget_ms(self, ms: u64) -> Self {
         self.time_budget(Some(Duration::from_millis(ms)))
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_max_branch_depth(self, depth: u32) -> Self {
+        self.max_branch_depth(Some(depth))
     }
 
     #[doc(hidden)]
@@ -394,7 +420,9 @@ pub struct Guide {
 /// The result of [`Builder::run_guided`].
 #[derive(Debug)]
 pub struct GuidedRun {
+    /// The execution's report: its failure, if it failed, and its steps.
     pub report: Report,
+    /// The execution's full trace.
     pub trace: Trace,
     /// Where the program did not offer what the guide asked for (the run went on with the
     /// first thread that could).
@@ -404,8 +432,38 @@ pub struct GuidedRun {
     pub preemptions: u32,
 }
 
-/// Explores `f` with the default settings and panics with the report if a bug is found
-/// (the loom-style entry point).
-pub fn model<F: Fn()>(f: F) {
-    Builder::new().check(f);
+/// Shard `index` of `count`: the subtrees of a depth-first exploration it owns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DfsShard {
+    pub index: u32,
+    pub count: u32,
+}
+
+/// What announce mode reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Announcement {
+    /// Execution `index` (from 0) starts.
+    Execution { index: u64 },
+    /// A decision of the schedule was taken, as a replay token records it.
+    Decision { value: u32 },
+}
+
+/// Where announcements go, called synchronously before the decision takes effect.
+#[derive(Clone)]
+pub(crate) struct Announcer(Arc<dyn Fn(Announcement) + Send + Sync>);
+
+impl Announcer {
+    pub fn new(to: impl Fn(Announcement) + Send + Sync + 'static) -> Self {
+        Announcer(Arc::new(to))
+    }
+
+    pub fn announce(&self, a: Announcement) {
+        (self.0)(a)
+    }
+}
+
+impl fmt::Debug for Announcer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Announcer")
+    }
 }

@@ -6,6 +6,9 @@ use std::panic::Location;
 
 use crate::rt::{self, ObjKind, ObjRef};
 
+/// `std::cell::UnsafeCell` in loom's shape: access goes through [`with`](Self::with) and
+/// [`with_mut`](Self::with_mut), and two conflicting accesses that happens-before does not
+/// order are reported as a data race.
 #[derive(Debug, Default)]
 pub struct UnsafeCell<T: ?Sized> {
     obj: ObjRef,
@@ -13,6 +16,7 @@ pub struct UnsafeCell<T: ?Sized> {
 }
 
 impl<T> UnsafeCell<T> {
+    /// A new cell holding `data`.
     pub const fn new(data: T) -> Self {
         UnsafeCell {
             obj: ObjRef::new(),
@@ -20,6 +24,7 @@ impl<T> UnsafeCell<T> {
         }
     }
 
+    /// The value, consuming the cell.
     pub fn into_inner(self) -> T {
         self.data.into_inner()
     }

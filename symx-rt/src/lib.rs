@@ -11,14 +11,37 @@
 //! happens-before for race detection honours the memory orderings used. Weak-memory behaviours
 //! are not explored.
 //!
+//! ```
+//! use symx::sync::atomic::{AtomicUsize, Ordering};
+//! use symx::sync::Arc;
+//!
+//! // Under `cargo test` (or `cargo symx test`) this is a test that explores every
+//! // interleaving of its threads.
+//! #[symx::test]
+//! fn two_increments() {
+//!     increments()
+//! }
+//!
+//! fn increments() {
+//!     let n = Arc::new(AtomicUsize::new(0));
+//!     let m = n.clone();
+//!     let t = symx::thread::spawn(move || m.fetch_add(1, Ordering::SeqCst));
+//!     n.fetch_add(1, Ordering::SeqCst);
+//!     t.join().unwrap();
+//!     assert_eq!(n.load(Ordering::SeqCst), 2);
+//! }
+//!
+//! // The same exploration by hand: `#[symx::test]` runs the body with a `Builder` whose
+//! // options are the attribute's arguments (`#[symx::test(preemption_bound = 2)]`, ...).
+//! let report = symx::Builder::new().check(increments);
+//! assert!(report.complete());
+//! ```
+//!
 //! Layout: `rt` runs one execution; `explore` holds the strategies; the std-mirroring facade is
 //! `sync`, `thread`, `cell`, `hint`; `annotate` and `wait_queue` serve user-built primitives.
 
-// The workspace warns on `missing_docs`; this crate's public API is still being documented.
-// Remove this line once it is (the lint then holds the runtime's API to it).
-#![allow(missing_docs)]
-
 mod builder;
+mod entry;
 mod explore;
 mod names;
 mod private;
@@ -28,7 +51,9 @@ mod rt;
 mod schedule;
 mod sym;
 pub mod trace;
-// cargo symx: the worker side of the driver protocol (driver branch).
+// cargo symx: the worker side of the driver protocol. Reached only through the hidden
+// `__worker` below (not part of the API), so the API's `missing_docs` does not hold it.
+#[allow(missing_docs)]
 mod worker;
 
 pub mod annotate;
@@ -38,7 +63,8 @@ pub mod sync;
 pub mod thread;
 pub mod wait_queue;
 
-pub use builder::{model, Builder, Guide, GuidedRun, Strategy, StrategyKind, DEFAULT_ITERATIONS};
+pub use builder::{Builder, Guide, GuidedRun, Strategy, StrategyKind, DEFAULT_ITERATIONS};
+pub use entry::model;
 pub use names::UnknownName;
 pub use report::{Failure, FailureKind, Report, SourceLocation, Step, StopReason};
 pub use schedule::{ReplayError, Schedule};

@@ -83,7 +83,9 @@ fn replay_test(builder: &Builder, token: &str, body: fn()) {
 /// One step of an execution, as tests of the strategies see it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ObservedStep {
+    /// The thread that took the step (execution-local id).
     pub thread: usize,
+    /// The operation, as traces name it.
     pub op: String,
     /// The object's id in this execution (numbered by first use).
     pub obj: Option<u32>,
@@ -173,6 +175,7 @@ impl Drop for AcquireCall {
 
 /// What counts as "acquired" for a `#[symx::try_acquire]` method's result.
 pub trait Acquired {
+    /// Whether the call acquired the lock.
     fn acquired(&self) -> bool;
 }
 
@@ -200,6 +203,7 @@ pub struct BarrierArrival {
 }
 
 impl BarrierArrival {
+    /// Starts the arrival of the calling thread at the barrier `obj`.
     #[track_caller]
     pub fn begin<T: ?Sized>(obj: &T) -> BarrierArrival {
         let location = Location::caller();

@@ -72,8 +72,11 @@ impl fmt::Display for FailureKind {
 /// A place in the source: `file:line:column`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SourceLocation {
+    /// The source file, as `file!()` names it.
     pub file: String,
+    /// The line, from 1.
     pub line: u32,
+    /// The column, from 1.
     pub column: u32,
 }
 
@@ -96,12 +99,19 @@ impl fmt::Display for SourceLocation {
 /// One numbered step of an interleaving.
 #[derive(Clone, Debug)]
 pub struct Step {
+    /// The step's number in the interleaving, from 1.
     pub index: usize,
+    /// The thread that took it (execution-local id: 0 is the test's main thread).
     pub thread: usize,
+    /// The thread as reports show it: its id and, if it has one, its name.
     pub thread_label: String,
+    /// What the thread did (`lock`, `load`, `spawn`, ...).
     pub operation: String,
+    /// The object it did it to, when there is one (`Mutex#1`).
     pub object: Option<String>,
+    /// The value read or written, when there is one; empty otherwise.
     pub value: String,
+    /// Where in the source the step's operation was called.
     pub location: SourceLocation,
 }
 
@@ -138,10 +148,12 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// What kind of bug this is.
     pub fn kind(&self) -> FailureKind {
         self.kind
     }
 
+    /// What went wrong, in one line (a panic's message, the race's two accesses, ...).
     pub fn message(&self) -> &str {
         &self.message
     }
@@ -266,6 +278,7 @@ pub struct Report {
     /// The interleaving of a replayed execution (empty for explorations).
     pub(crate) replayed_steps: Vec<Step>,
     pub(crate) discarded: u64,
+    pub(crate) drew_inputs: bool,
 }
 
 impl Report {
@@ -280,19 +293,28 @@ impl Report {
         self.discarded
     }
 
+    /// Whether an execution drew a symbolic input (`symx::any`, `any_named`): in process, every
+    /// exploration runs one input assignment; `cargo symx test` explores them all.
+    pub fn drew_inputs(&self) -> bool {
+        self.drew_inputs
+    }
+
     /// True when the bounded space was exhausted: no bug exists within the stated bounds.
     pub fn complete(&self) -> bool {
         self.stop == StopReason::Exhausted
     }
 
+    /// The bug found, if one was.
     pub fn failure(&self) -> Option<&Failure> {
         self.failure.as_ref()
     }
 
+    /// Why exploration stopped.
     pub fn stop_reason(&self) -> StopReason {
         self.stop
     }
 
+    /// Wall-clock time the exploration took (minimising a failure included).
     pub fn elapsed(&self) -> Duration {
         self.elapsed
     }

@@ -26,10 +26,12 @@ pub struct Thread {
 }
 
 impl Thread {
+    /// The thread's id, unique within the execution.
     pub fn id(&self) -> ThreadId {
         self.id
     }
 
+    /// The thread's name, if it was given one.
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
     }
@@ -86,6 +88,7 @@ impl<T> JoinHandle<T> {
         Ok(value.expect("a joined thread has stored its result"))
     }
 
+    /// The thread this handle joins.
     pub fn thread(&self) -> &Thread {
         &self.thread
     }
@@ -117,10 +120,12 @@ pub struct Builder {
 }
 
 impl Builder {
+    /// A builder for an unnamed thread.
     pub fn new() -> Self {
         Builder { name: None }
     }
 
+    /// Names the thread (reports show the name).
     pub fn name(mut self, name: String) -> Self {
         self.name = Some(name);
         self
@@ -131,6 +136,7 @@ impl Builder {
         self
     }
 
+    /// Spawns a model thread with these settings; never fails.
     #[track_caller]
     pub fn spawn<F, T>(self, f: F) -> std::io::Result<JoinHandle<T>>
     where
@@ -141,6 +147,7 @@ impl Builder {
         Ok(unsafe { spawn_inner(f, self.name) })
     }
 
+    /// Spawns a model thread in `scope` with these settings; never fails.
     #[track_caller]
     pub fn spawn_scoped<'scope, 'env, F, T>(
         self,
@@ -197,6 +204,8 @@ pub struct Scope<'scope, 'env: 'scope> {
 }
 
 impl<'scope> Scope<'scope, '_> {
+    /// Spawns a model thread in the scope: it may borrow from outside the scope, and is
+    /// joined when the scope ends if it was not before.
     #[track_caller]
     pub fn spawn<F, T>(&'scope self, f: F) -> ScopedJoinHandle<'scope, T>
     where
@@ -217,11 +226,13 @@ pub struct ScopedJoinHandle<'scope, T> {
 }
 
 impl<T> ScopedJoinHandle<'_, T> {
+    /// Waits for the thread to finish and returns its result (see [`JoinHandle::join`]).
     #[track_caller]
     pub fn join(self) -> std::thread::Result<T> {
         self.inner.join()
     }
 
+    /// The thread this handle joins.
     pub fn thread(&self) -> &Thread {
         self.inner.thread()
     }

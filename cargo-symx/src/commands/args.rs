@@ -122,6 +122,13 @@ pub struct TestArgs {
     pub predict_executions: Option<u64>,
     #[command(flatten)]
     pub predict_options: PredictOptions,
+    /// Symbolic conditions per path (branches and assertions on inputs) the symbolic
+    /// exploration may flip, for every symx test (overrides the attribute).
+    #[arg(long, value_name = "N", help_heading = SYMBOLIC)]
+    pub max_branch_depth: Option<u32>,
+    /// Explore tests that draw symbolic inputs at their default inputs only.
+    #[arg(long, help_heading = SYMBOLIC)]
+    pub no_symbolic: bool,
     /// Arguments passed to every test binary (listing and running), e.g. --include-ignored or
     /// --skip NAME; the driver itself sets the test name, --exact and --test-threads.
     #[arg(last = true)]
@@ -165,6 +172,7 @@ pub struct ReplayArgs {
     pub timeout: Option<String>,
 }
 
+const SYMBOLIC: &str = "Symbolic exploration";
 const PREDICTIVE: &str = "Predictive checks";
 
 /// The options of the predictive checks (`cargo symx test --predict`, `cargo symx predict`).

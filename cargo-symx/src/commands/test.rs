@@ -23,6 +23,8 @@ fn flag_settings(args: &TestArgs) -> Settings {
         shards: args.shards,
         predict: args.predict.then_some(true),
         predict_executions: args.predict_executions,
+        symbolic: args.no_symbolic.then_some(false),
+        max_branch_depth: args.max_branch_depth,
         ..Settings::default()
     };
     args.predict_options.apply(&mut s);

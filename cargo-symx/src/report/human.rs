@@ -27,6 +27,7 @@ pub fn render(outcomes: &[Outcome], elapsed: Duration, style: Style) -> String {
         out.push_str(&line);
         out.push('\n');
     }
+    out.push_str(&super::symbolic::lines(outcomes));
     out
 }
 
@@ -69,6 +70,9 @@ pub fn finding(f: &Finding, style: Style) -> String {
     }
     if let Some(l) = &f.location {
         let _ = writeln!(out, "  at {l}");
+    }
+    if let Some(inputs) = super::symbolic::inputs(f) {
+        let _ = writeln!(out, "  inputs: {inputs}");
     }
     for d in &f.details {
         let _ = writeln!(out, "    {d}");

@@ -54,8 +54,24 @@ fn case(o: &Outcome) -> TestCase {
             p.unconfirmed.to_string(),
         ));
     }
+    if let Some(s) = &o.symbolic {
+        case.add_property(Property::new(
+            "symx.symbolic.classes",
+            s.classes.to_string(),
+        ));
+        case.add_property(Property::new(
+            "symx.symbolic.complete",
+            s.complete.to_string(),
+        ));
+    }
     if let Some(f) = &o.failure {
         case.add_property(Property::new("symx.kind", f.kind.clone()));
+        for (name, value) in &f.inputs {
+            case.add_property(Property::new(
+                format!("symx.input.{name}"),
+                value.to_string(),
+            ));
+        }
         if let Some(t) = &f.token {
             case.add_property(Property::new("symx.token", t.clone()));
         }

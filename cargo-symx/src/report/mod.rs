@@ -12,6 +12,7 @@ mod predicted;
 pub mod progress;
 pub mod sarif;
 pub mod style;
+pub mod symbolic;
 mod table;
 
 use std::io::IsTerminal;

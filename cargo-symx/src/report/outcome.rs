@@ -1,6 +1,7 @@
 //! What one test came to: the record every report format (human, JSON, JUnit, SARIF) is
 //! rendered from. Plain data; deciding the status is `run`'s job.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -71,6 +72,9 @@ pub struct Finding {
     /// Found by the predictive checks from a passing run (and confirmed by replaying the
     /// predicted interleaving), not by the exploration itself.
     pub predicted: bool,
+    /// The symbolic inputs the failing execution ran with, by name (symbolic exploration).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub inputs: BTreeMap<String, i128>,
 }
 
 impl Finding {
@@ -86,6 +90,7 @@ impl Finding {
             token: Some(r.token),
             replay: None,
             predicted: false,
+            inputs: BTreeMap::new(),
         }
     }
 
@@ -101,6 +106,7 @@ impl Finding {
             token: None,
             replay: None,
             predicted: false,
+            inputs: BTreeMap::new(),
         }
     }
 }
@@ -135,6 +141,48 @@ pub struct Outcome {
     /// What the predictive checks did, when they ran on this test.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predict: Option<PredictReport>,
+    /// What the symbolic exploration did, when the test drew symbolic inputs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbolic: Option<SymbolicReport>,
+}
+
+/// The symbolic exploration of one test's input classes (documented field by field in
+/// `docs/report-format.md`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SymbolicReport {
+    /// Input classes explored (each by a whole exploration of its schedules).
+    pub classes: u64,
+    /// Executions over all classes.
+    pub executions: u64,
+    /// Branch sides (a recorded branch and the way it went) taken by an explored execution.
+    pub sides_covered: usize,
+    /// Branch sides known to be feasible: taken, or found satisfiable by the solver.
+    pub sides_feasible: usize,
+    /// Solver queries asked, of which answered from an earlier model.
+    pub queries: u64,
+    pub cache_hits: u64,
+    /// Queries the solver gave up on.
+    pub unknown: u64,
+    pub solver_seconds: f64,
+    /// Assertion failures the solver found whose run on the recorded schedule did not fail.
+    pub unconfirmed: u64,
+    /// Every input and schedule class within the bounds was explored.
+    pub complete: bool,
+    /// Why not complete, in words.
+    pub incomplete: Vec<String>,
+    /// Values made concrete where they depended on an input: each cuts the exploration.
+    pub pins: Vec<PinReport>,
+    /// The branch-depth bound in force, if any.
+    pub max_branch_depth: Option<u32>,
+    pub seconds: f64,
+}
+
+/// A pin that cut the symbolic exploration.
+#[derive(Clone, Debug, Serialize)]
+pub struct PinReport {
+    pub location: Option<Location>,
+    /// Executions that pinned there.
+    pub executions: u64,
 }
 
 /// The predictive checks on one test (`--predict`, `cargo symx predict`): counts over every
@@ -211,6 +259,7 @@ impl Outcome {
             duration: Duration::ZERO,
             output: String::new(),
             predict: None,
+            symbolic: None,
         }
     }
 

@@ -62,6 +62,9 @@ fn result(o: &Outcome, f: &Finding) -> SarifResult {
     if f.predicted {
         text.push_str(&format!(" ({})", super::predicted::MARK));
     }
+    if let Some(inputs) = super::symbolic::inputs(f) {
+        text.push_str(&format!(" (inputs: {inputs})"));
+    }
     if let Some(cmd) = &f.replay {
         text.push_str(&format!(" (replay: {cmd})"));
     }

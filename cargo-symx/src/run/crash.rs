@@ -53,6 +53,7 @@ pub fn recover(
         overrides: overrides.clone(),
         announce: true,
         traces: 0,
+        inputs: Vec::new(),
     };
     let again = worker_process::run(case, request, extra, timeout, &mut |_| {});
     if !again.crashed() || describe(&again, timeout).0 != kind {

@@ -8,15 +8,16 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use symx::__worker::protocol::{InputValue, Request};
+use symx::__worker::protocol::Request;
 use symx::trace::Trace;
-use symx::Guide;
 
 use crate::config;
 use crate::discover::TestCase;
-use crate::engine::predict::{self, Model, Options, Prediction, Replayed};
+use crate::engine::predict::{self, Model, Options, Prediction};
+use crate::engine::Executor;
 use crate::report::kind::DriverKind;
 use crate::report::outcome::{Finding, Outcome, PredictReport, Status, Unconfirmed};
+use crate::run::executor::WorkerExecutor;
 use crate::worker_process;
 
 /// The engine's options for the configured checks.
@@ -61,7 +62,9 @@ pub fn analyse(
         if worker_process::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
             break;
         }
-        let out = predict::predict(trace, &opts, |guide| replay(case, guide, extra, timeout));
+        let out = predict::predict(trace, &opts, |guide| {
+            WorkerExecutor::new(case, extra, timeout).run(guide)
+        });
         report.traces += 1;
         report.candidates += out.candidates;
         report.queries += out.solve_times.len();
@@ -181,42 +184,6 @@ fn found_off_trace(
         ),
     );
     f
-}
-
-/// Runs `guide` in a fresh worker process of `case`.
-fn replay(
-    case: &TestCase,
-    guide: &Guide,
-    extra: &[String],
-    timeout: Duration,
-) -> Result<Replayed, String> {
-    let request = Request::RunOne {
-        prefix: guide.steps.iter().map(|&t| t as u32).collect(),
-        choices: guide.choices.clone(),
-        inputs: guide
-            .inputs
-            .iter()
-            .map(|(name, &value)| InputValue {
-                name: name.clone(),
-                value,
-            })
-            .collect(),
-    };
-    let run = worker_process::run(case, request, extra, timeout, &mut |_| {});
-    if run.exit == Some(worker_process::Exit::Interrupted) {
-        return Err("interrupted (Ctrl-C)".into());
-    }
-    if run.crashed() {
-        let (kind, message) = crate::run::crash::describe(&run, timeout);
-        return Err(format!("{kind}: {message}"));
-    }
-    if let Some(e) = run.errors.first() {
-        return Err(e.clone());
-    }
-    match run.ran {
-        Some(ran) => Ok((*ran).into()),
-        None => Err("the test did not answer: is it a #[symx::test]?".into()),
-    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,9 @@
 
 pub mod crash;
 pub mod engines;
+pub mod executor;
 pub mod shards;
+pub mod symbolic;
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -186,6 +188,17 @@ fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcom
         let report =
             crate::run::engines::analyse(case, &run.traces, p, extra, job.settings.timeout);
         crate::run::engines::apply(&mut o, report);
+        o.duration += started.elapsed();
+    }
+    let drew_inputs = run.verdict.as_ref().is_some_and(|v| v.drew_inputs);
+    if job.settings.symbolic.enabled && o.status == Status::Passed && drew_inputs {
+        let started = std::time::Instant::now();
+        let bounds = crate::run::symbolic::Bounds {
+            overrides,
+            attribute_depth: run.max_branch_depth,
+            timeout: job.settings.timeout,
+        };
+        crate::run::symbolic::explore(case, &job.settings.symbolic, &bounds, extra, &mut o);
         o.duration += started.elapsed();
     }
     expectation(o)

@@ -24,6 +24,7 @@ fn request(overrides: &Overrides, shard: Option<Shard>, traces: u64) -> Request 
         },
         announce: false,
         traces,
+        inputs: Vec::new(),
     }
 }
 
@@ -171,6 +172,7 @@ fn merge_verdicts(verdicts: Vec<Verdict>) -> Verdict {
         preemption_bounded: verdicts.iter().any(|v| v.preemption_bounded),
         elapsed_ms: verdicts.iter().map(|v| v.elapsed_ms).max().unwrap_or(0),
         failure,
+        drew_inputs: verdicts.iter().any(|v| v.drew_inputs),
     }
 }
 
@@ -192,6 +194,7 @@ mod tests {
             preemption_bounded: false,
             elapsed_ms: 1,
             failure,
+            drew_inputs: false,
         }
     }
 

@@ -34,6 +34,12 @@ pub enum Role {
     /// A recorded assertion (`symx::assert!` or an instrumented `assert!`): its failing side
     /// is a bug.
     Assertion,
+    /// An operation on a symbolic operand that panics for some values (overflow, division by
+    /// zero, a shift too far, an index out of bounds): its failing side is a bug.
+    Check,
+    /// A symbolic index chose an element of a collection: every other index in bounds is
+    /// another path (one per element it can name).
+    Element,
 }
 
 /// One condition of the path.
@@ -46,8 +52,10 @@ pub struct Condition {
     pub taken: Bool,
     /// The inputs it depends on; empty: it holds whatever the inputs (not a real choice).
     pub inputs: BTreeSet<String>,
-    /// For an assertion: whether it held.
+    /// For an assertion or a check: whether it held.
     pub held: bool,
+    /// For an element choice: `index == k` for every other index `k` in bounds.
+    pub alternatives: Vec<Bool>,
     pub location: Option<Location>,
 }
 
@@ -87,8 +95,18 @@ impl PathCondition {
         let deps = input_deps(&trace.exprs, &sources);
         let mut conditions = Vec::new();
         for (event, ev) in trace.events.iter().enumerate() {
+            let mut alternatives = Vec::new();
             let (role, expr, held) = if let Some(a) = &ev.assert {
                 (Role::Assertion, a.cond, a.holds)
+            } else if let Some(c) = &ev.check {
+                (Role::Check, c.cond, c.holds)
+            } else if let (Some(e), Some(g)) = (&ev.element, ev.guard) {
+                let index = &terms[e.index as usize];
+                alternatives = (0..e.len)
+                    .filter(|&k| k != e.value)
+                    .map(|k| index.eq(dag::constant(Ty::Usize, k as i128)))
+                    .collect();
+                (Role::Element, g, true)
             } else if let Some(g) = ev.guard {
                 (role_of(ev.kind), g, true)
             } else {
@@ -104,6 +122,7 @@ impl PathCondition {
                     .map(|&i| names[i as usize].to_string())
                     .collect(),
                 held,
+                alternatives,
                 location: ev.location.clone(),
             });
         }

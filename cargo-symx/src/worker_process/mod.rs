@@ -48,6 +48,8 @@ pub enum Libtest {
 pub struct Run {
     /// The strategy, when the test is a `#[symx::test]` (it said hello).
     pub symx_strategy: Option<String>,
+    /// The test's own `max_branch_depth` (it said hello).
+    pub max_branch_depth: Option<u32>,
     pub verdict: Option<Verdict>,
     pub replayed: Option<Replayed>,
     /// The answer to `run_one`, for the engines that will ask for single guided executions.
@@ -252,8 +254,13 @@ fn read_all(mut stream: impl Read + Send + 'static) -> mpsc::Receiver<String> {
 fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
     match line {
         Line::Protocol(m) => match *m {
-            Message::Hello { strategy, .. } => {
+            Message::Hello {
+                strategy,
+                max_branch_depth,
+                ..
+            } => {
                 run.symx_strategy = Some(strategy);
+                run.max_branch_depth = max_branch_depth;
                 events(Event::Hello);
             }
             Message::Progress {

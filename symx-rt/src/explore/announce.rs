@@ -3,36 +3,9 @@
 //! Where the reports go is the caller's business ([`Announcer`]; `cargo symx`'s worker sends
 //! them to the driver).
 
-use std::fmt;
-use std::sync::Arc;
-
+use crate::builder::{Announcement, Announcer};
 use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::{Event, ThreadId};
-
-/// What announce mode reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Announcement {
-    /// Execution `index` (from 0) starts.
-    Execution { index: u64 },
-    /// A decision of the schedule was taken, as a replay token records it.
-    Decision { value: u32 },
-}
-
-/// Where announcements go, called synchronously before the decision takes effect.
-#[derive(Clone)]
-pub(crate) struct Announcer(Arc<dyn Fn(Announcement) + Send + Sync>);
-
-impl Announcer {
-    pub fn new(to: impl Fn(Announcement) + Send + Sync + 'static) -> Self {
-        Announcer(Arc::new(to))
-    }
-}
-
-impl fmt::Debug for Announcer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Announcer")
-    }
-}
 
 /// `inner`, announcing its choices to `to`.
 pub(crate) struct Announcing {
@@ -51,7 +24,7 @@ impl Announcing {
     }
 
     fn announce(&self, a: Announcement) {
-        (self.to.0)(a)
+        self.to.announce(a)
     }
 }
 

@@ -11,18 +11,12 @@
 //! as soon as their key is known; an execution that reveals a foreign key is run once more than
 //! needed, nothing is left out.
 
+use crate::builder::DfsShard;
 use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::ThreadId;
 
 /// Choices that make up a subtree's key.
 pub(crate) const KEY_DEPTH: usize = 4;
-
-/// Shard `index` of `count`: the subtrees of a depth-first exploration it owns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct DfsShard {
-    pub index: u32,
-    pub count: u32,
-}
 
 /// One choice point on the current path: its alternatives and the one being explored.
 #[derive(Debug)]

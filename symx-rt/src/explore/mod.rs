@@ -81,6 +81,7 @@ pub(crate) fn explore_with(
     let mut strategy = make(b);
     let mut executions = 0;
     let mut discarded = 0;
+    let mut drew_inputs = false;
     let stop = loop {
         if !strategy.next_execution() {
             break StopReason::Exhausted;
@@ -94,6 +95,7 @@ pub(crate) fn explore_with(
         let mut outcome = run_execution(b.config(), strategy.as_mut(), body, false);
         executions += 1;
         discarded += outcome.discarded as u64;
+        drew_inputs |= outcome.drew_inputs;
         observe(&outcome.events, outcome.preemptions);
         strategy.end_execution(&outcome.events);
         if let Some(mut trace) = outcome.trace.take() {
@@ -105,11 +107,13 @@ pub(crate) fn explore_with(
             let failure = minimise::fewest_preemptions(b, body, found);
             let mut report = finish(b, start, executions, StopReason::Failure, Some(failure));
             report.discarded = discarded;
+            report.drew_inputs = drew_inputs;
             return report;
         }
     };
     let mut report = finish(b, start, executions, stop, None);
     report.discarded = discarded;
+    report.drew_inputs = drew_inputs;
     report
 }
 
@@ -181,11 +185,13 @@ pub(crate) fn run_guided(b: &Builder, guide: &Guide, body: &dyn Fn()) -> GuidedR
     deliver(&b, 1, &schedule, &mut trace, &mut None);
     let rendered = outcome.rendered.clone();
     let discarded = outcome.discarded as u64;
+    let drew_inputs = outcome.drew_inputs;
     let preemptions = outcome.preemptions;
     let failure = outcome.failure.is_some().then(|| to_failure(&b, outcome));
     let mut report = finish(&b, start, 1, StopReason::Exhausted, failure);
     report.replayed_steps = rendered;
     report.discarded = discarded;
+    report.drew_inputs = drew_inputs;
     GuidedRun {
         report,
         trace,
@@ -209,6 +215,7 @@ fn finish(
         max_preemptions_bounded: b.preemption_bound.is_some(),
         replayed_steps: Vec::new(),
         discarded: 0,
+        drew_inputs: false,
     }
 }
 

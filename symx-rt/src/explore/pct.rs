@@ -2,14 +2,22 @@
 //!
 //! Each execution gives the threads distinct random priorities above `depth` and picks
 //! `depth - 1` change points among the steps; the highest-priority enabled thread always runs,
-//! and at the i-th change point the running thread's priority drops to `i`. A bug of depth `d`
-//! among `n` threads and `k` steps is then found with probability at least `1 / (n k^(d-1))`.
+//! and at a change point the running thread's priority drops below every initial priority. A
+//! bug of depth `d` among `n` threads and `k` steps is then found with probability at least
+//! `1 / (n k^(d-1))`.
 //!
-//! Departures from the paper: threads are created during the execution, so a thread gets its
-//! random priority when it is first seen; `k` is the largest step count seen so far (the
-//! paper assumes it known; the first execution runs without change points to learn it); and
-//! the strategy is asked only where more than one thread can run, so a change point that falls
-//! on a step without a choice takes effect at the next choice.
+//! Departures from the paper:
+//! - the paper's i-th change point leaves priority `i`, its change points numbered as they
+//!   are drawn; here they are sorted by step and the i-th in step order (from 1) leaves
+//!   priority `depth - i`, so a thread demoted later ranks below every thread demoted before
+//!   it, and the threads made to wait resume in the order they were made to (Coyote's and
+//!   shuttle's PCT likewise demote each thread below the ones demoted before it);
+//! - threads are created during the execution, so a thread gets its random priority when it is
+//!   first seen;
+//! - `k` is the largest step count seen so far (the paper assumes it known; the first execution
+//!   runs without change points to learn it);
+//! - the strategy is asked only where more than one thread can run, so a change point that
+//!   falls on a step without a choice takes effect at the next choice.
 
 use crate::rng::Rng;
 use crate::rt::chooser::{Chooser, SchedulingPoint};
@@ -61,7 +69,7 @@ impl Chooser for Pct {
             self.depth.saturating_sub(1)
         };
         self.change_points = (0..changes).map(|_| 1 + self.rng.below(self.k)).collect();
-        // Applied in step order; their index (1-based) is the priority they leave behind.
+        // Applied in step order: the i-th leaves priority `depth - i` (see the module doc).
         self.change_points.sort_unstable();
         self.applied = 0;
         true

@@ -36,6 +36,8 @@ pub(crate) struct ExecutionResult {
     pub discarded: bool,
     /// The symbolic inputs that were not zero, by name (replay tokens carry them).
     pub inputs: Vec<(String, i128)>,
+    /// The execution drew a symbolic input (`symx::any`, `any_named`).
+    pub drew_inputs: bool,
     /// The full record of the execution, when recording was on.
     pub trace: Option<crate::trace::Trace>,
 }
@@ -368,6 +370,7 @@ impl Scheduler<'_> {
             rendered,
             events: std::mem::take(&mut e.trace),
             discarded: e.sym.discarded,
+            drew_inputs: !e.sym.inputs.is_empty(),
             inputs: e
                 .sym
                 .inputs

@@ -27,13 +27,21 @@ use super::value::{Sym, SymInt, SymValue};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckOp {
+    /// `a + b`: overflow.
     Add,
+    /// `a - b`: overflow.
     Sub,
+    /// `a * b`: overflow.
     Mul,
+    /// `-a`: overflow.
     Neg,
+    /// `a / b`: a zero divisor, or overflow.
     Div,
+    /// `a % b`: a zero divisor, or overflow.
     Rem,
+    /// `a << b`: a shift by the width or more.
     Shl,
+    /// `a >> b`: a shift by the width or more.
     Shr,
     /// Indexing a slice, `Vec` or [`SymVec`](crate::SymVec) with a `Sym<usize>`.
     Index,

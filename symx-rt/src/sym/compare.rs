@@ -44,11 +44,17 @@ pub struct Cmp<'a, A: ?Sized, B: ?Sized>(pub &'a A, pub &'a B);
 
 /// Comparisons with a symbolic operand: the result is a symbolic condition.
 pub trait SymCompare {
+    /// `==`.
     fn __symx_eq(self) -> Sym<bool>;
+    /// `!=`.
     fn __symx_ne(self) -> Sym<bool>;
+    /// `<`.
     fn __symx_lt(self) -> Sym<bool>;
+    /// `<=`.
     fn __symx_le(self) -> Sym<bool>;
+    /// `>`.
     fn __symx_gt(self) -> Sym<bool>;
+    /// `>=`.
     fn __symx_ge(self) -> Sym<bool>;
 }
 
@@ -83,7 +89,9 @@ sym_compare!(T, Sym<T>, Sym::<T>::constant, std::convert::identity);
 
 /// `==` and `!=` without symbolic operands: exactly the operator.
 pub trait PlainEq {
+    /// `==`.
     fn __symx_eq(self) -> bool;
+    /// `!=`.
     fn __symx_ne(self) -> bool;
 }
 
@@ -102,9 +110,13 @@ impl<A: ?Sized + PartialEq<B>, B: ?Sized> PlainEq for &Cmp<'_, A, B> {
 
 /// `<`, `<=`, `>`, `>=` without symbolic operands: exactly the operator.
 pub trait PlainCompare {
+    /// `<`.
     fn __symx_lt(self) -> bool;
+    /// `<=`.
     fn __symx_le(self) -> bool;
+    /// `>`.
     fn __symx_gt(self) -> bool;
+    /// `>=`.
     fn __symx_ge(self) -> bool;
 }
 

@@ -13,18 +13,31 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Ty {
+    /// `bool`.
     Bool,
+    /// `i8`.
     I8,
+    /// `i16`.
     I16,
+    /// `i32`.
     I32,
+    /// `i64`.
     I64,
+    /// `i128`.
     I128,
+    /// `isize` (the recording machine's width).
     Isize,
+    /// `u8`.
     U8,
+    /// `u16`.
     U16,
+    /// `u32`.
     U32,
+    /// `u64`.
     U64,
+    /// `u128`.
     U128,
+    /// `usize` (the recording machine's width).
     Usize,
 }
 
@@ -42,6 +55,7 @@ impl Ty {
         }
     }
 
+    /// Whether the type is a signed integer.
     pub fn signed(self) -> bool {
         matches!(
             self,
@@ -157,13 +171,21 @@ pub enum UnOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BinOp {
+    /// `a + b` (wrapping).
     Add,
+    /// `a - b` (wrapping).
     Sub,
+    /// `a * b` (wrapping).
     Mul,
+    /// `a / b` (wrapping on signed overflow; a zero divisor is an evaluation error).
     Div,
+    /// `a % b` (as `Div`).
     Rem,
+    /// Bitwise and; logical and on `bool`.
     And,
+    /// Bitwise or; logical or on `bool`.
     Or,
+    /// Bitwise xor; logical xor on `bool`.
     Xor,
     /// Shift left by the right operand modulo the width (the right operand is a `u32`).
     Shl,
@@ -175,11 +197,17 @@ pub enum BinOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CmpOp {
+    /// `a == b`.
     Eq,
+    /// `a != b`.
     Ne,
+    /// `a < b`.
     Lt,
+    /// `a <= b`.
     Le,
+    /// `a > b`.
     Gt,
+    /// `a >= b`.
     Ge,
 }
 
@@ -189,44 +217,66 @@ pub enum CmpOp {
 pub enum Expr {
     /// A constant (the value as a number, see [`Ty::to_i128`]).
     Const {
+        /// The constant's type.
         ty: Ty,
+        /// The constant's value.
         #[serde(with = "wide")]
         value: i128,
     },
     /// The symbolic input with this index in the trace's input list.
     Input {
+        /// The input's type.
         ty: Ty,
+        /// The input's index in the trace's input list.
         input: u32,
     },
     /// The value returned by the read that introduced read variable `var`.
     Read {
+        /// The read's type.
         ty: Ty,
+        /// The read variable (see [`ReadRecord`](crate::trace::format::ReadRecord)).
         var: u32,
     },
+    /// A unary operator applied to `a`.
     Unary {
+        /// The result's type (the operand's).
         ty: Ty,
+        /// The operator.
         un: UnOp,
+        /// The operand.
         a: ExprId,
     },
+    /// A binary operator applied to `a` and `b`.
     Binary {
+        /// The result's type (the operands').
         ty: Ty,
+        /// The operator.
         bin: BinOp,
+        /// The left operand.
         a: ExprId,
+        /// The right operand.
         b: ExprId,
     },
+    /// A comparison of `a` and `b`; a `bool`.
     Compare {
+        /// The comparison.
         cmp: CmpOp,
+        /// The left operand.
         a: ExprId,
+        /// The right operand.
         b: ExprId,
     },
     /// `a as ty` (Rust's `as` between integers; `bool as` integer gives 0 or 1).
     Cast {
+        /// The target type.
         ty: Ty,
+        /// The operand.
         a: ExprId,
     },
 }
 
 impl Expr {
+    /// The type of the node's value.
     pub fn ty(&self) -> Ty {
         match *self {
             Expr::Const { ty, .. }
@@ -258,8 +308,11 @@ impl Arena {
 pub enum EvalError {
     /// An operand refers to a node that is not before it.
     Dangling(ExprId),
+    /// An `Input` node names no input of the trace.
     UnknownInput(u32),
+    /// A `Read` node names a read variable no event introduced.
     UnknownRead(u32),
+    /// A division or remainder by zero.
     DivisionByZero,
 }
 

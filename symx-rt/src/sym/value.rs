@@ -72,6 +72,23 @@ pub(crate) struct Handle {
 /// on either side. `==`/`<` through `PartialEq`/`PartialOrd` give a plain `bool` and record
 /// the outcome as a guard; inside `#[symx::test]` and `#[symx::instrument]` bodies the same
 /// operators give `Sym<bool>` (as do [`Sym::sym_eq`] and friends everywhere).
+///
+/// ```
+/// use symx::{Builder, InputValues, Sym};
+///
+/// fn body() {
+///     let x: Sym<u32> = symx::any_named("x");
+///     let y = x * 2 + 1; // symbolic too: its expression over `x` is recorded
+///     assert_eq!(y.concrete() % 2, 1);
+///     symx::assert!(y != 41); // recorded as an assertion on `x`
+/// }
+///
+/// // Inputs are 0 unless the builder gives them values, by name.
+/// assert!(Builder::new().explore(body).failure().is_none());
+/// let x_is_20: InputValues = [("x".to_string(), 20)].into_iter().collect();
+/// let report = Builder::new().inputs(x_is_20).explore(body);
+/// assert!(report.failure().is_some(), "2 * 20 + 1 is 41");
+/// ```
 #[derive(Clone, Copy)]
 pub struct Sym<T: SymValue> {
     pub(crate) value: T,

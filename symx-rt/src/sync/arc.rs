@@ -53,6 +53,7 @@ pub struct Weak<T: ?Sized> {
 }
 
 impl<T> Arc<T> {
+    /// A new `Arc` holding `value` (an object of the model: its count is shared state).
     pub fn new(value: T) -> Arc<T> {
         Arc::from_std(std::sync::Arc::new(Inner::new(value)))
     }
@@ -120,6 +121,7 @@ impl<T: ?Sized> Arc<T> {
         });
     }
 
+    /// A weak pointer to the allocation.
     pub fn downgrade(this: &Self) -> Weak<T> {
         Weak {
             inner: std::sync::Arc::downgrade(&this.inner),
@@ -131,14 +133,17 @@ impl<T: ?Sized> Arc<T> {
         std::sync::Arc::strong_count(&this.inner)
     }
 
+    /// How many `Weak` pointers to the allocation exist.
     pub fn weak_count(this: &Self) -> usize {
         std::sync::Arc::weak_count(&this.inner)
     }
 
+    /// Whether both point to the same allocation.
     pub fn ptr_eq(this: &Self, other: &Self) -> bool {
         std::sync::Arc::ptr_eq(&this.inner, &other.inner)
     }
 
+    /// The pointer to the value.
     pub fn as_ptr(this: &Self) -> *const T {
         &this.inner.value as *const T
     }
@@ -269,14 +274,17 @@ impl<T: ?Sized> Weak<T> {
         self.inner.upgrade().map(Arc::from_std)
     }
 
+    /// How many `Arc`s to the allocation exist (0 once the value is dropped).
     pub fn strong_count(&self) -> usize {
         self.inner.strong_count()
     }
 
+    /// How many `Weak` pointers to the allocation exist.
     pub fn weak_count(&self) -> usize {
         self.inner.weak_count()
     }
 
+    /// Whether both point to the same allocation.
     pub fn ptr_eq(&self, other: &Self) -> bool {
         self.inner.ptr_eq(&other.inner)
     }

@@ -95,6 +95,8 @@ fn access(
 macro_rules! atomic_int {
     ($(#[$doc:meta])* $name:ident, $t:ty) => {
         $(#[$doc])*
+        #[doc = concat!("`std::sync::atomic::", stringify!($name), "`, modelled: every access is a \
+            scheduling point, and happens-before follows its orderings.")]
         #[derive(Debug, Default)]
         pub struct $name {
             init: std::sync::atomic::$name,
@@ -102,6 +104,7 @@ macro_rules! atomic_int {
         }
 
         impl $name {
+            /// A new atomic holding the value. `const`, as in `std`: usable in statics.
             pub const fn new(v: $t) -> Self {
                 $name { init: std::sync::atomic::$name::new(v), obj: ObjRef::new() }
             }
@@ -141,6 +144,7 @@ macro_rules! atomic_int {
                 }
             }
 
+            /// Reads the value: a scheduling point; `order` decides what it synchronises with.
             #[track_caller]
             pub fn load(&self, order: Ordering) -> $t {
                 match self.modelled(OpKind::Load, order, order, Location::caller(), |_| None) {
@@ -149,6 +153,7 @@ macro_rules! atomic_int {
                 }
             }
 
+            /// Writes the value: a scheduling point; `order` decides what it synchronises with.
             #[track_caller]
             pub fn store(&self, val: $t, order: Ordering) {
                 if self.modelled(OpKind::Store, order, order, Location::caller(), |_| Some(val)).is_none() {
@@ -156,11 +161,14 @@ macro_rules! atomic_int {
                 }
             }
 
+            /// Writes the value and returns the previous one, in one step.
             #[track_caller]
             pub fn swap(&self, val: $t, order: Ordering) -> $t {
                 self.rmw(order, |_| val)
             }
 
+            /// Writes `new` if the value is `current`, in one step; returns the previous value,
+            /// `Ok` if it was written and `Err` otherwise.
             #[track_caller]
             pub fn compare_exchange(&self, current: $t, new: $t, success: Ordering, failure: Ordering) -> Result<$t, $t> {
                 let update = |v: $t| (v == current).then_some(new);
@@ -191,20 +199,28 @@ macro_rules! atomic_int {
                 Err(prev)
             }
 
+            /// Adds (wrapping), returning the previous value.
             #[track_caller]
             pub fn fetch_add(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v.wrapping_add(val)) }
+            /// Subtracts (wrapping), returning the previous value.
             #[track_caller]
             pub fn fetch_sub(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v.wrapping_sub(val)) }
+            /// Bitwise and, returning the previous value.
             #[track_caller]
             pub fn fetch_and(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v & val) }
+            /// Bitwise nand, returning the previous value.
             #[track_caller]
             pub fn fetch_nand(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| !(v & val)) }
+            /// Bitwise or, returning the previous value.
             #[track_caller]
             pub fn fetch_or(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v | val) }
+            /// Bitwise xor, returning the previous value.
             #[track_caller]
             pub fn fetch_xor(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v ^ val) }
+            /// Maximum, returning the previous value.
             #[track_caller]
             pub fn fetch_max(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v.max(val)) }
+            /// Minimum, returning the previous value.
             #[track_caller]
             pub fn fetch_min(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v.min(val)) }
 
@@ -215,6 +231,7 @@ macro_rules! atomic_int {
                 self.init.get_mut()
             }
 
+            /// The value, consuming the atomic.
             pub fn into_inner(mut self) -> $t {
                 self.settle();
                 self.init.load(Ordering::Relaxed)
@@ -254,21 +271,27 @@ atomic_int!(AtomicIsize, isize);
 pub struct AtomicBool(AtomicU8);
 
 impl AtomicBool {
+    /// A new atomic holding the value. `const`, as in `std`: usable in statics.
     pub const fn new(v: bool) -> Self {
         AtomicBool(AtomicU8::new(v as u8))
     }
+    /// Reads the value: a scheduling point; `order` decides what it synchronises with.
     #[track_caller]
     pub fn load(&self, order: Ordering) -> bool {
         self.0.load(order) != 0
     }
+    /// Writes the value: a scheduling point; `order` decides what it synchronises with.
     #[track_caller]
     pub fn store(&self, val: bool, order: Ordering) {
         self.0.store(val as u8, order)
     }
+    /// Writes the value and returns the previous one, in one step.
     #[track_caller]
     pub fn swap(&self, val: bool, order: Ordering) -> bool {
         self.0.swap(val as u8, order) != 0
     }
+    /// Writes `new` if the value is `current`, in one step; returns the previous value,
+    /// `Ok` if it was written and `Err` otherwise.
     #[track_caller]
     pub fn compare_exchange(
         &self,
@@ -282,6 +305,7 @@ impl AtomicBool {
             .map(|v| v != 0)
             .map_err(|v| v != 0)
     }
+    /// [`compare_exchange`](Self::compare_exchange): it never fails spuriously here.
     #[track_caller]
     pub fn compare_exchange_weak(
         &self,
@@ -292,22 +316,28 @@ impl AtomicBool {
     ) -> Result<bool, bool> {
         self.compare_exchange(current, new, success, failure)
     }
+    /// Bitwise and, returning the previous value.
     #[track_caller]
     pub fn fetch_and(&self, val: bool, order: Ordering) -> bool {
         self.0.fetch_and(val as u8, order) != 0
     }
+    /// Bitwise nand, returning the previous value.
     #[track_caller]
     pub fn fetch_nand(&self, val: bool, order: Ordering) -> bool {
         self.0.rmw(order, |v| (v & val as u8 == 0) as u8) != 0
     }
+    /// Bitwise or, returning the previous value.
     #[track_caller]
     pub fn fetch_or(&self, val: bool, order: Ordering) -> bool {
         self.0.fetch_or(val as u8, order) != 0
     }
+    /// Bitwise xor, returning the previous value.
     #[track_caller]
     pub fn fetch_xor(&self, val: bool, order: Ordering) -> bool {
         self.0.fetch_xor(val as u8, order) != 0
     }
+    /// Applies `f` until a compare-exchange with its result succeeds, as `std` does; returns
+    /// the value it was applied to last, `Err` when `f` returned `None`.
     #[track_caller]
     pub fn fetch_update<F: FnMut(bool) -> Option<bool>>(
         &self,
@@ -320,11 +350,13 @@ impl AtomicBool {
             .map(|v| v != 0)
             .map_err(|v| v != 0)
     }
+    /// Exclusive access to the value (no scheduling point: nothing else can see it).
     pub fn get_mut(&mut self) -> &mut bool {
         let v = self.0.get_mut();
         // SAFETY: the byte only ever holds 0 or 1 (every write goes through a `bool`).
         unsafe { &mut *(v as *mut u8 as *mut bool) }
     }
+    /// The value, consuming the atomic.
     pub fn into_inner(self) -> bool {
         self.0.into_inner() != 0
     }
@@ -350,6 +382,7 @@ impl<T> Default for AtomicPtr<T> {
 }
 
 impl<T> AtomicPtr<T> {
+    /// A new atomic holding the value. `const`, as in `std`: usable in statics.
     pub const fn new(p: *mut T) -> Self {
         AtomicPtr {
             init: std::sync::atomic::AtomicPtr::new(p),
@@ -380,6 +413,7 @@ impl<T> AtomicPtr<T> {
         Some((old as usize as *mut T, new.map(|n| n as usize as *mut T)))
     }
 
+    /// Reads the value: a scheduling point; `order` decides what it synchronises with.
     #[track_caller]
     pub fn load(&self, order: Ordering) -> *mut T {
         match self.modelled(OpKind::Load, order, order, Location::caller(), |_| None) {
@@ -388,6 +422,7 @@ impl<T> AtomicPtr<T> {
         }
     }
 
+    /// Writes the value: a scheduling point; `order` decides what it synchronises with.
     #[track_caller]
     pub fn store(&self, p: *mut T, order: Ordering) {
         if self
@@ -398,6 +433,7 @@ impl<T> AtomicPtr<T> {
         }
     }
 
+    /// Writes the value and returns the previous one, in one step.
     #[track_caller]
     pub fn swap(&self, p: *mut T, order: Ordering) -> *mut T {
         match self.modelled(OpKind::Rmw, order, order, Location::caller(), |_| Some(p)) {
@@ -406,6 +442,8 @@ impl<T> AtomicPtr<T> {
         }
     }
 
+    /// Writes `new` if the value is `current`, in one step; returns the previous value,
+    /// `Ok` if it was written and `Err` otherwise.
     #[track_caller]
     pub fn compare_exchange(
         &self,
@@ -428,6 +466,7 @@ impl<T> AtomicPtr<T> {
         }
     }
 
+    /// [`compare_exchange`](Self::compare_exchange): it never fails spuriously here.
     #[track_caller]
     pub fn compare_exchange_weak(
         &self,
@@ -439,6 +478,8 @@ impl<T> AtomicPtr<T> {
         self.compare_exchange(current, new, success, failure)
     }
 
+    /// Applies `f` until a compare-exchange with its result succeeds, as `std` does; returns
+    /// the value it was applied to last, `Err` when `f` returned `None`.
     #[track_caller]
     pub fn fetch_update<F: FnMut(*mut T) -> Option<*mut T>>(
         &self,
@@ -456,11 +497,13 @@ impl<T> AtomicPtr<T> {
         Err(prev)
     }
 
+    /// Exclusive access to the value (no scheduling point: nothing else can see it).
     pub fn get_mut(&mut self) -> &mut *mut T {
         self.settle();
         self.init.get_mut()
     }
 
+    /// The value, consuming the atomic.
     pub fn into_inner(mut self) -> *mut T {
         self.settle();
         self.init.load(Ordering::Relaxed)

@@ -14,6 +14,8 @@ use std::sync::{Mutex as StdMutex, MutexGuard as StdGuard, PoisonError};
 use crate::rt::clock::VClock;
 use crate::rt::{self, ObjId, ObjKind, ObjRef, OpKind, Wait};
 
+/// `std::sync::Barrier`, modelled: `wait` blocks until the barrier's count of threads have
+/// arrived, and every arrival happens-before every departure.
 pub struct Barrier {
     obj: ObjRef,
     n: usize,

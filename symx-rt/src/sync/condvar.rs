@@ -8,12 +8,16 @@ use std::sync::LockResult;
 use super::mutex::MutexGuard;
 use crate::rt::{self, ObjKind, ObjRef, OpKind, Wait};
 
+/// `std::sync::Condvar`, modelled: waiters queue in FIFO order, `notify_one` wakes one of them
+/// (which one is a choice the exploration covers), and spurious wake-ups happen only when the
+/// builder asks for them.
 #[derive(Debug, Default)]
 pub struct Condvar {
     obj: ObjRef,
 }
 
 impl Condvar {
+    /// A new condition variable.
     pub const fn new() -> Self {
         Condvar { obj: ObjRef::new() }
     }

@@ -11,6 +11,8 @@ use std::sync::{LockResult, TryLockError, TryLockResult};
 use super::poison::Poison;
 use crate::rt::{self, ObjId, ObjKind, ObjRef, OpKind};
 
+/// `std::sync::Mutex`, modelled: `lock` blocks while another thread holds it (a scheduling
+/// point), and poisoning follows `std`.
 pub struct Mutex<T: ?Sized> {
     obj: ObjRef,
     /// Used only outside a model, where there is nobody to wait for.
@@ -24,6 +26,7 @@ unsafe impl<T: ?Sized + Send> Send for Mutex<T> {}
 unsafe impl<T: ?Sized + Send> Sync for Mutex<T> {}
 
 impl<T> Mutex<T> {
+    /// A new unlocked mutex holding `t`.
     pub const fn new(t: T) -> Self {
         Mutex {
             obj: ObjRef::new(),
@@ -33,6 +36,7 @@ impl<T> Mutex<T> {
         }
     }
 
+    /// The value, consuming the mutex; `Err` if it is poisoned.
     pub fn into_inner(self) -> LockResult<T> {
         let poisoned = self.poisoned;
         poisoned.wrap(self.data.into_inner())
@@ -115,6 +119,8 @@ pub(crate) fn unlock_obj(obj: &ObjRef, shared: bool, location: &'static Location
 }
 
 impl<T: ?Sized> Mutex<T> {
+    /// Acquires the lock, blocking while another thread holds it (a scheduling point); `Err` if
+    /// a thread panicked while holding it.
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
         let location = Location::caller();
@@ -127,6 +133,7 @@ impl<T: ?Sized> Mutex<T> {
         self.guard(location)
     }
 
+    /// Acquires the lock if it is free (a scheduling point); `WouldBlock` otherwise.
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
         let location = Location::caller();
@@ -158,14 +165,17 @@ impl<T: ?Sized> Mutex<T> {
         &self.obj
     }
 
+    /// Whether a thread panicked while holding the lock.
     pub fn is_poisoned(&self) -> bool {
         self.poisoned.get()
     }
 
+    /// Clears the poison flag.
     pub fn clear_poison(&self) {
         self.poisoned.clear();
     }
 
+    /// Exclusive access to the value (no scheduling point: nothing else can see it).
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
         self.poisoned.wrap(self.data.get_mut())
     }

@@ -143,12 +143,14 @@ pub struct OnceState {
 }
 
 impl OnceState {
+    /// Whether an earlier call's closure panicked (what `call_once_force` lets a closure see).
     pub fn is_poisoned(&self) -> bool {
         self.poisoned
     }
 }
 
 impl Once {
+    /// A new `Once` that has not run.
     #[allow(clippy::new_without_default)]
     pub const fn new() -> Once {
         Once {
@@ -239,6 +241,7 @@ pub struct OnceLock<T> {
 }
 
 impl<T> OnceLock<T> {
+    /// A new empty cell.
     pub const fn new() -> OnceLock<T> {
         OnceLock {
             core: OnceCore::new(),
@@ -354,6 +357,7 @@ impl<T> OnceLock<T> {
         }
     }
 
+    /// The value, if the cell holds one, consuming it.
     pub fn into_inner(mut self) -> Option<T> {
         self.take()
     }

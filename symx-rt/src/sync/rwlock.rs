@@ -25,6 +25,8 @@ use crate::rt::{self, ObjId, ObjKind, ObjRef};
 /// The outside-a-model state while a writer holds the lock; any other value counts readers.
 const WRITER: usize = usize::MAX;
 
+/// `std::sync::RwLock`, modelled: readers share it, a writer holds it alone, and whoever
+/// cannot take it blocks; poisoning follows `std`.
 pub struct RwLock<T: ?Sized> {
     obj: ObjRef,
     /// Used only outside a model, where there is nobody to wait for: readers, or `WRITER`.
@@ -42,6 +44,7 @@ impl<T: ?Sized> UnwindSafe for RwLock<T> {}
 impl<T: ?Sized> RefUnwindSafe for RwLock<T> {}
 
 impl<T> RwLock<T> {
+    /// A new unlocked lock holding `t`.
     pub const fn new(t: T) -> Self {
         RwLock {
             obj: ObjRef::new(),
@@ -51,6 +54,7 @@ impl<T> RwLock<T> {
         }
     }
 
+    /// The value, consuming the lock; `Err` if it is poisoned.
     pub fn into_inner(self) -> LockResult<T> {
         let poisoned = self.poisoned;
         poisoned.wrap(self.data.into_inner())
@@ -214,10 +218,12 @@ impl<T: ?Sized> RwLock<T> {
         }
     }
 
+    /// Whether a thread panicked while holding the lock for writing.
     pub fn is_poisoned(&self) -> bool {
         self.poisoned.get()
     }
 
+    /// Clears the poison flag.
     pub fn clear_poison(&self) {
         self.poisoned.clear();
     }

@@ -31,7 +31,9 @@ pub struct Trace {
     pub schedule: Option<String>,
     /// Interleavings are sequentially consistent; the field says so for readers.
     pub memory_model: Cow<'static, str>,
+    /// The threads of the execution, by id.
     pub threads: Vec<ThreadInfo>,
+    /// The objects the execution used, by id.
     pub objects: Vec<ObjectInfo>,
     /// The input assignment of this execution: every input handed out, with its value.
     pub inputs: Vec<InputInfo>,
@@ -39,6 +41,7 @@ pub struct Trace {
     pub exprs: Vec<Expr>,
     /// Every event in the order it happened.
     pub events: Vec<TraceEvent>,
+    /// How the execution ended.
     pub verdict: Verdict,
 }
 
@@ -46,7 +49,9 @@ pub struct Trace {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ThreadInfo {
+    /// The thread's id (the `thread` of its events).
     pub id: usize,
+    /// The name given with `thread::Builder::name`, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The `seq` of the `spawn` event that created it (none for the main thread).
@@ -61,6 +66,7 @@ pub struct ThreadInfo {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ObjectInfo {
+    /// The object's id (the `obj` of events), numbered by first use.
     pub id: u32,
     /// `atomic`, `mutex`, `rwlock`, `condvar`, `barrier`, `channel`, `once`, `cell`,
     /// `shared`, `arc`, or `object` (a user-built primitive known by address).
@@ -77,7 +83,9 @@ pub struct ObjectInfo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InitialValue {
+    /// The variable's type.
     pub ty: Ty,
+    /// The value (for `u128` above `i128::MAX`: the bit pattern as an `i128`).
     #[serde(with = "crate::sym::expr::wide")]
     pub value: i128,
 }
@@ -86,7 +94,9 @@ pub struct InitialValue {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InputInfo {
+    /// The input's name: `any_named`'s, or `t<thread>#<k>` for the k-th `any()` of a thread.
     pub name: String,
+    /// The input's type.
     pub ty: Ty,
     /// The value (for `u128` above `i128::MAX`: the bit pattern as an `i128`).
     #[serde(with = "crate::sym::expr::wide")]
@@ -98,40 +108,67 @@ pub struct InputInfo {
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
     // Visible operations: each is one step of the schedule.
+    /// An atomic load.
     Load,
+    /// An atomic store.
     Store,
+    /// An atomic read-modify-write (`swap`, `fetch_add`, ...).
     Rmw,
+    /// An atomic compare-exchange, succeeding or not.
     CompareExchange,
+    /// A blocking lock of a mutex (or a write lock).
     Lock,
+    /// A blocking read lock.
     ReadLock,
+    /// A `try_lock`, succeeding or not.
     TryLock,
+    /// An unlock (or a write unlock).
     Unlock,
+    /// A read unlock.
     ReadUnlock,
+    /// A condvar wait: releases `obj2`, waits on `obj`.
     CondvarWait,
+    /// A condvar `notify_one`.
     NotifyOne,
+    /// A condvar `notify_all`.
     NotifyAll,
+    /// A `Barrier::wait`.
     BarrierWait,
+    /// A channel send.
     Send,
+    /// A channel receive.
     Recv,
+    /// `thread::park`.
     Park,
+    /// `Thread::unpark`.
     Unpark,
+    /// A step that only gives way: `thread::yield_now`, `hint::spin_loop`,
+    /// `JoinHandle::is_finished`, a `recv_timeout` that finds nothing yet.
     Yield,
+    /// `wait_queue::wait`.
     QueueWait,
     /// `wait_queue::notify_one`.
     QueueNotify,
     /// `wait_queue::notify_all`.
     QueueNotifyAll,
+    /// `Once::call_once` or a `OnceLock` initialisation.
     Once,
+    /// A condvar waiter woken without a notify.
     SpuriousWake,
+    /// A channel's last sender went away while its receiver lives.
     Disconnect,
     /// `Shared::get`.
     SharedRead,
     /// `Shared::set`.
     SharedWrite,
     // Thread-local events between steps.
+    /// A symbolic input was created (`input` says which).
     Input,
+    /// A branch on a symbolic condition; `guard` is the condition as taken.
     Branch,
+    /// `symx::assume`; `guard` is the assumed condition.
     Assume,
+    /// An assertion (`assert` says which and whether it held).
     Assert,
     /// A symbolic value escaped to a plain one; `guard` pins it.
     Pin,
@@ -141,20 +178,28 @@ pub enum EventKind {
     /// A symbolic index selected an element of a collection: `guard` is `index == value`,
     /// `element` says which length bounds the other choices (added within version 1).
     Element,
+    /// A thread was spawned (`child` says which).
     Spawn,
+    /// A thread was joined (`child` says which).
     Join,
+    /// The thread finished.
     Exit,
     /// Accesses to a `symx::cell::UnsafeCell` (`with` / `with_mut`): not scheduling points,
     /// but the accesses data races are made of.
     CellRead,
+    /// A write through `UnsafeCell::with_mut`.
     CellWrite,
     /// The region `symx::atomic_region` marks as meant to be atomic begins / ends.
     AtomicBegin,
+    /// The end of that region.
     AtomicEnd,
     /// Annotated (user-built) lock and barrier operations.
     Acquire,
+    /// An annotated release.
     Release,
+    /// An annotated barrier arrival.
     BarrierArrive,
+    /// An annotated barrier departure.
     BarrierDepart,
 }
 
@@ -164,13 +209,16 @@ pub enum EventKind {
 pub struct TraceEvent {
     /// Position in the whole trace.
     pub seq: u32,
+    /// The thread that performed it.
     pub thread: usize,
     /// Position among the events of its thread (program order).
     pub index: u32,
+    /// What happened.
     pub kind: EventKind,
     /// For visible operations: the step of the schedule (0-based) it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<u32>,
+    /// The object involved, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub obj: Option<u32>,
     /// A second object: the mutex a condvar wait releases.
@@ -186,6 +234,7 @@ pub struct TraceEvent {
     /// as taken, an assumption, a pinned escape, a plain-value read's `read == value`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard: Option<ExprId>,
+    /// `assert` events: the assertion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assert: Option<AssertRecord>,
     /// `check` events: the no-panic condition of an operation (added within version 1).
@@ -204,34 +253,44 @@ pub struct TraceEvent {
     /// The input created (index into `inputs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<u32>,
+    /// Where in the user's code it happened.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
 }
 
+/// A read: the read variable it introduced and the value it read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReadRecord {
     /// The read variable: `Read { var }` nodes refer to it.
     pub var: u32,
+    /// The value's type.
     pub ty: Ty,
+    /// The value read (as [`InitialValue::value`]).
     #[serde(with = "crate::sym::expr::wide")]
     pub value: i128,
 }
 
+/// A write: the value written and the expression it was computed from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WriteRecord {
+    /// The expression (a constant when nothing symbolic flowed into it).
     pub expr: ExprId,
+    /// The value's type.
     pub ty: Ty,
+    /// The value written (as [`InitialValue::value`]).
     #[serde(with = "crate::sym::expr::wide")]
     pub value: i128,
 }
 
+/// An assertion: its condition, whether it held and its source text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AssertRecord {
     /// The asserted condition (not oriented: it evaluates to `holds`).
     pub cond: ExprId,
+    /// Whether it held.
     pub holds: bool,
     /// The condition's source text.
     pub text: String,
@@ -266,17 +325,25 @@ pub struct ElementRecord {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SyncKind {
+    /// A lock was taken.
     Acquire,
+    /// A lock was released.
     Release,
+    /// A `try_acquire` failed.
     TryAcquireFailed,
+    /// A thread arrived at a barrier.
     BarrierArrive,
+    /// A thread left a barrier.
     BarrierDepart,
 }
 
+/// A lock or barrier state change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SyncRecord {
+    /// What changed.
     pub op: SyncKind,
+    /// The lock or barrier.
     pub obj: u32,
     /// A shared (read) lock rather than an exclusive one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -286,12 +353,15 @@ pub struct SyncRecord {
     pub annotated: bool,
 }
 
+/// A place in the user's code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Location {
     /// Borrowed from the binary while recording (no copy per event), owned once read back.
     pub file: Cow<'static, str>,
+    /// The line, from 1.
     pub line: u32,
+    /// The column, from 1.
     pub column: u32,
 }
 
@@ -299,13 +369,16 @@ pub struct Location {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Verdict {
+    /// Every thread finished and nothing failed.
     Pass,
     /// An `assume` did not hold.
     Discarded,
+    /// The execution failed.
     Fail {
         /// `panic`, `deadlock`, `data-race`, `step-limit`, `misuse` (the names every
         /// machine-readable output of symx uses).
         kind: String,
+        /// The failure's message.
         message: String,
     },
 }

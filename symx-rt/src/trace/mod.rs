@@ -19,7 +19,12 @@ pub enum TraceError {
     /// Not JSON, or JSON that is not a symx trace.
     NotATrace(String),
     /// Written by a newer symx (or an unknown format version).
-    UnsupportedVersion { found: u64, supported: u32 },
+    UnsupportedVersion {
+        /// The trace's format version.
+        found: u64,
+        /// The newest format version this symx reads.
+        supported: u32,
+    },
     /// A symx trace whose content is damaged: the message names the field or record.
     Corrupt(String),
 }

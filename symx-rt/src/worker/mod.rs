@@ -35,7 +35,7 @@ use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
 
 use crate::builder::Builder;
-use crate::explore::announce::{Announcement, Announcer};
+use crate::builder::{Announcement, Announcer};
 use crate::schedule::Schedule;
 use protocol::{Message, Overrides, Ran, Replayed, Request, RequestLine, Verdict};
 
@@ -59,6 +59,7 @@ pub(crate) fn serve(path: &str, builder: &Builder, body: fn()) -> bool {
         test: path.to_string(),
         strategy: builder.strategy.kind().name().to_string(),
         symx_version: env!("CARGO_PKG_VERSION").to_string(),
+        max_branch_depth: builder.max_branch_depth,
     });
     if version.trim() != protocol::PROTOCOL_VERSION.to_string() {
         send(&Message::Error {
@@ -92,8 +93,12 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
             overrides,
             announce,
             traces,
+            inputs,
         } => {
-            let builder = apply(builder, &overrides);
+            let mut builder = apply(builder, &overrides);
+            if !inputs.is_empty() {
+                builder = builder.inputs(inputs.into_iter().map(|i| (i.name, i.value)).collect());
+            }
             let builder = match overrides.shard {
                 None => builder,
                 Some(shard) => match shard::prepare(builder.clone(), shard) {
@@ -192,6 +197,7 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
         preemption_bounded: builder.preemption_bound.is_some(),
         elapsed_ms: report.elapsed().as_millis() as u64,
         failure: report.failure().map(report::failure),
+        drew_inputs: report.drew_inputs(),
     }
 }
 
@@ -274,6 +280,7 @@ mod tests {
                 overrides,
                 announce,
                 traces,
+                ..
             } => {
                 assert_eq!(overrides.preemption_bound, Some(2));
                 assert_eq!(overrides.shard, Some(Shard { index: 1, count: 2 }));

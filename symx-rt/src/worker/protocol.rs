@@ -44,6 +44,10 @@ pub enum Request {
         /// and the executions are not recorded.
         #[serde(default)]
         traces: u64,
+        /// Values for the symbolic inputs, by name (the others keep the test's default):
+        /// how the symbolic engine explores one input class.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        inputs: Vec<InputValue>,
     },
     /// Run exactly the execution a replay token describes and send back its interleaving.
     Replay { token: String },
@@ -103,6 +107,9 @@ pub enum Message {
         test: String,
         strategy: String,
         symx_version: String,
+        /// The test's `max_branch_depth`, for the driver's symbolic exploration.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_branch_depth: Option<u32>,
     },
     /// Sent at most a few times a second while exploring.
     Progress {
@@ -156,6 +163,9 @@ pub struct Verdict {
     pub preemption_bounded: bool,
     pub elapsed_ms: u64,
     pub failure: Option<FailureReport>,
+    /// An execution drew a symbolic input: the driver's symbolic engine explores the others.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub drew_inputs: bool,
 }
 
 /// The answer to a replay.

@@ -9,8 +9,7 @@
 //!   another's prefix), so shard 0 explores everything and the others answer `unsupported`.
 
 use super::protocol::Shard;
-use crate::builder::{Builder, Strategy as Choice};
-use crate::explore::dfs::DfsShard;
+use crate::builder::{Builder, DfsShard, Strategy as Choice};
 use crate::explore::explored_by_dfs;
 
 /// How a shard of `builder`'s exploration runs; `None` when the strategy cannot be sharded.

@@ -1,6 +1,7 @@
 //! Confirmation: a prediction is a bug only if replaying its witness fails the same way
-//! (digest §6.5). This module judges a replay ([`Replayed`]) against the prediction, and
-//! reads back from it what the trace could not tell (an object's initial value). It never runs
+//! (digest §6.5). Each property judges its own replays (`Check::confirm`) with the pieces
+//! here; this module also tells a replay that left the trace, and reads back from a replay
+//! what the trace could not tell (an object's initial value). It never runs
 //! anything itself: the caller replays, in process or through a worker.
 
 use std::collections::{BTreeMap, HashMap};
@@ -17,7 +18,7 @@ use crate::solver::replayed::Replayed;
 /// The replay's events by `(thread, index)`: along the witness's prefix, threads follow their
 /// recorded paths, so the same position is the same event (object ids are numbered by first
 /// use and may differ between the runs; positions do not).
-fn by_position(run: &Replayed) -> HashMap<(usize, u32), &TraceEvent> {
+pub(crate) fn by_position(run: &Replayed) -> HashMap<(usize, u32), &TraceEvent> {
     run.trace
         .events
         .iter()
@@ -25,107 +26,38 @@ fn by_position(run: &Replayed) -> HashMap<(usize, u32), &TraceEvent> {
         .collect()
 }
 
-/// `Ok` if the replay shows the predicted violation, else why not.
+/// `Ok` if the replay shows the predicted violation, else why not (the property judges).
 pub fn check(ctp: &Ctp, property: &Property, run: &Replayed) -> Result<(), String> {
-    // Every property but atomicity is a failure of the run; this is the one it failed with.
-    let failed = || {
-        run.failure
-            .as_ref()
-            .ok_or_else(|| "the replay passed".to_string())
-    };
-    let is = |kind: FailureKind| run.kind() == Some(kind.name());
-    let replayed = by_position(run);
-    let same_place = |e: Ev| {
-        let ev = ctp.event(e);
-        replayed
-            .get(&(ev.thread, ev.index))
-            .is_some_and(|r| r.kind == ev.kind && r.location == ev.location)
-    };
-    match *property {
-        Property::Assertion { event } => {
-            let failure = failed()?;
-            let ev = ctp.event(event);
-            let failed = replayed
-                .get(&(ev.thread, ev.index))
-                .and_then(|r| r.assert.as_ref())
-                .is_some_and(|a| !a.holds);
-            if is(FailureKind::Panic) && same_place(event) && failed {
-                Ok(())
-            } else {
-                Err(format!("the replay failed otherwise: {}", failure.message))
-            }
-        }
-        Property::Deadlock { ref cycle } => {
-            let failure = failed()?;
-            // Every thread of the cycle is blocked at its acquire when the runtime gives up.
-            let blocked = |e: Ev| {
-                let ev = ctp.event(e);
-                let last = run.trace.events.iter().rfind(|r| r.thread == ev.thread);
-                last.is_some_and(|r| r.index < ev.index)
-            };
-            let all_blocked = cycle.waits().iter().all(|w| blocked(w.acquire));
-            if is(FailureKind::Deadlock) && all_blocked {
-                Ok(())
-            } else {
-                Err(format!("the replay failed otherwise: {}", failure.message))
-            }
-        }
-        // Not a failure of the run: the three accesses happened in the violating order.
-        Property::Atomicity {
-            first,
-            remote,
-            second,
-            ..
-        } => in_order(ctp, run, [first, remote, second]),
-        Property::LockClaim { first, second, .. } => {
-            let failure = failed()?;
-            // The runtime stops at the acquisition that finds the lock held: either of the
-            // two, whichever the replay made second.
-            let ours = [first, second]
-                .into_iter()
-                .any(|e| failed_at(ctp, e, failure));
-            if is(FailureKind::Misuse) && ours {
-                Ok(())
-            } else {
-                Err(format!("the replay failed otherwise: {}", failure.message))
-            }
-        }
-        Property::DataRace { first, second, obj } => {
-            let failure = failed()?;
-            let exact = same_place(first) && same_place(second);
-            // The runtime reports the first happens-before race it meets: the witness's prefix
-            // may already hold an unordered pair on the same object, a real race as well.
-            let on_obj = racing_object(run).is_some_and(|ro| replay_id(ctp, run, obj) == Some(ro));
-            if is(FailureKind::DataRace) && (exact || on_obj) {
-                Ok(())
-            } else {
-                Err(format!("the replay failed otherwise: {}", failure.message))
-            }
-        }
+    property.check().confirm(ctp, run)
+}
+
+/// The failure the replay ended with: every property but atomicity is one.
+pub(crate) fn failure(run: &Replayed) -> Result<&FailureReport, String> {
+    run.failure
+        .as_ref()
+        .ok_or_else(|| "the replay passed".to_string())
+}
+
+/// The replay failed with this kind.
+pub(crate) fn is(run: &Replayed, kind: FailureKind) -> bool {
+    run.kind() == Some(kind.name())
+}
+
+/// The verdict on a replay that failed: confirmed if it failed the predicted way.
+pub(crate) fn judged(predicted: bool, failure: &FailureReport) -> Result<(), String> {
+    if predicted {
+        Ok(())
+    } else {
+        Err(format!("the replay failed otherwise: {}", failure.message))
     }
 }
 
-/// The replay ran `events` (same thread, position, kind and place) in this order.
-fn in_order(ctp: &Ctp, run: &Replayed, events: [Ev; 3]) -> Result<(), String> {
-    let replayed = by_position(run);
-    let mut seqs = Vec::new();
-    for e in events {
-        let ev = ctp.event(e);
-        match replayed.get(&(ev.thread, ev.index)) {
-            Some(r) if r.kind == ev.kind && r.location == ev.location => seqs.push(r.seq),
-            _ => {
-                return Err(format!(
-                    "the replay did not run thread {}'s access {} as predicted",
-                    ev.thread, ev.index
-                ))
-            }
-        }
-    }
-    if seqs.windows(2).all(|w| w[0] < w[1]) {
-        Ok(())
-    } else {
-        Err("the replay ran the three accesses in another order".to_string())
-    }
+/// The replay ran the recorded event `e` at its position, with its kind and location.
+pub(crate) fn same_place(ctp: &Ctp, replayed: &HashMap<(usize, u32), &TraceEvent>, e: Ev) -> bool {
+    let ev = ctp.event(e);
+    replayed
+        .get(&(ev.thread, ev.index))
+        .is_some_and(|r| r.kind == ev.kind && r.location == ev.location)
 }
 
 /// The replay failed in a thread that left its recorded path: a branch the prediction
@@ -161,33 +93,11 @@ pub fn failed_off_the_trace(ctp: &Ctp, run: &Replayed) -> bool {
 }
 
 /// The failure is reported at the source location of the recorded event `e`.
-fn failed_at(ctp: &Ctp, e: Ev, failure: &FailureReport) -> bool {
+pub(crate) fn failed_at(ctp: &Ctp, e: Ev, failure: &FailureReport) -> bool {
     let (Some(l), Some(at)) = (&ctp.event(e).location, &failure.location) else {
         return false;
     };
     (&*l.file, l.line, l.column) == (&*at.file, at.line, at.column)
-}
-
-/// The object of the access at which a racy replay stopped (its last access event).
-fn racing_object(run: &Replayed) -> Option<u32> {
-    run.trace
-        .events
-        .iter()
-        .rev()
-        .find(|ev| ev.step.is_some())
-        .and_then(|ev| ev.obj)
-}
-
-/// The replay's id of the original object `obj`, through any access both runs share.
-fn replay_id(ctp: &Ctp, run: &Replayed, obj: u32) -> Option<u32> {
-    let replayed = by_position(run);
-    ctp.accesses.get(&obj)?.iter().find_map(|&e| {
-        let ev = ctp.event(e);
-        let r = replayed.get(&(ev.thread, ev.index))?;
-        (r.kind == ev.kind && r.location == ev.location)
-            .then_some(r.obj)
-            .flatten()
-    })
 }
 
 /// Initial values of `unknown` objects (by original id) that the replay shows: its first

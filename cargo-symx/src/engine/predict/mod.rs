@@ -8,12 +8,14 @@
 //! - `slice`: thread-local objects and the events that need an order variable (§3.11);
 //! - `dag`: the trace's expression DAG as z3 bit-vectors;
 //! - `encode`: the prefix-mode formula (order variables, executed flags, pi-functions);
-//! - `properties`: candidates and `PHI_PRP` (assertion violation, data race, deadlock);
 //! - `blocking`: condvar and barrier semantics;
-//! - `atomicity`, `deadlock`: the candidates and formulas of those two properties;
+//! - `properties`: one file per property (assertion, race, deadlock, atomicity, lock claim),
+//!   each with its candidates, `PHI_PRP`, confirmation and description, behind one trait;
+//! - `must_hb`: must-happen-before, the static filter of the atomicity and lock-claim
+//!   candidates;
 //! - `witness`: model -> ordered prefix -> `symx::Guide`;
 //! - `replayed`: what a replay showed, from `Builder::run_guided` or a worker's `run_one`;
-//! - `confirm`: does the replay fail the same way.
+//! - `confirm`: does the replay fail the same way (the property judges, with the pieces here).
 //!
 //! This module owns the loop over candidates and the statistics; it never runs the program:
 //! the caller passes a `replay` function (in process, `Builder::run_guided`; under
@@ -37,14 +39,11 @@
 //! - Atomics are sequentially consistent; plain-value atomic reads keep their observed value
 //!   (the runtime pins them with a guard), `*_sym` ones are free.
 
-pub(crate) mod atomicity;
 mod blocking;
 mod confirm;
-mod deadlock;
 mod encode;
-mod lock_claims;
 mod must_hb;
-mod properties;
+pub mod properties;
 mod slice;
 mod witness;
 
@@ -63,7 +62,7 @@ pub use crate::solver::replayed::{IntoReplayed, Replayed};
 pub use properties::Property;
 pub use witness::Witness;
 
-use crate::solver::ctp::{self, Ctp};
+use crate::solver::ctp::Ctp;
 use encode::{EncodeOptions, Encoding};
 
 /// Which interleavings a prediction may use.
@@ -170,7 +169,7 @@ pub struct Outcome {
 pub fn predictions(trace: &Trace, opts: &Options) -> Vec<Prediction> {
     let ctp = Ctp::new(trace);
     let enc = Encoding::new(&ctp, &encode_options(opts, opts.initial.clone()));
-    candidates(&ctp, opts)
+    properties::candidates(&ctp, opts)
         .iter()
         .filter_map(|p| query(&enc, p).0)
         .collect()
@@ -186,14 +185,14 @@ pub fn predict<R: IntoReplayed>(
     let ctp = Ctp::new(trace);
     let mut learned = opts.initial.clone();
     let mut enc = Encoding::new(&ctp, &encode_options(opts, learned.clone()));
-    let props = candidates(&ctp, opts);
+    let props = properties::candidates(&ctp, opts);
     let mut out = Outcome {
         candidates: props.len(),
         ..Outcome::default()
     };
     let mut found: HashSet<Vec<Option<Location>>> = HashSet::new();
     for p in &props {
-        let key = site(&ctp, p);
+        let key = p.check().site(&ctp);
         if found.contains(&key) {
             continue;
         }
@@ -260,50 +259,6 @@ fn encode_options(opts: &Options, initial: BTreeMap<u32, i128>) -> EncodeOptions
     }
 }
 
-fn candidates(ctp: &Ctp, opts: &Options) -> Vec<Property> {
-    let mut out = Vec::new();
-    if opts.assertions {
-        out.extend(properties::assertions(ctp));
-    }
-    if opts.races {
-        out.extend(properties::races(ctp));
-    }
-    if opts.deadlocks {
-        out.extend(properties::deadlocks(ctp));
-    }
-    // Must-happen-before (a vector clock per event) serves only the atomicity and lock-claim
-    // filters: built once, and only when the trace has something for them to filter.
-    let regions = opts.atomicity && !atomicity::regions(ctp).is_empty();
-    let claims = opts.lock_claims && ctp.sections.keys().any(|&l| ctp.annotated_lock(l));
-    if regions || claims {
-        let mhb = must_hb::MustHb::new(ctp);
-        if regions {
-            out.extend(properties::atomicity(ctp, &mhb));
-        }
-        if claims {
-            out.extend(properties::lock_claims(ctp, &mhb));
-        }
-    }
-    out
-}
-
-/// The source locations a property is about: one report per site.
-fn site(ctp: &Ctp, p: &Property) -> Vec<Option<Location>> {
-    let loc = |e: ctp::Ev| ctp.event(e).location.clone();
-    match *p {
-        Property::Assertion { event } => vec![loc(event)],
-        Property::DataRace { first, second, .. } => vec![loc(first), loc(second)],
-        Property::Deadlock { ref cycle } => cycle.waits().iter().map(|w| loc(w.acquire)).collect(),
-        Property::Atomicity {
-            first,
-            remote,
-            second,
-            ..
-        } => vec![loc(first), loc(remote), loc(second)],
-        Property::LockClaim { first, second, .. } => vec![loc(first), loc(second)],
-    }
-}
-
 struct QueryStats {
     time: Duration,
     proved_unbounded: bool,
@@ -313,13 +268,10 @@ struct QueryStats {
 /// One property query on the encoding's solver.
 fn query(enc: &Encoding, p: &Property) -> (Option<Prediction>, QueryStats) {
     enc.solver.push();
-    enc.solver.assert(properties::formula(enc, p));
+    enc.solver.assert(p.check().formula(enc));
     // Every annotated lock's exclusion is assumed, except by the query that asks whether it
     // breaks.
-    let questioned = match *p {
-        Property::LockClaim { lock, .. } => Some(lock),
-        _ => None,
-    };
+    let questioned = p.check().questioned_lock();
     let claims = enc.claims.iter().filter(|(&l, _)| Some(l) != questioned);
     let assumptions: Vec<_> = enc
         .bound

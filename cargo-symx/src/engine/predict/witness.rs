@@ -39,7 +39,7 @@ pub fn decode(enc: &Encoding, model: &Z3Model, property: &Property) -> Witness {
         .collect();
     prefix.sort_unstable();
     let mut prefix: Vec<Ev> = prefix.into_iter().map(|(.., e)| e).collect();
-    if let Some(last) = property.last_event(enc.ctp) {
+    if let Some(last) = property.check().last_event(enc.ctp) {
         if let Some(pos) = prefix.iter().position(|&e| e == last) {
             prefix.truncate(pos + 1);
         }
@@ -49,18 +49,10 @@ pub fn decode(enc: &Encoding, model: &Z3Model, property: &Property) -> Witness {
         .filter(|&&e| enc.ctp.event(e).step.is_some())
         .map(|&e| enc.ctp.thread(e))
         .collect();
-    if let Property::DataRace { first, second, .. } = *property {
-        // Scheduled accesses are poised: run them back to back (an unscheduled one, an
-        // `UnsafeCell`'s, already ran in the prefix).
-        for e in [first, second].into_iter().filter(|&e| !enc.ctp.eager(e)) {
-            steps.push(enc.ctp.thread(e));
-        }
-    }
-    if let Property::Atomicity { second, .. } = *property {
-        // The violation point is poised: run it after the remote access.
-        if enc.ctp.event(second).step.is_some() {
-            steps.push(enc.ctp.thread(second));
-        }
+    // Events poised at the prefix's edge run after it (a race's accesses, an atomicity
+    // violation's point).
+    for e in property.check().poised(enc.ctp) {
+        steps.push(enc.ctp.thread(e));
     }
     let context_switches = steps.windows(2).filter(|w| w[0] != w[1]).count() as u32;
     let choices = blocking::choices(enc.ctp, &prefix);

@@ -280,18 +280,19 @@ impl<'o> Search<'o> {
         let mut prefix: Vec<&Condition> = Vec::new();
         let mut depth = 0u32;
         for c in path.conditions.iter().filter(|c| c.symbolic()) {
-            let flippable = c.role == Role::Branch || (c.role == Role::Assertion && c.held);
-            if flippable {
+            let targets = other_sides(c);
+            if !targets.is_empty() {
                 depth += 1;
                 if self.opts.max_branch_depth.is_some_and(|max| depth > max) {
                     self.cut("max_branch_depth cut a path".into());
                     return;
                 }
-                let target = c.taken.not();
-                let side = Side::new(&prefix_keys, term_key(&target));
+            }
+            for target in &targets {
+                let side = Side::new(&prefix_keys, term_key(target));
                 if self.frontier.ask(side) {
-                    let query = independent(&prefix, c, &target);
-                    self.answer(executor, trace, path, c, &target, &query);
+                    let query = independent(&prefix, c, target);
+                    self.answer(executor, trace, path, c, target, &query);
                     if self.done() {
                         return;
                     }
@@ -330,7 +331,7 @@ impl<'o> Search<'o> {
             .collect();
         let inputs = model_inputs(&model, &known);
         match c.role {
-            Role::Assertion => self.try_failure(executor, trace, c, inputs),
+            Role::Assertion | Role::Check => self.try_failure(executor, trace, c, inputs),
             _ => {
                 self.frontier.feasible((at(&c.location), term_key(target)));
                 self.queue.push_back(inputs);
@@ -358,7 +359,12 @@ impl<'o> Search<'o> {
                 failure,
                 inputs,
                 solved: Some(format!(
-                    "the solver found inputs under which the assertion at {} fails",
+                    "the solver found inputs under which the {} at {} fails",
+                    if c.role == Role::Check {
+                        "operation"
+                    } else {
+                        "assertion"
+                    },
                     at(&c.location)
                 )),
             }),
@@ -387,6 +393,18 @@ impl<'o> Search<'o> {
         self.out.complete = self.out.incomplete.is_empty() && self.out.findings.is_empty();
         self.out.seconds = self.started.elapsed().as_secs_f64();
         self.out
+    }
+}
+
+/// The sides of `c` this execution did not take that are worth asking for: the other side
+/// of a branch, the failing side of an assertion or check that held, every other element a
+/// symbolic index can name. Assumptions and pins have none.
+fn other_sides(c: &Condition) -> Vec<Bool> {
+    match c.role {
+        Role::Branch => vec![c.taken.not()],
+        Role::Assertion | Role::Check if c.held => vec![c.taken.not()],
+        Role::Element => c.alternatives.clone(),
+        _ => Vec::new(),
     }
 }
 

@@ -12,7 +12,9 @@ use symx::Shared;
 
 use super::{no_unconfirmed, observe, run_predict};
 use crate::engine::predict::must_hb::MustHb;
-use crate::engine::predict::{atomicity, ctp::Ctp, Options, Outcome, Property};
+use crate::engine::predict::properties::atomicity;
+use crate::engine::predict::{Options, Outcome, Property};
+use crate::solver::ctp::Ctp;
 
 fn atomicity_only() -> Options {
     Options {
@@ -29,7 +31,7 @@ fn patterns(out: &Outcome) -> Vec<String> {
         .confirmed
         .iter()
         .map(|p| {
-            assert!(matches!(p.property, Property::Atomicity { .. }));
+            assert!(matches!(p.property, Property::Atomicity(_)));
             let (_, pattern) = p.description.split_once('(').expect("a pattern");
             pattern.split_once(')').expect("a pattern").0.to_string()
         })

@@ -371,16 +371,11 @@ fn compare(
     let mut atomicity = std::collections::BTreeSet::new();
     for pr in &predicted {
         match pr.property {
-            Property::Assertion { event } => asserts.insert(event),
-            Property::DataRace { first, second, .. } => races.insert((first, second)),
-            Property::Deadlock { .. } => unreachable!("the programs have one lock"),
-            Property::LockClaim { .. } => unreachable!("the programs annotate no lock"),
-            Property::Atomicity {
-                first,
-                remote,
-                second,
-                ..
-            } => atomicity.insert((first, remote, second)),
+            Property::Assertion(a) => asserts.insert(a.event),
+            Property::DataRace(r) => races.insert((r.first, r.second)),
+            Property::Deadlock(_) => unreachable!("the programs have one lock"),
+            Property::LockClaim(_) => unreachable!("the programs annotate no lock"),
+            Property::Atomicity(a) => atomicity.insert((a.first, a.remote, a.second)),
         };
         let run = Replayed::from(Builder::new().run_guided(&pr.witness.guide, &f));
         tally.replays += 1;

@@ -120,7 +120,7 @@ fn s14_a_broken_annotated_lock_is_predicted_to_admit_two_holders() {
     // One report for the pair of acquisition sites (both directions are the same site).
     assert_eq!(out.confirmed.len(), 1, "{out:#?}");
     let p = &out.confirmed[0];
-    assert!(matches!(p.property, Property::LockClaim { .. }));
+    assert!(matches!(p.property, Property::LockClaim(_)));
     assert!(
         p.description.contains("mutual exclusion"),
         "{}",

@@ -52,7 +52,7 @@ fn assertions_only(model: Model) -> Options {
 fn confirmed_assertions(out: &Outcome) -> Vec<String> {
     out.confirmed
         .iter()
-        .filter(|p| matches!(p.property, Property::Assertion { .. }))
+        .filter(|p| matches!(p.property, Property::Assertion(_)))
         .map(|p| p.description.clone())
         .collect()
 }
@@ -184,7 +184,7 @@ fn s3_fig1_predicts_the_race_on_y_only() {
         .confirmed
         .iter()
         .map(|p| match p.property {
-            Property::DataRace { obj, .. } => obj,
+            Property::DataRace(r) => r.obj,
             other => panic!("not a race: {other:?}"),
         })
         .collect();
@@ -352,10 +352,7 @@ fn a_race_on_an_unsafe_cell_accessed_before_the_first_step_is_predicted() {
     no_unconfirmed(&out);
     assert_eq!(out.candidates, 1);
     assert_eq!(out.confirmed.len(), 1, "{out:#?}");
-    assert!(matches!(
-        out.confirmed[0].property,
-        Property::DataRace { .. }
-    ));
+    assert!(matches!(out.confirmed[0].property, Property::DataRace(_)));
     // Only T2's load is scheduled before the race shows.
     assert_eq!(out.confirmed[0].witness.guide.steps, vec![2]);
 }

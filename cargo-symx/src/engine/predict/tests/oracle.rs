@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use symx::trace::format::{EventKind, Expr, SyncKind};
 
-use crate::engine::predict::atomicity;
+use crate::engine::predict::properties::atomicity;
 use crate::solver::ctp::{Ctp, Ev};
 
 /// What some interleaving of the CTP reaches.

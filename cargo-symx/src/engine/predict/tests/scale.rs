@@ -18,7 +18,7 @@ use symx::trace::Trace;
 use symx::{Builder, Guide, Shared};
 
 use crate::engine::predict::encode::Encoding;
-use crate::engine::predict::{candidates, confirm, encode_options, query, Model, Options};
+use crate::engine::predict::{confirm, encode_options, properties, query, Model, Options};
 use crate::solver::ctp::Ctp;
 use crate::solver::replayed::Replayed;
 
@@ -172,7 +172,7 @@ pub fn measure(trace: &Trace, body: &dyn Fn(), timeout: Duration) -> Measured {
     let enc = Encoding::new(&ctp, &encode_options(&opts, opts.initial.clone()));
     let encode = start.elapsed();
     let mut queries = Vec::new();
-    for p in candidates(&ctp, &opts) {
+    for p in properties::candidates(&ctp, &opts) {
         let (prediction, stats) = query(&enc, &p);
         let replayed = prediction.map(|pr| {
             let run = Builder::new()

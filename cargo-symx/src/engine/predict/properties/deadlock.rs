@@ -8,10 +8,71 @@
 //! first's. Cycles of up to [`MAX_CYCLE`] threads are asked about, each once (rotations are
 //! the same cycle).
 
+use std::fmt;
+
+use symx::trace::format::Location;
+use symx::FailureKind;
 use z3::ast::Bool;
 
-use super::encode::Encoding;
+use super::{at, loc, Check, Scan};
+use crate::engine::predict::confirm;
+use crate::engine::predict::encode::Encoding;
 use crate::solver::ctp::{Ctp, Ev};
+use crate::solver::replayed::Replayed;
+
+/// A cyclic wait on locks: each thread of the cycle holds a lock and waits for the next one's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deadlock {
+    pub cycle: Cycle,
+}
+
+impl Check for Deadlock {
+    /// Cyclic waits of up to [`MAX_CYCLE`] threads.
+    fn candidates(scan: &Scan) -> Vec<Self> {
+        cycles(scan.ctp)
+            .into_iter()
+            .map(|cycle| Deadlock { cycle })
+            .collect()
+    }
+
+    fn violation(&self, enc: &Encoding) -> Bool {
+        cyclic_wait(enc, &self.cycle)
+    }
+
+    /// The runtime reported a deadlock with every thread of the cycle blocked at its
+    /// acquisition.
+    fn confirm(&self, ctp: &Ctp, run: &Replayed) -> Result<(), String> {
+        let failure = confirm::failure(run)?;
+        let blocked = |e: Ev| {
+            let ev = ctp.event(e);
+            let last = run.trace.events.iter().rfind(|r| r.thread == ev.thread);
+            last.is_some_and(|r| r.index < ev.index)
+        };
+        let all_blocked = self.cycle.waits().iter().all(|w| blocked(w.acquire));
+        confirm::judged(
+            confirm::is(run, FailureKind::Deadlock) && all_blocked,
+            failure,
+        )
+    }
+
+    fn describe(&self, ctp: &Ctp, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let waits: Vec<String> = self
+            .cycle
+            .waits()
+            .iter()
+            .map(|w| at(ctp, w.acquire))
+            .collect();
+        write!(f, "deadlock: {} wait for each other", waits.join(" and "))
+    }
+
+    fn site(&self, ctp: &Ctp) -> Vec<Option<Location>> {
+        self.cycle
+            .waits()
+            .iter()
+            .map(|w| loc(ctp, w.acquire))
+            .collect()
+    }
+}
 
 /// The longest cycle asked about: every extra thread multiplies the candidates, and real
 /// deadlocks of more than four threads are rare.
@@ -33,6 +94,7 @@ pub struct Cycle {
 }
 
 impl Cycle {
+    /// The threads' waits, in cycle order.
     pub fn waits(&self) -> &[Wait] {
         &self.waits[..self.len]
     }
@@ -50,7 +112,7 @@ struct Edge {
 }
 
 /// Every cycle of the trace's lock-order graph with distinct threads, up to `MAX_CYCLE` long.
-pub fn cycles(ctp: &Ctp) -> Vec<Cycle> {
+fn cycles(ctp: &Ctp) -> Vec<Cycle> {
     let edges = edges(ctp);
     let mut out = Vec::new();
     for (i, start) in edges.iter().enumerate() {
@@ -117,7 +179,7 @@ fn extend(edges: &[Edge], start: &Edge, path: &mut Vec<usize>, out: &mut Vec<Cyc
 /// `PHI_PRP` of a cycle: every thread of it got to its acquisition without making it, and
 /// holds its lock (the section's release comes after the acquisition in program order, so
 /// it has not run).
-pub fn formula(enc: &Encoding, cycle: &Cycle) -> Bool {
+fn cyclic_wait(enc: &Encoding, cycle: &Cycle) -> Bool {
     let conj: Vec<Bool> = cycle
         .waits()
         .iter()

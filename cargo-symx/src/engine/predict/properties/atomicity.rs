@@ -17,30 +17,103 @@
 //! reads then, the region has been broken (the erroneous-prefix extension of §3.9 comes for
 //! free: nothing after `t_c'` is constrained).
 
-use symx::trace::format::EventKind;
+use std::fmt;
+
+use symx::trace::format::{EventKind, Location};
 use z3::ast::Bool;
 
-use super::encode::Encoding;
-use super::must_hb::MustHb;
+use super::{at, loc, Check, Scan};
+use crate::engine::predict::confirm;
+use crate::engine::predict::encode::Encoding;
+use crate::engine::predict::must_hb::MustHb;
 use crate::solver::ctp::{Ctp, Ev};
+use crate::solver::replayed::Replayed;
+
+/// `remote` (another thread's access to `obj`) runs between `first` and `second`, two
+/// accesses to `obj` inside one region marked atomic, in an unserializable pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Atomicity {
+    pub first: Ev,
+    pub remote: Ev,
+    pub second: Ev,
+    pub obj: u32,
+}
+
+impl Atomicity {
+    fn triplet(&self) -> [Ev; 3] {
+        [self.first, self.remote, self.second]
+    }
+}
+
+impl Check for Atomicity {
+    /// Triplets that survive the static filters.
+    fn candidates(scan: &Scan) -> Vec<Self> {
+        // Must-happen-before is built only when there is a region to filter.
+        if regions(scan.ctp).is_empty() {
+            return Vec::new();
+        }
+        candidates(scan.ctp, scan.must_hb())
+            .0
+            .into_iter()
+            .map(|[first, remote, second, obj]| Atomicity {
+                first,
+                remote,
+                second,
+                obj: obj as u32,
+            })
+            .collect()
+    }
+
+    fn violation(&self, enc: &Encoding) -> Bool {
+        broken(enc, self.triplet())
+    }
+
+    /// Not a failure of the run: the three accesses happened in the violating order.
+    fn confirm(&self, ctp: &Ctp, run: &Replayed) -> Result<(), String> {
+        in_order(ctp, run, self.triplet())
+    }
+
+    fn describe(&self, ctp: &Ctp, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "atomicity violation ({}) on object {}: {} runs between {} and {}, which the \
+             atomic region means to keep together",
+            pattern(ctp, self.triplet()),
+            self.obj,
+            at(ctp, self.remote),
+            at(ctp, self.first),
+            at(ctp, self.second)
+        )
+    }
+
+    fn site(&self, ctp: &Ctp) -> Vec<Option<Location>> {
+        self.triplet().map(|e| loc(ctp, e)).to_vec()
+    }
+
+    /// The violation point is poised: the schedule runs it after the remote access.
+    fn poised(&self, ctp: &Ctp) -> Vec<Ev> {
+        let scheduled = ctp.event(self.second).step.is_some();
+        scheduled.then_some(self.second).into_iter().collect()
+    }
+}
 
 /// A region marked atomic: its thread's events strictly between `begin` and `end` (an
 /// unclosed region runs to the end of the thread). Nested regions count as the outermost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Region {
+pub(crate) struct Region {
     pub begin: Ev,
     pub end: Option<Ev>,
 }
 
 /// How an event touches its variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Access {
+pub(crate) struct Access {
     pub reads: bool,
     pub writes: bool,
 }
 
 /// The atomic regions of every thread, outermost only.
-pub fn regions(ctp: &Ctp) -> Vec<Region> {
+pub(crate) fn regions(ctp: &Ctp) -> Vec<Region> {
     let mut out = Vec::new();
     for events in &ctp.threads {
         let mut depth = 0usize;
@@ -74,7 +147,7 @@ pub fn regions(ctp: &Ctp) -> Vec<Region> {
 }
 
 /// Reads and writes of an access event (`None`: it does not access a variable's value).
-pub fn access(ctp: &Ctp, e: Ev) -> Option<Access> {
+pub(crate) fn access(ctp: &Ctp, e: Ev) -> Option<Access> {
     let ev = ctp.event(e);
     ev.obj?;
     let reads = ev.read.is_some() || ev.kind == EventKind::CellRead;
@@ -84,7 +157,7 @@ pub fn access(ctp: &Ctp, e: Ev) -> Option<Access> {
 
 /// No serial order of the region explains `local` .. `remote` .. `local'`: one of the five
 /// unserializable patterns, through any of each access's reads and writes.
-pub fn unserializable(c: Access, r: Access, c2: Access) -> bool {
+pub(crate) fn unserializable(c: Access, r: Access, c2: Access) -> bool {
     let modes = |a: Access| {
         [(a.reads, false), (a.writes, true)]
             .into_iter()
@@ -100,7 +173,7 @@ pub fn unserializable(c: Access, r: Access, c2: Access) -> bool {
 }
 
 /// The pattern in the paper's notation, e.g. `R-W-W` (a read-modify-write prints as `RW`).
-pub fn pattern(ctp: &Ctp, triplet: [Ev; 3]) -> String {
+fn pattern(ctp: &Ctp, triplet: [Ev; 3]) -> String {
     let letters = |e: Ev| match access(ctp, e) {
         Some(Access {
             reads: true,
@@ -114,7 +187,7 @@ pub fn pattern(ctp: &Ctp, triplet: [Ev; 3]) -> String {
 
 /// Candidate triplets `(t_c, t_r, t_c', object)` that survive the must-HB and lockset
 /// filters, and how many there were before the filters.
-pub fn candidates(ctp: &Ctp, mhb: &MustHb) -> (Vec<[Ev; 4]>, usize) {
+pub(crate) fn candidates(ctp: &Ctp, mhb: &MustHb) -> (Vec<[Ev; 4]>, usize) {
     let mut out = Vec::new();
     let mut all = 0;
     for region in regions(ctp) {
@@ -164,7 +237,7 @@ fn lock_protected(ctp: &Ctp, c: Ev, c2: Ev, r: Ev) -> bool {
 /// `PHI_PRP` of a triplet in prefix form: `t_c` and `t_r` executed in that order, and `t_c'`
 /// runs after `t_r`: as its thread's next step (not executed yet), or, for thread-local code
 /// such as an `UnsafeCell` access, right after a fire point that follows `t_r`.
-pub fn formula(enc: &Encoding, [c, r, c2]: [Ev; 3]) -> Bool {
+fn broken(enc: &Encoding, [c, r, c2]: [Ev; 3]) -> Bool {
     let mut conj = vec![enc.exec[c].clone(), enc.exec[r].clone(), enc.hb(c, r)];
     if enc.ctp.event(c2).step.is_some() {
         conj.push(enc.reached(c2));
@@ -180,4 +253,27 @@ pub fn formula(enc: &Encoding, [c, r, c2]: [Ev; 3]) -> Bool {
         }
     }
     Bool::and(&conj)
+}
+
+/// The replay ran `events` (same thread, position, kind and place) in this order.
+fn in_order(ctp: &Ctp, run: &Replayed, events: [Ev; 3]) -> Result<(), String> {
+    let replayed = confirm::by_position(run);
+    let mut seqs = Vec::new();
+    for e in events {
+        let ev = ctp.event(e);
+        match replayed.get(&(ev.thread, ev.index)) {
+            Some(r) if r.kind == ev.kind && r.location == ev.location => seqs.push(r.seq),
+            _ => {
+                return Err(format!(
+                    "the replay did not run thread {}'s access {} as predicted",
+                    ev.thread, ev.index
+                ))
+            }
+        }
+    }
+    if seqs.windows(2).all(|w| w[0] < w[1]) {
+        Ok(())
+    } else {
+        Err("the replay ran the three accesses in another order".to_string())
+    }
 }

@@ -1,0 +1,70 @@
+//! The verbs that run an exploration: [`Builder`]'s `explore`, `check`, `replay`,
+//! `try_replay`, `explore_traces` and `run_guided`, and [`model`]. They hand the builder's
+//! settings down to the explorer (`explore`) and return its report; they live apart from the
+//! settings (`builder`) because the explorer reads those.
+
+use crate::builder::{Builder, Guide, GuidedRun};
+use crate::report::Report;
+use crate::schedule::{ReplayError, Schedule};
+use crate::trace::Trace;
+
+impl Builder {
+    /// Explores `f` recording every execution, and hands each trace to `on_trace`.
+    pub fn explore_traces<F: Fn()>(&self, f: F, mut on_trace: impl FnMut(&Trace)) -> Report {
+        let b = self.with_defaults().record_traces(true);
+        crate::explore::explore_with(&b, &f, &mut |_, _| {}, Some(&mut on_trace))
+    }
+
+    /// Runs one execution of `f` that follows `guide` (which thread takes each step, which
+    /// alternative each nondeterministic choice takes, the input values) and then lets the
+    /// thread that ran last continue while it can; returns its report and its trace. The
+    /// primitive the driver's engines are built on.
+    pub fn run_guided<F: Fn()>(&self, guide: &Guide, f: F) -> GuidedRun {
+        crate::explore::run_guided(self, guide, &f)
+    }
+
+    /// Explores `f`; a found bug is in the report, never a panic.
+    pub fn explore<F: Fn()>(&self, f: F) -> Report {
+        crate::explore::explore(&self.with_defaults(), &f)
+    }
+
+    /// Explores `f` and panics with the failure report if a bug is found.
+    pub fn check<F: Fn()>(&self, f: F) -> Report {
+        let report = self.explore(f);
+        if let Some(failure) = report.failure() {
+            panic!("\n{failure}");
+        }
+        report
+    }
+
+    /// Runs exactly the execution `schedule` describes; panics if the token does not fit.
+    pub fn replay<F: Fn()>(&self, schedule: &Schedule, f: F) -> Report {
+        self.try_replay(schedule, f)
+            .unwrap_or_else(|e| panic!("symx: {e}"))
+    }
+
+    /// Runs exactly the execution `schedule` describes, or says why it cannot.
+    pub fn try_replay<F: Fn()>(&self, schedule: &Schedule, f: F) -> Result<Report, ReplayError> {
+        crate::explore::replay(self, schedule, &f)
+    }
+}
+
+/// Explores `f` with the default settings and panics with the report if a bug is found
+/// (the loom-style entry point).
+///
+/// ```
+/// use symx::sync::{Arc, Mutex};
+///
+/// // Every interleaving of the two increments ends with 2: no bug, no panic.
+/// symx::model(|| {
+///     let n = Arc::new(Mutex::new(0));
+///     let m = n.clone();
+///     let t = symx::thread::spawn(move || *m.lock().unwrap() += 1);
+///     *n.lock().unwrap() += 1;
+///     t.join().unwrap();
+///     assert_eq!(*n.lock().unwrap(), 2);
+/// });
+/// ```
+pub fn model<F: Fn()>(f: F) {
+    Builder::new().check(f);
+}
