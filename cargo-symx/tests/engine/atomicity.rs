@@ -10,11 +10,10 @@ use symx::sync::atomic::AtomicI64;
 use symx::sync::{Condvar, Mutex};
 use symx::Shared;
 
+use cargo_symx::engine::predict::{Options, Outcome, Property};
+use symx_test_programs::classic::split_sections;
+
 use super::{no_unconfirmed, observe, run_predict};
-use crate::engine::predict::must_hb::MustHb;
-use crate::engine::predict::properties::atomicity;
-use crate::engine::predict::{Options, Outcome, Property};
-use crate::solver::ctp::Ctp;
 
 fn atomicity_only() -> Options {
     Options {
@@ -174,38 +173,9 @@ fn s6_condvar_hand_off_prevents_the_atomicity_violation() {
 
 // ---- S10: split critical sections inside an atomic region ------------------------------------
 
-fn split_sections(merged: bool) -> impl Fn() {
-    move || {
-        let s = Arc::new((Mutex::new(()), Shared::new(0i64)));
-        let s1 = s.clone();
-        let t1 = symx::thread::spawn(move || {
-            symx::atomic_region(|| {
-                if merged {
-                    let _g = s1.0.lock().unwrap();
-                    let r = s1.1.get();
-                    s1.1.set(r + 1);
-                } else {
-                    let r = {
-                        let _g = s1.0.lock().unwrap();
-                        s1.1.get()
-                    };
-                    let _g = s1.0.lock().unwrap();
-                    s1.1.set(r + 1);
-                }
-            })
-        });
-        let t2 = symx::thread::spawn(move || {
-            let _g = s.0.lock().unwrap();
-            s.1.set(5);
-        });
-        t1.join().unwrap();
-        t2.join().unwrap();
-    }
-}
-
 /// T1, then T2. Two critical sections do not make an atomic region: T2's section fits
-/// between them (R-W-W). Merged into one section, the lockset filter drops the triplet
-/// before any query.
+/// between them (R-W-W). (Merged into one section, the lockset filter drops the triplet
+/// before any query: the atomicity module's own test.)
 #[test]
 fn s10_split_critical_sections_break_the_atomic_region() {
     let split = split_sections(false);
@@ -219,34 +189,4 @@ fn s10_split_critical_sections_break_the_atomic_region() {
         out.confirmed[0].witness.guide.steps,
         vec![1, 1, 1, 2, 2, 2, 1, 1]
     );
-
-    let merged = split_sections(true);
-    let trace = observe(&[1, 1, 1, 1, 2, 2, 2], &merged);
-    let ctp = Ctp::new(&trace);
-    let (kept, all) = atomicity::candidates(&ctp, &MustHb::new(&ctp));
-    assert_eq!((kept.len(), all), (0, 1));
-}
-
-// ---- Patterns -------------------------------------------------------------------------------
-
-/// The five unserializable patterns and only those (R-R-R, R-R-W, W-R-R are serializable).
-#[test]
-fn exactly_five_of_the_eight_patterns_are_violations() {
-    let a = |w: bool| atomicity::Access {
-        reads: !w,
-        writes: w,
-    };
-    let mut bad = Vec::new();
-    for c in [false, true] {
-        for r in [false, true] {
-            for c2 in [false, true] {
-                if atomicity::unserializable(a(c), a(r), a(c2)) {
-                    let l = |w: bool| if w { 'W' } else { 'R' };
-                    bad.push(format!("{}-{}-{}", l(c), l(r), l(c2)));
-                }
-            }
-        }
-    }
-    bad.sort();
-    assert_eq!(bad, ["R-W-R", "R-W-W", "W-R-W", "W-W-R", "W-W-W"]);
 }

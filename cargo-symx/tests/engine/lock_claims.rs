@@ -10,7 +10,7 @@ use symx::sync::atomic::AtomicI64;
 use symx::{Builder, FailureKind, Shared};
 
 use super::{no_unconfirmed, observe, predict, Options};
-use crate::engine::predict::Property;
+use cargo_symx::engine::predict::Property;
 
 /// A test-and-set lock without the atomic test-and-set: the flag is read, then written.
 #[derive(Default)]
