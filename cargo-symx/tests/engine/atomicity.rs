@@ -1,6 +1,6 @@
-//! Atomicity violations (the digest's S4, S5, S6, S10): regions marked with
-//! `symx::atomic_region`, a remote access predicted to fall between two of their accesses,
-//! and the witness replayed to show the three accesses in that order.
+//! Atomicity violations (Wang et al.'s Figs. 5 and 9, and split critical sections): regions
+//! marked with `symx::atomic_region`, a remote access predicted to fall between two of their
+//! accesses, and the witness replayed to show the three accesses in that order.
 
 use std::sync::Arc;
 
@@ -39,7 +39,7 @@ fn patterns(out: &Outcome) -> Vec<String> {
     found
 }
 
-// ---- S4: an erroneous prefix (Fig. 5 reconstructed) ---------------------------------------
+// ---- An erroneous prefix (Fig. 5 reconstructed) -------------------------------------------
 
 fn fig5() {
     let x = Arc::new(AtomicI64::new(0));
@@ -65,7 +65,7 @@ fn fig5() {
 /// (`a = 4`): only the prefix semantics sees it. The other three unserializable triplets
 /// are feasible prefixes too (proto).
 #[test]
-fn s4_erroneous_prefix_atomicity_violations_are_predicted_and_replayed() {
+fn erroneous_prefix_atomicity_violations_are_predicted_and_replayed() {
     let trace = observe(&[1, 1, 1, 2, 2], fig5);
     let out = run_predict(&trace, &atomicity_only(), fig5);
     no_unconfirmed(&out);
@@ -81,7 +81,7 @@ fn s4_erroneous_prefix_atomicity_violations_are_predicted_and_replayed() {
     assert_eq!(wwr.witness.context_switches, 2);
 }
 
-// ---- S5: data prevents the violation (Fig. 9(a) reconstructed) ------------------------------
+// ---- Data prevents the violation (Fig. 9(a) reconstructed) ----------------------------------
 
 fn fig9a() {
     let x = Arc::new(AtomicI64::new(0));
@@ -108,7 +108,7 @@ fn fig9a() {
 /// writes only after reading a positive value, which exists only once T1 wrote: no violation
 /// (a model that ignores data reports one).
 #[test]
-fn s5_data_prevents_the_atomicity_violation() {
+fn data_prevents_the_atomicity_violation() {
     let trace = observe(&[1, 1, 2, 2], fig9a);
     let out = run_predict(&trace, &atomicity_only(), fig9a);
     no_unconfirmed(&out);
@@ -117,7 +117,7 @@ fn s5_data_prevents_the_atomicity_violation() {
     assert_eq!(out.solve_times.len(), 2);
 }
 
-// ---- S6: a condvar hand-off prevents the violation (Fig. 9(b) reconstructed) -----------------
+// ---- A condvar hand-off prevents the violation (Fig. 9(b) reconstructed) ---------------------
 
 fn fig9b(wait: bool) -> impl Fn() {
     move || {
@@ -151,7 +151,7 @@ fn fig9b(wait: bool) -> impl Fn() {
 /// the W-W-R triplet `<X.set(1), X.set(5), X.get()>` is infeasible. Without the wait it is a
 /// violation.
 #[test]
-fn s6_condvar_hand_off_prevents_the_atomicity_violation() {
+fn condvar_hand_off_prevents_the_atomicity_violation() {
     let guarded = fig9b(true);
     let trace = observe(&[1, 1, 1, 1, 1, 1, 2, 2, 2, 2], &guarded);
     let out = super::predict(&trace, &atomicity_only(), |g| {
@@ -171,13 +171,13 @@ fn s6_condvar_hand_off_prevents_the_atomicity_violation() {
     assert_eq!(out.confirmed[0].witness.guide.steps, vec![1, 2, 1]);
 }
 
-// ---- S10: split critical sections inside an atomic region ------------------------------------
+// ---- Split critical sections inside an atomic region -----------------------------------------
 
 /// T1, then T2. Two critical sections do not make an atomic region: T2's section fits
 /// between them (R-W-W). (Merged into one section, the lockset filter drops the triplet
 /// before any query: the atomicity module's own test.)
 #[test]
-fn s10_split_critical_sections_break_the_atomic_region() {
+fn split_critical_sections_break_the_atomic_region() {
     let split = split_sections(false);
     let trace = observe(&[1, 1, 1, 1, 1, 1, 2, 2, 2], &split);
     let out = super::predict(&trace, &atomicity_only(), |g| {

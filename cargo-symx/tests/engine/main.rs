@@ -1,8 +1,9 @@
 //! The predictive engine through the library's API (`cargo_symx::engine::predict`): record
 //! one passing execution of a small program (the observed schedule forced with a guide),
 //! predict from its trace, replay the witnesses in process, and check the stated outcome (the
-//! digest's acceptance scenarios, §7). The tests that need the engine's internals (the
-//! oracle, the differential and the scale tests) are the library's own.
+//! paper's figures and small derived programs, `docs/papers.md`). The tests that need the
+//! engine's internals (the oracle, the differential and the scale tests) are the library's
+//! own.
 
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::Arc;
@@ -52,7 +53,7 @@ fn no_unconfirmed(out: &Outcome) {
     );
 }
 
-// ---- S1: the paper's Fig. 1 ----------------------------------------------------------
+// ---- The paper's Fig. 1 --------------------------------------------------------------
 
 /// T1 to completion, then T2: the assertion holds in the observed run.
 fn wang_fig1_observed() -> Trace {
@@ -60,7 +61,7 @@ fn wang_fig1_observed() -> Trace {
 }
 
 #[test]
-fn s1_fig1_ctp_predicts_and_replay_confirms_the_assertion_failure() {
+fn fig1_ctp_predicts_and_replay_confirms_the_assertion_failure() {
     let trace = wang_fig1_observed();
     let out = run_predict(&trace, &assertions_only(Model::Ctp), wang_fig1);
     no_unconfirmed(&out);
@@ -74,7 +75,7 @@ fn s1_fig1_ctp_predicts_and_replay_confirms_the_assertion_failure() {
 }
 
 #[test]
-fn s1_fig1_maximal_causal_model_cannot_predict_it() {
+fn fig1_maximal_causal_model_cannot_predict_it() {
     let trace = wang_fig1_observed();
     for model in [Model::Mcm, Model::ValuesPreserved] {
         let found = predictions(&trace, &assertions_only(model));
@@ -82,10 +83,10 @@ fn s1_fig1_maximal_causal_model_cannot_predict_it() {
     }
 }
 
-// ---- S2: Fig. 7, where maximal causality also sees the bug -------------------------------
+// ---- Fig. 7, where maximal causality also sees the bug -----------------------------------
 
 #[test]
-fn s2_fig7_both_ctp_and_maximal_causal_model_predict_it() {
+fn fig7_both_ctp_and_maximal_causal_model_predict_it() {
     let trace = observe(&[1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2], wang_fig7);
     for model in [Model::Ctp, Model::Mcm] {
         let out = run_predict(&trace, &assertions_only(model), wang_fig7);
@@ -96,10 +97,10 @@ fn s2_fig7_both_ctp_and_maximal_causal_model_predict_it() {
     assert!(predictions(&trace, &assertions_only(Model::ValuesPreserved)).is_empty());
 }
 
-// ---- S3: races in Fig. 1 -------------------------------------------------------------------
+// ---- Races in Fig. 1 -----------------------------------------------------------------------
 
 #[test]
-fn s3_fig1_predicts_the_race_on_y_only() {
+fn fig1_predicts_the_race_on_y_only() {
     let trace = wang_fig1_observed();
     let opts = Options {
         assertions: false,
@@ -122,7 +123,7 @@ fn s3_fig1_predicts_the_race_on_y_only() {
     assert!(first.contains("data race on object 3"), "{first}");
 }
 
-// ---- S8: lost update -------------------------------------------------------------------------
+// ---- Lost update -----------------------------------------------------------------------------
 
 fn locked_update() {
     let c = Arc::new(Shared::new(0i64));
@@ -160,7 +161,7 @@ fn fetch_add_update() {
 }
 
 #[test]
-fn s8_lost_update_is_predicted_from_a_serial_run() {
+fn lost_update_is_predicted_from_a_serial_run() {
     let trace = observe(&[1, 1, 2, 2], lost_update);
     let out = run_predict(&trace, &Options::default(), lost_update);
     no_unconfirmed(&out);
@@ -175,7 +176,7 @@ fn s8_lost_update_is_predicted_from_a_serial_run() {
 }
 
 #[test]
-fn s8_correct_mutex_program_has_no_prediction() {
+fn correct_mutex_program_has_no_prediction() {
     let trace = observe(&[1, 1, 1, 1, 2, 2, 2, 2], locked_update);
     assert!(predictions(&trace, &Options::default()).is_empty());
     let out = run_predict(&trace, &Options::default(), locked_update);
@@ -187,12 +188,12 @@ fn s8_correct_mutex_program_has_no_prediction() {
 }
 
 #[test]
-fn s8_fetch_add_is_one_event_and_has_no_prediction() {
+fn fetch_add_is_one_event_and_has_no_prediction() {
     let trace = observe(&[1, 2], fetch_add_update);
     assert!(predictions(&trace, &Options::default()).is_empty());
 }
 
-// ---- S9: swapping critical sections ---------------------------------------------------------
+// ---- Swapping critical sections -------------------------------------------------------------
 
 fn swap_sections() {
     let x = Arc::new(Shared::new(0i32));
@@ -210,11 +211,11 @@ fn swap_sections() {
     t2.join().unwrap();
 }
 
-/// The digest says MCM misses this "because the read is pinned to 1"; under the paper's own
+/// One might expect MCM to miss this "because the read is pinned to 1"; under the paper's own
 /// `CM_rho` (assertions kept symbolic) the read that only the assertion sees is not pinned, so
 /// `Model::Mcm` does find it. Only the values-preserved model misses it.
 #[test]
-fn s9_swapped_critical_sections_ctp_yes_values_preserved_no() {
+fn swapped_critical_sections_ctp_yes_values_preserved_no() {
     let trace = observe(&[1, 1, 1, 2, 2, 2], swap_sections);
     // x is written before it is read in the observed run: its initial value is not in the
     // trace, and the replay of the first witness shows it.
@@ -267,7 +268,7 @@ fn a_race_on_an_unsafe_cell_accessed_before_the_first_step_is_predicted() {
     assert_eq!(out.confirmed[0].witness.guide.steps, vec![2]);
 }
 
-// ---- S6-like: a condvar hand-off keeps its order ---------------------------------------------
+// ---- A condvar hand-off keeps its order ------------------------------------------------------
 
 fn hand_off() {
     use symx::sync::Condvar;
@@ -296,7 +297,7 @@ fn hand_off() {
 /// initial value (`false`), so no witness leans on a guess: nothing is predicted and no query
 /// needs asking again.
 #[test]
-fn s6_hand_off_under_a_flag_is_not_predicted_to_fail() {
+fn hand_off_under_a_flag_is_not_predicted_to_fail() {
     let trace = observe(&[1, 1, 1, 1, 1, 2, 2, 2, 2, 2], hand_off);
     let out = run_predict(&trace, &assertions_only(Model::Ctp), hand_off);
     no_unconfirmed(&out);
@@ -304,7 +305,7 @@ fn s6_hand_off_under_a_flag_is_not_predicted_to_fail() {
     assert_eq!(out.refined, 0);
 }
 
-// ---- S7: fork/join with branches --------------------------------------------------------------
+// ---- Fork/join with branches ------------------------------------------------------------------
 
 // The threads keep the names `foo` and `bar` the scenario gives them.
 #[allow(clippy::disallowed_names)]
@@ -337,9 +338,10 @@ fn fork_join_branches() {
 }
 
 /// foo entirely, then bar (x = 2, y = 0). The violating runs need bar's then-branch, which
-/// this trace does not contain: the CTP of one trace cannot predict them (digest S7).
+/// this trace does not contain: the CTP of one trace cannot predict them (the paper's §8 merges
+/// the branches of several traces for that).
 #[test]
-fn s7_fork_join_branch_not_in_the_trace_is_not_predicted() {
+fn fork_join_branch_not_in_the_trace_is_not_predicted() {
     let trace = observe(&[1, 1, 1, 1, 2, 2], fork_join_branches);
     let out = run_predict(&trace, &Options::default(), fork_join_branches);
     assert!(
