@@ -14,6 +14,7 @@ use super::encode::Encoding;
 use super::properties::Property;
 use crate::solver::ctp::Ev;
 use crate::solver::dag;
+use crate::solver::model::value_of;
 
 /// A decoded witness.
 #[derive(Clone, Debug)]
