@@ -7,8 +7,6 @@ use symx::{Guide, InputValues};
 use z3::ast::BV;
 use z3::Model as Z3Model;
 
-use crate::solver::model::value_of;
-
 use super::blocking;
 use super::encode::Encoding;
 use super::properties::Property;
