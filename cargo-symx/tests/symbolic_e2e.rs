@@ -56,6 +56,30 @@ fn inputs_are_explored_by_default_and_a_failure_carries_its_inputs() {
 }
 
 #[test]
+fn the_attributes_branch_depth_bounds_the_search_and_the_flag_overrides_it() {
+    let (_, bounded) = report(&["two_branches"]);
+    let t = test(&bounded, "two_branches_one_allowed");
+    let s = &t["symbolic"];
+    assert_eq!(s["max_branch_depth"], 1, "{s:#}");
+    assert_eq!(s["complete"], false);
+    let why = s["incomplete"].as_array().unwrap();
+    assert!(
+        why.iter()
+            .any(|w| w.as_str().unwrap().contains("max_branch_depth")),
+        "{s:#}"
+    );
+
+    let (_, deeper) = report(&["two_branches", "--max-branch-depth", "2"]);
+    let s = &test(&deeper, "two_branches_one_allowed")["symbolic"];
+    assert_eq!(
+        (&s["max_branch_depth"], &s["complete"]),
+        (&Value::from(2), &Value::from(true))
+    );
+    // a <= 10 or not, times b <= 10 or not.
+    assert_eq!(s["classes"], 4, "{s:#}");
+}
+
+#[test]
 fn without_symbolic_exploration_the_default_inputs_pass() {
     let (out, report) = report(&["--no-symbolic"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
