@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use cargo_symx::engine::symbolic::{self, Options, Outcome};
 use cargo_symx::engine::InProcess;
-use symx::sync::atomic::Ordering::SeqCst;
 use symx::sync::atomic::AtomicU8;
+use symx::sync::atomic::Ordering::SeqCst;
 use symx::sync::Mutex;
 use symx::{Builder, Shared, Sym};
 use symx_test_programs::symbolic::{
