@@ -1,7 +1,8 @@
 //! The symbolic engine on small programs, in process: the figures of Bergan's dissertation
-//! ("Symbolic Execution of Multithreaded Programs from Arbitrary Program Contexts", Fig. 1.2:
-//! an assertion failure, a deadlock, an atomicity violation), bugs behind an input value and
-//! an interleaving at once, and the counts and models the algorithm promises.
+//! ("Avoiding State-Space Explosion in Multithreaded Programs with Input-Covering Schedules and
+//! Symbolic Execution", `docs/papers.md`), Fig. 1.2: an assertion failure, a deadlock, an
+//! atomicity violation; bugs behind an input value and an interleaving at once, and the
+//! counts and models the algorithm promises.
 
 use std::sync::Arc;
 
