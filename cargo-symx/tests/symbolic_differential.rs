@@ -104,6 +104,8 @@ struct Engine {
     classes: u64,
     executions: u64,
     findings: u64,
+    /// Findings whose inputs the solver found for a failing assertion or operation.
+    solved: u64,
     queries: u64,
     solver_seconds: f64,
 }
@@ -183,6 +185,7 @@ fn search(p: &Arc<Program>, disarmed: &Arc<BTreeSet<usize>>, e: &mut Engine) -> 
     e.classes += out.classes;
     e.executions += out.executions;
     e.findings += out.findings.len() as u64;
+    e.solved += out.findings.iter().filter(|f| f.solved.is_some()).count() as u64;
     e.queries += out.solver.queries;
     e.solver_seconds += out.solver.time.as_secs_f64();
     out
@@ -203,6 +206,7 @@ fn confirm(
     let failure =
         (again.failure()).unwrap_or_else(|| panic!("case {seed}: {f:#?} does not replay\n{p:?}"));
     assert_eq!(failure.kind().name(), f.failure.kind, "case {seed}\n{p:?}");
+    assert_eq!(failure.message(), f.failure.message, "case {seed}\n{p:?}");
     (f.failure.kind.clone(), program::last_site())
 }
 
@@ -215,6 +219,7 @@ struct Tally {
     failing: BTreeMap<String, u64>,
     sites_failing: u64,
     findings: u64,
+    solved: u64,
     rounds: u64,
     classes: u64,
     engine_executions: u64,
@@ -273,6 +278,7 @@ fn case(seed: u64, checked: bool, tally: &mut Tally) {
     }
     tally.sites_failing += e.sites.len() as u64;
     tally.findings += e.findings;
+    tally.solved += e.solved;
     tally.rounds += e.rounds as u64;
     tally.classes += e.classes;
     tally.engine_executions += e.executions;
