@@ -33,5 +33,8 @@ pub mod worker_process;
 pub const EXIT_BUG: u8 = 1;
 /// Exit code: a usage, configuration or build error.
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code: the selection held no `#[symx::test]` (with `--no-tests=fail`, the default);
+/// nextest's code for "no tests ran".
+pub const EXIT_NO_TESTS: u8 = 4;
 /// Exit code: interrupted (Ctrl-C) before any bug was found.
 pub const EXIT_INTERRUPTED: u8 = 130;

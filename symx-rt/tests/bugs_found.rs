@@ -5,31 +5,15 @@ mod common;
 
 use common::assert_fails;
 use symx::cell::UnsafeCell;
-use symx::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use symx::sync::atomic::{AtomicBool, Ordering};
 use symx::sync::{Arc, Condvar, Mutex};
 use symx::thread;
 use symx::FailureKind;
-
-fn lost_update() {
-    let counter = Arc::new(AtomicUsize::new(0));
-    let workers: Vec<_> = (0..2)
-        .map(|_| {
-            let c = counter.clone();
-            thread::spawn(move || {
-                let v = c.load(Ordering::SeqCst);
-                c.store(v + 1, Ordering::SeqCst);
-            })
-        })
-        .collect();
-    for w in workers {
-        w.join().unwrap();
-    }
-    assert_eq!(counter.load(Ordering::SeqCst), 2, "an increment was lost");
-}
+use symx_test_programs::classic::{bounded_buffer_with_if, lost_update_of_two_workers};
 
 #[test]
 fn lost_update_is_a_panic_with_the_racing_interleaving() {
-    let f = assert_fails(FailureKind::Panic, lost_update);
+    let f = assert_fails(FailureKind::Panic, lost_update_of_two_workers);
     assert!(f.message().contains("an increment was lost"), "{f}");
     // Both loads must come before both stores for the update to be lost.
     let ops: Vec<&str> = f.steps().iter().map(|s| s.operation.as_str()).collect();
@@ -117,43 +101,6 @@ fn condvar_lost_wakeup_deadlocks() {
             .any(|d| d.contains("waits for a notify on Condvar")),
         "{f}"
     );
-}
-
-/// A one-slot buffer, two consumers, one producer of two items; consumers test "empty" with
-/// `if` instead of `while`, so a consumer woken after another took the item finds nothing.
-fn bounded_buffer_with_if() {
-    let shared = Arc::new((Mutex::new(Vec::<u32>::new()), Condvar::new()));
-    let consumers: Vec<_> = (0..2)
-        .map(|_| {
-            let s = shared.clone();
-            thread::spawn(move || {
-                let (m, cv) = &*s;
-                let mut buf = m.lock().unwrap();
-                if buf.is_empty() {
-                    buf = cv.wait(buf).unwrap();
-                }
-                let item = buf.pop().expect("woken consumer found the buffer empty");
-                cv.notify_all();
-                item
-            })
-        })
-        .collect();
-    let s = shared.clone();
-    let producer = thread::spawn(move || {
-        let (m, cv) = &*s;
-        for item in 0..2 {
-            let mut buf = m.lock().unwrap();
-            while !buf.is_empty() {
-                buf = cv.wait(buf).unwrap();
-            }
-            buf.push(item);
-            cv.notify_all();
-        }
-    });
-    producer.join().unwrap();
-    for c in consumers {
-        c.join().unwrap();
-    }
 }
 
 #[test]

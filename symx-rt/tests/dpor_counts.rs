@@ -6,6 +6,7 @@ mod common;
 use symx::sync::atomic::{AtomicUsize, Ordering};
 use symx::sync::{Arc, Mutex};
 use symx::{thread, Builder, FailureKind, Strategy};
+use symx_test_programs::classic::lost_update;
 
 fn counters(n: usize, k: usize) {
     let c = Arc::new(AtomicUsize::new(0));
@@ -169,19 +170,6 @@ fn the_reported_deadlock_has_the_fewest_preemptions_that_show_it() {
             .explore(move || philosophers(n));
         assert!(none.failure().is_none() && none.complete());
     }
-}
-
-fn lost_update() {
-    let c = Arc::new(AtomicUsize::new(0));
-    let c2 = c.clone();
-    let t = thread::spawn(move || {
-        let v = c2.load(Ordering::SeqCst);
-        c2.store(v + 1, Ordering::SeqCst);
-    });
-    let v = c.load(Ordering::SeqCst);
-    c.store(v + 1, Ordering::SeqCst);
-    t.join().unwrap();
-    assert_eq!(c.load(Ordering::SeqCst), 2);
 }
 
 #[test]

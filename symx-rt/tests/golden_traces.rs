@@ -12,7 +12,8 @@ use std::path::PathBuf;
 use symx::sync::atomic::{AtomicUsize, Ordering};
 use symx::sync::{Arc, Condvar, Mutex};
 use symx::trace::Trace;
-use symx::{Builder, Guide, Shared};
+use symx::{Builder, Guide};
+use symx_test_programs::wang::fig1;
 
 fn golden(name: &str, body: impl Fn()) {
     let guide = Guide {
@@ -86,46 +87,9 @@ fn condvar_hand_off() {
     });
 }
 
-/// Fig. 1 of Wang et al., "Symbolic Predictive Analysis for Concurrent Programs": the
-/// recorded run (T1 first) passes; the symbolic branch `x > b` is what lets an engine move
-/// T2 ahead of T1's second half.
-fn wang_fig1_program() {
-    struct S {
-        l: Mutex<()>,
-        x: Shared<i32>,
-        y: Shared<i32>,
-    }
-    let s = Arc::new(S {
-        l: Mutex::new(()),
-        x: Shared::new(0),
-        y: Shared::new(0),
-    });
-    let s1 = s.clone();
-    let t1 = symx::thread::spawn(move || {
-        let a = s1.x.get();
-        {
-            let _g = s1.l.lock().unwrap();
-            s1.x.set(a + 2);
-        }
-        s1.y.set(a + 1);
-        let _g = s1.l.lock().unwrap();
-        s1.x.set(a + 1);
-    });
-    let s2 = s.clone();
-    let t2 = symx::thread::spawn(move || {
-        let b = 0;
-        let _g = s2.l.lock().unwrap();
-        if symx::branch(s2.x.get().sym_gt(b)) {
-            symx::assert!(s2.y.get() == 1, "y == 1");
-        }
-    });
-    t1.join().unwrap();
-    t2.join().unwrap();
-}
-
 #[test]
 fn wang_fig1() {
-    golden("wang_fig1", wang_fig1_program);
+    golden("wang_fig1", fig1);
 }
 
 /// The permutation the paper predicts, rho' = (t1-t4) t9-t13 (t5-t8), does fail: T2 reads
@@ -136,7 +100,7 @@ fn wang_fig1_predicted_permutation_fails() {
         steps: vec![1, 1, 1, 1, 2, 2, 2],
         ..Guide::default()
     };
-    let run = Builder::new().run_guided(&guide, wang_fig1_program);
+    let run = Builder::new().run_guided(&guide, fig1);
     assert_eq!(run.divergence, None);
     let failure = run.report.failure().expect("the assertion fails");
     assert_eq!(failure.kind(), symx::FailureKind::Panic);

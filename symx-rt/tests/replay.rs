@@ -3,22 +3,9 @@
 
 mod common;
 
-use symx::sync::atomic::{AtomicUsize, Ordering};
 use symx::sync::{Arc, Mutex};
 use symx::{thread, Builder, FailureKind, ReplayError, Schedule};
-
-fn lost_update() {
-    let c = Arc::new(AtomicUsize::new(0));
-    let c2 = c.clone();
-    let t = thread::spawn(move || {
-        let v = c2.load(Ordering::SeqCst);
-        c2.store(v + 1, Ordering::SeqCst);
-    });
-    let v = c.load(Ordering::SeqCst);
-    c.store(v + 1, Ordering::SeqCst);
-    t.join().unwrap();
-    assert_eq!(c.load(Ordering::SeqCst), 2, "lost update");
-}
+use symx_test_programs::classic::lost_update;
 
 /// Same shape of threads and locations count, different operations.
 fn another_program() {

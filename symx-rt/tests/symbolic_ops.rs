@@ -7,26 +7,14 @@
 use std::collections::BTreeMap;
 
 use symx::{Builder, Shared, Sym};
+use symx_test_programs::rng::SplitMix64;
 
-/// SplitMix64: the same operands on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Mostly small values and the edges, where wrapping and sign bugs live.
-    fn operand(&mut self) -> i128 {
-        match self.next() % 4 {
-            0 => (self.next() % 16) as i128 - 8,
-            1 => [0, 1, -1, i128::MAX, i128::MIN, 127, 128, 255, -128][(self.next() % 9) as usize],
-            _ => ((self.next() as u128) << 64 | self.next() as u128) as i128,
-        }
+/// Mostly small values and the edges, where wrapping and sign bugs live.
+fn operand(rng: &mut SplitMix64) -> i128 {
+    match rng.next_u64() % 4 {
+        0 => (rng.next_u64() % 16) as i128 - 8,
+        1 => [0, 1, -1, i128::MAX, i128::MIN, 127, 128, 255, -128][(rng.next_u64() % 9) as usize],
+        _ => ((rng.next_u64() as u128) << 64 | rng.next_u64() as u128) as i128,
     }
 }
 
@@ -34,10 +22,10 @@ macro_rules! check_type {
     ($name:ident, $t:ty) => {
         #[test]
         fn $name() {
-            let mut rng = Rng(0x5eed ^ <$t>::BITS as u64);
+            let mut rng = SplitMix64::new(0x5eed ^ <$t>::BITS as u64);
             let mut checked = 0;
             for _ in 0..300 {
-                let (a, b) = (rng.operand(), rng.operand());
+                let (a, b) = (operand(&mut rng), operand(&mut rng));
                 let inputs = BTreeMap::from([("a".to_string(), a), ("b".to_string(), b)]);
                 let report = Builder::new().inputs(inputs).explore_traces(
                     || {

@@ -10,6 +10,7 @@ EXIT CODES:
     0    no bug found (every symx test and ordinary test passed)
     1    a confirmed bug: a failed symx test, a failed ordinary test, a crash or a timeout
     2    usage, configuration or build error
+    4    no #[symx::test] ran (test, with --no-tests=fail, the default)
     130  interrupted (Ctrl-C) before any bug was found";
 
 #[derive(Parser, Debug)]
@@ -101,6 +102,11 @@ pub struct TestArgs {
     pub shards: Option<u32>,
     #[command(flatten)]
     pub report: ReportArgs,
+    /// When no #[symx::test] runs (a forgotten feature or cfg, a filter that matches nothing):
+    /// `fail` exits with code 4, `warn` says so and exits as the other tests make it, `pass`
+    /// says nothing.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = NoTestsArg::Fail)]
+    pub no_tests: NoTestsArg,
     /// Preemption bound for every symx test (overrides the attribute).
     #[arg(long, value_name = "N")]
     pub preemption_bound: Option<u32>,
@@ -256,6 +262,23 @@ impl CargoArgs {
             features: self.features.clone(),
             release: self.release,
             target_dir: self.target_dir.clone(),
+        }
+    }
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoTestsArg {
+    Fail,
+    Warn,
+    Pass,
+}
+
+impl From<NoTestsArg> for crate::report::no_tests::NoTests {
+    fn from(n: NoTestsArg) -> Self {
+        match n {
+            NoTestsArg::Fail => Self::Fail,
+            NoTestsArg::Warn => Self::Warn,
+            NoTestsArg::Pass => Self::Pass,
         }
     }
 }

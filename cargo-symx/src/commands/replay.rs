@@ -77,7 +77,9 @@ pub fn replay(args: &ReplayArgs, color: ColorChoice) -> Result<u8, String> {
         let request = Request::Replay {
             token: token.clone(),
         };
-        let run = worker_process::run(case, request, &[], timeout, &mut |_| {});
+        // The token names its test: run it even when it is `#[ignore]`d (a known bug is).
+        let include = ["--include-ignored".to_string()];
+        let run = worker_process::run(case, request, &include, timeout, &mut |_| {});
         match show(case, &run, args.trace, timeout, style) {
             Ok(code) => return Ok(code),
             Err(e) => errors.push(format!(

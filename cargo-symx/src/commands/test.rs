@@ -81,5 +81,10 @@ pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
         color,
     };
     report::render(&to, &outcomes, start, interrupted)?;
-    Ok(report::exit_code(&outcomes, interrupted))
+    let code = report::exit_code(&outcomes, interrupted);
+    let mode = args.no_tests.into();
+    let style = Style::for_stderr(color);
+    Ok(report::no_tests::judge(
+        &outcomes, filter, mode, code, style,
+    ))
 }

@@ -22,6 +22,8 @@ struct Report<'a> {
 #[derive(Serialize)]
 struct Summary {
     tests: usize,
+    /// Tests that ran as a `#[symx::test]` (the rest are ordinary or ignored).
+    symx_tests: usize,
     passed: usize,
     /// Confirmed bugs: failures, crashes, timeouts, unexpected passes.
     failed: usize,
@@ -40,6 +42,7 @@ pub fn render(outcomes: &[Outcome], elapsed: Duration, interrupted: bool) -> Str
         symx_version: env!("CARGO_PKG_VERSION"),
         summary: Summary {
             tests: outcomes.len(),
+            symx_tests: super::no_tests::symx_tests(outcomes),
             passed: count(Status::Passed),
             failed: outcomes.iter().filter(|o| o.status.is_bug()).count(),
             expected_failures: count(Status::ExpectedFailure),

@@ -7,6 +7,7 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod kind;
+pub mod no_tests;
 pub mod outcome;
 mod predicted;
 pub mod progress;

@@ -50,6 +50,11 @@ impl Style {
         self.paint("1;31", "error:")
     }
 
+    /// `warning:`, in bold yellow when colouring.
+    pub fn warning_label(&self) -> String {
+        self.paint("1;33", "warning:")
+    }
+
     fn paint(&self, code: &str, text: &str) -> String {
         if self.color {
             format!("\x1b[{code}m{text}\x1b[0m")

@@ -78,7 +78,9 @@ pub fn explore(
         let mut finding = Finding::from_report(f.failure);
         finding.inputs = f.inputs;
         let how = f.solved.unwrap_or_else(|| {
-            "found by exploring the schedules of an input class the solver chose".into()
+            "found by exploring the schedules of an input class the solver chose (symbolic \
+             exploration)"
+                .into()
         });
         let inputs: Vec<String> = finding
             .inputs

@@ -18,3 +18,9 @@ fn lock_order_deadlock() {
 fn unsynchronised_cell() {
     known_bugs::unsynchronised_cell();
 }
+
+#[symx::test]
+#[ignore = "a known bug; cargo symx test checks its failure kind (see Cargo.toml)"]
+fn check_then_withdraw() {
+    known_bugs::check_then_withdraw();
+}

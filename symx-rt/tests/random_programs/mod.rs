@@ -20,37 +20,7 @@ use symx::__private::ObservedStep;
 use symx::sync::atomic::{AtomicI64, Ordering::SeqCst};
 use symx::sync::{Condvar, Mutex};
 use symx::thread;
-
-/// SplitMix64: tiny, deterministic on every platform, and good enough to shape programs.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + (self.next_u64() % (hi - lo + 1) as u64) as usize
-    }
-
-    /// True with probability `num / den`.
-    pub fn chance(&mut self, num: u64, den: u64) -> bool {
-        self.next_u64() % den < num
-    }
-
-    fn small(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next_u64() % (hi - lo + 1) as u64) as i64
-    }
-}
+use symx_test_programs::rng::SplitMix64;
 
 /// Which failures a program may have; fixed before it is generated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -183,7 +153,7 @@ enum Role {
 }
 
 struct Gen<'a> {
-    rng: &'a mut Rng,
+    rng: &'a mut SplitMix64,
     family: Family,
     atomics: usize,
     mutexes: usize,
@@ -196,10 +166,10 @@ impl Gen<'_> {
         let a = self.rng.range(0, self.atomics - 1);
         match self.rng.range(0, 4) {
             0 => AtomicOp::Load(a),
-            1 => AtomicOp::Store(a, self.rng.small(1, 2)),
-            2 => AtomicOp::FetchAdd(a, self.rng.small(1, 2)),
-            3 => AtomicOp::Cas(a, self.rng.small(0, 2), self.rng.small(1, 3)),
-            _ => AtomicOp::Swap(a, self.rng.small(1, 3)),
+            1 => AtomicOp::Store(a, self.rng.range_i64(1, 2)),
+            2 => AtomicOp::FetchAdd(a, self.rng.range_i64(1, 2)),
+            3 => AtomicOp::Cas(a, self.rng.range_i64(0, 2), self.rng.range_i64(1, 3)),
+            _ => AtomicOp::Swap(a, self.rng.range_i64(1, 3)),
         }
     }
 
@@ -270,7 +240,7 @@ impl Gen<'_> {
                 11 if self.family == Family::Asserting => {
                     return Op::Assert {
                         atomic: self.rng.range(0, self.atomics - 1),
-                        value: self.rng.small(1, 3),
+                        value: self.rng.range_i64(1, 3),
                     }
                 }
                 _ => {}
@@ -283,7 +253,7 @@ impl Gen<'_> {
         inner_held.push(mutex);
         let n = self.rng.range(0, 2);
         let body = (0..n).map(|_| self.op(&inner_held)).collect();
-        let add = self.rng.small(1, 2);
+        let add = self.rng.range_i64(1, 2);
         if try_lock {
             Op::TryLocked { mutex, add, body }
         } else {
@@ -302,7 +272,7 @@ impl Gen<'_> {
 /// all, so this keeps the run time in check. Programs over the bound are redrawn from the
 /// same generator, so the result is still a function of the seed.
 pub fn generate(seed: u64, family: Family, max_interleavings: f64) -> Program {
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     loop {
         let p = draw(&mut rng, family);
         if interleavings_bound(&p) <= max_interleavings {
@@ -311,7 +281,7 @@ pub fn generate(seed: u64, family: Family, max_interleavings: f64) -> Program {
     }
 }
 
-fn draw(rng: &mut Rng, family: Family) -> Program {
+fn draw(rng: &mut SplitMix64, family: Family) -> Program {
     let atomics = rng.range(1, 2);
     let (mutexes, condvar) = match family {
         Family::AtomicsOnly => (0, false),

@@ -125,8 +125,7 @@ impl Default for Options {
 /// A satisfying model of one property query, decoded.
 #[derive(Clone, Debug)]
 pub struct Prediction {
-    #[allow(dead_code)]
-    // the engine's tests tell predictions apart by it; reports use `description`
+    /// The property query it satisfies (reports use `description`).
     pub property: Property,
     /// The property in words, with source locations.
     pub description: String,
@@ -164,8 +163,8 @@ pub struct Outcome {
 }
 
 /// Every property candidate of `trace` that some feasible prefix violates, with its witness,
-/// unconfirmed (the solver's view only): what the engine's tests compare with an oracle.
-#[cfg(test)]
+/// unconfirmed (the solver's view only, nothing replayed): what an oracle's verdict is
+/// compared with, and what a model or a bound admits before confirmation.
 pub fn predictions(trace: &Trace, opts: &Options) -> Vec<Prediction> {
     let ctp = Ctp::new(trace);
     let enc = Encoding::new(&ctp, &encode_options(opts, opts.initial.clone()));

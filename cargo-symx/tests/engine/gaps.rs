@@ -1,10 +1,10 @@
-//! The regressions for the gaps of the paper's literal encoding (digest §3.16: A, B, C) and
-//! the context bound with its unsat-core lift, each a small program recorded and predicted
-//! from.
+//! The regressions for the gaps of the paper's literal encoding (gaps A, B and C in
+//! `docs/papers.md`) and the context bound with its unsat-core lift, each a small program
+//! recorded and predicted from.
 
 use super::*;
 
-// ---- S11: Gap A, a blocked check-and-set's write is not visible -----------------------------
+// ---- Gap A, a blocked check-and-set's write is not visible ----------------------------------
 
 fn check_and_set() {
     let x = Arc::new(AtomicI64::new(0));
@@ -22,13 +22,13 @@ fn check_and_set() {
 }
 
 #[test]
-fn s11_gap_a_blocked_check_and_set_is_not_predicted() {
+fn gap_a_blocked_check_and_set_is_not_predicted() {
     let trace = observe(&[1, 2, 2], check_and_set);
     let found = predictions(&trace, &assertions_only(Model::Ctp));
     assert!(found.is_empty(), "{found:#?}");
 }
 
-// ---- S12: Gap B, a thread that diverged after a changed read ---------------------------------
+// ---- Gap B, a thread that diverged after a changed read --------------------------------------
 
 fn diverged_thread() {
     let (x, y, w) = (
@@ -55,7 +55,7 @@ fn diverged_thread() {
 }
 
 #[test]
-fn s12_gap_b_violation_needs_a_thread_stopped_before_its_flipped_branch() {
+fn gap_b_violation_needs_a_thread_stopped_before_its_flipped_branch() {
     let trace = observe(&[1, 1, 1, 1, 3, 2], diverged_thread);
     let out = run_predict(&trace, &assertions_only(Model::Ctp), diverged_thread);
     no_unconfirmed(&out);
@@ -64,7 +64,7 @@ fn s12_gap_b_violation_needs_a_thread_stopped_before_its_flipped_branch() {
     assert_eq!(out.confirmed[0].witness.guide.steps, vec![2, 1, 1, 3]);
 }
 
-// ---- S13: Gap C, the bound counts levels, not context switches ---------------------------------
+// ---- Gap C, the bound counts levels, not context switches --------------------------------------
 
 fn levels() {
     let (x, y) = (Arc::new(AtomicI64::new(0)), Arc::new(AtomicI64::new(0)));
@@ -80,7 +80,7 @@ fn levels() {
 }
 
 #[test]
-fn s13_gap_c_bound_one_admits_a_witness_with_two_switches() {
+fn gap_c_bound_one_admits_a_witness_with_two_switches() {
     let trace = observe(&[3, 3, 1, 2], levels);
     let bounded = |b| Options {
         bound: Some(b),
@@ -97,7 +97,7 @@ fn s13_gap_c_bound_one_admits_a_witness_with_two_switches() {
 // ---- Context bounds on Fig. 1 and the unsat-core lift -----------------------------------------
 
 #[test]
-fn s1_fig1_prefix_mode_finds_it_at_bound_one() {
+fn fig1_prefix_mode_finds_it_at_bound_one() {
     let trace = wang_fig1_observed();
     let bounded = |b| Options {
         bound: Some(b),
@@ -108,7 +108,7 @@ fn s1_fig1_prefix_mode_finds_it_at_bound_one() {
 }
 
 #[test]
-fn s1_fig1_mcm_bounded_proof_lifts_to_all_interleavings() {
+fn fig1_mcm_bounded_proof_lifts_to_all_interleavings() {
     let trace = wang_fig1_observed();
     let opts = Options {
         bound: Some(2),

@@ -1,6 +1,6 @@
-//! Atomicity violations (the digest's S4, S5, S6, S10): regions marked with
-//! `symx::atomic_region`, a remote access predicted to fall between two of their accesses,
-//! and the witness replayed to show the three accesses in that order.
+//! Atomicity violations (Wang et al.'s Figs. 5 and 9, and split critical sections): regions
+//! marked with `symx::atomic_region`, a remote access predicted to fall between two of their
+//! accesses, and the witness replayed to show the three accesses in that order.
 
 use std::sync::Arc;
 
@@ -10,11 +10,10 @@ use symx::sync::atomic::AtomicI64;
 use symx::sync::{Condvar, Mutex};
 use symx::Shared;
 
+use cargo_symx::engine::predict::{Options, Outcome, Property};
+use symx_test_programs::classic::split_sections;
+
 use super::{no_unconfirmed, observe, run_predict};
-use crate::engine::predict::must_hb::MustHb;
-use crate::engine::predict::properties::atomicity;
-use crate::engine::predict::{Options, Outcome, Property};
-use crate::solver::ctp::Ctp;
 
 fn atomicity_only() -> Options {
     Options {
@@ -40,7 +39,7 @@ fn patterns(out: &Outcome) -> Vec<String> {
     found
 }
 
-// ---- S4: an erroneous prefix (Fig. 5 reconstructed) ---------------------------------------
+// ---- An erroneous prefix (Fig. 5 reconstructed) -------------------------------------------
 
 fn fig5() {
     let x = Arc::new(AtomicI64::new(0));
@@ -66,7 +65,7 @@ fn fig5() {
 /// (`a = 4`): only the prefix semantics sees it. The other three unserializable triplets
 /// are feasible prefixes too (proto).
 #[test]
-fn s4_erroneous_prefix_atomicity_violations_are_predicted_and_replayed() {
+fn erroneous_prefix_atomicity_violations_are_predicted_and_replayed() {
     let trace = observe(&[1, 1, 1, 2, 2], fig5);
     let out = run_predict(&trace, &atomicity_only(), fig5);
     no_unconfirmed(&out);
@@ -82,7 +81,7 @@ fn s4_erroneous_prefix_atomicity_violations_are_predicted_and_replayed() {
     assert_eq!(wwr.witness.context_switches, 2);
 }
 
-// ---- S5: data prevents the violation (Fig. 9(a) reconstructed) ------------------------------
+// ---- Data prevents the violation (Fig. 9(a) reconstructed) ----------------------------------
 
 fn fig9a() {
     let x = Arc::new(AtomicI64::new(0));
@@ -109,7 +108,7 @@ fn fig9a() {
 /// writes only after reading a positive value, which exists only once T1 wrote: no violation
 /// (a model that ignores data reports one).
 #[test]
-fn s5_data_prevents_the_atomicity_violation() {
+fn data_prevents_the_atomicity_violation() {
     let trace = observe(&[1, 1, 2, 2], fig9a);
     let out = run_predict(&trace, &atomicity_only(), fig9a);
     no_unconfirmed(&out);
@@ -118,7 +117,7 @@ fn s5_data_prevents_the_atomicity_violation() {
     assert_eq!(out.solve_times.len(), 2);
 }
 
-// ---- S6: a condvar hand-off prevents the violation (Fig. 9(b) reconstructed) -----------------
+// ---- A condvar hand-off prevents the violation (Fig. 9(b) reconstructed) ---------------------
 
 fn fig9b(wait: bool) -> impl Fn() {
     move || {
@@ -152,7 +151,7 @@ fn fig9b(wait: bool) -> impl Fn() {
 /// the W-W-R triplet `<X.set(1), X.set(5), X.get()>` is infeasible. Without the wait it is a
 /// violation.
 #[test]
-fn s6_condvar_hand_off_prevents_the_atomicity_violation() {
+fn condvar_hand_off_prevents_the_atomicity_violation() {
     let guarded = fig9b(true);
     let trace = observe(&[1, 1, 1, 1, 1, 1, 2, 2, 2, 2], &guarded);
     let out = super::predict(&trace, &atomicity_only(), |g| {
@@ -172,42 +171,13 @@ fn s6_condvar_hand_off_prevents_the_atomicity_violation() {
     assert_eq!(out.confirmed[0].witness.guide.steps, vec![1, 2, 1]);
 }
 
-// ---- S10: split critical sections inside an atomic region ------------------------------------
-
-fn split_sections(merged: bool) -> impl Fn() {
-    move || {
-        let s = Arc::new((Mutex::new(()), Shared::new(0i64)));
-        let s1 = s.clone();
-        let t1 = symx::thread::spawn(move || {
-            symx::atomic_region(|| {
-                if merged {
-                    let _g = s1.0.lock().unwrap();
-                    let r = s1.1.get();
-                    s1.1.set(r + 1);
-                } else {
-                    let r = {
-                        let _g = s1.0.lock().unwrap();
-                        s1.1.get()
-                    };
-                    let _g = s1.0.lock().unwrap();
-                    s1.1.set(r + 1);
-                }
-            })
-        });
-        let t2 = symx::thread::spawn(move || {
-            let _g = s.0.lock().unwrap();
-            s.1.set(5);
-        });
-        t1.join().unwrap();
-        t2.join().unwrap();
-    }
-}
+// ---- Split critical sections inside an atomic region -----------------------------------------
 
 /// T1, then T2. Two critical sections do not make an atomic region: T2's section fits
-/// between them (R-W-W). Merged into one section, the lockset filter drops the triplet
-/// before any query.
+/// between them (R-W-W). (Merged into one section, the lockset filter drops the triplet
+/// before any query: the atomicity module's own test.)
 #[test]
-fn s10_split_critical_sections_break_the_atomic_region() {
+fn split_critical_sections_break_the_atomic_region() {
     let split = split_sections(false);
     let trace = observe(&[1, 1, 1, 1, 1, 1, 2, 2, 2], &split);
     let out = super::predict(&trace, &atomicity_only(), |g| {
@@ -219,34 +189,4 @@ fn s10_split_critical_sections_break_the_atomic_region() {
         out.confirmed[0].witness.guide.steps,
         vec![1, 1, 1, 2, 2, 2, 1, 1]
     );
-
-    let merged = split_sections(true);
-    let trace = observe(&[1, 1, 1, 1, 2, 2, 2], &merged);
-    let ctp = Ctp::new(&trace);
-    let (kept, all) = atomicity::candidates(&ctp, &MustHb::new(&ctp));
-    assert_eq!((kept.len(), all), (0, 1));
-}
-
-// ---- Patterns -------------------------------------------------------------------------------
-
-/// The five unserializable patterns and only those (R-R-R, R-R-W, W-R-R are serializable).
-#[test]
-fn exactly_five_of_the_eight_patterns_are_violations() {
-    let a = |w: bool| atomicity::Access {
-        reads: !w,
-        writes: w,
-    };
-    let mut bad = Vec::new();
-    for c in [false, true] {
-        for r in [false, true] {
-            for c2 in [false, true] {
-                if atomicity::unserializable(a(c), a(r), a(c2)) {
-                    let l = |w: bool| if w { 'W' } else { 'R' };
-                    bad.push(format!("{}-{}-{}", l(c), l(r), l(c2)));
-                }
-            }
-        }
-    }
-    bad.sort();
-    assert_eq!(bad, ["R-W-R", "R-W-W", "W-R-W", "W-W-R", "W-W-W"]);
 }

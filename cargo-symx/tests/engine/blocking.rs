@@ -10,7 +10,7 @@ use symx::sync::{Barrier, Condvar, Mutex};
 use symx::{Builder, Shared};
 
 use super::{assertions_only, no_unconfirmed, observe, predict};
-use crate::engine::predict::Model;
+use cargo_symx::engine::predict::Model;
 
 /// A one-shot event: a flag under a mutex, and a condvar to wait for it.
 struct Event {

@@ -1,5 +1,5 @@
-//! S14 (the paper's double-locking check, §5.2, on user-annotated locks): a lock built from
-//! atomics claims mutual exclusion through its annotations; the engine predicts, from a run
+//! Lock claims (the paper's double-locking check, §5.2, on user-annotated locks): a lock built
+//! from atomics claims mutual exclusion through its annotations; the engine predicts, from a run
 //! in which the lock was used one thread after the other, a schedule in which two threads
 //! hold it at once, and the runtime's ownership check confirms it.
 
@@ -10,7 +10,7 @@ use symx::sync::atomic::AtomicI64;
 use symx::{Builder, FailureKind, Shared};
 
 use super::{no_unconfirmed, observe, predict, Options};
-use crate::engine::predict::Property;
+use cargo_symx::engine::predict::Property;
 
 /// A test-and-set lock without the atomic test-and-set: the flag is read, then written.
 #[derive(Default)]
@@ -109,7 +109,7 @@ fn lock_claims_only() -> Options {
 /// One thread after the other (load, store, get, set, store each): both may read the flag
 /// before either sets it, and both return from `lock`.
 #[test]
-fn s14_a_broken_annotated_lock_is_predicted_to_admit_two_holders() {
+fn a_broken_annotated_lock_is_predicted_to_admit_two_holders() {
     let serial = [1, 1, 1, 1, 1, 2, 2, 2, 2, 2];
     let trace = observe(&serial, counter::<CheckThenSet>);
     let out = predict(&trace, &lock_claims_only(), |g| {
@@ -135,7 +135,7 @@ fn s14_a_broken_annotated_lock_is_predicted_to_admit_two_holders() {
 
 /// With the swap, the second thread's swap reads the flag set, or comes after the release.
 #[test]
-fn s14_a_correct_annotated_lock_keeps_its_claim() {
+fn a_correct_annotated_lock_keeps_its_claim() {
     let serial = [1, 1, 1, 1, 2, 2, 2, 2];
     let trace = observe(&serial, counter::<Swap>);
     let out = predict(&trace, &lock_claims_only(), |g| {

@@ -1,0 +1,21 @@
+//! Test programs that more than one crate's tests run, written once: the figures of the papers
+//! symx implements, classic concurrency bugs, and the deterministic generator randomized tests
+//! draw from. symx-rt's tests, cargo-symx's tests and the bench depend on this crate; a program
+//! that only one test file runs stays in that file.
+//!
+//! - [`wang`]: the figures of Wang et al., "Symbolic Predictive Analysis for Concurrent
+//!   Programs";
+//! - [`classic`]: lost updates and a bounded buffer that waits with `if`;
+//! - [`rng`]: SplitMix64, the same draws on every machine;
+//! - [`observe`](mod@observe): the run a predictive test starts from, forced along a schedule.
+//!
+//! Every program is written against the modelled std (`symx::sync`, `symx::thread`): it runs
+//! under a `symx::Builder`, never on its own. The source locations a program's trace records
+//! are in this crate's files, so moving a program changes the traces golden tests keep.
+
+pub mod classic;
+pub mod observe;
+pub mod rng;
+pub mod wang;
+
+pub use observe::observe;
