@@ -28,25 +28,21 @@ use std::sync::Arc;
 use symx::sync::atomic::{AtomicU8, Ordering::SeqCst};
 use symx::sync::Mutex;
 use symx::{InputValues, Shared, Sym};
+use symx_test_programs::rng::SplitMix64 as Rng;
 
-/// SplitMix64, drawn one bounded number at a time.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// Uniform in `0..n`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let z = (self.0 ^ (self.0 >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) % n
-    }
+/// Bounded draws from the shared generator.
+trait Draw {
+    /// Uniform in `0..n` (by remainder).
+    fn below(&mut self, n: u64) -> u64;
 
     fn pick<T: Copy>(&mut self, from: &[T]) -> T {
         from[self.below(from.len() as u64) as usize]
+    }
+}
+
+impl Draw for Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
     }
 }
 

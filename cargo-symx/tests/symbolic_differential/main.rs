@@ -1,8 +1,8 @@
 //! The symbolic engine against brute force: random small concurrent programs with symbolic
-//! inputs (`symbolic_differential/program.rs`), explored (a) at every input value by a plain
-//! DFS over every schedule and (b) by the symbolic engine with DPOR; both must find the same
-//! failures and the same final states, every failure the engine reports must replay from its
-//! token, and its inputs must fail in the brute force too.
+//! inputs (`program.rs`), explored (a) at every input value by a plain DFS over every schedule
+//! and (b) by the symbolic engine with DPOR; both must find the same failures and the same
+//! final states, every failure the engine reports must replay from its token, and its inputs
+//! must fail in the brute force too.
 //!
 //! **What is comparable.** A DFS, a DPOR and the engine's input classes all stop an
 //! exploration at its first failure, and which failure comes first depends on the order each
@@ -34,7 +34,6 @@
 //! that a failing one can be run alone; `SYMX_DIFF_SLOW` prints the programs whose search
 //! took over 0.3 s. `bench/symbolic/differential.sh` runs 10,000 in release.
 
-#[path = "symbolic_differential/program.rs"]
 mod program;
 
 use std::collections::{BTreeMap, BTreeSet};
