@@ -10,5 +10,5 @@
 #   bench/predict/scale.sh [DPOR_CAP_SECS]     # default 30
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-SYMX_SCALE_DPOR_SECS="${1:-30}" cargo test --release -p cargo-symx --bin cargo-symx \
+SYMX_SCALE_DPOR_SECS="${1:-30}" cargo test --release -p cargo-symx --lib \
     scale_bench -- --ignored --nocapture 2>&1 | grep -E '^\||test result|panicked'

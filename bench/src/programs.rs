@@ -129,7 +129,8 @@ macro_rules! define_programs {
             assert_eq!(x.load(Ordering::SeqCst), 2, "lost update");
         }
 
-        /// The program of symx-rt/tests/bugs_found.rs `bounded_buffer_with_if`.
+        /// `symx_test_programs::classic::bounded_buffer_with_if` (which symx-rt's tests run),
+        /// restated here over each tool's types.
         fn bounded_buffer() {
             $crate::measure::count_execution();
             let shared = Arc::new((Mutex::new(Vec::<u32>::new()), Condvar::new()));

@@ -8,13 +8,7 @@ use common::*;
 use serde_json::Value;
 
 fn report(args: &[&str]) -> (std::process::Output, Value) {
-    let mut all = vec!["-p", "fixture-symbolic"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--format", "json"]);
-    let out = symx("test", &all);
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("the JSON report parses ({e}):\n{}", text(&out)));
-    (out, report)
+    json_report("fixture-symbolic", args)
 }
 
 #[test]
