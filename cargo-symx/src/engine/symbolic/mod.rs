@@ -5,7 +5,7 @@
 //! the runtime records, combined with optimal DPOR (Abdulla et al., POPL 2014) for the
 //! schedules, in the way Cloud9 explores inputs and schedules together (Bucur et al., EuroSys
 //! 2011; Bergan, "Symbolic Execution of Multithreaded Programs from Arbitrary Program
-//! Contexts", ch. 2, whose §2.3 forks a state at every feasible branch side and every
+//! Contexts", ch. 2, whose §2.6.1 forks a state at every feasible branch side and every
 //! schedule choice; here the schedule choices are DPOR's and the branch forks are solver
 //! queries over re-executions, because native stacks cannot be forked):
 //!
