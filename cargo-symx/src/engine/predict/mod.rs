@@ -1,11 +1,12 @@
 //! Symbolic predictive analysis (Wang et al., "Symbolic Predictive Analysis for Concurrent
-//! Programs"; digest and fixes in `shared/research/seed-predictive.md`): from one recorded
+//! Programs"; the corrections symx applies are in `docs/papers.md`): from one recorded
 //! trace, ask z3 whether another feasible interleaving of its events violates a property, turn
 //! each satisfying model into a schedule, replay it, and report only what the replay confirms.
 //!
 //! The pipeline, one module per job:
 //! - `ctp`: the concurrent trace program of a `symx::trace::Trace` (PO, accesses, sections);
-//! - `slice`: thread-local objects and the events that need an order variable (§3.11);
+//! - `slice`: thread-local objects and the events that need an order variable (the paper's §9
+//!   slicing);
 //! - `dag`: the trace's expression DAG as z3 bit-vectors;
 //! - `encode`: the prefix-mode formula (order variables, executed flags, pi-functions);
 //! - `blocking`: condvar and barrier semantics;
