@@ -46,7 +46,7 @@ fn inputs_are_explored_by_default_and_a_failure_carries_its_inputs() {
     assert_eq!(pinned["complete"], false);
     let pin = &s["pins"][0]["location"];
     assert_eq!(pin["file"], "symbolic/tests/symbolic.rs", "{s:#}");
-    assert_eq!(pin["line"], 60, "the `concrete()` call");
+    assert_eq!(pin["line"], 44, "the `concrete()` call");
 }
 
 #[test]

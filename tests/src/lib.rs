@@ -7,6 +7,7 @@
 //!   Programs";
 //! - [`classic`]: lost updates and a bounded buffer that waits with `if`;
 //! - [`rng`]: SplitMix64, the same draws on every machine;
+//! - [`symbolic`]: bugs that need an input value and an interleaving at once;
 //! - [`observe`](mod@observe): the run a predictive test starts from, forced along a schedule.
 //!
 //! Every program is written against the modelled std (`symx::sync`, `symx::thread`): it runs
@@ -16,6 +17,7 @@
 pub mod classic;
 pub mod observe;
 pub mod rng;
+pub mod symbolic;
 pub mod wang;
 
 pub use observe::observe;

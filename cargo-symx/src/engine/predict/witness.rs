@@ -1,7 +1,7 @@
-//! From a satisfying model to a schedule: the executed events sorted by `(O(e), thread,
-//! index)` form a valid SC prefix (every order that matters is a strict cross-thread HB, so
-//! ties are between independent events: digest §3.15); its visible events give the thread of
-//! each step of a `symx::Guide`, and the model gives the input values.
+//! From a satisfying model to a schedule: the executed events sorted by `(O(e), thread, index)`
+//! form a valid SC prefix (every order that matters is a strict cross-thread HB, so ties are
+//! between independent events: `docs/papers.md`, "Prefix mode"); its visible events give the thread
+//! of each step of a `symx::Guide`, and the model gives the input values.
 
 use symx::{Guide, InputValues};
 use z3::ast::BV;
