@@ -7,10 +7,13 @@ use std::sync::Arc;
 
 use cargo_symx::engine::symbolic::{self, Options, Outcome};
 use cargo_symx::engine::InProcess;
+use symx::sync::atomic::AtomicU8;
 use symx::sync::atomic::Ordering::SeqCst;
-use symx::sync::atomic::{AtomicU32, AtomicU8};
 use symx::sync::Mutex;
 use symx::{Builder, Shared, Sym};
+use symx_test_programs::symbolic::{
+    behind_a_branch, even_odd, hash_collision, split_increment, thirty_seven,
+};
 
 fn search(body: fn(), opts: Options) -> Outcome {
     let mut exec = InProcess::new(Builder::new(), body);
@@ -37,28 +40,6 @@ fn the_finding(out: &Outcome, body: fn()) -> &symbolic::Finding {
 }
 
 // ---- Fig. 1.2, an assertion: X even and T2 first ------------------------------------
-
-#[symx::instrument]
-fn even_odd() {
-    let s = Arc::new((Mutex::new(()), Shared::new(0i64)));
-    s.1.set(symx::any_named::<i64>("X"));
-    let s1 = s.clone();
-    let t1 = symx::thread::spawn(move || {
-        let _g = s1.0.lock().unwrap();
-        let x = s1.1.get();
-        if x % 2 == 0 {
-            s1.1.set(x + 1);
-        }
-    });
-    let s2 = s.clone();
-    let t2 = symx::thread::spawn(move || {
-        let _g = s2.0.lock().unwrap();
-        let x = s2.1.get();
-        symx::assert!(x % 2 != 0, "X is odd");
-    });
-    t1.join().unwrap();
-    t2.join().unwrap();
-}
 
 #[test]
 fn an_assertion_fails_in_exactly_one_order_and_only_for_even_inputs() {
@@ -90,32 +71,6 @@ fn without_going_on_the_search_stops_at_the_bug_and_is_not_complete() {
 
 // ---- Fig. 1.2, an atomicity violation: X0 outside {41, 42} ---------------------------
 
-#[symx::instrument]
-fn split_increment() {
-    let s = Arc::new((Mutex::new(()), Shared::new(0i64)));
-    let x0: Sym<i64> = symx::any_named("X0");
-    symx::assume(x0 > -1000 && x0 < 1000);
-    s.1.set(x0);
-    let s1 = s.clone();
-    let t1 = symx::thread::spawn(move || {
-        let tmp = {
-            let _g = s1.0.lock().unwrap();
-            s1.1.get()
-        };
-        let _g = s1.0.lock().unwrap();
-        s1.1.set(tmp + 1);
-    });
-    let s2 = s.clone();
-    let t2 = symx::thread::spawn(move || {
-        let _g = s2.0.lock().unwrap();
-        s2.1.set(42i64);
-    });
-    t1.join().unwrap();
-    t2.join().unwrap();
-    let x = s.1.get();
-    symx::assert!(x == 42 || x == 43, "one of the two atomic outcomes");
-}
-
 #[test]
 fn an_atomicity_violation_fails_only_between_the_sections_and_outside_41_42() {
     let out = search(split_increment, Options::default());
@@ -135,47 +90,11 @@ fn an_atomicity_violation_fails_only_between_the_sections_and_outside_41_42() {
 
 // ---- a bug that needs n == 37 and one interleaving of three threads -------------------
 
-#[symx::instrument]
-fn thirty_seven() {
-    let n: Sym<u32> = symx::any_named("n");
-    let s = Arc::new(AtomicU32::new(0));
-    let handles: Vec<_> = (1..=3u32)
-        .map(|k| {
-            let s = s.clone();
-            symx::thread::spawn(move || {
-                let v = s.load_sym(SeqCst);
-                s.store_sym(v * 10 + k, SeqCst);
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-    // Only the order 3, 2, 1, each thread reading the last one's write, gives 321.
-    if n == 37u32 {
-        symx::assert!(s.load_sym(SeqCst) != 321u32, "the order 3-2-1 with n = 37");
-    }
-}
-
 #[test]
 fn a_bug_behind_an_input_value_and_an_interleaving_is_found() {
     let out = search(thirty_seven, Options::default());
     let f = the_finding(&out, thirty_seven);
     assert_eq!(f.inputs["n"], 37);
-}
-
-#[symx::instrument]
-fn hash_collision() {
-    let x: Sym<u32> = symx::any_named("x");
-    let s = Arc::new(AtomicU32::new(0));
-    let s1 = s.clone();
-    let t = symx::thread::spawn(move || s1.store_sym(x.wrapping_mul(2654435761), SeqCst));
-    let seen = s.load_sym(SeqCst);
-    t.join().unwrap();
-    symx::assert!(
-        seen != 0xDEAD_BEEFu32,
-        "a 1-in-2^32 value, read before the join"
-    );
 }
 
 #[test]
@@ -184,19 +103,6 @@ fn a_bit_vector_condition_no_random_input_meets_is_solved() {
     let f = the_finding(&out, hash_collision);
     let x = f.inputs["x"] as u32;
     assert_eq!(x.wrapping_mul(2654435761), 0xDEAD_BEEF);
-}
-
-#[symx::instrument]
-fn behind_a_branch() {
-    let mode: Sym<u8> = symx::any_named("mode");
-    let s = Arc::new(AtomicU8::new(0));
-    if mode == 7u8 {
-        let s1 = s.clone();
-        let t = symx::thread::spawn(move || s1.store(1, SeqCst));
-        let seen = s.load(SeqCst);
-        t.join().unwrap();
-        symx::assert!(seen == 0u8, "the reader runs before the writer");
-    }
 }
 
 #[test]

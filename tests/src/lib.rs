@@ -6,6 +6,7 @@
 //! - [`wang`]: the figures of Wang et al., "Symbolic Predictive Analysis for Concurrent
 //!   Programs";
 //! - [`classic`]: lost updates and a bounded buffer that waits with `if`;
+//! - [`symbolic`]: bugs that need an input value and an interleaving at once;
 //! - [`rng`]: SplitMix64, the same draws on every machine;
 //! - [`observe`](mod@observe): the run a predictive test starts from, forced along a schedule.
 //!
@@ -16,6 +17,7 @@
 pub mod classic;
 pub mod observe;
 pub mod rng;
+pub mod symbolic;
 pub mod wang;
 
 pub use observe::observe;

@@ -1,0 +1,117 @@
+//! Programs whose bug needs an input value and an interleaving at once: what the symbolic
+//! engine's tests (`cargo-symx/tests/symbolic.rs`) and its benchmark (`bench/symbolic`) run.
+//! Bergan's Fig. 1.2 ("Symbolic Execution of Multithreaded Programs from Arbitrary Program
+//! Contexts": an assertion and an atomicity violation), a value one input in 2^32 takes, and
+//! a bug behind a branch no default run takes. Each draws its inputs with
+//! `symx::any_named`, so a failure names them.
+
+use std::sync::Arc;
+
+use symx::sync::atomic::Ordering::SeqCst;
+use symx::sync::atomic::{AtomicU32, AtomicU8};
+use symx::sync::Mutex;
+use symx::{Shared, Sym};
+
+/// Bergan's Fig. 1.2 assertion: fails only with X even and T2's section first.
+#[symx::instrument]
+pub fn even_odd() {
+    let s = Arc::new((Mutex::new(()), Shared::new(0i64)));
+    s.1.set(symx::any_named::<i64>("X"));
+    let s1 = s.clone();
+    let t1 = symx::thread::spawn(move || {
+        let _g = s1.0.lock().unwrap();
+        let x = s1.1.get();
+        if x % 2 == 0 {
+            s1.1.set(x + 1);
+        }
+    });
+    let s2 = s.clone();
+    let t2 = symx::thread::spawn(move || {
+        let _g = s2.0.lock().unwrap();
+        let x = s2.1.get();
+        symx::assert!(x % 2 != 0, "X is odd");
+    });
+    t1.join().unwrap();
+    t2.join().unwrap();
+}
+
+/// Bergan's Fig. 1.2 atomicity violation: fails with T2's section between T1's two and X0
+/// outside {41, 42}; inputs outside (-1000, 1000) are assumed away.
+#[symx::instrument]
+pub fn split_increment() {
+    let s = Arc::new((Mutex::new(()), Shared::new(0i64)));
+    let x0: Sym<i64> = symx::any_named("X0");
+    symx::assume(x0 > -1000 && x0 < 1000);
+    s.1.set(x0);
+    let s1 = s.clone();
+    let t1 = symx::thread::spawn(move || {
+        let tmp = {
+            let _g = s1.0.lock().unwrap();
+            s1.1.get()
+        };
+        let _g = s1.0.lock().unwrap();
+        s1.1.set(tmp + 1);
+    });
+    let s2 = s.clone();
+    let t2 = symx::thread::spawn(move || {
+        let _g = s2.0.lock().unwrap();
+        s2.1.set(42i64);
+    });
+    t1.join().unwrap();
+    t2.join().unwrap();
+    let x = s.1.get();
+    symx::assert!(x == 42 || x == 43, "one of the two atomic outcomes");
+}
+
+/// Fails only with n == 37 and the order 3, 2, 1 of three threads, each reading the last
+/// one's write.
+#[symx::instrument]
+pub fn thirty_seven() {
+    let n: Sym<u32> = symx::any_named("n");
+    let s = Arc::new(AtomicU32::new(0));
+    let handles: Vec<_> = (1..=3u32)
+        .map(|k| {
+            let s = s.clone();
+            symx::thread::spawn(move || {
+                let v = s.load_sym(SeqCst);
+                s.store_sym(v * 10 + k, SeqCst);
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    if n == 37u32 {
+        symx::assert!(s.load_sym(SeqCst) != 321u32, "the order 3-2-1 with n = 37");
+    }
+}
+
+/// Fails only for the one x with x * 2654435761 == 0xDEADBEEF (mod 2^32), read before the
+/// join: a 1-in-2^32 input and one of two orders.
+#[symx::instrument]
+pub fn hash_collision() {
+    let x: Sym<u32> = symx::any_named("x");
+    let s = Arc::new(AtomicU32::new(0));
+    let s1 = s.clone();
+    let t = symx::thread::spawn(move || s1.store_sym(x.wrapping_mul(2654435761), SeqCst));
+    let seen = s.load_sym(SeqCst);
+    t.join().unwrap();
+    symx::assert!(
+        seen != 0xDEAD_BEEFu32,
+        "a 1-in-2^32 value, read before the join"
+    );
+}
+
+/// Fails only with mode == 7 (no thread is spawned otherwise) and the writer first.
+#[symx::instrument]
+pub fn behind_a_branch() {
+    let mode: Sym<u8> = symx::any_named("mode");
+    let s = Arc::new(AtomicU8::new(0));
+    if mode == 7u8 {
+        let s1 = s.clone();
+        let t = symx::thread::spawn(move || s1.store(1, SeqCst));
+        let seen = s.load(SeqCst);
+        t.join().unwrap();
+        symx::assert!(seen == 0u8, "the reader runs before the writer");
+    }
+}
