@@ -41,6 +41,8 @@ pub struct Settings {
     pub symbolic: Option<bool>,
     /// Symbolic conditions per path the symbolic exploration may flip.
     pub max_branch_depth: Option<u32>,
+    /// Features of the package to build its tests with (besides `--features`).
+    pub features: Option<Vec<String>>,
 }
 
 impl Settings {
@@ -63,7 +65,8 @@ impl Settings {
             predict_bound,
             predict_properties,
             symbolic,
-            max_branch_depth
+            max_branch_depth,
+            features
         );
         self.expect
             .extend(over.expect.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -93,6 +96,8 @@ pub struct Resolved {
     pub expect: BTreeMap<String, String>,
     pub predict: Predict,
     pub symbolic: Symbolic,
+    /// Features of the package its tests are built with (`features`).
+    pub features: Vec<String>,
 }
 
 /// The symbolic exploration's settings.
@@ -206,6 +211,7 @@ impl Layers {
                 max_branch_depth: s.max_branch_depth,
             },
             expect: s.expect,
+            features: s.features.unwrap_or_default(),
         })
     }
 }
@@ -360,6 +366,7 @@ mod tests {
             predict_properties: Some(vec!["race".into()]),
             symbolic: Some(false),
             max_branch_depth: Some(10),
+            features: Some(vec!["model".into()]),
         };
         let merged = Settings::default().merge(&over);
         // Debug output covers every field, so a key left out of `merge` shows here.

@@ -16,8 +16,77 @@ pub struct CargoOptions {
     pub packages: Vec<String>,
     pub workspace: bool,
     pub features: Vec<String>,
+    /// Features the configuration adds, each as `package/feature` (`features` in
+    /// `[package.metadata.symx]`): not the user's words, so not in printed commands.
+    pub configured_features: Vec<String>,
     pub release: bool,
     pub target_dir: Option<PathBuf>,
+}
+
+impl CargoOptions {
+    /// The options as a user would type them again (`--manifest-path`, `--features`,
+    /// `--release`, `--target-dir`), each followed by a space: what a printed command needs to
+    /// build what this run built.
+    pub fn as_typed(&self) -> String {
+        let mut out = String::new();
+        if let Some(path) = &self.manifest_path {
+            out.push_str(&format!("--manifest-path {} ", path.display()));
+        }
+        if !self.features.is_empty() {
+            out.push_str(&format!("--features {} ", self.features.join(",")));
+        }
+        if self.release {
+            out.push_str("--release ");
+        }
+        if let Some(dir) = &self.target_dir {
+            out.push_str(&format!("--target-dir {} ", dir.display()));
+        }
+        out
+    }
+}
+
+/// The workspace members cargo builds for these options: `-p`'s, every member with
+/// `--workspace`, else the member whose manifest is the given one or the nearest above the
+/// current directory, else the default members.
+pub fn selected<'m>(
+    args: &CargoOptions,
+    metadata: &'m Metadata,
+) -> Vec<&'m cargo_metadata::Package> {
+    let members = metadata.workspace_packages();
+    if args.workspace {
+        return members;
+    }
+    if !args.packages.is_empty() {
+        return members
+            .into_iter()
+            .filter(|p| args.packages.iter().any(|s| s == p.name.as_str()))
+            .collect();
+    }
+    let manifest = args.manifest_path.clone().or_else(nearest_manifest);
+    let canonical = |p: &Path| p.canonicalize().ok();
+    if let Some(own) = manifest.as_deref().and_then(canonical) {
+        let found: Vec<_> = members
+            .iter()
+            .copied()
+            .filter(|p| canonical(p.manifest_path.as_std_path()).as_ref() == Some(&own))
+            .collect();
+        if !found.is_empty() {
+            return found;
+        }
+    }
+    if metadata.workspace_default_members.is_missing() {
+        return members; // cargo before 1.71 does not say
+    }
+    metadata.workspace_default_packages()
+}
+
+/// The `Cargo.toml` nearest above the current directory (cargo's own choice without
+/// `--manifest-path`).
+fn nearest_manifest() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors()
+        .map(|d| d.join("Cargo.toml"))
+        .find(|m| m.is_file())
 }
 
 /// One test executable cargo built.
@@ -87,7 +156,7 @@ fn add_cargo_args(cmd: &mut Command, args: &CargoOptions, color: bool) {
     if args.workspace {
         cmd.arg("--workspace");
     }
-    for f in &args.features {
+    for f in args.features.iter().chain(&args.configured_features) {
         cmd.args(["--features", f]);
     }
     if args.release {

@@ -12,13 +12,9 @@ use serde_json::{json, Value};
 
 /// `cargo symx test --predict` on the fixture whose tests pass in their first execution.
 fn predict_report(args: &[&str]) -> (Output, Value) {
-    let mut all = vec!["-p", "fixture-predict", "--max-executions", "1"];
+    let mut all = vec!["--max-executions", "1"];
     all.extend_from_slice(args);
-    all.extend_from_slice(&["--format", "json"]);
-    let out = symx("test", &all);
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("the JSON report parses ({e}):\n{}", text(&out)));
-    (out, report)
+    json_report("fixture-predict", &all)
 }
 
 #[test]

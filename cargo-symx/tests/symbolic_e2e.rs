@@ -8,13 +8,7 @@ use common::*;
 use serde_json::Value;
 
 fn report(args: &[&str]) -> (std::process::Output, Value) {
-    let mut all = vec!["-p", "fixture-symbolic"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--format", "json"]);
-    let out = symx("test", &all);
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("the JSON report parses ({e}):\n{}", text(&out)));
-    (out, report)
+    json_report("fixture-symbolic", args)
 }
 
 #[test]
@@ -52,7 +46,7 @@ fn inputs_are_explored_by_default_and_a_failure_carries_its_inputs() {
     assert_eq!(pinned["complete"], false);
     let pin = &s["pins"][0]["location"];
     assert_eq!(pin["file"], "symbolic/tests/symbolic.rs", "{s:#}");
-    assert_eq!(pin["line"], 60, "the `concrete()` call");
+    assert_eq!(pin["line"], 44, "the `concrete()` call");
 }
 
 #[test]

@@ -74,7 +74,7 @@ pub use report::{Failure, FailureKind, Report, SourceLocation, Step, StopReason}
 pub use schedule::{ReplayError, Schedule};
 pub use sym::{
     any, any_named, assume, atomic_region, branch, Condition, InputValues, Shared, Sym, SymInt,
-    SymValue,
+    SymValue, SymVec,
 };
 pub use symx_macros::{
     acquire, assert, assert_eq, assert_ne, barrier_arrive, barrier_init, instrument, release, test,

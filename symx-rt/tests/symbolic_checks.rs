@@ -3,24 +3,15 @@
 //! does not. The recorded condition is compared with Rust's own `checked_*` over the edges of
 //! every width, a failing check precedes the panic, and concrete operands record nothing.
 
-use std::collections::BTreeMap;
+mod common;
 
 use symx::trace::format::{CheckOp, EventKind, TraceEvent, Verdict};
 use symx::trace::Trace;
-use symx::{Builder, Sym};
+use symx::Sym;
 
 /// The one trace of `body` run with inputs `a` and `b`, checked for consistency.
 fn trace_with(a: i128, b: i128, body: impl Fn()) -> Trace {
-    let inputs = BTreeMap::from([("a".to_string(), a), ("b".to_string(), b)]);
-    let mut traces = Vec::new();
-    Builder::new()
-        .inputs(inputs)
-        .explore_traces(body, |t| traces.push(t.clone()));
-    assert_eq!(traces.len(), 1);
-    let t = traces.pop().unwrap();
-    t.check_consistency()
-        .unwrap_or_else(|e| panic!("{e}\n{}", t.to_json()));
-    t
+    common::one_trace(&[("a", a), ("b", b)], body)
 }
 
 fn checks(t: &Trace) -> Vec<&TraceEvent> {

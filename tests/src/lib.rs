@@ -6,8 +6,8 @@
 //! - [`wang`]: the figures of Wang et al., "Symbolic Predictive Analysis for Concurrent
 //!   Programs";
 //! - [`classic`]: lost updates and a bounded buffer that waits with `if`;
-//! - [`symbolic`]: bugs that need an input value and an interleaving at once;
 //! - [`rng`]: SplitMix64, the same draws on every machine;
+//! - [`symbolic`]: bugs that need an input value and an interleaving at once;
 //! - [`observe`](mod@observe): the run a predictive test starts from, forced along a schedule.
 //!
 //! Every program is written against the modelled std (`symx::sync`, `symx::thread`): it runs

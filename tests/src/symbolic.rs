@@ -1,9 +1,7 @@
-//! Programs whose bug needs an input value and an interleaving at once: what the symbolic
-//! engine's tests (`cargo-symx/tests/symbolic.rs`) and its benchmark (`bench/symbolic`) run.
-//! Bergan's Fig. 1.2 ("Symbolic Execution of Multithreaded Programs from Arbitrary Program
-//! Contexts": an assertion and an atomicity violation), a value one input in 2^32 takes, and
-//! a bug behind a branch no default run takes. Each draws its inputs with
-//! `symx::any_named`, so a failure names them.
+//! Programs whose bugs need an input value and an interleaving at once, for the symbolic
+//! engine's tests, its differential test and the bench: each draws symbolic inputs by name,
+//! and each is instrumented (`#[symx::instrument]`) so its branches and assertions are
+//! recorded.
 
 use std::sync::Arc;
 
@@ -12,7 +10,9 @@ use symx::sync::atomic::{AtomicU32, AtomicU8};
 use symx::sync::Mutex;
 use symx::{Shared, Sym};
 
-/// Bergan's Fig. 1.2 assertion: fails only with X even and T2's section first.
+/// Bergan's dissertation, Fig. 1.2 (an assertion): `X` has a symbolic value; T1 increments an
+/// even `X` under the lock, T2 asserts `X` is odd under it. Fails only with `X` even and T2's
+/// section first: 2 input classes, 2 section orders each, 1 failing (order, class).
 #[symx::instrument]
 pub fn even_odd() {
     let s = Arc::new((Mutex::new(()), Shared::new(0i64)));
@@ -35,8 +35,9 @@ pub fn even_odd() {
     t2.join().unwrap();
 }
 
-/// Bergan's Fig. 1.2 atomicity violation: fails with T2's section between T1's two and X0
-/// outside {41, 42}; inputs outside (-1000, 1000) are assumed away.
+/// Bergan's dissertation, Fig. 1.2 (an atomicity violation): T1 reads `X` in one section and
+/// writes `X + 1` in another, T2 writes 42 in between. The final value is 42 or 43 unless T2's
+/// section falls between T1's two and `X0` is neither 41 nor 42.
 #[symx::instrument]
 pub fn split_increment() {
     let s = Arc::new((Mutex::new(()), Shared::new(0i64)));
@@ -63,8 +64,8 @@ pub fn split_increment() {
     symx::assert!(x == 42 || x == 43, "one of the two atomic outcomes");
 }
 
-/// Fails only with n == 37 and the order 3, 2, 1 of three threads, each reading the last
-/// one's write.
+/// Fails only for `n == 37` and only when the three writers run 3, 2, 1 (each reading the
+/// last one's write): a bug behind an input value and one interleaving at once.
 #[symx::instrument]
 pub fn thirty_seven() {
     let n: Sym<u32> = symx::any_named("n");
@@ -81,13 +82,14 @@ pub fn thirty_seven() {
     for h in handles {
         h.join().unwrap();
     }
+    // Only the order 3, 2, 1, each thread reading the last one's write, gives 321.
     if n == 37u32 {
         symx::assert!(s.load_sym(SeqCst) != 321u32, "the order 3-2-1 with n = 37");
     }
 }
 
-/// Fails only for the one x with x * 2654435761 == 0xDEADBEEF (mod 2^32), read before the
-/// join: a 1-in-2^32 input and one of two orders.
+/// Fails only when `x * 2654435761 == 0xDEADBEEF` (wrapping, one value in 2^32) and the
+/// main thread reads after the writer.
 #[symx::instrument]
 pub fn hash_collision() {
     let x: Sym<u32> = symx::any_named("x");
@@ -102,7 +104,8 @@ pub fn hash_collision() {
     );
 }
 
-/// Fails only with mode == 7 (no thread is spawned otherwise) and the writer first.
+/// Fails only behind `mode == 7`, a branch no run with default inputs takes, and then only
+/// when the reader runs before the writer.
 #[symx::instrument]
 pub fn behind_a_branch() {
     let mode: Sym<u8> = symx::any_named("mode");

@@ -260,6 +260,7 @@ impl CargoArgs {
             packages: self.packages.clone(),
             workspace: self.workspace,
             features: self.features.clone(),
+            configured_features: Vec::new(),
             release: self.release,
             target_dir: self.target_dir.clone(),
         }

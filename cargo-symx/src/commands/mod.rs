@@ -9,6 +9,8 @@ mod predict;
 mod replay;
 mod test;
 
+use crate::config::Layers;
+use crate::discover::CargoOptions;
 use crate::report::style::Style;
 use crate::EXIT_USAGE;
 
@@ -25,4 +27,19 @@ pub fn run(cli: &args::Cli) -> u8 {
         eprintln!("{} {message}", Style::for_stderr(color).error_label());
         EXIT_USAGE
     })
+}
+
+/// Adds the `features` the configuration names for each package the options select, so that
+/// every command builds what `cargo symx test` built.
+fn add_configured_features(
+    cargo: &mut CargoOptions,
+    metadata: &cargo_metadata::Metadata,
+    layers: &Layers,
+) -> Result<(), String> {
+    for p in crate::discover::selected(cargo, metadata) {
+        for f in layers.for_package(p)?.features {
+            cargo.configured_features.push(format!("{}/{f}", p.name));
+        }
+    }
+    Ok(())
 }

@@ -27,7 +27,7 @@ pub fn predict(args: &PredictArgs, color: ColorChoice) -> Result<u8, String> {
             args.trace.display()
         )
     })?;
-    let cargo = args.cargo.options();
+    let mut cargo = args.cargo.options();
     let metadata = discover::metadata(&cargo)?;
     let mut flags = Settings {
         timeout: args.timeout.clone(),
@@ -35,6 +35,7 @@ pub fn predict(args: &PredictArgs, color: ColorChoice) -> Result<u8, String> {
     };
     args.options.apply(&mut flags);
     let layers = Layers::load(&metadata, args.report.profile.as_deref(), flags)?;
+    super::add_configured_features(&mut cargo, &metadata, &layers)?;
     let cargo_color = Style::for_stderr(color).color;
     let cases = discover::build_and_list(&cargo, &metadata, Some(&name), &[], cargo_color)?;
     let case = the_test(&cases, &name)?;

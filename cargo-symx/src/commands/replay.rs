@@ -43,19 +43,27 @@ fn looks_like_token(word: &str) -> bool {
 pub fn replay(args: &ReplayArgs, color: ColorChoice) -> Result<u8, String> {
     let token = read_token(&args.token)?;
     let hash = token_test_hash(&token).map_err(|e| e.to_string())?;
-    let cargo = args.cargo.options();
+    let mut cargo = args.cargo.options();
     let metadata = discover::metadata(&cargo)?;
+    let layers = Layers::load(&metadata, None, Settings::default())?;
+    super::add_configured_features(&mut cargo, &metadata, &layers)?;
     let cargo_color = Style::for_stderr(color).color;
     let cases = discover::build_and_list(&cargo, &metadata, None, &[], cargo_color)?;
-    let layers = Layers::load(&metadata, None, Settings::default())?;
     let candidates: Vec<&TestCase> = cases
         .iter()
         .filter(|c| hash == 0 || test_hash_of(&c.name) == hash)
         .collect();
     if candidates.is_empty() {
+        // With -p the package is chosen: what differs is how it was built.
+        let fix = if cargo.packages.is_empty() {
+            "select its package with -p"
+        } else {
+            "was it recorded in a build with other features? the replay command cargo symx \
+             test prints carries the run's --features"
+        };
         return Err(format!(
             "no test of the selected packages matches the token (it was recorded by a test \
-             that is not among the {} tests built; select its package with -p)",
+             that is not among the {} tests built; {fix})",
             cases.len()
         ));
     }

@@ -36,13 +36,14 @@ pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
     // Before the build, so that Ctrl-C during it still ends with a report (of no tests).
     run::install_interrupt_handler();
     // Configuration errors are found before the (slow) build.
-    let cargo = args.cargo.options();
+    let mut cargo = args.cargo.options();
     let metadata = discover::metadata(&cargo)?;
     let layers = Layers::load(
         &metadata,
         args.report.profile.as_deref(),
         flag_settings(args),
     )?;
+    super::add_configured_features(&mut cargo, &metadata, &layers)?;
     let verbose = args.predict_options.verbose;
     let mut resolved: HashMap<String, Resolved> = HashMap::new();
     for p in metadata.workspace_packages() {

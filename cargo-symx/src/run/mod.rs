@@ -28,27 +28,23 @@ pub struct Job {
     pub settings: Resolved,
 }
 
-/// How replay commands are written (the cargo options the user gave).
+/// How replay commands are written: with the cargo options the user gave (manifest path,
+/// features, profile, target directory), so that the command builds what this run built and
+/// works as printed. Features from the configuration are left out: replay reads them again.
 pub struct ReplayHint {
-    pub manifest_path: Option<String>,
+    pub cargo_options: String,
 }
 
 impl ReplayHint {
     pub fn new(cargo: &crate::discover::CargoOptions) -> ReplayHint {
         ReplayHint {
-            manifest_path: cargo
-                .manifest_path
-                .as_ref()
-                .map(|p| p.display().to_string()),
+            cargo_options: cargo.as_typed(),
         }
     }
 
     pub fn command(&self, package: &str, token: &str) -> String {
-        let manifest = self
-            .manifest_path
-            .as_ref()
-            .map_or(String::new(), |m| format!("--manifest-path {m} "));
-        format!("cargo symx replay {manifest}-p {package} {token}")
+        let options = &self.cargo_options;
+        format!("cargo symx replay {options}-p {package} {token}")
     }
 
     /// Sets the replay command of every finding of `o` that has a token.

@@ -1,11 +1,17 @@
 //! The trace's expression DAG as z3 bit-vectors, with the runtime's semantics
 //! (`symx::trace::format::Expr`): every value is a bit-vector of its type's width (`bool` is
 //! width 1), arithmetic wraps, `div`/`rem` truncate toward zero, shifts are taken modulo the
-//! width, comparisons are signed or unsigned by the operands' type. `Read` leaves are the
+//! width, comparisons are signed or unsigned by the operands' type. The array nodes of a
+//! `SymVec` (`const_array`, `store`, `select`) are z3 arrays from `usize` bit-vectors to their
+//! element's bit-vectors; in the term list an array node stands as a placeholder (width 1), its
+//! array is kept aside for the `select`s and `store`s that use it. `Read` leaves are the
 //! pi-variables of `encode`; `Input` leaves are free variables (the model picks new inputs).
 
+use std::collections::HashMap;
 use symx::trace::format::{BinOp, CmpOp, Expr, Ty, UnOp};
-use z3::ast::{Bool, BV};
+
+use z3::ast::{Array, Bool, BV};
+use z3::Sort;
 
 /// A bit-vector constant of `ty` holding `value` (a number as the trace writes it).
 pub fn constant(ty: Ty, value: i128) -> BV {
@@ -37,7 +43,13 @@ pub fn translate_leaves(
     mut read: impl FnMut(u32, &[BV]) -> BV,
 ) -> Vec<BV> {
     let mut out: Vec<BV> = Vec::with_capacity(exprs.len());
-    for node in exprs {
+    let mut arrays: HashMap<usize, Array> = HashMap::new();
+    for (i, node) in exprs.iter().enumerate() {
+        if let Some(array) = array_term(node, &out, &arrays) {
+            arrays.insert(i, array);
+            out.push(BV::from_u64(0, 1));
+            continue;
+        }
         let term = match *node {
             Expr::Const { ty, value } => constant(ty, value),
             Expr::Input { ty, input: i } => input(i, ty),
@@ -55,10 +67,32 @@ pub fn translate_leaves(
                 bool_bv(&compare(ty, cmp, &out[a as usize], &out[b as usize]))
             }
             Expr::Cast { ty, a } => cast(exprs[a as usize].ty(), ty, &out[a as usize]),
+            Expr::Select { array, index, .. } => arrays[&(array as usize)]
+                .select(&out[index as usize])
+                .as_bv()
+                .expect("an array's elements are bit-vectors"),
+            Expr::ConstArray { .. } | Expr::Store { .. } => unreachable!("array nodes are above"),
         };
         out.push(term);
     }
     out
+}
+
+/// The z3 array of an array node (`None` for every other node).
+fn array_term(node: &Expr, out: &[BV], arrays: &HashMap<usize, Array>) -> Option<Array> {
+    match *node {
+        Expr::ConstArray { ty, value } => Some(Array::const_array(
+            &Sort::bitvector(Ty::Usize.bits()),
+            &constant(ty, value),
+        )),
+        Expr::Store {
+            array,
+            index,
+            value,
+            ..
+        } => Some(arrays[&(array as usize)].store(&out[index as usize], &out[value as usize])),
+        _ => None,
+    }
 }
 
 /// A width-1 bit-vector as a condition.
@@ -144,6 +178,9 @@ mod tests {
         assert_eq!(s.check(), SatResult::Sat);
         let m = s.get_model().unwrap();
         for (i, (t, node)) in terms.iter().zip(nodes).enumerate() {
+            if node.is_array() {
+                continue;
+            }
             let got = m.eval(t, true).unwrap().simplify();
             let want = constant(node.ty(), node.ty().to_i128(reference[i]));
             let same = s.check_assumptions(&[got.eq(&want).not()]);
@@ -202,5 +239,88 @@ mod tests {
             }
             agrees(&nodes);
         }
+    }
+
+    #[test]
+    fn array_selects_agree_with_the_runtime() {
+        let (u, us) = (Ty::U32, Ty::Usize);
+        let nodes = [
+            E::ConstArray { ty: u, value: 5 },
+            c(us, 1),
+            c(u, 70),
+            E::Store {
+                ty: u,
+                array: 0,
+                index: 1,
+                value: 2,
+            },
+            c(us, 3),
+            c(u, 11),
+            E::Store {
+                ty: u,
+                array: 3,
+                index: 4,
+                value: 5,
+            },
+            E::Select {
+                ty: u,
+                array: 6,
+                index: 1,
+            },
+            E::Select {
+                ty: u,
+                array: 6,
+                index: 4,
+            },
+            c(us, 0),
+            E::Select {
+                ty: u,
+                array: 6,
+                index: 9,
+            },
+        ];
+        agrees(&nodes);
+    }
+
+    /// The guarded load of Bergan et al.'s compound-pointer example, with no forking: `slots[1]
+    /// = 70; slots[j] = 11; slots[i]` is `ite(i == j, 11, ite(i == 1, 70, 5))`, valid in z3.
+    #[test]
+    fn a_symbolic_slot_read_is_the_nested_ite() {
+        let (u, us) = (Ty::U32, Ty::Usize);
+        let nodes = [
+            E::Input { ty: us, input: 0 },
+            E::Input { ty: us, input: 1 },
+            E::ConstArray { ty: u, value: 5 },
+            c(us, 1),
+            c(u, 70),
+            E::Store {
+                ty: u,
+                array: 2,
+                index: 3,
+                value: 4,
+            },
+            c(u, 11),
+            E::Store {
+                ty: u,
+                array: 5,
+                index: 1,
+                value: 6,
+            },
+            E::Select {
+                ty: u,
+                array: 7,
+                index: 0,
+            },
+        ];
+        let t = translate(&nodes, |_, _| unreachable!("no reads"));
+        let (i, j) = (&t[0], &t[1]);
+        let at = |k: u64| BV::from_u64(k, Ty::Usize.bits());
+        let word = |k: u64| BV::from_u64(k, 32);
+        let expected = i
+            .eq(j)
+            .ite(&word(11), &i.eq(at(1)).ite(&word(70), &word(5)));
+        let s = Solver::new();
+        s.assert(t[8].eq(&expected).not());
+        assert_eq!(s.check(), SatResult::Unsat);
     }
 }

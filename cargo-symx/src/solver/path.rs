@@ -199,10 +199,11 @@ fn input_deps(exprs: &[Expr], sources: &HashMap<u32, Source>) -> Vec<BTreeSet<u3
                 Some(Source::Write(e)) => deps[*e as usize].clone(),
                 _ => BTreeSet::new(),
             },
-            Expr::Unary { a, .. } | Expr::Cast { a, .. } => deps[a as usize].clone(),
-            Expr::Binary { a, b, .. } | Expr::Compare { a, b, .. } => {
-                deps[a as usize].union(&deps[b as usize]).copied().collect()
-            }
+            // Computed nodes (arrays included) depend on what their operands depend on.
+            _ => node
+                .operands()
+                .flat_map(|o| deps[o as usize].iter().copied())
+                .collect(),
         };
         deps.push(set);
     }

@@ -291,7 +291,8 @@ fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
                 run.unsupported.push(request);
             }
             Message::Error { message } => run.errors.push(message),
-            Message::Unknown => {}
+            // Sessions are opened by the engines that run many guided executions, not here.
+            Message::Session { .. } | Message::Unknown => {}
         },
         Line::Text(text) => {
             if let Some(result) = libtest_result(&text, name) {

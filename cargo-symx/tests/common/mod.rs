@@ -71,3 +71,14 @@ pub fn assert_replays(package: &str, token: &str, expect: &str) {
         text(&out)
     );
 }
+
+/// `cargo symx test -p <package> <args> --format json`: the process and its parsed report.
+pub fn json_report(package: &str, args: &[&str]) -> (Output, Value) {
+    let mut all = vec!["-p", package];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "json"]);
+    let out = symx("test", &all);
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("the JSON report parses ({e}):\n{}", text(&out)));
+    (out, report)
+}

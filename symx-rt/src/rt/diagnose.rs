@@ -80,7 +80,7 @@ pub(crate) fn describe(e: &Execution, t: ThreadId) -> String {
     match th.status {
         Status::Finished => format!("{who}: finished"),
         Status::Ready(op) => match op.obj {
-            Some(obj) if !super::scheduler::is_enabled(e, &op) => format!(
+            Some(obj) if !e.is_enabled(&op) => format!(
                 "{who}: waits to {} {} at {}{}",
                 op.kind,
                 e.objects.label(obj),

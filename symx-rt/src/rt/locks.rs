@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 
 use super::execution::{Execution, Found};
 use super::objects::{BarrierState, LockState};
-use super::op::{ObjId, ThreadId};
+use super::op::{ObjId, Op, OpKind, ThreadId};
 use crate::report::FailureKind;
 
 impl Execution {
@@ -23,6 +23,15 @@ impl Execution {
     /// The exclusive holder of a lock, if any.
     pub fn holder(&self, obj: ObjId) -> Option<(ThreadId, &'static Location<'static>)> {
         self.objects.get(obj).lock.as_ref().and_then(|l| l.writer)
+    }
+
+    /// Whether a pending operation can run in the current state (a lock must be free).
+    pub(crate) fn is_enabled(&self, op: &Op) -> bool {
+        match (op.kind, op.obj) {
+            (OpKind::Lock, Some(obj)) => self.lock_is_free(obj, false),
+            (OpKind::ReadLock, Some(obj)) => self.lock_is_free(obj, true),
+            _ => true,
+        }
     }
 
     pub fn lock_is_free(&self, obj: ObjId, shared: bool) -> bool {

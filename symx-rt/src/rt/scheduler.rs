@@ -161,7 +161,7 @@ impl Scheduler<'_> {
         let mut out = Vec::new();
         for (id, th) in e.threads.iter().enumerate() {
             match th.status {
-                Status::Ready(op) if is_enabled(&e, &op) => out.push((id, op)),
+                Status::Ready(op) if e.is_enabled(&op) => out.push((id, op)),
                 Status::Waiting(w)
                     if w.spurious && e.config.spurious_wakeups && !th.spurious_used =>
                 {
@@ -401,13 +401,4 @@ impl Scheduler<'_> {
 fn stack_len(stack: &DefaultStack) -> usize {
     use corosensei::stack::Stack;
     stack.base().get() - stack.limit().get()
-}
-
-/// Whether a pending operation can run in the current state (a lock must be free).
-pub(crate) fn is_enabled(e: &Execution, op: &Op) -> bool {
-    match (op.kind, op.obj) {
-        (OpKind::Lock, Some(obj)) => e.lock_is_free(obj, false),
-        (OpKind::ReadLock, Some(obj)) => e.lock_is_free(obj, true),
-        _ => true,
-    }
 }

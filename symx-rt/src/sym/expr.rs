@@ -273,10 +273,40 @@ pub enum Expr {
         /// The operand.
         a: ExprId,
     },
+    /// An array of `ty` elements indexed by `usize` whose every element is `value` (a
+    /// [`SymVec`](crate::SymVec)'s start; added within trace version 1).
+    #[serde(rename = "const_array")]
+    ConstArray {
+        /// The elements' type.
+        ty: Ty,
+        /// Every element's value (as [`Const`](Expr::Const) writes it).
+        #[serde(with = "wide")]
+        value: i128,
+    },
+    /// Element `index` (a `usize` node) of the array node `array`.
+    Select {
+        /// The elements' type.
+        ty: Ty,
+        /// The array node.
+        array: ExprId,
+        /// The index (a `usize` node).
+        index: ExprId,
+    },
+    /// The array node `array` with element `index` replaced by `value`.
+    Store {
+        /// The elements' type.
+        ty: Ty,
+        /// The array node before the store.
+        array: ExprId,
+        /// The index (a `usize` node).
+        index: ExprId,
+        /// The new element (a node of type `ty`).
+        value: ExprId,
+    },
 }
 
 impl Expr {
-    /// The type of the node's value.
+    /// The node's type; for the array nodes (`const_array`, `store`), their elements' type.
     pub fn ty(&self) -> Ty {
         match *self {
             Expr::Const { ty, .. }
@@ -284,9 +314,38 @@ impl Expr {
             | Expr::Read { ty, .. }
             | Expr::Unary { ty, .. }
             | Expr::Binary { ty, .. }
-            | Expr::Cast { ty, .. } => ty,
+            | Expr::Cast { ty, .. }
+            | Expr::ConstArray { ty, .. }
+            | Expr::Select { ty, .. }
+            | Expr::Store { ty, .. } => ty,
             Expr::Compare { .. } => Ty::Bool,
         }
+    }
+
+    /// Whether the node is an array (its value is a map from `usize` to its type, not one
+    /// value of it).
+    pub fn is_array(&self) -> bool {
+        matches!(self, Expr::ConstArray { .. } | Expr::Store { .. })
+    }
+
+    /// The nodes this one is computed from (always earlier in a well-formed DAG).
+    pub fn operands(&self) -> impl Iterator<Item = ExprId> {
+        let ops: [Option<ExprId>; 3] = match *self {
+            Expr::Unary { a, .. } | Expr::Cast { a, .. } => [Some(a), None, None],
+            Expr::Binary { a, b, .. } | Expr::Compare { a, b, .. } => [Some(a), Some(b), None],
+            Expr::Select { array, index, .. } => [Some(array), Some(index), None],
+            Expr::Store {
+                array,
+                index,
+                value,
+                ..
+            } => [Some(array), Some(index), Some(value)],
+            Expr::Const { .. }
+            | Expr::Input { .. }
+            | Expr::Read { .. }
+            | Expr::ConstArray { .. } => [None; 3],
+        };
+        ops.into_iter().flatten()
     }
 }
 
@@ -314,6 +373,8 @@ pub enum EvalError {
     UnknownRead(u32),
     /// A division or remainder by zero.
     DivisionByZero,
+    /// A `select` or `store` whose `array` operand is not an array node.
+    NotAnArray(ExprId),
 }
 
 impl std::fmt::Display for EvalError {
@@ -323,6 +384,7 @@ impl std::fmt::Display for EvalError {
             EvalError::UnknownInput(i) => write!(f, "input {i} is not in the input list"),
             EvalError::UnknownRead(r) => write!(f, "read variable {r} has no recorded value"),
             EvalError::DivisionByZero => write!(f, "division by zero"),
+            EvalError::NotAnArray(id) => write!(f, "expression {id} is used as an array"),
         }
     }
 }
@@ -361,7 +423,7 @@ pub fn eval(
         if !needed[i] {
             continue;
         }
-        for o in operands(&nodes[i]) {
+        for o in nodes[i].operands() {
             if o as usize >= i {
                 return Err(EvalError::Dangling(o));
             }
@@ -375,16 +437,9 @@ pub fn eval(
     Ok(vals[root])
 }
 
-fn operands(node: &Expr) -> impl Iterator<Item = ExprId> {
-    let (a, b) = match *node {
-        Expr::Unary { a, .. } | Expr::Cast { a, .. } => (Some(a), None),
-        Expr::Binary { a, b, .. } | Expr::Compare { a, b, .. } => (Some(a), Some(b)),
-        Expr::Const { .. } | Expr::Input { .. } | Expr::Read { .. } => (None, None),
-    };
-    a.into_iter().chain(b)
-}
-
-/// Node `i`'s value, given the values of the nodes before it (`earlier`).
+/// Node `i`'s value, given the values of the nodes before it (`earlier`). Array nodes have no
+/// single value (they are 0 here); a `select` follows its array's chain of stores back to the
+/// latest one at its index, or to the constant array it starts from.
 fn node_value(
     nodes: &[Expr],
     i: usize,
@@ -413,7 +468,58 @@ fn node_value(
             let from = node_ty(nodes, a)?;
             ty.from_i128(from.to_i128(get(a)?))
         }
+        Expr::ConstArray { .. } => 0,
+        Expr::Store {
+            array,
+            index,
+            value,
+            ..
+        } => {
+            get(array)?;
+            array_node(nodes, array)?;
+            get(index)?;
+            get(value)?;
+            0
+        }
+        Expr::Select { ty, array, index } => {
+            get(array)?;
+            array_node(nodes, array)?;
+            ty.truncate(select(nodes, earlier, array, get(index)?)?)
+        }
     })
+}
+
+fn array_node(nodes: &[Expr], id: ExprId) -> Result<(), EvalError> {
+    match nodes.get(id as usize) {
+        Some(node) if node.is_array() => Ok(()),
+        _ => Err(EvalError::NotAnArray(id)),
+    }
+}
+
+/// Element `index` of the array node `array`, whose chain of stores has been evaluated.
+fn select(
+    nodes: &[Expr],
+    vals: &[u128],
+    mut array: ExprId,
+    index: u128,
+) -> Result<u128, EvalError> {
+    loop {
+        match nodes[array as usize] {
+            Expr::Store {
+                array: inner,
+                index: at,
+                value,
+                ..
+            } => {
+                if vals[at as usize] == index {
+                    return Ok(vals[value as usize]);
+                }
+                array = inner;
+            }
+            Expr::ConstArray { ty, value } => return Ok(ty.from_i128(value)),
+            _ => return Err(EvalError::NotAnArray(array)),
+        }
+    }
 }
 
 fn node_ty(nodes: &[Expr], id: ExprId) -> Result<Ty, EvalError> {
@@ -635,6 +741,69 @@ mod tests {
         assert_eq!(
             eval_all(&nodes, |_| None, |_| None),
             Err(EvalError::DivisionByZero)
+        );
+    }
+
+    #[test]
+    fn a_select_finds_the_latest_store_at_its_index_or_the_constant() {
+        let nodes = [
+            Expr::ConstArray {
+                ty: Ty::I8,
+                value: -1,
+            },
+            Expr::Input {
+                ty: Ty::Usize,
+                input: 0,
+            },
+            c(Ty::I8, 4),
+            Expr::Store {
+                ty: Ty::I8,
+                array: 0,
+                index: 1,
+                value: 2,
+            },
+            c(Ty::Usize, 2),
+            c(Ty::I8, 9),
+            Expr::Store {
+                ty: Ty::I8,
+                array: 3,
+                index: 4,
+                value: 5,
+            },
+            Expr::Select {
+                ty: Ty::I8,
+                array: 6,
+                index: 4,
+            },
+            c(Ty::Usize, 7),
+            Expr::Select {
+                ty: Ty::I8,
+                array: 6,
+                index: 8,
+            },
+        ];
+        let at = |i: u128| move |_| Some(i);
+        // Input 7: the later store (index 2) misses, the earlier one (index 7) hits.
+        assert_eq!(eval(&nodes, 9, at(7), |_| None), Ok(4));
+        assert_eq!(eval(&nodes, 7, at(7), |_| None), Ok(9));
+        // Input 2: the later store wins at 2; index 7 falls through to the constant.
+        assert_eq!(eval(&nodes, 7, at(2), |_| None), Ok(9));
+        assert_eq!(
+            Ty::I8.to_i128(eval(&nodes, 9, at(2), |_| None).unwrap()),
+            -1
+        );
+        let bad = [
+            c(Ty::U8, 1),
+            c(Ty::Usize, 0),
+            Expr::Select {
+                ty: Ty::U8,
+                array: 0,
+                index: 1,
+            },
+        ];
+        assert_eq!(
+            eval_all(&bad, |_| None, |_| None),
+            Err(EvalError::NotAnArray(0))
         );
     }
 }

@@ -1,5 +1,6 @@
 //! Symbolic values: inputs (`any`, `any_named`), assumptions, recorded branches and
-//! assertions, and shared variables whose reads are read variables of the trace.
+//! assertions, the checks of operations that can panic, vectors indexed symbolically
+//! (`SymVec`), and shared variables whose reads are read variables of the trace.
 //!
 //! The concrete execution always runs on concrete values; a symbolic value additionally
 //! carries the expression it was computed from (`value`, `ops`, `expr`), and every point
@@ -14,6 +15,7 @@ mod ops;
 pub(crate) mod record;
 mod shared;
 mod value;
+mod vec;
 
 use std::panic::Location;
 
@@ -21,6 +23,7 @@ pub use compare::Condition;
 pub use record::InputValues;
 pub use shared::Shared;
 pub use value::{Sym, SymInt, SymValue};
+pub use vec::SymVec;
 
 /// A fresh symbolic input. Its concrete value comes from the input assignment given to the
 /// explorer ([`Builder::inputs`](crate::Builder::inputs)) under the name `t<thread>#<k>` (the

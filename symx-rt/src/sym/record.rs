@@ -152,7 +152,7 @@ impl SymState {
     }
 
     /// The node of `s` in this execution, if it is symbolic here.
-    fn operand<T: SymValue>(&self, s: &Sym<T>) -> Option<ExprId> {
+    pub fn operand<T: SymValue>(&self, s: &Sym<T>) -> Option<ExprId> {
         s.expr
             .filter(|h| h.generation == self.generation)
             .map(|h| h.id)
@@ -260,6 +260,11 @@ pub(crate) fn default_input(seed: u64, name: &str) -> u128 {
 
 fn with_exec<R>(f: impl FnOnce(&mut Execution) -> R) -> Option<R> {
     ctx().map(|c| f(&mut c.exec.borrow_mut()))
+}
+
+/// The current execution's symbolic state, outside a model `None`.
+pub(crate) fn with_sym<R>(f: impl FnOnce(&mut SymState) -> R) -> Option<R> {
+    with_exec(|e| f(&mut e.sym))
 }
 
 impl Execution {

@@ -14,9 +14,7 @@ pub(super) fn references(t: &Trace) -> Result<(), String> {
         .filter_map(|e| e.read.map(|r| r.var))
         .collect();
     for (i, node) in t.exprs.iter().enumerate() {
-        let operands: &[u32] = match node {
-            Expr::Unary { a, .. } | Expr::Cast { a, .. } => std::slice::from_ref(a),
-            Expr::Binary { a, b, .. } | Expr::Compare { a, b, .. } => &[*a, *b],
+        match node {
             Expr::Input { input, .. } if *input as usize >= t.inputs.len() => {
                 return Err(format!(
                     "expression {i} uses input {input}, which is not listed"
@@ -27,13 +25,14 @@ pub(super) fn references(t: &Trace) -> Result<(), String> {
                     "expression {i} uses read variable {var}, which no event reads"
                 ))
             }
-            _ => &[],
-        };
-        if let Some(bad) = operands.iter().find(|&&o| o as usize >= i) {
+            _ => {}
+        }
+        if let Some(bad) = node.operands().find(|&o| o as usize >= i) {
             return Err(format!(
                 "expression {i} refers to expression {bad}, which is not before it"
             ));
         }
+        array_operand(t, i, node)?;
     }
     let n_exprs = t.exprs.len() as u32;
     for ev in &t.events {
@@ -60,6 +59,28 @@ pub(super) fn references(t: &Trace) -> Result<(), String> {
             return Err(format!(
                 "{at} refers to expression {x}, but there are {n_exprs}"
             ));
+        }
+    }
+    Ok(())
+}
+
+/// A `select` or `store` reads an array node of its own element type; no other node uses an
+/// array.
+fn array_operand(t: &Trace, i: usize, node: &Expr) -> Result<(), String> {
+    let array = match *node {
+        Expr::Select { array, .. } | Expr::Store { array, .. } => Some(array),
+        _ => None,
+    };
+    for o in node.operands() {
+        let operand = &t.exprs[o as usize];
+        let wanted = Some(o) == array;
+        if wanted && (!operand.is_array() || operand.ty() != node.ty()) {
+            return Err(format!(
+                "expression {i} uses expression {o} as an array of its element type"
+            ));
+        }
+        if !wanted && operand.is_array() {
+            return Err(format!("expression {i} uses the array {o} as a value"));
         }
     }
     Ok(())

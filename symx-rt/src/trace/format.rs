@@ -258,6 +258,23 @@ pub struct TraceEvent {
     pub location: Option<Location>,
 }
 
+impl TraceEvent {
+    /// The condition this event asserts and whether it held: a recorded assertion's, or a
+    /// check's (the condition under which its operation does not panic, which the language
+    /// asserts). A false one ended its thread's run there with a panic.
+    pub fn asserted(&self) -> Option<(ExprId, bool)> {
+        let assertion = self.assert.as_ref().map(|a| (a.cond, a.holds));
+        assertion.or(self.check.map(|c| (c.cond, c.holds)))
+    }
+
+    /// What [`asserted`](Self::asserted) asserts, in words: the assertion's source text, or
+    /// the panic a check guards against.
+    pub fn asserted_text(&self) -> Option<&str> {
+        let assertion = self.assert.as_ref().map(|a| a.text.as_str());
+        assertion.or(self.check.map(|c| c.op.message()))
+    }
+}
+
 /// A read: the read variable it introduced and the value it read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -130,6 +130,58 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
             };
             send(&Message::Ran(run_one(builder, body, &guide)));
         }
+        Request::Session => session(builder, body),
+        // Outside a session there is nothing to end.
+        Request::End => {}
+    }
+}
+
+/// The request kinds a session answers: single guided executions, whose answers are small
+/// and whose cost a process per request would dominate.
+const SESSION_SERVES: [&str; 2] = ["run_one", "replay"];
+
+/// A persistent session: one answer per request line, in order, until `end` or the end of
+/// input. Every execution is a fresh one (objects and `static` symx objects start afresh, as
+/// in a process of its own); a crash ends the session like it ends any worker.
+fn session(builder: &Builder, body: fn()) {
+    send(&Message::Session {
+        serves: SESSION_SERVES.iter().map(|s| s.to_string()).collect(),
+    });
+    let stdin = std::io::stdin();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match stdin.lock().read_line(&mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) if line.trim().is_empty() => continue,
+            Ok(_) => {}
+        }
+        let request = match serde_json::from_str::<RequestLine>(&line) {
+            Ok(RequestLine { request, .. }) => request,
+            Err(e) => {
+                let message = format!("malformed request `{}`: {e}", line.trim());
+                send(&Message::Error { message });
+                continue;
+            }
+        };
+        match request {
+            Request::End => return,
+            Request::RunOne { .. } | Request::Replay { .. } => answer(builder, body, request),
+            Request::Explore { .. } | Request::Session => send(&Message::Unsupported {
+                request: request_name(&request).into(),
+                reason: format!("a session answers {}", SESSION_SERVES.join(" and ")),
+            }),
+        }
+    }
+}
+
+fn request_name(request: &Request) -> &'static str {
+    match request {
+        Request::Explore { .. } => "explore",
+        Request::Replay { .. } => "replay",
+        Request::RunOne { .. } => "run_one",
+        Request::Session => "session",
+        Request::End => "end",
     }
 }
 

@@ -63,6 +63,14 @@ pub enum Request {
         #[serde(default)]
         inputs: Vec<InputValue>,
     },
+    /// Open a persistent session ([`Message::Session`]): the worker then answers any number
+    /// of further `run_one` and `replay` lines, one message each, in order, until [`End`]
+    /// or the end of its input. Each execution is isolated as in a process of its own.
+    ///
+    /// [`End`]: Request::End
+    Session,
+    /// Close a session: the worker ends the test (it passes).
+    End,
 }
 
 /// A value for one symbolic input of [`Request::RunOne`], by name (`any_named`'s, or
@@ -142,6 +150,11 @@ pub enum Message {
     },
     /// The answer to [`Request::RunOne`].
     Ran(Ran),
+    /// A session is open ([`Request::Session`]): the request kinds it answers.
+    Session {
+        /// The request kinds the session answers (`run_one`, `replay`).
+        serves: Vec<String>,
+    },
     /// The worker cannot do what was asked; the reason says why.
     Unsupported { request: String, reason: String },
     /// The request was malformed or of another protocol version.

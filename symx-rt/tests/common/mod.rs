@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use symx::trace::Trace;
 use symx::{Builder, Failure, FailureKind, Report};
 
 /// Explores `body` and asserts it fails with `kind`; the failure's token must replay to the
@@ -47,4 +48,24 @@ pub fn assert_passes_with(builder: Builder, body: fn()) -> Report {
     }
     assert!(report.complete(), "not exhausted: {report}");
     report
+}
+
+/// The one trace of `body` run with the named input values, checked for consistency and for
+/// reading back from its JSON unchanged.
+pub fn one_trace(inputs: &[(&str, i128)], body: impl Fn()) -> Trace {
+    let inputs = inputs.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    let mut traces = Vec::new();
+    Builder::new()
+        .inputs(inputs)
+        .explore_traces(body, |t| traces.push(t.clone()));
+    assert_eq!(traces.len(), 1);
+    let t = traces.pop().unwrap();
+    t.check_consistency()
+        .unwrap_or_else(|e| panic!("{e}\n{}", t.to_json()));
+    assert_eq!(
+        Trace::from_json(&t.to_json()).unwrap(),
+        t,
+        "the JSON reads back"
+    );
+    t
 }

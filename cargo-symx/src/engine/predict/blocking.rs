@@ -1,13 +1,13 @@
-//! Blocking primitives with exact semantics in the encoding (digest §6.3): condvar and
-//! wait-queue waits are matched to the notify that woke them, barrier arrivals form
-//! generations that open together. Other blocking primitives (channels, park, once) keep
-//! their observed order (`Encoding::unmodelled`).
+//! Blocking primitives with exact semantics in the encoding (beyond the paper, `docs/papers.md`):
+//! condvar and wait-queue waits are matched to the notify that woke them, barrier arrivals form
+//! generations that open together. Other blocking primitives (channels, park, once) keep their
+//! observed order (`Encoding::unmodelled`).
 //!
 //! **Condvar.** `wait(g)` is recorded as a `condvar_wait` step (it releases the mutex and
 //! enqueues the thread) and, once woken, the thread's next event re-locks the mutex. The wake
 //! needs a notify on the condvar between the two: `x(A_i) => OR_j m_ij`, `m_ij => x(N_j)
-//! AND HB(W_i, N_j) AND HB(N_j, A_i)`, and a `notify_one` wakes at most one waiter (the
-//! digest's exact per-waiter matching). A notify with nobody waiting is lost, as in the
+//! AND HB(W_i, N_j) AND HB(N_j, A_i)`, and a `notify_one` wakes at most one waiter (exact
+//! per-waiter matching). A notify with nobody waiting is lost, as in the
 //! runtime. Spurious wake-ups are off unless the Builder enables them; they are not modelled
 //! (a witness never needs one). A `symx::wait_queue` wait is the same without the mutex: the
 //! thread's next event, whatever it is, needs a notify on the object since the wait.

@@ -1,5 +1,5 @@
 //! Confirmation: a prediction is a bug only if replaying its witness fails the same way
-//! (digest §6.5). Each property judges its own replays (`Check::confirm`) with the pieces
+//! (`docs/papers.md`). Each property judges its own replays (`Check::confirm`) with the pieces
 //! here; this module also tells a replay that left the trace, and reads back from a replay
 //! what the trace could not tell (an object's initial value). It never runs
 //! anything itself: the caller replays, in process or through a worker.

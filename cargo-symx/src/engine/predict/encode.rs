@@ -1,4 +1,4 @@
-//! The SMT encoding of a CTP in the digest's "prefix mode" (seed-predictive.md §3.15): per
+//! The SMT encoding of a CTP in "prefix mode" (`docs/papers.md`): per
 //! event an order variable `O(e)` (Int) and an executed flag `x(e)` (Bool); the executed events
 //! form a feasible prefix of an SC interleaving in which every thread followed its recorded
 //! path as far as it got. Property formulas are `properties`' job; this module only states
@@ -6,7 +6,7 @@
 //!
 //! The constraints, by the paper's names:
 //! - prefix closure: `x(e) => x(pred e)`; a thread's first event needs its spawn;
-//! - PO: `O(pred e) <= O(e)` (same-thread HB is folded to the static program order, §3.3);
+//! - PO: `O(pred e) <= O(e)` (same-thread HB is folded to the static program order, gap D);
 //!   spawn before the child's first event, the child's last event before a join (and a join
 //!   needs the child finished);
 //! - guards: `x(e) => guard(e)` (branches as taken, plain-value reads, pins, assumptions,
@@ -316,7 +316,7 @@ impl<'c, 't> Encoding<'c, 't> {
         }
     }
 
-    /// The pi-function of every read (§3.7, prefix form of §3.15).
+    /// The pi-function of every read (the paper's §4.2, in prefix form).
     fn pi_functions(&self, opts: &EncodeOptions, reads: &BTreeMap<u32, BV>) {
         let pinned = self.control_and_data_reads();
         for (&obj, events) in &self.ctp.reads {
@@ -365,16 +365,11 @@ impl<'c, 't> Encoding<'c, 't> {
             if !live[i] {
                 continue;
             }
-            match exprs[i] {
-                Expr::Read { var, .. } => {
-                    out.insert(var);
-                }
-                Expr::Unary { a, .. } | Expr::Cast { a, .. } => live[a as usize] = true,
-                Expr::Binary { a, b, .. } | Expr::Compare { a, b, .. } => {
-                    live[a as usize] = true;
-                    live[b as usize] = true;
-                }
-                Expr::Const { .. } | Expr::Input { .. } => {}
+            if let Expr::Read { var, .. } = exprs[i] {
+                out.insert(var);
+            }
+            for o in exprs[i].operands() {
+                live[o as usize] = true;
             }
         }
         out

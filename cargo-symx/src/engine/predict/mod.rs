@@ -1,11 +1,12 @@
 //! Symbolic predictive analysis (Wang et al., "Symbolic Predictive Analysis for Concurrent
-//! Programs"; digest and fixes in `shared/research/seed-predictive.md`): from one recorded
+//! Programs"; the corrections symx applies are in `docs/papers.md`): from one recorded
 //! trace, ask z3 whether another feasible interleaving of its events violates a property, turn
 //! each satisfying model into a schedule, replay it, and report only what the replay confirms.
 //!
 //! The pipeline, one module per job:
 //! - `ctp`: the concurrent trace program of a `symx::trace::Trace` (PO, accesses, sections);
-//! - `slice`: thread-local objects and the events that need an order variable (§3.11);
+//! - `slice`: thread-local objects and the events that need an order variable (the paper's §9
+//!   slicing);
 //! - `dag`: the trace's expression DAG as z3 bit-vectors;
 //! - `encode`: the prefix-mode formula (order variables, executed flags, pi-functions);
 //! - `blocking`: condvar and barrier semantics;
@@ -32,6 +33,13 @@
 //! - Thread-local code (branches, assertions) runs right after the thread's previous step, as
 //!   in the runtime: a thread that got there runs it if its condition holds, and the first
 //!   failing assertion of a run ends it.
+//! - `check` events (the no-panic conditions of `Sym` operations: overflow, division by zero,
+//!   an index out of bounds) are ignored here, not made assertion candidates: one per
+//!   arithmetic operation on shared values would multiply the queries, while the reads they
+//!   depend on can only return written values, which rarely overflow; the symbolic engine,
+//!   whose inputs are free, is where they pay. A predicted run that hits a failing check
+//!   panics there on replay and is reported as a replay that failed otherwise, never dropped.
+//!   `element` events keep their guard like a pin (the same element).
 //! - Condvar and wait-queue waits are matched to the notify that wakes them and barrier
 //!   generations open together (`blocking`); channels, park and once are not modelled: their
 //!   events keep their observed order, and the event after a blocking one waits for every

@@ -1,4 +1,4 @@
-//! Must-happen-before (the paper's `hb-pavs` filter, §5.3): the order every feasible
+//! Must-happen-before (the paper's `hb-pavs` filter, §9.2): the order every feasible
 //! interleaving keeps, from program order, spawn and join alone. Cheap static facts that let
 //! property candidates go before any solver runs.
 

@@ -1,4 +1,4 @@
-//! Thread-sensitive slicing of a CTP (seed-predictive.md §3.11 and §6.2: "a variable counts
+//! Thread-sensitive slicing of a CTP (the paper's §9: "a variable counts
 //! as shared only if accessed by more than one thread"): which objects are thread-local, what
 //! each read of a local object returns, and which events need an order variable of their own.
 //! Pure bookkeeping over `Ctp`, like it; `encode` turns it into fewer terms.

@@ -1,11 +1,10 @@
-//! From a satisfying model to a schedule: the executed events sorted by `(O(e), thread,
-//! index)` form a valid SC prefix (every order that matters is a strict cross-thread HB, so
-//! ties are between independent events: digest §3.15); its visible events give the thread of
-//! each step of a `symx::Guide`, and the model gives the input values.
+//! From a satisfying model to a schedule: the executed events sorted by `(O(e), thread, index)`
+//! form a valid SC prefix (every order that matters is a strict cross-thread HB, so ties are
+//! between independent events: `docs/papers.md`, "Prefix mode"); its visible events give the thread
+//! of each step of a `symx::Guide`, and the model gives the input values.
 
-use symx::trace::format::Ty;
 use symx::{Guide, InputValues};
-use z3::ast::{Ast, BV};
+use z3::ast::BV;
 use z3::Model as Z3Model;
 
 use super::blocking;
@@ -13,6 +12,7 @@ use super::encode::Encoding;
 use super::properties::Property;
 use crate::solver::ctp::Ev;
 use crate::solver::dag;
+use crate::solver::model::value_of;
 
 /// A decoded witness.
 #[derive(Clone, Debug)]
@@ -83,17 +83,4 @@ fn inputs(enc: &Encoding, model: &Z3Model) -> InputValues {
             (info.name.clone(), value)
         })
         .collect()
-}
-
-/// A numeral's value as the trace writes numbers (`None` if the term is not a numeral).
-pub fn value_of(bv: &BV, ty: Ty) -> Option<i128> {
-    let w = ty.bits();
-    let bits: u128 = if w <= 64 {
-        bv.as_u64()? as u128
-    } else {
-        let hi = bv.extract(w - 1, 64).simplify().as_u64()? as u128;
-        let lo = bv.extract(63, 0).simplify().as_u64()? as u128;
-        (hi << 64) | lo
-    };
-    Some(ty.to_i128(bits))
 }

@@ -5,7 +5,7 @@
 //! the runtime records, combined with optimal DPOR (Abdulla et al., POPL 2014) for the
 //! schedules, in the way Cloud9 explores inputs and schedules together (Bucur et al., EuroSys
 //! 2011; Bergan, "Symbolic Execution of Multithreaded Programs from Arbitrary Program
-//! Contexts", ch. 2, whose §2.3 forks a state at every feasible branch side and every
+//! Contexts", ch. 2, whose §2.6.1 forks a state at every feasible branch side and every
 //! schedule choice; here the schedule choices are DPOR's and the branch forks are solver
 //! queries over re-executions, because native stacks cannot be forked):
 //!
@@ -311,9 +311,9 @@ impl<'o> Search<'o> {
         path: &PathCondition,
         c: &Condition,
         target: &Bool,
-        query: &[Bool],
+        query: &Query,
     ) {
-        let model = match self.smt.check(query) {
+        let model = match self.smt.check(&query.conjuncts) {
             Answer::Sat(m) => m,
             Answer::Unsat => return,
             Answer::Unknown => {
@@ -324,12 +324,14 @@ impl<'o> Search<'o> {
                 return;
             }
         };
-        let known: BTreeMap<String, (Ty, i128)> = path
-            .inputs
-            .iter()
+        let sliced: BTreeMap<String, (Ty, i128)> = (path.inputs.iter())
+            .filter(|(name, _, _)| query.inputs.contains(name))
             .map(|(name, ty, value)| (name.clone(), (*ty, *value)))
             .collect();
-        let inputs = model_inputs(&model, &known);
+        let mut inputs: InputValues = (path.inputs.iter())
+            .map(|(name, _, value)| (name.clone(), *value))
+            .collect();
+        inputs.extend(model_inputs(&model, &sliced));
         match c.role {
             Role::Assertion | Role::Check => self.try_failure(executor, trace, c, inputs),
             _ => {
@@ -408,9 +410,19 @@ fn other_sides(c: &Condition) -> Vec<Bool> {
     }
 }
 
+/// What is sent to the solver for one side: a slice of the path condition and the inputs it
+/// speaks of.
+struct Query {
+    conjuncts: Vec<Bool>,
+    /// The only inputs a model of the slice decides: every other input keeps the value the
+    /// execution had, since the conditions left out hold with those values (a model, above
+    /// all a cached one, may name other inputs, with values that break those conditions).
+    inputs: BTreeSet<String>,
+}
+
 /// The conditions of `prefix` that share inputs with `target`, transitively, and `target`:
 /// the others cannot change its answer.
-fn independent(prefix: &[&Condition], c: &Condition, target: &Bool) -> Vec<Bool> {
+fn independent(prefix: &[&Condition], c: &Condition, target: &Bool) -> Query {
     let mut vars: BTreeSet<&str> = c.inputs.iter().map(String::as_str).collect();
     let mut taken = vec![false; prefix.len()];
     loop {
@@ -426,14 +438,17 @@ fn independent(prefix: &[&Condition], c: &Condition, target: &Bool) -> Vec<Bool>
             break;
         }
     }
-    let mut query: Vec<Bool> = prefix
+    let mut conjuncts: Vec<Bool> = prefix
         .iter()
         .zip(&taken)
         .filter(|(_, &t)| t)
         .map(|(p, _)| p.taken.clone())
         .collect();
-    query.push(target.clone());
-    query
+    conjuncts.push(target.clone());
+    Query {
+        conjuncts,
+        inputs: vars.into_iter().map(String::from).collect(),
+    }
 }
 
 /// The thread that took each visible step of the execution.

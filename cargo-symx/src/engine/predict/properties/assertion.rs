@@ -1,5 +1,5 @@
 //! Assertion violations (Wang et al., "Symbolic Predictive Analysis for Concurrent Programs",
-//! §3.8): an assertion that held in the recorded run fails in another feasible prefix. The
+//! §4.2): an assertion that held in the recorded run fails in another feasible prefix. The
 //! candidates are every recorded assertion that held (a failing one is already a found bug);
 //! the query asks that the thread reach the assertion and that it be false there, in prefix
 //! form: an assertion is thread-local code that runs right after its fire point, and the

@@ -1,6 +1,6 @@
-//! Three-access atomicity violations (seed-predictive.md §2.6 item 2, §3.8, §3.9): inside a
-//! region its thread marks as meant to be atomic (`symx::atomic_region`), two accesses `t_c`
-//! and `t_c'` to one variable, and a remote access `t_r` by another thread that can run
+//! Three-access atomicity violations (the paper's §5.1, in the erroneous-prefix form of §5.3):
+//! inside a region its thread marks as meant to be atomic (`symx::atomic_region`), two accesses
+//! `t_c` and `t_c'` to one variable, and a remote access `t_r` by another thread that can run
 //! between them in a way no serial order of the region explains.
 //!
 //! Of the eight read/write patterns `t_c`-`t_r`-`t_c'`, R-R-R, R-R-W and W-R-R are
@@ -14,7 +14,7 @@
 //! access holds too). The query itself is the paper's
 //! `g(t_c) AND g(t_r) AND g(t_c') AND HB(t_c, t_r) AND HB(t_r, t_c')` in prefix form: the
 //! violation point `t_c'` is the next event of its thread once `t_r` ran, and whatever it
-//! reads then, the region has been broken (the erroneous-prefix extension of §3.9 comes for
+//! reads then, the region has been broken (the erroneous-prefix extension of §5.3 comes for
 //! free: nothing after `t_c'` is constrained).
 
 use std::fmt;
@@ -289,9 +289,9 @@ mod tests {
 
     /// T1, then T2. One critical section around the region's accesses: the lockset filter
     /// drops the only triplet before any query (split into two sections, T2's fits between
-    /// them: the engine's S10 test).
+    /// them: the engine's split-critical-sections test).
     #[test]
-    fn s10_one_critical_section_keeps_the_atomic_region() {
+    fn one_critical_section_keeps_the_atomic_region() {
         let trace = observe(&[1, 1, 1, 1, 2, 2, 2], split_sections(true));
         let ctp = Ctp::new(&trace);
         let (kept, all) = candidates(&ctp, &MustHb::new(&ctp));

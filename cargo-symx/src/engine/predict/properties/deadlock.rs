@@ -1,6 +1,6 @@
-//! Deadlocks: a feasible cyclic wait on locks (not in the paper; digest §6.4, derived). Each
-//! thread of the cycle holds a lock and is poised at the acquisition of the next thread's:
-//! none of them can move again.
+//! Deadlocks: a feasible cyclic wait on locks (not in the paper; `docs/papers.md`, "Beyond the
+//! paper"). Each thread of the cycle holds a lock and is poised at the acquisition of the next
+//! thread's: none of them can move again.
 //!
 //! The candidates come from the lock-order graph of the trace: a *wait* is an exclusive
 //! acquisition made while the same thread holds another lock; a cycle is a sequence of waits

@@ -1,6 +1,6 @@
-//! The properties a query asks about (the paper's `PHI_PRP`, §3.8 of Wang et al., "Symbolic
-//! Predictive Analysis for Concurrent Programs", in prefix form), one file each, behind one
-//! trait (`Check`):
+//! The properties a query asks about (the paper's `PHI_PRP`, §4.2 and §5 of Wang et al., "Symbolic
+//! Predictive Analysis for Concurrent Programs", in prefix form), one file each, behind one trait
+//! (`Check`):
 //! - `assertion`: a recorded assertion fails;
 //! - `race`: two conflicting accesses by different threads can be adjacent;
 //! - `deadlock`: a cyclic wait on locks;

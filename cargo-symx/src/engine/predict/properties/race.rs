@@ -1,4 +1,4 @@
-//! Data races (Wang et al., "Symbolic Predictive Analysis for Concurrent Programs", §3.8):
+//! Data races (Wang et al., "Symbolic Predictive Analysis for Concurrent Programs", §5.2):
 //! two conflicting accesses to a `Shared` or `UnsafeCell` by different threads that are both
 //! the next event of their thread after some feasible prefix (the paper's "simultaneously
 //! enabled"), so they can run back to back.

@@ -1,4 +1,4 @@
-//! Differential testing against brute force (issue 6's acceptance): random small programs
+//! Differential testing against brute force: random small programs
 //! (up to 3 worker threads of up to 4 operations on two shared variables and one mutex, with
 //! branches, assertions, in half the workers a span of ops marked as an atomic region, and in
 //! a third of the programs a condvar hand-off between workers),

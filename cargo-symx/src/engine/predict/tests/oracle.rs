@@ -1,13 +1,13 @@
-//! The brute-force oracle (digest §6.7): enumerate every interleaving of a CTP's events with
-//! the expression DAG interpreted concretely, under prefix semantics. An event runs when it is
-//! its thread's next one, its spawn has run, its joined child has finished, its lock is free
-//! and its guard holds; an assertion that evaluates to false is a violation; two conflicting
-//! accesses that are both their thread's next event are a race. This decides exactly what the
-//! encoding should (Theorem 4.1, prefix form), by a route that shares no code with it.
-//! Thread-local code (branches, assertions) runs eagerly after the event before it, as in the
-//! runtime, so the first failing assertion of an interleaving ends it. An atomicity violation
-//! is a state in which a thread's next event is an access of its atomic region and another
-//! thread's access to that object ran after an earlier access of the region. A thread that
+//! The brute-force oracle (what the paper's Theorem 4.1 says the formula decides): enumerate every
+//! interleaving of a CTP's events with the expression DAG interpreted concretely, under prefix
+//! semantics. An event runs when it is its thread's next one, its spawn has run, its joined child
+//! has finished, its lock is free and its guard holds; an assertion that evaluates to false is a
+//! violation; two conflicting accesses that are both their thread's next event are a race. This
+//! decides exactly what the encoding should (Theorem 4.1, prefix form), by a route that shares no
+//! code with it. Thread-local code (branches, assertions) runs eagerly after the event before it,
+//! as in the runtime, so the first failing assertion of an interleaving ends it. An atomicity
+//! violation is a state in which a thread's next event is an access of its atomic region and
+//! another thread's access to that object ran after an earlier access of the region. A thread that
 //! waits on a condvar runs on only once a notify chose it (any one waiter for `notify_one`).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};

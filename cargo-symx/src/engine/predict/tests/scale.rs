@@ -1,8 +1,9 @@
-//! Scale (issue 6, digest S15 and Table 1): indexer-like and banking-like programs whose
-//! recorded traces grow to 100,000 events, predicted from one serial run. `s15_*` are small
-//! and run in CI (they assert the predicted / not-predicted outcome and that the witness
-//! replays); `scale_bench` is the measurement behind BENCHMARKS.md ("Predictive checks at
-//! scale"): encode and solve time per query against exhaustive DPOR on the same program.
+//! Scale (shapes like the paper's Table 1): indexer-like and banking-like programs whose recorded
+//! traces grow to 100,000 events, predicted from one serial run. The two small tests
+//! (`indexer_collisions_*`, `banking_passes_*`) run in CI (they assert the predicted /
+//! not-predicted outcome and that the witness replays); `scale_bench` is the measurement behind
+//! BENCHMARKS.md ("Predictive checks at scale"): encode and solve time per query against exhaustive
+//! DPOR on the same program.
 //!
 //! `SYMX_SCALE_CASES` picks rows (`indexer:N:L`, `banking:N:K:P:L[:a]`: threads,
 //! transfers, accounts per thread, local steps, comma-separated);
@@ -203,7 +204,7 @@ fn predicted(trace: &Trace, body: &dyn Fn()) -> (usize, usize) {
 }
 
 #[test]
-fn s15_indexer_collisions_appear_from_twelve_threads() {
+fn indexer_collisions_appear_from_twelve_threads() {
     let body = indexer(10, 2);
     let (found, asked) = predicted(&record(&body), &body);
     assert_eq!((found, asked), (0, 40), "10 threads: no two share a slot");
@@ -218,7 +219,7 @@ fn s15_indexer_collisions_appear_from_twelve_threads() {
 }
 
 #[test]
-fn s15_banking_passes_without_the_bug_and_loses_money_with_it() {
+fn banking_passes_without_the_bug_and_loses_money_with_it() {
     for accounts in [1, 4] {
         let bank = Bank {
             threads: 2,
