@@ -135,7 +135,21 @@ fn junit_and_sarif_reports_parse_back() {
     let sarif: serde_sarif::sarif::Sarif =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).expect("valid SARIF");
     let results = sarif.runs[0].results.as_ref().unwrap();
-    assert_eq!(results.len(), 3, "deadlock, race, failed ordinary test");
+    let errors = results
+        .iter()
+        .filter(|r| serde_json::to_value(r.level).unwrap() == "error")
+        .count();
+    assert_eq!(errors, 3, "deadlock, race, failed ordinary test");
+    // `this_one_is_fine` spawns a thread that makes no symx operation.
+    let warnings: Vec<_> = results
+        .iter()
+        .filter(|r| serde_json::to_value(r.level).unwrap() == "warning")
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(
+        warnings[0].rule_id.as_deref(),
+        Some("symx/no-modelled-operations")
+    );
     assert!(
         results.iter().all(|r| r.locations.is_some()),
         "code scanning needs a location for every result"

@@ -105,3 +105,66 @@ fn configured_and_command_line_features_build_the_tests_and_their_replay_command
     let failure = &test(&report, "lost_update_with_the_configured_feature")["failure"];
     assert!(!failure["replay"].as_str().unwrap().contains("--features"));
 }
+
+#[test]
+fn model_threads_without_a_symx_operation_are_a_warning_in_every_format() {
+    let out = symx("test", &["-p", "fixture-stdlib", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the JSON report parses");
+    let t = test(&report, "counter_on_std_sync");
+    assert_eq!(t["status"], "passed", "{t:#}");
+    assert_eq!(t["complete"], true, "{t:#}");
+    let warnings = t["warnings"].as_array().expect("a warnings array");
+    assert_eq!(warnings.len(), 1, "{t:#}");
+    assert_eq!(warnings[0]["code"], "no-modelled-operations");
+    let message = warnings[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("2 model threads made no symx operation"),
+        "{message}"
+    );
+    assert!(message.contains("std::sync"), "{message}");
+    // The human report, on stderr beside a machine format: never `complete` alone.
+    let human = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        human.contains("warning[no-modelled-operations]: 2 model threads"),
+        "{human}"
+    );
+    assert!(
+        human.contains("complete, warning: no-modelled-operations"),
+        "{human}"
+    );
+    assert!(human.contains("yes, but see warning"), "{human}");
+    assert!(human.contains("1 with warnings"), "{human}");
+
+    let out = symx("test", &["-p", "fixture-stdlib", "--format", "junit"]);
+    let junit = quick_junit::Report::deserialize_from_str(&String::from_utf8_lossy(&out.stdout))
+        .expect("valid JUnit");
+    let case = &junit.test_suites[0].test_cases[0];
+    let property = case
+        .properties
+        .iter()
+        .find(|p| p.name.as_str() == "symx.warning.no-modelled-operations")
+        .expect("the warning as a property");
+    assert!(property.value.as_str().starts_with("2 model threads"));
+    let system_err = case.system_err.as_ref().expect("the warning in system-err");
+    assert!(system_err
+        .as_str()
+        .contains("warning[no-modelled-operations]"));
+
+    let out = symx("test", &["-p", "fixture-stdlib", "--format", "sarif"]);
+    let sarif: Value = serde_json::from_slice(&out.stdout).expect("SARIF parses");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{sarif:#}");
+    assert_eq!(results[0]["level"], "warning");
+    assert_eq!(results[0]["ruleId"], "symx/no-modelled-operations");
+    assert_eq!(
+        results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "stdlib/tests/stdlib.rs"
+    );
+
+    // Threads that use symx objects get no warning.
+    let out = symx("test", &["-p", "fixture-clean", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the JSON report parses");
+    let t = test(&report, "locked_counter_is_exact");
+    assert_eq!(t["warnings"], Value::Array(Vec::new()), "{t:#}");
+}

@@ -279,6 +279,7 @@ pub struct Report {
     pub(crate) replayed_steps: Vec<Step>,
     pub(crate) discarded: u64,
     pub(crate) drew_inputs: bool,
+    pub(crate) idle_threads: u32,
 }
 
 impl Report {
@@ -297,6 +298,14 @@ impl Report {
     /// exploration runs one input assignment; `cargo symx test` explores them all.
     pub fn drew_inputs(&self) -> bool {
         self.drew_inputs
+    }
+
+    /// The most spawned threads that, in one execution, made no operation symx sees (no
+    /// atomic, lock, channel, `UnsafeCell` or other modelled access): code symx does not
+    /// control, such as a library still on `std::sync`. Exploration cannot have covered its
+    /// interleavings, however complete it says it is.
+    pub fn idle_threads(&self) -> u32 {
+        self.idle_threads
     }
 
     /// True when the bounded space was exhausted: no bug exists within the stated bounds.

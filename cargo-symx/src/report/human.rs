@@ -15,6 +15,9 @@ pub fn render(outcomes: &[Outcome], elapsed: Duration, style: Style) -> String {
     for o in outcomes.iter().filter(|o| o.failure.is_some()) {
         failure(&mut out, o, style);
     }
+    for o in outcomes.iter().filter(|o| !o.warnings.is_empty()) {
+        warnings(&mut out, o, style);
+    }
     out.push_str(&super::predicted::unconfirmed(outcomes));
     if !outcomes.is_empty() {
         out.push('\n');
@@ -53,6 +56,21 @@ fn failure(out: &mut String, o: &Outcome, style: Style) {
     let plain = o.strategy.is_none() || matches!(o.status, Status::Crashed | Status::TimedOut);
     if plain && !o.output.trim().is_empty() {
         output(out, &o.output);
+    }
+}
+
+/// `   WARN pkg::target name` and each warning of the test, with its code.
+fn warnings(out: &mut String, o: &Outcome, style: Style) {
+    let _ = writeln!(
+        out,
+        "\n{} {}::{} {}",
+        style.warn_label(),
+        o.package,
+        o.target,
+        style.bold(&o.name)
+    );
+    for w in &o.warnings {
+        let _ = writeln!(out, "  warning[{}]: {}", w.code, w.message);
     }
 }
 
@@ -178,6 +196,7 @@ fn summary_table(outcomes: &[Outcome]) -> String {
                 o.strategy.clone().unwrap_or_else(|| "-".into()),
                 o.executions.map_or("-".into(), |n| n.to_string()),
                 match o.complete {
+                    Some(true) if !o.warnings.is_empty() => "yes, but see warning".into(),
                     Some(true) if o.preemption_bounded => "yes (bounded)".into(),
                     Some(true) => "yes".into(),
                     Some(false) => format!("no ({})", o.stop.as_deref().unwrap_or("stopped")),
@@ -207,6 +226,10 @@ pub fn totals(outcomes: &[Outcome], elapsed: Duration, style: Style) -> String {
         if n > 0 {
             parts.push(format!("{n} {what}"));
         }
+    }
+    let warned = outcomes.iter().filter(|o| !o.warnings.is_empty()).count();
+    if warned > 0 {
+        parts.push(format!("{warned} with warnings"));
     }
     let head = format!("symx: {} tests:", outcomes.len());
     format!(

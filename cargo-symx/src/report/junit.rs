@@ -1,6 +1,7 @@
 //! `--format junit`: one test suite per test binary (`package::target`), one test case per
 //! test; bugs are `<failure>` with the kind as type, crashes and timeouts `<error>`, known bugs
-//! (`expect`) pass with the kind in a property.
+//! (`expect`) pass with the kind in a property. A test's warnings are properties
+//! (`symx.warning.<code>`) and its `system-err`.
 
 use std::collections::BTreeMap;
 
@@ -43,6 +44,23 @@ fn case(o: &Outcome) -> TestCase {
     }
     if let Some(n) = o.executions {
         case.add_property(Property::new("symx.executions", n.to_string()));
+    }
+    if let Some(c) = o.complete {
+        case.add_property(Property::new("symx.complete", c.to_string()));
+    }
+    for w in &o.warnings {
+        case.add_property(Property::new(
+            format!("symx.warning.{}", w.code),
+            w.message.clone(),
+        ));
+    }
+    if !o.warnings.is_empty() {
+        let lines: Vec<String> = o
+            .warnings
+            .iter()
+            .map(|w| format!("warning[{}]: {}", w.code, w.message))
+            .collect();
+        case.set_system_err(lines.join("\n"));
     }
     if let Some(p) = &o.predict {
         case.add_property(Property::new(

@@ -144,6 +144,38 @@ pub struct Outcome {
     /// What the symbolic exploration did, when the test drew symbolic inputs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbolic: Option<SymbolicReport>,
+    /// What the verdict cannot back: a `PASS` or `complete` beside a warning is not a proof.
+    pub warnings: Vec<Warning>,
+}
+
+/// The warning code of a test whose spawned model threads made no symx operation.
+pub const NO_MODELLED_OPERATIONS: &str = "no-modelled-operations";
+
+/// A reason to doubt a test's verdict (documented in `docs/report-format.md`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// A stable name: `no-modelled-operations`.
+    pub code: String,
+    pub message: String,
+}
+
+impl Warning {
+    /// `threads` spawned model threads made no operation symx sees in some execution.
+    pub fn no_modelled_operations(threads: u32) -> Warning {
+        let (n, their) = if threads == 1 {
+            ("1 model thread".to_string(), "its")
+        } else {
+            (format!("{threads} model threads"), "their")
+        };
+        Warning {
+            code: NO_MODELLED_OPERATIONS.into(),
+            message: format!(
+                "{n} made no symx operation, so {their} interleavings were not explored: is the \
+                 code under test using std::sync or std::thread instead of symx::sync and \
+                 symx::thread (under cfg(symx))?"
+            ),
+        }
+    }
 }
 
 /// The symbolic exploration of one test's input classes (documented field by field in
@@ -260,6 +292,7 @@ impl Outcome {
             output: String::new(),
             predict: None,
             symbolic: None,
+            warnings: Vec::new(),
         }
     }
 

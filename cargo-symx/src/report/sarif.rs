@@ -1,6 +1,7 @@
 //! `--format sarif`: SARIF 2.1.0 for code scanning. Each failure is a result whose location is
 //! the failing source line (for a deadlock, the last step of the interleaving; for a crash, the
 //! first line of the test target), with every step of the interleaving as a related location.
+//! A test's warnings are results at level `warning`.
 
 use serde_sarif::sarif::{
     ArtifactLocation, Location, Message, PhysicalLocation, Region, ReportingDescriptor,
@@ -8,17 +9,26 @@ use serde_sarif::sarif::{
 };
 use symx::__worker::protocol;
 
-use crate::report::outcome::{Finding, Outcome, Status};
+use crate::report::outcome::{Finding, Outcome, Status, Warning};
 
 pub fn render(outcomes: &[Outcome]) -> Result<String, String> {
-    let results: Vec<SarifResult> = outcomes
+    let mut results: Vec<SarifResult> = outcomes
         .iter()
         .filter(|o| o.status.is_bug() || o.status == Status::ExpectedFailure)
         .flat_map(|o| o.findings().map(move |f| result(o, f)))
         .collect();
+    results.extend(
+        outcomes
+            .iter()
+            .flat_map(|o| o.warnings.iter().map(move |w| warning(o, w))),
+    );
+    let warning_codes = outcomes
+        .iter()
+        .flat_map(|o| o.warnings.iter().map(|w| w.code.as_str()));
     let mut kinds: Vec<&str> = outcomes
         .iter()
         .flat_map(|o| o.findings().map(|f| f.kind.as_str()))
+        .chain(warning_codes)
         .collect();
     kinds.sort_unstable();
     kinds.dedup();
@@ -102,6 +112,24 @@ fn result(o: &Outcome, f: &Finding) -> SarifResult {
     if !related.is_empty() {
         result.related_locations = Some(related);
     }
+    result
+}
+
+/// A warning about a test's verdict, at level `warning`, pinned to its test target's first line
+/// (the runtime does not know the test function's line).
+fn warning(o: &Outcome, w: &Warning) -> SarifResult {
+    let text = format!("{} in {}: {}", w.code, o.name, w.message);
+    let mut result = SarifResult::builder()
+        .rule_id(rule_id(&w.code))
+        .level(ResultLevel::Warning)
+        .message(Message::builder().text(text).build())
+        .build();
+    let target_file = protocol::Location {
+        file: o.source.clone(),
+        line: 1,
+        column: 1,
+    };
+    result.locations = (!o.source.is_empty()).then(|| vec![location(&target_file, None)]);
     result
 }
 

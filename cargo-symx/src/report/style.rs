@@ -50,6 +50,11 @@ impl Style {
         self.paint("1;31", "error:")
     }
 
+    /// `   WARN`, aligned with the status labels, in bold yellow when colouring.
+    pub fn warn_label(&self) -> String {
+        self.paint("1;33", &format!("{:>7}", "WARN"))
+    }
+
     /// `warning:`, in bold yellow when colouring.
     pub fn warning_label(&self) -> String {
         self.paint("1;33", "warning:")
@@ -95,6 +100,8 @@ impl Style {
             (Some(false), None) => about.push("incomplete".to_string()),
             _ => {}
         }
+        // Never `complete` without the warning that says what it does not cover.
+        about.extend(o.warnings.iter().map(|w| format!("warning: {}", w.code)));
         if let Some(f) = &o.failure {
             about.push(f.kind.clone());
             if f.predicted {

@@ -18,7 +18,7 @@ use symx::__worker::protocol::{Location, Overrides};
 use crate::config::Resolved;
 use crate::discover::TestCase;
 use crate::report::kind::DriverKind;
-use crate::report::outcome::{Finding, Outcome, Status};
+use crate::report::outcome::{Finding, Outcome, Status, Warning};
 use crate::report::progress::Progress;
 use crate::worker_process::{Exit, Libtest, Run, INTERRUPTED};
 
@@ -160,6 +160,10 @@ fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcom
             if let Some(f) = &v.failure {
                 o.status = Status::Failed;
                 o.failure = Some(Finding::from_report(f.clone()));
+            }
+            if v.idle_threads > 0 {
+                o.warnings
+                    .push(Warning::no_modelled_operations(v.idle_threads));
             }
         }
         (None, Some(Libtest::Ignored)) => o.status = Status::Ignored,

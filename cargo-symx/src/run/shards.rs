@@ -173,6 +173,7 @@ fn merge_verdicts(verdicts: Vec<Verdict>) -> Verdict {
         elapsed_ms: verdicts.iter().map(|v| v.elapsed_ms).max().unwrap_or(0),
         failure,
         drew_inputs: verdicts.iter().any(|v| v.drew_inputs),
+        idle_threads: verdicts.iter().map(|v| v.idle_threads).max().unwrap_or(0),
     }
 }
 
@@ -195,6 +196,7 @@ mod tests {
             elapsed_ms: 1,
             failure,
             drew_inputs: false,
+            idle_threads: 0,
         }
     }
 

@@ -82,6 +82,7 @@ pub(crate) fn explore_with(
     let mut executions = 0;
     let mut discarded = 0;
     let mut drew_inputs = false;
+    let mut idle_threads = 0;
     let stop = loop {
         if !strategy.next_execution() {
             break StopReason::Exhausted;
@@ -96,6 +97,7 @@ pub(crate) fn explore_with(
         executions += 1;
         discarded += outcome.discarded as u64;
         drew_inputs |= outcome.drew_inputs;
+        idle_threads = idle_threads.max(outcome.idle_threads);
         observe(&outcome.events, outcome.preemptions);
         strategy.end_execution(&outcome.events);
         if let Some(mut trace) = outcome.trace.take() {
@@ -108,12 +110,14 @@ pub(crate) fn explore_with(
             let mut report = finish(b, start, executions, StopReason::Failure, Some(failure));
             report.discarded = discarded;
             report.drew_inputs = drew_inputs;
+            report.idle_threads = idle_threads;
             return report;
         }
     };
     let mut report = finish(b, start, executions, stop, None);
     report.discarded = discarded;
     report.drew_inputs = drew_inputs;
+    report.idle_threads = idle_threads;
     report
 }
 
@@ -216,6 +220,7 @@ fn finish(
         replayed_steps: Vec::new(),
         discarded: 0,
         drew_inputs: false,
+        idle_threads: 0,
     }
 }
 

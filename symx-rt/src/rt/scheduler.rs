@@ -38,6 +38,8 @@ pub(crate) struct ExecutionResult {
     pub inputs: Vec<(String, i128)>,
     /// The execution drew a symbolic input (`symx::any`, `any_named`).
     pub drew_inputs: bool,
+    /// Spawned threads (not the main one) that made no operation the model sees.
+    pub idle_threads: u32,
     /// The full record of the execution, when recording was on.
     pub trace: Option<crate::trace::Trace>,
 }
@@ -371,6 +373,7 @@ impl Scheduler<'_> {
             events: std::mem::take(&mut e.trace),
             discarded: e.sym.discarded,
             drew_inputs: !e.sym.inputs.is_empty(),
+            idle_threads: e.threads.iter().skip(1).filter(|t| t.is_idle()).count() as u32,
             inputs: e
                 .sym
                 .inputs

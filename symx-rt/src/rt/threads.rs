@@ -68,6 +68,9 @@ pub(crate) struct Thread {
     pub last_event: Option<u32>,
     /// The final clock, taken by `join`.
     pub exit_clock: Option<VClock>,
+    /// Accessed a symx object without a scheduling point (an `UnsafeCell`): with
+    /// `last_event`, whether the model saw the thread do anything at all.
+    pub accessed: bool,
 }
 
 const MAIN_KEY: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -99,7 +102,14 @@ impl Thread {
             after: Vec::new(),
             last_event: None,
             exit_clock: None,
+            accessed: false,
         }
+    }
+
+    /// Made no operation the model sees: the code it ran is not under the model's control
+    /// (it uses `std::sync`, or is plain code).
+    pub fn is_idle(&self) -> bool {
+        self.last_event.is_none() && !self.accessed
     }
 
     pub fn is_finished(&self) -> bool {

@@ -250,6 +250,7 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
         elapsed_ms: report.elapsed().as_millis() as u64,
         failure: report.failure().map(report::failure),
         drew_inputs: report.drew_inputs(),
+        idle_threads: report.idle_threads(),
     }
 }
 

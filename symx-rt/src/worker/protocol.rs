@@ -179,6 +179,14 @@ pub struct Verdict {
     /// An execution drew a symbolic input: the driver's symbolic engine explores the others.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub drew_inputs: bool,
+    /// The most spawned model threads that made no symx operation in one execution
+    /// ([`crate::Report::idle_threads`]): the driver warns `no-modelled-operations`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub idle_threads: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The answer to a replay.
