@@ -196,11 +196,16 @@ fn an_unconfirmed_prediction_is_counted_never_a_failure_and_shown_with_verbose()
     assert!(stderr.contains("unconfirmed predictions of"), "{stderr}");
 }
 
+/// The JSON record of the test `name` of the fixture under `--predict`, which fails it.
+fn failed_by_prediction(name: &str) -> Value {
+    let (out, report) = predict_report(&["--predict", name]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    test(&report, name).clone()
+}
+
 #[test]
 fn a_predicted_atomicity_violation_fails_the_test_and_its_token_replays_the_interleaving() {
-    let (out, report) = predict_report(&["--predict", "increments_meant_to_be_atomic"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let t = test(&report, "increments_meant_to_be_atomic");
+    let t = failed_by_prediction("increments_meant_to_be_atomic");
     let f = &t["failure"];
     assert_eq!(
         (&f["kind"], &f["predicted"]),
@@ -224,9 +229,7 @@ fn a_predicted_atomicity_violation_fails_the_test_and_its_token_replays_the_inte
 
 #[test]
 fn a_failure_met_off_the_recorded_path_while_replaying_a_prediction_is_reported() {
-    let (out, report) = predict_report(&["--predict", "reader_sees_the_intermediate_value"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let t = test(&report, "reader_sees_the_intermediate_value");
+    let t = failed_by_prediction("reader_sees_the_intermediate_value");
     let p = &t["predict"];
     // The W-R-W triplet is predicted; its replay panics in the reader instead.
     assert_eq!(

@@ -75,18 +75,24 @@ fn two_hand_offs<E: OneShot>() {
 
 /// Observed: the A hand-off (T1 waits, T2 signals, T1 wakes), then the B one. Predicted: the
 /// B hand-off first, before T1's write, with T3 waiting, woken by T4's notify, and failing.
+/// The steps of the one prediction confirmed from the run of `body` that does hand-off `a`
+/// to completion, then hand-off `b`.
+fn reordered_hand_offs(a: &[usize], b: &[usize], body: fn()) -> Vec<usize> {
+    let observed: Vec<usize> = a.iter().chain(b).copied().collect();
+    let trace = observe(&observed, body);
+    let out = predict(&trace, &assertions_only(Model::Ctp), |g| {
+        Builder::new().run_guided(g, body)
+    });
+    no_unconfirmed(&out);
+    assert_eq!(out.confirmed.len(), 1, "{out:#?}");
+    out.confirmed[0].witness.guide.steps.clone()
+}
+
 #[test]
 fn independent_condvar_hand_offs_are_reordered() {
     let a_hand_off = [1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1];
     let b_hand_off = [3, 3, 3, 4, 4, 4, 4, 3, 3, 3, 3];
-    let observed: Vec<usize> = a_hand_off.iter().chain(&b_hand_off).copied().collect();
-    let trace = observe(&observed, two_hand_offs::<Event>);
-    let out = predict(&trace, &assertions_only(Model::Ctp), |g| {
-        Builder::new().run_guided(g, two_hand_offs::<Event>)
-    });
-    no_unconfirmed(&out);
-    assert_eq!(out.confirmed.len(), 1, "{out:#?}");
-    let steps = &out.confirmed[0].witness.guide.steps;
+    let steps = &reordered_hand_offs(&a_hand_off, &b_hand_off, two_hand_offs::<Event>);
     // T3 waits before T4 signals, and T1 has not written when T3 reads.
     assert_eq!(steps.iter().filter(|&&t| t == 1).count(), 0, "{steps:?}");
     let wait = steps.iter().position(|&t| t == 3).unwrap();
@@ -263,14 +269,7 @@ impl OneShot for QueueEvent {
 fn independent_wait_queue_hand_offs_are_reordered() {
     let a_hand_off = [1, 1, 1, 2, 2, 1];
     let b_hand_off = [3, 3, 4, 4, 3, 3];
-    let observed: Vec<usize> = a_hand_off.iter().chain(&b_hand_off).copied().collect();
-    let trace = observe(&observed, two_hand_offs::<QueueEvent>);
-    let out = predict(&trace, &assertions_only(Model::Ctp), |g| {
-        Builder::new().run_guided(g, two_hand_offs::<QueueEvent>)
-    });
-    no_unconfirmed(&out);
-    assert_eq!(out.confirmed.len(), 1, "{out:#?}");
-    let steps = &out.confirmed[0].witness.guide.steps;
+    let steps = &reordered_hand_offs(&a_hand_off, &b_hand_off, two_hand_offs::<QueueEvent>);
     assert!(!steps.contains(&1), "{steps:?}");
 }
 
