@@ -1,7 +1,8 @@
 //! The symbolic engine measured against the other ways of looking for a bug that needs an
 //! input value and an interleaving at once (`BENCHMARKS.md`, "Symbolic exploration"):
 //!
-//! - [`programs`]: the measured programs and which input values fail in each;
+//! - [`programs`]: which input values of the measured programs fail (the programs are
+//!   `symx_test_programs::symbolic`);
 //! - [`measure`]: the engine in process, random and PCT over seeded inputs, exhaustive DPOR
 //!   over enumerated inputs;
 //! - [`rate`]: guided executions per second: one worker process each, one worker session, in

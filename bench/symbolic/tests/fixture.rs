@@ -2,7 +2,7 @@
 //! binary whose worker the `rate` measurement drives. Under plain `cargo test` they run at the
 //! default inputs (all zero), where none of the bugs shows, so they pass.
 
-use symx_symbolic_bench::programs;
+use symx_test_programs::symbolic as programs;
 
 #[symx::test]
 fn thirty_seven() {

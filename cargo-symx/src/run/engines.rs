@@ -58,13 +58,13 @@ pub fn analyse(
     };
     // The same bug predicted from several traces is one bug.
     let mut seen = HashSet::new();
+    // One session of the test serves every replay.
+    let mut executor = WorkerExecutor::new(case, extra, timeout);
     for (i, trace) in traces.iter().enumerate() {
         if worker_process::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
             break;
         }
-        let out = predict::predict(trace, &opts, |guide| {
-            WorkerExecutor::new(case, extra, timeout).run(guide)
-        });
+        let out = predict::predict(trace, &opts, |guide| executor.run(guide));
         report.traces += 1;
         report.candidates += out.candidates;
         report.queries += out.solve_times.len();

@@ -4,12 +4,13 @@
 
 use std::time::Duration;
 
-use symx::__worker::protocol::{InputValue, Overrides, Request};
+use symx::__worker::protocol::{InputValue, Message, Overrides, Request};
 use symx::{Guide, InputValues};
 
 use crate::discover::TestCase;
 use crate::engine::{Executor, Exploration, Limits};
 use crate::solver::replayed::Replayed;
+use crate::worker_process::session::Session;
 use crate::worker_process::{self, Exit, Run};
 
 /// Runs the test `case` in worker processes.
@@ -18,6 +19,10 @@ pub struct WorkerExecutor<'a> {
     overrides: Overrides,
     extra: &'a [String],
     timeout: Duration,
+    /// The session guided executions go through, once opened.
+    session: Option<Session>,
+    /// Whether the worker serves sessions (a worker older than sessions does not).
+    sessions: bool,
 }
 
 impl<'a> WorkerExecutor<'a> {
@@ -27,6 +32,8 @@ impl<'a> WorkerExecutor<'a> {
             overrides: Overrides::default(),
             extra,
             timeout,
+            session: None,
+            sessions: true,
         }
     }
 
@@ -83,14 +90,48 @@ impl Executor for WorkerExecutor<'_> {
     }
 
     fn run(&mut self, guide: &Guide) -> Result<Replayed, String> {
-        let run = self.send(Request::RunOne {
+        let request = Request::RunOne {
             prefix: guide.steps.iter().map(|&t| t as u32).collect(),
             choices: guide.choices.clone(),
             inputs: values(&guide.inputs),
-        })?;
+        };
+        if let Some(answer) = self.in_session(&request) {
+            return answer;
+        }
+        let run = self.send(request)?;
         match run.ran {
             Some(ran) => Ok((*ran).into()),
             None => Err("the test did not answer: is it a #[symx::test]?".into()),
+        }
+    }
+}
+
+impl WorkerExecutor<'_> {
+    /// Runs `request` in the session (opened on first use); `None` when there is no session
+    /// to ask or it failed, so that the caller runs it in a process of its own (which also
+    /// describes a crash or a hang properly).
+    fn in_session(&mut self, request: &Request) -> Option<Result<Replayed, String>> {
+        if !self.sessions {
+            return None;
+        }
+        if self.session.is_none() {
+            match Session::open(self.case, self.extra, self.timeout) {
+                Ok(s) => self.session = Some(s),
+                Err(_) => {
+                    self.sessions = false;
+                    return None;
+                }
+            }
+        }
+        let session = self.session.as_mut()?;
+        match session.ask(request.clone()) {
+            Ok(Message::Ran(ran)) => Some(Ok(ran.into())),
+            Ok(Message::Error { message }) => Some(Err(message)),
+            Ok(other) => Some(Err(format!("unexpected answer: {other:?}"))),
+            Err(_) => {
+                self.session = None;
+                None
+            }
         }
     }
 }

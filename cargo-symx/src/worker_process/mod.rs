@@ -5,6 +5,7 @@
 
 pub mod budget;
 mod cancel;
+pub mod session;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, ExitStatus, Stdio};
