@@ -4,23 +4,14 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use std::process::Command;
 
 use common::*;
 use serde_json::Value;
 
-fn json_report(package: &str) -> (Output, Value) {
-    let out = symx("test", &["-p", package, "--format", "json"]);
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("the JSON report parses ({e}):\n{}", text(&out)));
-    assert_eq!(report["format"], "symx-test-report");
-    assert_eq!(report["version"], 1);
-    (out, report)
-}
-
 #[test]
 fn a_clean_crate_passes_with_exit_code_0() {
-    let (out, report) = json_report("fixture-clean");
+    let (out, report) = json_report("fixture-clean", &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let symx_test = test(&report, "locked_counter_is_exact");
     assert_eq!(symx_test["status"], "passed");
@@ -53,7 +44,7 @@ fn a_clean_crate_passes_with_exit_code_0() {
 
 #[test]
 fn a_deadlock_and_a_data_race_are_reported_with_kinds_locations_and_tokens() {
-    let (out, report) = json_report("fixture-bugs");
+    let (out, report) = json_report("fixture-bugs", &[]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let deadlock = &test(&report, "lock_order_deadlock")["failure"];
     assert_eq!(deadlock["kind"], "deadlock");
@@ -171,7 +162,7 @@ fn junit_and_sarif_reports_parse_back() {
 
 #[test]
 fn crashes_and_hangs_are_reported_with_a_replaying_prefix_and_the_run_goes_on() {
-    let (out, report) = json_report("fixture-crashes");
+    let (out, report) = json_report("fixture-crashes", &[]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     for (name, status, kind, says) in [
         ("segfaults_via_unsafe", "crashed", "crash", "SIGSEGV"),
@@ -207,32 +198,27 @@ fn crashes_and_hangs_are_reported_with_a_replaying_prefix_and_the_run_goes_on() 
 #[test]
 fn a_compile_error_exits_2_and_shows_cargos_error() {
     let out = symx("test", &["-p", "fixture-broken"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("error[E0308]: mismatched types"),
-        "{}",
-        text(&out)
+    assert_exit_saying(
+        &out,
+        2,
+        &["error[E0308]: mismatched types", "broken/src/lib.rs"],
     );
-    assert!(stderr.contains("broken/src/lib.rs"), "{}", text(&out));
 }
 
 #[test]
 fn an_unknown_configuration_key_exits_2_naming_key_and_file() {
     let manifest = fixtures().join("bad-config/Cargo.toml");
     let out = symx_in(&manifest, "test", &[]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("time-budgett"), "{}", text(&out));
-    assert!(stderr.contains(".config/symx.toml"), "{}", text(&out));
+    assert_exit_saying(&out, 2, &["time-budgett", ".config/symx.toml"]);
 
     let manifest = fixtures().join("bad-metadata/Cargo.toml");
     let out = symx_in(&manifest, "test", &[]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("unknown field `timout`"), "{}", text(&out));
-    assert!(stderr.contains("[package.metadata.symx]"), "{}", text(&out));
-    assert!(stderr.contains("bad-metadata/Cargo.toml"), "{}", text(&out));
+    let says = [
+        "unknown field `timout`",
+        "[package.metadata.symx]",
+        "bad-metadata/Cargo.toml",
+    ];
+    assert_exit_saying(&out, 2, &says);
 }
 
 #[test]
@@ -240,18 +226,11 @@ fn usage_errors_and_corrupt_tokens_exit_2() {
     let out = symx("test", &["--format", "xml"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let out = symx("replay", &["-p", "fixture-clean", "symx1-AAAAbroken"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("corrupted"),
-        "{}",
-        text(&out)
-    );
+    assert_exit_saying(&out, 2, &["corrupted"]);
     // A sound token of a test that does not exist here.
     let stranger = symx::__worker::tokens::prefix_token("no_such_test", &[1, 0]);
     let out = symx("replay", &["-p", "fixture-clean", &stranger]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("no test"), "{}", text(&out));
+    assert_exit_saying(&out, 2, &["no test"]);
 }
 
 #[test]
@@ -309,15 +288,19 @@ fn ctrl_c_stops_the_run_and_reports_what_was_found() {
     assert!(stdout.contains("1 interrupted"), "{}", text(&out));
 }
 
+/// `dfs_counter_is_exact` of the clean fixture, run with `args`: its JSON record (it passes).
+fn dfs_counter(args: &[&str]) -> Value {
+    let mut all = vec!["dfs_counter"];
+    all.extend_from_slice(args);
+    let (out, report) = json_report("fixture-clean", &all);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    test(&report, "dfs_counter_is_exact").clone()
+}
+
 #[test]
 fn shards_split_a_dfs_exploration_and_together_cover_it() {
     let run = |args: &[&str]| {
-        let mut all = vec!["-p", "fixture-clean", "dfs_counter", "--format", "json"];
-        all.extend_from_slice(args);
-        let out = symx("test", &all);
-        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let t = test(&report, "dfs_counter_is_exact").clone();
+        let t = dfs_counter(args);
         assert_eq!(t["complete"], true, "{t:#}");
         assert_eq!(t["strategy"], "dfs");
         (
@@ -341,14 +324,7 @@ fn shards_split_a_dfs_exploration_and_together_cover_it() {
 
 #[test]
 fn flags_and_profiles_reach_the_exploration() {
-    let dfs = |args: &[&str]| {
-        let mut all = vec!["-p", "fixture-clean", "dfs_counter", "--format", "json"];
-        all.extend_from_slice(args);
-        let out = symx("test", &all);
-        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-        test(&report, "dfs_counter_is_exact").clone()
-    };
+    let dfs = dfs_counter;
     let t = dfs(&["--max-executions", "5"]);
     assert_eq!(
         (t["executions"].as_u64(), t["complete"].as_bool()),
@@ -367,13 +343,7 @@ fn flags_and_profiles_reach_the_exploration() {
     assert_eq!(t["executions"], 4, "{t:#}");
 
     let out = symx("test", &["-p", "fixture-clean", "--profile", "nope"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("no profile `nope`") && stderr.contains("quick"),
-        "{}",
-        text(&out)
-    );
+    assert_exit_saying(&out, 2, &["no profile `nope`", "quick"]);
 }
 
 #[test]
@@ -409,11 +379,5 @@ fn a_missing_cargo_is_a_usage_error_that_says_so() {
         .env("PATH", empty.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("cannot find `cargo` on PATH"),
-        "{}",
-        text(&out)
-    );
+    assert_exit_saying(&out, 2, &["cannot find `cargo` on PATH"]);
 }

@@ -152,14 +152,7 @@ fn predict_reads_a_saved_trace_and_rejects_unusable_ones() {
     ] {
         let file = dir.join(name);
         std::fs::write(&file, content).unwrap();
-        let out = predict(&file);
-        assert_eq!(out.status.code(), Some(2), "{name}: {}", text(&out));
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            stderr.contains(says),
-            "{name} says `{says}`: {}",
-            text(&out)
-        );
+        assert_exit_saying(&predict(&file), 2, &[says]);
     }
 }
 

@@ -11,9 +11,9 @@ use cargo_symx::engine::InProcess;
 use symx::sync::atomic::AtomicU8;
 use symx::sync::atomic::Ordering::SeqCst;
 use symx::sync::Mutex;
-use symx::{Builder, Shared, Sym};
+use symx::{Builder, Sym};
 use symx_test_programs::symbolic::{
-    behind_a_branch, even_odd, hash_collision, split_increment, thirty_seven,
+    behind_a_branch, even_odd, guarded_increments, hash_collision, split_increment, thirty_seven,
 };
 
 fn search(body: fn(), opts: Options) -> Outcome {
@@ -91,50 +91,31 @@ fn an_atomicity_violation_fails_only_between_the_sections_and_outside_41_42() {
 
 // ---- a bug that needs n == 37 and one interleaving of three threads -------------------
 
+/// The inputs of the one bug a search with default settings finds (its token checked).
+fn bug_inputs(body: fn()) -> symx::InputValues {
+    let out = search(body, Options::default());
+    the_finding(&out, body).inputs.clone()
+}
+
 #[test]
 fn a_bug_behind_an_input_value_and_an_interleaving_is_found() {
-    let out = search(thirty_seven, Options::default());
-    let f = the_finding(&out, thirty_seven);
-    assert_eq!(f.inputs["n"], 37);
+    assert_eq!(bug_inputs(thirty_seven)["n"], 37);
 }
 
 #[test]
 fn a_bit_vector_condition_no_random_input_meets_is_solved() {
-    let out = search(hash_collision, Options::default());
-    let f = the_finding(&out, hash_collision);
-    let x = f.inputs["x"] as u32;
+    let x = bug_inputs(hash_collision)["x"] as u32;
     assert_eq!(x.wrapping_mul(2654435761), 0xDEAD_BEEF);
 }
 
 #[test]
 fn a_bug_behind_a_branch_no_default_run_takes_is_found() {
-    let out = search(behind_a_branch, Options::default());
-    let f = the_finding(&out, behind_a_branch);
-    assert_eq!(f.inputs["mode"], 7);
+    assert_eq!(bug_inputs(behind_a_branch)["mode"], 7);
 }
 
 #[test]
 fn a_correct_program_is_complete_over_all_inputs() {
-    #[symx::instrument]
-    fn correct() {
-        let n: Sym<u8> = symx::any_named("n");
-        let s = Arc::new((Mutex::new(()), Shared::new(0u32)));
-        let s1 = s.clone();
-        let t = symx::thread::spawn(move || {
-            let _g = s1.0.lock().unwrap();
-            let v = s1.1.get();
-            s1.1.set(v + 1);
-        });
-        if n > 100u8 {
-            let _g = s.0.lock().unwrap();
-            let v = s.1.get();
-            s.1.set(v + 1);
-        }
-        t.join().unwrap();
-        let v = s.1.get();
-        symx::assert!(v >= 1u32 && v <= 2u32, "one or two increments");
-    }
-    let out = search(correct, Options::default());
+    let out = search(guarded_increments, Options::default());
     assert!(out.findings.is_empty(), "{:#?}", out.findings);
     assert!(out.complete, "{:?}", out.incomplete);
     assert_eq!(out.classes, 2);

@@ -30,7 +30,7 @@ fn inputs_are_explored_by_default_and_a_failure_carries_its_inputs() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("inputs: n = 37"), "{}", text(&out));
 
-    let proved = test(&report, "withdrawals_are_exact");
+    let proved = test(&report, "increments_are_exact");
     assert_eq!(proved["status"], "passed", "{proved:#}");
     let s = &proved["symbolic"];
     assert_eq!(
@@ -46,7 +46,7 @@ fn inputs_are_explored_by_default_and_a_failure_carries_its_inputs() {
     assert_eq!(pinned["complete"], false);
     let pin = &s["pins"][0]["location"];
     assert_eq!(pin["file"], "symbolic/tests/symbolic.rs", "{s:#}");
-    assert_eq!(pin["line"], 44, "the `concrete()` call");
+    assert_eq!(pin["line"], 25, "the `concrete()` call");
 }
 
 #[test]

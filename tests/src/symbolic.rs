@@ -118,3 +118,26 @@ pub fn behind_a_branch() {
         symx::assert!(seen == 0u8, "the reader runs before the writer");
     }
 }
+
+/// Correct for every input: a thread increments a counter under a lock, and so does the main
+/// thread when `n > 100`; the total is one or two. Two input classes: `n <= 100` (one
+/// execution) and `n > 100` (two orders of the sections).
+#[symx::instrument]
+pub fn guarded_increments() {
+    let n: Sym<u8> = symx::any_named("n");
+    let s = Arc::new((Mutex::new(()), Shared::new(0u32)));
+    let s1 = s.clone();
+    let t = symx::thread::spawn(move || {
+        let _g = s1.0.lock().unwrap();
+        let v = s1.1.get();
+        s1.1.set(v + 1);
+    });
+    if n > 100u8 {
+        let _g = s.0.lock().unwrap();
+        let v = s.1.get();
+        s.1.set(v + 1);
+    }
+    t.join().unwrap();
+    let v = s.1.get();
+    symx::assert!(v >= 1u32 && v <= 2u32, "one or two increments");
+}

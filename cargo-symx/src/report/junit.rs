@@ -62,25 +62,17 @@ fn case(o: &Outcome) -> TestCase {
             .collect();
         case.set_system_err(lines.join("\n"));
     }
+    let mut numbers: Vec<(&str, String)> = Vec::new();
     if let Some(p) = &o.predict {
-        case.add_property(Property::new(
-            "symx.predict.confirmed",
-            p.confirmed.to_string(),
-        ));
-        case.add_property(Property::new(
-            "symx.predict.unconfirmed",
-            p.unconfirmed.to_string(),
-        ));
+        numbers.push(("symx.predict.confirmed", p.confirmed.to_string()));
+        numbers.push(("symx.predict.unconfirmed", p.unconfirmed.to_string()));
     }
     if let Some(s) = &o.symbolic {
-        case.add_property(Property::new(
-            "symx.symbolic.classes",
-            s.classes.to_string(),
-        ));
-        case.add_property(Property::new(
-            "symx.symbolic.complete",
-            s.complete.to_string(),
-        ));
+        numbers.push(("symx.symbolic.classes", s.classes.to_string()));
+        numbers.push(("symx.symbolic.complete", s.complete.to_string()));
+    }
+    for (name, value) in numbers {
+        case.add_property(Property::new(name, value));
     }
     if let Some(f) = &o.failure {
         case.add_property(Property::new("symx.kind", f.kind.clone()));

@@ -60,6 +60,15 @@ pub fn test<'a>(report: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("{name} is in the report: {report:#}"))
 }
 
+/// The process exited with `code` and its stderr says each of `says`.
+pub fn assert_exit_saying(out: &Output, code: i32, says: &[&str]) {
+    assert_eq!(out.status.code(), Some(code), "{}", text(out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for s in says {
+        assert!(stderr.contains(s), "stderr says `{s}`:\n{}", text(out));
+    }
+}
+
 /// `cargo symx replay <token>` shows the same failure again.
 pub fn assert_replays(package: &str, token: &str, expect: &str) {
     let out = symx("replay", &["-p", package, token]);
@@ -80,5 +89,7 @@ pub fn json_report(package: &str, args: &[&str]) -> (Output, Value) {
     let out = symx("test", &all);
     let report: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("the JSON report parses ({e}):\n{}", text(&out)));
+    assert_eq!(report["format"], "symx-test-report");
+    assert_eq!(report["version"], 1);
     (out, report)
 }
