@@ -106,9 +106,14 @@ fn configured_and_command_line_features_build_the_tests_and_their_replay_command
     assert!(!failure["replay"].as_str().unwrap().contains("--features"));
 }
 
+const STDLIB_TEST: &str = "counter_on_std_sync";
+
 #[test]
 fn model_threads_without_a_symx_operation_are_a_warning_in_every_format() {
-    let out = symx("test", &["-p", "fixture-stdlib", "--format", "json"]);
+    let out = symx(
+        "test",
+        &["-p", "fixture-stdlib", STDLIB_TEST, "--format", "json"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let report: Value = serde_json::from_slice(&out.stdout).expect("the JSON report parses");
     let t = test(&report, "counter_on_std_sync");
@@ -136,7 +141,10 @@ fn model_threads_without_a_symx_operation_are_a_warning_in_every_format() {
     assert!(human.contains("yes, but see warning"), "{human}");
     assert!(human.contains("1 with warnings"), "{human}");
 
-    let out = symx("test", &["-p", "fixture-stdlib", "--format", "junit"]);
+    let out = symx(
+        "test",
+        &["-p", "fixture-stdlib", STDLIB_TEST, "--format", "junit"],
+    );
     let junit = quick_junit::Report::deserialize_from_str(&String::from_utf8_lossy(&out.stdout))
         .expect("valid JUnit");
     let case = &junit.test_suites[0].test_cases[0];
@@ -151,7 +159,10 @@ fn model_threads_without_a_symx_operation_are_a_warning_in_every_format() {
         .as_str()
         .contains("warning[no-modelled-operations]"));
 
-    let out = symx("test", &["-p", "fixture-stdlib", "--format", "sarif"]);
+    let out = symx(
+        "test",
+        &["-p", "fixture-stdlib", STDLIB_TEST, "--format", "sarif"],
+    );
     let sarif: Value = serde_json::from_slice(&out.stdout).expect("SARIF parses");
     let results = sarif["runs"][0]["results"].as_array().unwrap();
     assert_eq!(results.len(), 1, "{sarif:#}");
@@ -167,4 +178,25 @@ fn model_threads_without_a_symx_operation_are_a_warning_in_every_format() {
     let report: Value = serde_json::from_slice(&out.stdout).expect("the JSON report parses");
     let t = test(&report, "locked_counter_is_exact");
     assert_eq!(t["warnings"], Value::Array(Vec::new()), "{t:#}");
+}
+
+#[test]
+fn a_thread_symx_did_not_spawn_using_a_model_object_is_misuse() {
+    let name = "std_thread_locks_a_model_mutex";
+    let out = symx("test", &["-p", "fixture-stdlib", name, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the JSON report parses");
+    let failure = &test(&report, name)["failure"];
+    assert_eq!(failure["kind"], "misuse", "{failure:#}");
+    let message = failure["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Mutex of the model used by a thread symx did not spawn"),
+        "{message}"
+    );
+    assert_eq!(failure["location"]["file"], "stdlib/tests/foreign.rs");
+    assert_eq!(failure["location"]["line"], 10);
+    let details = failure["details"].to_string();
+    assert!(details.contains("symx::thread::spawn"), "{details}");
+    let token = failure["token"].as_str().unwrap();
+    assert_replays("fixture-stdlib", token, "misuse:");
 }

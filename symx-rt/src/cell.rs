@@ -32,14 +32,16 @@ impl<T> UnsafeCell<T> {
 
 impl<T: ?Sized> UnsafeCell<T> {
     fn check(&self, write: bool, location: &'static Location<'static>) {
-        let found = rt::with(|e| {
+        let Some(found) = rt::with(|e| {
             let id = e.objects.of(&self.obj, ObjKind::Cell, "UnsafeCell", 0);
             e.me().accessed = true;
             let access = crate::sym::record::Local::CellAccess { obj: id, write };
             e.note_local(access, Some(location));
             e.cell_access(id, write, location)
-        })
-        .flatten();
+        }) else {
+            rt::foreign::check(&self.obj, "UnsafeCell", location);
+            return;
+        };
         if let Some(found) = found {
             rt::fail(found);
         }

@@ -152,6 +152,11 @@ impl Drop for Installed {
     }
 }
 
+/// True on an OS thread that runs an execution (between steps too).
+pub(crate) fn installed() -> bool {
+    !CURRENT.with(|c| c.get()).is_null()
+}
+
 /// The current execution's context, when a model thread of one is running.
 pub(crate) fn ctx() -> Option<&'static Ctx> {
     let p = CURRENT.with(|c| c.get());

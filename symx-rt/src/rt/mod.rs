@@ -9,6 +9,7 @@ pub(crate) mod chooser;
 pub(crate) mod clock;
 pub(crate) mod diagnose;
 pub(crate) mod execution;
+pub(crate) mod foreign;
 pub(crate) mod hb;
 pub(crate) mod locks;
 pub(crate) mod objects;

@@ -38,6 +38,11 @@ impl ObjRef {
         ((tag >> 32) as u32 == generation && tag as u32 != 0).then(|| (tag as u32) - 1)
     }
 
+    /// The generation of the execution that last used the object (0: never used).
+    pub(crate) fn generation(&self) -> u32 {
+        (self.0.load(Ordering::Relaxed) >> 32) as u32
+    }
+
     pub(crate) fn set(&self, generation: u32, id: ObjId) {
         self.0.store(
             ((generation as u64) << 32) | (id as u64 + 1),

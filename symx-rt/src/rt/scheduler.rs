@@ -68,8 +68,10 @@ pub(crate) fn run_execution(
     // `body` or the chooser is finished or reset before this function returns.
     let chooser: *mut (dyn Chooser + 'static) = unsafe { std::mem::transmute(chooser) };
     let body: &'static dyn Fn() = unsafe { std::mem::transmute(body) };
+    let generation = next_generation();
+    let _live = super::foreign::Live::new(generation);
     let ctx = Ctx {
-        exec: RefCell::new(Execution::new(config.clone(), next_generation())),
+        exec: RefCell::new(Execution::new(config.clone(), generation)),
         chooser: RefCell::new(chooser),
         in_thread: Cell::new(false),
     };
@@ -135,9 +137,13 @@ impl Scheduler<'_> {
         }
     }
 
-    /// The execution is over early: it failed, or an `assume` discarded it.
+    /// The execution is over early: it failed (a thread symx did not spawn used one of its
+    /// objects, too), or an `assume` discarded it.
     fn failed(&self) -> bool {
-        let e = self.ctx.exec.borrow();
+        let mut e = self.ctx.exec.borrow_mut();
+        if let Some(found) = super::foreign::take(e.objects.generation) {
+            e.set_failure(found);
+        }
         e.failure.is_some() || e.sym.discarded
     }
 
@@ -353,6 +359,9 @@ impl Scheduler<'_> {
 
     fn result(&self, render: bool) -> ExecutionResult {
         let mut e = self.exec();
+        if let Some(found) = super::foreign::take(e.objects.generation) {
+            e.set_failure(found);
+        }
         let failure = e.failure.clone();
         let rendered = if render || failure.is_some() {
             diagnose::render_steps(&e)

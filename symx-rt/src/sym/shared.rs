@@ -47,13 +47,16 @@ impl<T: SymValue> Shared<T> {
 
     /// A visible operation on this variable: scheduling point, then the race check.
     fn access(&self, kind: OpKind, location: &'static Location<'static>) -> Option<u32> {
-        let (id, generation) = rt::with(|e| {
+        let Some((id, generation)) = rt::with(|e| {
             let id = e
                 .objects
                 .of(&self.obj, ObjKind::Shared, rt::short_type_name::<Self>(), 0);
             e.objects.note_initial(id, T::TY, self.initial.to_bits());
             (id, e.objects.generation)
-        })?;
+        }) else {
+            rt::foreign::check(&self.obj, "Shared", location);
+            return None;
+        };
         rt::visible(kind, Some(id), location);
         let race = rt::with(|e| e.cell_access(id, kind == OpKind::Store, location)).flatten();
         if let Some(found) = race {

@@ -58,11 +58,14 @@ fn access(
         location,
         ty,
     } = op;
-    let id = rt::with(|e| {
+    let Some(id) = rt::with(|e| {
         let id = e.objects.of(obj, ObjKind::Atomic, type_name, initial);
         e.objects.note_initial(id, ty, ty.truncate(initial as u128));
         id
-    })?;
+    }) else {
+        rt::foreign::check(obj, type_name, location);
+        return None;
+    };
     rt::visible(kind, Some(id), location);
     rt::with(|e| {
         let old = e.objects.get(id).value;

@@ -50,8 +50,9 @@ impl Barrier {
 
     /// The barrier's id in this execution; the first use in an execution declares it to the
     /// barrier table and forgets the generations of earlier executions.
+    #[track_caller]
     fn id(&self) -> Option<ObjId> {
-        rt::with(|e| {
+        let id = rt::with(|e| {
             if let Some(id) = self.obj.get(e.objects.generation) {
                 return id;
             }
@@ -59,7 +60,11 @@ impl Barrier {
             e.barrier_init(id, self.expected());
             self.clocks().clear();
             id
-        })
+        });
+        if id.is_none() {
+            rt::foreign::check(&self.obj, "Barrier", Location::caller());
+        }
+        id
     }
 
     /// Blocks until `n` threads have called `wait` (counting the caller) since the last

@@ -26,8 +26,13 @@ impl Condvar {
         self as *const Condvar as usize
     }
 
+    #[track_caller]
     fn id(&self) -> Option<rt::ObjId> {
-        rt::with(|e| e.objects.of(&self.obj, ObjKind::Condvar, "Condvar", 0))
+        let id = rt::with(|e| e.objects.of(&self.obj, ObjKind::Condvar, "Condvar", 0));
+        if id.is_none() {
+            rt::foreign::check(&self.obj, "Condvar", std::panic::Location::caller());
+        }
+        id
     }
 
     /// Releases the guard's mutex and waits for a notify, atomically; re-locks before returning.

@@ -103,8 +103,13 @@ impl<T> Chan<T> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    #[track_caller]
     fn id(&self) -> Option<ObjId> {
-        rt::with(|e| e.objects.of(&self.obj, ObjKind::Channel, "Channel", 0))
+        let id = rt::with(|e| e.objects.of(&self.obj, ObjKind::Channel, "Channel", 0));
+        if id.is_none() {
+            rt::foreign::check(&self.obj, "channel", std::panic::Location::caller());
+        }
+        id
     }
 
     /// The queue the receiver waits in.

@@ -63,7 +63,10 @@ pub(crate) fn lock_obj(
     shared: bool,
     location: &'static Location<'static>,
 ) -> Option<ObjId> {
-    let id = rt::with(|e| e.objects.of(obj, kind, kind.name(), 0))?;
+    let Some(id) = rt::with(|e| e.objects.of(obj, kind, kind.name(), 0)) else {
+        rt::foreign::check(obj, kind.name(), location);
+        return None;
+    };
     if !shared {
         if let Some(found) = rt::with(|e| e.self_deadlock(id, location)).flatten() {
             rt::fail(found);
@@ -86,7 +89,10 @@ pub(crate) fn try_lock_obj(
     shared: bool,
     location: &'static Location<'static>,
 ) -> Option<bool> {
-    let id = rt::with(|e| e.objects.of(obj, kind, kind.name(), 0))?;
+    let Some(id) = rt::with(|e| e.objects.of(obj, kind, kind.name(), 0)) else {
+        rt::foreign::check(obj, kind.name(), location);
+        return None;
+    };
     rt::visible(OpKind::TryLock, Some(id), location);
     let free = rt::with(|e| {
         let free = e.lock_is_free(id, shared);

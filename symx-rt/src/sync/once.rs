@@ -46,13 +46,18 @@ impl OnceCore {
         self as *const OnceCore as usize
     }
 
+    #[track_caller]
     fn id(&self, type_name: &'static str, initially_complete: bool) -> Option<ObjId> {
         let initial = if initially_complete {
             COMPLETE
         } else {
             INCOMPLETE
         };
-        rt::with(|e| e.objects.of(&self.obj, ObjKind::Once, type_name, initial))
+        let id = rt::with(|e| e.objects.of(&self.obj, ObjKind::Once, type_name, initial));
+        if id.is_none() {
+            rt::foreign::check(&self.obj, type_name, std::panic::Location::caller());
+        }
+        id
     }
 
     fn state(&self, id: ObjId) -> u64 {

@@ -109,6 +109,7 @@ impl<T: ?Sized> RwLock<T> {
     /// available); `false` outside one.
     fn lock_modelled(&self, shared: bool, location: &'static Location<'static>) -> bool {
         let Some(id) = rt::with(|e| e.objects.of(&self.obj, ObjKind::RwLock, "RwLock", 0)) else {
+            rt::foreign::check(&self.obj, "RwLock", location);
             return false;
         };
         if let Some(found) = rt::with(|e| conflicting_self_lock(e, id, shared, location)).flatten()
