@@ -15,11 +15,10 @@ fn a_selection_of_ordinary_tests_only_exits_4_and_still_lists_them() {
     assert_eq!(report["summary"]["symx_tests"], 0);
     assert_eq!(report["summary"]["passed"], 2);
     assert_eq!(test(&report, "ordinary_addition")["status"], "passed");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("error: no #[symx::test] ran: none of the 2 tests that ran"),
-        "{}",
-        text(&out)
+    assert_exit_saying(
+        &out,
+        4,
+        &["error: no #[symx::test] ran: none of the 2 tests that ran"],
     );
 
     let warned = symx("test", &["-p", "fixture-plain", "--no-tests=warn"]);
@@ -36,12 +35,10 @@ fn a_selection_of_ordinary_tests_only_exits_4_and_still_lists_them() {
 #[test]
 fn a_filter_that_matches_nothing_exits_4_and_names_the_filter() {
     let out = symx("test", &["-p", "fixture-clean", "no_such_test_anywhere"]);
-    assert_eq!(out.status.code(), Some(4), "{}", text(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("no test matches the filter `no_such_test_anywhere`"),
-        "{}",
-        text(&out)
+    assert_exit_saying(
+        &out,
+        4,
+        &["no test matches the filter `no_such_test_anywhere`"],
     );
     // A selection with a symx test is judged as before.
     let found = symx("test", &["-p", "fixture-clean", "locked_counter_is_exact"]);
@@ -130,16 +127,14 @@ fn model_threads_without_a_symx_operation_are_a_warning_in_every_format() {
     assert!(message.contains("std::sync"), "{message}");
     // The human report, on stderr beside a machine format: never `complete` alone.
     let human = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        human.contains("warning[no-modelled-operations]: 2 model threads"),
-        "{human}"
-    );
-    assert!(
-        human.contains("complete, warning: no-modelled-operations"),
-        "{human}"
-    );
-    assert!(human.contains("yes, but see warning"), "{human}");
-    assert!(human.contains("1 with warnings"), "{human}");
+    for says in [
+        "warning[no-modelled-operations]: 2 model threads",
+        "complete, warning: no-modelled-operations",
+        "yes, but see warning",
+        "1 with warnings",
+    ] {
+        assert!(human.contains(says), "says `{says}`: {human}");
+    }
 
     let out = symx(
         "test",
