@@ -13,7 +13,7 @@ use symx::sync::atomic::AtomicI64;
 use symx::sync::Mutex;
 use symx::trace::Trace;
 use symx::{Builder, Shared};
-use symx_test_programs::classic::lost_update_symbolic as lost_update;
+use symx_test_programs::classic::{locked_update, lost_update_symbolic as lost_update};
 use symx_test_programs::observe;
 use symx_test_programs::wang::{fig1 as wang_fig1, fig7 as wang_fig7};
 
@@ -124,25 +124,6 @@ fn fig1_predicts_the_race_on_y_only() {
 }
 
 // ---- Lost update -----------------------------------------------------------------------------
-
-fn locked_update() {
-    let c = Arc::new(Shared::new(0i64));
-    let l = Arc::new(Mutex::new(()));
-    let workers: Vec<_> = (0..2)
-        .map(|_| {
-            let (c, l) = (c.clone(), l.clone());
-            symx::thread::spawn(move || {
-                let _g = l.lock().unwrap();
-                let v = c.get();
-                c.set(v + 1);
-            })
-        })
-        .collect();
-    for w in workers {
-        w.join().unwrap();
-    }
-    symx::assert!(c.get() == 2);
-}
 
 fn fetch_add_update() {
     let c = Arc::new(AtomicI64::new(0));
