@@ -13,14 +13,12 @@ use symx::Shared;
 use cargo_symx::engine::predict::{Options, Outcome, Property};
 use symx_test_programs::classic::split_sections;
 
-use super::{no_unconfirmed, observe, run_predict};
+use super::{claims_only, no_unconfirmed, observe, run_predict};
 
 fn atomicity_only() -> Options {
     Options {
-        assertions: false,
-        races: false,
-        deadlocks: false,
-        ..Options::default()
+        atomicity: true,
+        ..claims_only()
     }
 }
 

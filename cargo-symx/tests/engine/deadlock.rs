@@ -6,14 +6,12 @@ use std::sync::Arc;
 use symx::sync::Mutex;
 use symx::Builder;
 
-use super::{no_unconfirmed, observe, predict, predictions, Options};
+use super::{claims_only, no_unconfirmed, observe, predict, predictions, Options};
 
 fn deadlocks_only() -> Options {
     Options {
-        assertions: false,
-        races: false,
-        atomicity: false,
-        ..Options::default()
+        deadlocks: true,
+        ..claims_only()
     }
 }
 

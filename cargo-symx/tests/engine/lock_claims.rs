@@ -9,7 +9,7 @@ use std::sync::Arc;
 use symx::sync::atomic::AtomicI64;
 use symx::{Builder, FailureKind, Shared};
 
-use super::{no_unconfirmed, observe, predict, Options};
+use super::{claims_only, no_unconfirmed, observe, predict, Options};
 use cargo_symx::engine::predict::Property;
 
 /// A test-and-set lock without the atomic test-and-set: the flag is read, then written.
@@ -96,23 +96,13 @@ fn counter<L: Lock>() {
     symx::assert!(s.1.get() == 2);
 }
 
-fn lock_claims_only() -> Options {
-    Options {
-        assertions: false,
-        races: false,
-        deadlocks: false,
-        atomicity: false,
-        ..Options::default()
-    }
-}
-
 /// One thread after the other (load, store, get, set, store each): both may read the flag
 /// before either sets it, and both return from `lock`.
 #[test]
 fn a_broken_annotated_lock_is_predicted_to_admit_two_holders() {
     let serial = [1, 1, 1, 1, 1, 2, 2, 2, 2, 2];
     let trace = observe(&serial, counter::<CheckThenSet>);
-    let out = predict(&trace, &lock_claims_only(), |g| {
+    let out = predict(&trace, &claims_only(), |g| {
         Builder::new().run_guided(g, counter::<CheckThenSet>)
     });
     no_unconfirmed(&out);
@@ -138,7 +128,7 @@ fn a_broken_annotated_lock_is_predicted_to_admit_two_holders() {
 fn a_correct_annotated_lock_keeps_its_claim() {
     let serial = [1, 1, 1, 1, 2, 2, 2, 2];
     let trace = observe(&serial, counter::<Swap>);
-    let out = predict(&trace, &lock_claims_only(), |g| {
+    let out = predict(&trace, &claims_only(), |g| {
         Builder::new().run_guided(g, counter::<Swap>)
     });
     no_unconfirmed(&out);

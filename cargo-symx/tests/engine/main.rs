@@ -27,6 +27,18 @@ fn run_predict(trace: &Trace, opts: &Options, body: fn()) -> Outcome {
     predict(trace, opts, |guide| Builder::new().run_guided(guide, body))
 }
 
+/// Options that ask for no property: only the lock claims stay on (every query assumes them,
+/// and their own check asks whether one breaks). A test turns on the property it checks.
+fn claims_only() -> Options {
+    Options {
+        assertions: false,
+        races: false,
+        deadlocks: false,
+        atomicity: false,
+        ..Options::default()
+    }
+}
+
 fn assertions_only(model: Model) -> Options {
     Options {
         model,
