@@ -106,26 +106,23 @@ all_ops! {
     i128: i128_add i128_sub i128_mul i128_div i128_rem i128_shl i128_shr;
 }
 
-condition_matches_rust!(
-    i32_neg,
-    i32,
-    CheckOp::Neg,
-    |a, b| {
-        let _ = b;
-        -a
-    },
-    |x, _y| x.checked_neg().is_some()
-);
-condition_matches_rust!(
-    i128_neg,
-    i128,
-    CheckOp::Neg,
-    |a, b| {
-        let _ = b;
-        -a
-    },
-    |x, _y| x.checked_neg().is_some()
-);
+/// Negation's condition against `checked_neg`, for each signed type named.
+macro_rules! neg_matches_rust {
+    ($($name:ident: $t:ty),* $(,)?) => {$(
+        condition_matches_rust!(
+            $name,
+            $t,
+            CheckOp::Neg,
+            |a, b| {
+                let _ = b;
+                -a
+            },
+            |x, _y| x.checked_neg().is_some()
+        );
+    )*};
+}
+
+neg_matches_rust!(i32_neg: i32, i128_neg: i128);
 
 /// With one operand known, the condition folds it in; it must still be Rust's, for every
 /// value of the other operand (all 256 of an `i8`).

@@ -300,31 +300,26 @@ fn hand_off_under_a_flag_is_not_predicted_to_fail() {
 
 // ---- Fork/join with branches ------------------------------------------------------------------
 
+/// One of the scenario's two threads: if `other` is 0, `mine` becomes 1 then 2, else 0.
+fn branch_on(other: Arc<AtomicI64>, mine: Arc<AtomicI64>) -> symx::thread::JoinHandle<()> {
+    symx::thread::spawn(move || {
+        let seen = other.load_sym(SeqCst);
+        if symx::branch(seen.sym_eq(0)) {
+            mine.store_sym(1, SeqCst);
+            let next = mine.load_sym(SeqCst) + 1;
+            mine.store_sym(next, SeqCst);
+        } else {
+            mine.store_sym(0, SeqCst);
+        }
+    })
+}
+
 // The threads keep the names `foo` and `bar` the scenario gives them.
 #[allow(clippy::disallowed_names)]
 fn fork_join_branches() {
     let (x, y) = (Arc::new(AtomicI64::new(0)), Arc::new(AtomicI64::new(0)));
-    let (x1, y1, x2, y2) = (x.clone(), y.clone(), x.clone(), y.clone());
-    let foo = symx::thread::spawn(move || {
-        let a = y1.load_sym(SeqCst);
-        if symx::branch(a.sym_eq(0)) {
-            x1.store_sym(1, SeqCst);
-            let a = x1.load_sym(SeqCst) + 1;
-            x1.store_sym(a, SeqCst);
-        } else {
-            x1.store_sym(0, SeqCst);
-        }
-    });
-    let bar = symx::thread::spawn(move || {
-        let b = x2.load_sym(SeqCst);
-        if symx::branch(b.sym_eq(0)) {
-            y2.store_sym(1, SeqCst);
-            let b = y2.load_sym(SeqCst) + 1;
-            y2.store_sym(b, SeqCst);
-        } else {
-            y2.store_sym(0, SeqCst);
-        }
-    });
+    let foo = branch_on(y.clone(), x.clone());
+    let bar = branch_on(x.clone(), y.clone());
     bar.join().unwrap();
     foo.join().unwrap();
     symx::assert!(x.load_sym(SeqCst) != y.load_sym(SeqCst));
