@@ -241,6 +241,25 @@ mod tests {
         }
     }
 
+    /// `array[index] = value` over `u32` elements (operands by node number).
+    fn store(array: u32, index: u32, value: u32) -> Expr {
+        E::Store {
+            ty: Ty::U32,
+            array,
+            index,
+            value,
+        }
+    }
+
+    /// `array[index]` over `u32` elements.
+    fn select(array: u32, index: u32) -> Expr {
+        E::Select {
+            ty: Ty::U32,
+            array,
+            index,
+        }
+    }
+
     #[test]
     fn array_selects_agree_with_the_runtime() {
         let (u, us) = (Ty::U32, Ty::Usize);
@@ -248,36 +267,14 @@ mod tests {
             E::ConstArray { ty: u, value: 5 },
             c(us, 1),
             c(u, 70),
-            E::Store {
-                ty: u,
-                array: 0,
-                index: 1,
-                value: 2,
-            },
+            store(0, 1, 2),
             c(us, 3),
             c(u, 11),
-            E::Store {
-                ty: u,
-                array: 3,
-                index: 4,
-                value: 5,
-            },
-            E::Select {
-                ty: u,
-                array: 6,
-                index: 1,
-            },
-            E::Select {
-                ty: u,
-                array: 6,
-                index: 4,
-            },
+            store(3, 4, 5),
+            select(6, 1),
+            select(6, 4),
             c(us, 0),
-            E::Select {
-                ty: u,
-                array: 6,
-                index: 9,
-            },
+            select(6, 9),
         ];
         agrees(&nodes);
     }
@@ -293,24 +290,10 @@ mod tests {
             E::ConstArray { ty: u, value: 5 },
             c(us, 1),
             c(u, 70),
-            E::Store {
-                ty: u,
-                array: 2,
-                index: 3,
-                value: 4,
-            },
+            store(2, 3, 4),
             c(u, 11),
-            E::Store {
-                ty: u,
-                array: 5,
-                index: 1,
-                value: 6,
-            },
-            E::Select {
-                ty: u,
-                array: 7,
-                index: 0,
-            },
+            store(5, 1, 6),
+            select(7, 0),
         ];
         let t = translate(&nodes, |_, _| unreachable!("no reads"));
         let (i, j) = (&t[0], &t[1]);
