@@ -385,24 +385,25 @@ mod tests {
     #[test]
     fn predict_names_are_checked() {
         let file = Path::new("symx.toml");
-        let bad_model = Settings {
-            predict_model: Some("cam".into()),
-            ..Settings::default()
-        };
-        let err = check(&bad_model, file).unwrap_err();
-        assert!(
-            err.contains("predict-model") && err.contains("`cam`"),
-            "{err}"
-        );
-        let bad_property = Settings {
-            predict_properties: Some(vec!["race".into(), "liveness".into()]),
-            ..Settings::default()
-        };
-        let err = check(&bad_property, file).unwrap_err();
-        assert!(
-            err.contains("`liveness`") && err.contains("atomicity"),
-            "{err}"
-        );
+        for (bad, says) in [
+            (
+                Settings {
+                    predict_model: Some("cam".into()),
+                    ..Settings::default()
+                },
+                ["predict-model", "`cam`"],
+            ),
+            (
+                Settings {
+                    predict_properties: Some(vec!["race".into(), "liveness".into()]),
+                    ..Settings::default()
+                },
+                ["`liveness`", "atomicity"],
+            ),
+        ] {
+            let err = check(&bad, file).unwrap_err();
+            assert!(says.iter().all(|s| err.contains(s)), "{err}");
+        }
         let good = Settings {
             predict_model: Some("values".into()),
             predict_properties: Some(vec!["assert".into(), "deadlock".into()]),
