@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use cargo_symx::engine::symbolic::{self, Options, Outcome};
+use cargo_symx::engine::symbolic::{self, Options, SearchResult};
 use cargo_symx::engine::InProcess;
 use symx::sync::atomic::AtomicU8;
 use symx::sync::atomic::Ordering::SeqCst;
@@ -16,7 +16,7 @@ use symx_test_programs::symbolic::{
     behind_a_branch, even_odd, guarded_increments, hash_collision, split_increment, thirty_seven,
 };
 
-fn search(body: fn(), opts: Options) -> Outcome {
+fn search(body: fn(), opts: Options) -> SearchResult {
     let mut exec = InProcess::new(Builder::new(), body);
     symbolic::explore(&mut exec, &opts)
 }
@@ -30,7 +30,7 @@ fn keep_going() -> Options {
 
 /// The one finding, after checking that its token replays to the same failure with the
 /// inputs it carries.
-fn the_finding(out: &Outcome, body: fn()) -> &symbolic::Finding {
+fn the_finding(out: &SearchResult, body: fn()) -> &symbolic::Finding {
     assert_eq!(out.findings.len(), 1, "{:#?}", out.findings);
     let f = &out.findings[0];
     let schedule: symx::Schedule = f.failure.token.parse().expect("a valid token");

@@ -10,7 +10,7 @@ use symx::sync::atomic::AtomicI64;
 use symx::sync::{Condvar, Mutex};
 use symx::Shared;
 
-use cargo_symx::engine::predict::{Options, Outcome, Property};
+use cargo_symx::engine::predict::{Options, Property, TraceAnalysis};
 use symx_test_programs::classic::split_sections;
 
 use super::{claims_only, no_unconfirmed, observe, run_predict};
@@ -23,7 +23,7 @@ fn atomicity_only() -> Options {
 }
 
 /// The confirmed violations' patterns, sorted.
-fn patterns(out: &Outcome) -> Vec<String> {
+fn patterns(out: &TraceAnalysis) -> Vec<String> {
     let mut found: Vec<String> = out
         .confirmed
         .iter()

@@ -8,7 +8,7 @@
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::Arc;
 
-use cargo_symx::engine::predict::{predict, predictions, Model, Options, Outcome, Property};
+use cargo_symx::engine::predict::{predict, predictions, Model, Options, Property, TraceAnalysis};
 use symx::sync::atomic::AtomicI64;
 use symx::sync::Mutex;
 use symx::trace::Trace;
@@ -23,7 +23,7 @@ mod deadlock;
 mod gaps;
 mod lock_claims;
 
-fn run_predict(trace: &Trace, opts: &Options, body: fn()) -> Outcome {
+fn run_predict(trace: &Trace, opts: &Options, body: fn()) -> TraceAnalysis {
     predict(trace, opts, |guide| Builder::new().run_guided(guide, body))
 }
 
@@ -48,7 +48,7 @@ fn assertions_only(model: Model) -> Options {
     }
 }
 
-fn confirmed_assertions(out: &Outcome) -> Vec<String> {
+fn confirmed_assertions(out: &TraceAnalysis) -> Vec<String> {
     out.confirmed
         .iter()
         .filter(|p| matches!(p.property, Property::Assertion(_)))
@@ -57,7 +57,7 @@ fn confirmed_assertions(out: &Outcome) -> Vec<String> {
 }
 
 /// Every prediction replays: an unconfirmed one is an engine defect.
-fn no_unconfirmed(out: &Outcome) {
+fn no_unconfirmed(out: &TraceAnalysis) {
     assert!(
         out.unconfirmed.is_empty(),
         "unconfirmed: {:#?}",

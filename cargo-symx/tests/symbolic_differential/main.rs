@@ -170,7 +170,11 @@ fn engine_once(seed: u64, p: &Arc<Program>, bf: &BruteForce) -> Engine {
 }
 
 /// One search of the engine; its final states replace `e.finals`.
-fn search(p: &Arc<Program>, disarmed: &Arc<BTreeSet<usize>>, e: &mut Engine) -> symbolic::Outcome {
+fn search(
+    p: &Arc<Program>,
+    disarmed: &Arc<BTreeSet<usize>>,
+    e: &mut Engine,
+) -> symbolic::SearchResult {
     program::take_finals();
     let mut exec = InProcess::new(Builder::new(), body(p, disarmed));
     let out = symbolic::explore(&mut exec, &keep_going());

@@ -29,7 +29,7 @@
 //!   read when a read came first; when a write came first the encoding gives the object a free
 //!   initial value. A witness that leaned on a wrong guess does not replay; the replay shows
 //!   the real value (its first access to the object is then a read), and the query is asked
-//!   again with it (`Outcome::refined`), so a guess is never reported.
+//!   again with it (`TraceAnalysis::refined`), so a guess is never reported.
 //! - Thread-local code (branches, assertions) runs right after the thread's previous step, as
 //!   in the runtime: a thread that got there runs it if its condition holds, and the first
 //!   failing assertion of a run ends it.
@@ -147,7 +147,7 @@ pub struct Prediction {
 
 /// What one trace gave.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub struct TraceAnalysis {
     /// Predictions whose replay failed the same way: real bugs.
     pub confirmed: Vec<Prediction>,
     /// Predictions whose replay did not: defects of ours, counted, never reported as bugs.
@@ -188,14 +188,14 @@ pub fn predict<R: IntoReplayed>(
     trace: &Trace,
     opts: &Options,
     mut replay: impl FnMut(&Guide) -> R,
-) -> Outcome {
+) -> TraceAnalysis {
     let ctp = Ctp::new(trace);
     let mut learned = opts.initial.clone();
     let mut enc = Encoding::new(&ctp, &encode_options(opts, learned.clone()));
     let props = properties::candidates(&ctp, opts);
-    let mut out = Outcome {
+    let mut out = TraceAnalysis {
         candidates: props.len(),
-        ..Outcome::default()
+        ..TraceAnalysis::default()
     };
     let mut found: HashSet<Vec<Option<Location>>> = HashSet::new();
     for p in &props {

@@ -108,7 +108,7 @@ pub struct Pin {
 
 /// What the search did and found.
 #[derive(Clone, Debug, Default)]
-pub struct Outcome {
+pub struct SearchResult {
     pub findings: Vec<Finding>,
     /// Input classes explored.
     pub classes: u64,
@@ -132,7 +132,7 @@ pub struct Outcome {
 }
 
 /// Explores `executor`'s test over its input classes and schedules.
-pub fn explore(executor: &mut dyn Executor, opts: &Options) -> Outcome {
+pub fn explore(executor: &mut dyn Executor, opts: &Options) -> SearchResult {
     let mut search = Search::new(opts);
     search.run(executor);
     search.finish()
@@ -148,7 +148,7 @@ struct Search<'o> {
     queue: VecDeque<InputValues>,
     pins: Vec<Pin>,
     cut: BTreeSet<String>,
-    out: Outcome,
+    out: SearchResult,
 }
 
 impl<'o> Search<'o> {
@@ -161,7 +161,7 @@ impl<'o> Search<'o> {
             queue: VecDeque::from([InputValues::new()]),
             pins: Vec::new(),
             cut: BTreeSet::new(),
-            out: Outcome::default(),
+            out: SearchResult::default(),
         }
     }
 
@@ -378,7 +378,7 @@ impl<'o> Search<'o> {
         }
     }
 
-    fn finish(mut self) -> Outcome {
+    fn finish(mut self) -> SearchResult {
         let (covered, feasible) = self.frontier.sides();
         self.out.sides_covered = covered;
         self.out.sides_feasible = feasible;
