@@ -15,11 +15,13 @@ pub fn acquire<T: ?Sized>(obj: &T) {
     AcquireCall::begin(obj).finish(true);
 }
 
-/// The calling thread releases `obj`, which it must hold.
+/// The calling thread releases `obj`, which it must hold. The release is a scheduling point:
+/// other threads may run between the critical section and it.
 #[track_caller]
 pub fn release<T: ?Sized>(obj: &T) {
     let location = Location::caller();
     if let Some(id) = user_object(obj) {
+        rt::visible(rt::OpKind::AnnotatedRelease, Some(id), location);
         if let Some(found) = rt::with(|e| e.annotated_release(id, location)).flatten() {
             rt::fail(found);
         }

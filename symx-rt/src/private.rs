@@ -124,6 +124,9 @@ pub(crate) fn user_object<T: ?Sized>(obj: &T) -> Option<ObjId> {
 pub struct AcquireCall {
     obj: Option<ObjId>,
     location: &'static Location<'static>,
+    /// The acquisition this call is nested in (a `try_acquire` inside an `acquire`'s spin
+    /// loop): it is the thread's again once this call ends.
+    outer: Option<(ObjId, &'static Location<'static>)>,
 }
 
 impl AcquireCall {
@@ -136,28 +139,38 @@ impl AcquireCall {
             if let Some(found) = rt::with(|e| e.self_deadlock(id, location)).flatten() {
                 rt::fail(found);
             }
-            rt::with(|e| e.me().acquiring = Some((id, location)));
+            rt::with(|e| e.note_local(Local::AcquireCall { obj: id }, Some(location)));
         }
-        AcquireCall { obj, location }
+        Self::enter(obj, location)
     }
 
     /// A `#[symx::try_acquire]` call: it cannot block, so trying a lock the thread already
     /// holds is no self-deadlock (it just fails).
     #[track_caller]
     pub fn begin_try<T: ?Sized>(obj: &T) -> AcquireCall {
-        let location = Location::caller();
-        let obj = user_object(obj);
-        if let Some(id) = obj {
-            rt::with(|e| e.me().acquiring = Some((id, location)));
-        }
-        AcquireCall { obj, location }
+        Self::enter(user_object(obj), Location::caller())
     }
 
-    /// The call returned; the thread holds the object when `acquired`.
+    fn enter(obj: Option<ObjId>, location: &'static Location<'static>) -> AcquireCall {
+        let outer = obj
+            .and_then(|id| {
+                rt::with(|e| std::mem::replace(&mut e.me().acquiring, Some((id, location))))
+            })
+            .flatten();
+        AcquireCall {
+            obj,
+            location,
+            outer,
+        }
+    }
+
+    /// The call returned; the thread holds the object when `acquired`. The acquisition is a
+    /// scheduling point: other threads may run between it and the critical section.
     pub fn finish(self, acquired: bool) {
         let (obj, location) = (self.obj, self.location);
         drop(self);
         if let (true, Some(id)) = (acquired, obj) {
+            rt::visible(rt::OpKind::AnnotatedAcquire, Some(id), location);
             if let Some(found) = rt::with(|e| e.annotated_acquired(id, location)).flatten() {
                 rt::fail(found);
             }
@@ -168,7 +181,7 @@ impl AcquireCall {
 impl Drop for AcquireCall {
     fn drop(&mut self) {
         if self.obj.is_some() {
-            rt::with(|e| e.me().acquiring = None);
+            rt::with(|e| e.me().acquiring = self.outer);
         }
     }
 }

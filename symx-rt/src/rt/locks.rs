@@ -3,7 +3,7 @@
 //! release of a lock not held, a second holder, a re-acquire by the holder, leaving a barrier
 //! early) ends the execution with a failure.
 
-use crate::sym::record::{Local, SyncOp};
+use crate::sym::record::SyncOp;
 use std::panic::Location;
 use std::sync::atomic::Ordering;
 
@@ -89,7 +89,8 @@ impl Execution {
         self.note_sync(SyncOp::Release { shared }, obj);
     }
 
-    /// `#[symx::acquire]` returned: the current thread now holds the user's lock.
+    /// `#[symx::acquire]` returned (its scheduling point, [`OpKind::AnnotatedAcquire`], has
+    /// just run): the current thread now holds the user's lock.
     pub fn annotated_acquired(
         &mut self,
         obj: ObjId,
@@ -114,12 +115,12 @@ impl Execution {
         let state = self.lock_state(obj);
         state.annotated = true;
         state.writer = Some((me, location));
-        let op = SyncOp::Acquire { shared: false };
-        self.note_local(Local::Annotated { op, obj }, Some(location));
+        self.note_sync(SyncOp::Acquire { shared: false }, obj);
         None
     }
 
-    /// `#[symx::release]` was called: the current thread must hold the user's lock.
+    /// `#[symx::release]` was called (its scheduling point, [`OpKind::AnnotatedRelease`], has
+    /// just run): the current thread must hold the user's lock.
     pub fn annotated_release(
         &mut self,
         obj: ObjId,
@@ -129,8 +130,7 @@ impl Execution {
         match self.holder(obj) {
             Some((t, _)) if t == me => {
                 self.lock_state(obj).writer = None;
-                let op = SyncOp::Release { shared: false };
-                self.note_local(Local::Annotated { op, obj }, Some(location));
+                self.note_sync(SyncOp::Release { shared: false }, obj);
                 None
             }
             held => {

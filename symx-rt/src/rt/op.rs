@@ -64,6 +64,12 @@ pub enum OpKind {
     SpuriousWake,
     /// The last `Sender` or the `Receiver` of a channel is dropped: the other side can see it.
     Disconnect,
+    /// A `#[symx::acquire]` call returns: from here the thread holds the user's lock. A
+    /// scheduling point of its own, so that another thread can run while the lock is held
+    /// and a second holder shows even when the critical section does nothing symx sees.
+    AnnotatedAcquire,
+    /// A `#[symx::release]` call begins: the thread holds the user's lock up to here.
+    AnnotatedRelease,
 }
 
 impl fmt::Display for OpKind {
@@ -93,6 +99,8 @@ impl fmt::Display for OpKind {
             OpKind::Once => "once",
             OpKind::SpuriousWake => "spurious wake-up",
             OpKind::Disconnect => "disconnect",
+            OpKind::AnnotatedAcquire => "acquire",
+            OpKind::AnnotatedRelease => "release",
         };
         f.write_str(name)
     }
