@@ -92,10 +92,15 @@ pub fn analyse(
             }
         }
         let other = [(&out.off_trace, true), (&out.failed_otherwise, false)];
-        for (pr, off_trace) in other.into_iter().flat_map(|(l, o)| l.iter().map(move |(p, _)| (p, o))) {
+        for (pr, off_trace) in other
+            .into_iter()
+            .flat_map(|(l, o)| l.iter().map(move |(p, _)| (p, o)))
+        {
             let failure = pr.replayed.as_ref().and_then(|r| r.failure.clone());
             if let Some(f) = failure.filter(|f| seen.insert(f.message.clone())) {
-                report.findings.push(found_otherwise(f, pr, i + 1, off_trace));
+                report
+                    .findings
+                    .push(found_otherwise(f, pr, i + 1, off_trace));
             }
         }
     }

@@ -188,7 +188,11 @@ impl<'t> Ctp<'t> {
                     });
                 }
                 SyncKind::Release => {
-                    if let Some(i) = open.sections.get_mut(&(ev.thread, s.obj)).and_then(Vec::pop) {
+                    if let Some(i) = open
+                        .sections
+                        .get_mut(&(ev.thread, s.obj))
+                        .and_then(Vec::pop)
+                    {
                         list[i].release = Some(e);
                     }
                 }

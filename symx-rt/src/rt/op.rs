@@ -70,6 +70,10 @@ pub enum OpKind {
     AnnotatedAcquire,
     /// A `#[symx::release]` call begins: the thread holds the user's lock up to here.
     AnnotatedRelease,
+    /// A `#[symx::acquire_shared]` call returns: the thread shares the user's lock.
+    AnnotatedAcquireShared,
+    /// A `#[symx::release_shared]` call begins.
+    AnnotatedReleaseShared,
 }
 
 impl fmt::Display for OpKind {
@@ -101,6 +105,8 @@ impl fmt::Display for OpKind {
             OpKind::Disconnect => "disconnect",
             OpKind::AnnotatedAcquire => "acquire",
             OpKind::AnnotatedRelease => "release",
+            OpKind::AnnotatedAcquireShared => "acquire shared",
+            OpKind::AnnotatedReleaseShared => "release shared",
         };
         f.write_str(name)
     }

@@ -117,7 +117,10 @@ impl Builder<'_> {
         out.guard = note.guard;
         let annotated = matches!(
             ev.kind,
-            OpKind::AnnotatedAcquire | OpKind::AnnotatedRelease
+            OpKind::AnnotatedAcquire
+                | OpKind::AnnotatedRelease
+                | OpKind::AnnotatedAcquireShared
+                | OpKind::AnnotatedReleaseShared
         );
         out.sync = note
             .sync
@@ -157,8 +160,8 @@ impl Builder<'_> {
             OpKind::Once => EventKind::Once,
             OpKind::SpuriousWake => EventKind::SpuriousWake,
             OpKind::Disconnect => EventKind::Disconnect,
-            OpKind::AnnotatedAcquire => EventKind::Acquire,
-            OpKind::AnnotatedRelease => EventKind::Release,
+            OpKind::AnnotatedAcquire | OpKind::AnnotatedAcquireShared => EventKind::Acquire,
+            OpKind::AnnotatedRelease | OpKind::AnnotatedReleaseShared => EventKind::Release,
         }
     }
 

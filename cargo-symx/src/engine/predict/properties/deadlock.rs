@@ -136,10 +136,7 @@ fn edges(ctp: &Ctp) -> Vec<Edge> {
         for s in sections.iter().filter(|s| !s.shared) {
             for (&holds, outer) in ctp.sections.iter().filter(|(&l, _)| l != wants) {
                 // A section of the same thread open at this acquisition.
-                for h in outer
-                    .iter()
-                    .filter(|h| !h.shared && ctp.holds(h, s.wait))
-                {
+                for h in outer.iter().filter(|h| !h.shared && ctp.holds(h, s.wait)) {
                     out.push(Edge {
                         thread: s.thread,
                         wait: Wait {
