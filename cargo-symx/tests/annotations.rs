@@ -150,3 +150,18 @@ fn a_prediction_whose_replay_fails_otherwise_is_reported_and_fails_the_run() {
     );
     assert_replays(PACKAGE, f["token"].as_str().unwrap(), "data-race:");
 }
+
+#[test]
+fn arriving_at_a_barrier_without_barrier_init_is_misuse() {
+    let (code, report) = run("unannounced_barrier", &[]);
+    assert_eq!(code, 1, "{report:#}");
+    let f = &test(&report, "unannounced_barrier")["failure"];
+    assert_eq!(f["kind"], "misuse", "{f:#}");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("no barrier_init announced"),
+        "{f:#}"
+    );
+}

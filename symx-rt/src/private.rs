@@ -168,7 +168,7 @@ impl AcquireCall {
                     location,
                     shared,
                 };
-                rt::with(|e| std::mem::replace(&mut e.me().acquiring, Some(now)))
+                rt::with(|e| e.me().acquiring.replace(now))
             })
             .flatten();
         AcquireCall {
@@ -224,7 +224,7 @@ pub trait ThroughPointer<'a> {
 impl<'a, P: std::ops::Deref + ?Sized> ThroughPointer<'a> for Named<'a, P> {
     type Object = P::Target;
     fn object(&self) -> &'a P::Target {
-        &**self.0
+        self.0
     }
 }
 
@@ -278,12 +278,18 @@ impl BarrierArrival {
     pub fn begin<T: ?Sized>(obj: &T) -> BarrierArrival {
         let location = Location::caller();
         let arrival = user_object(obj).and_then(|id| {
-            rt::with(|e| {
+            let arrived = rt::with(|e| {
                 let op = SyncOp::BarrierArrive;
                 e.note_local(Local::Annotated { op, obj: id }, Some(location));
-                e.barrier_arrive(id).map(|g| (id, g))
-            })
-            .flatten()
+                e.barrier_arrive(id, location)
+            })?;
+            match arrived {
+                Ok(generation) => Some((id, generation)),
+                Err(found) => {
+                    rt::fail(found);
+                    None
+                }
+            }
         });
         BarrierArrival { arrival }
     }

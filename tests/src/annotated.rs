@@ -317,3 +317,37 @@ pub fn read_then_write<L: ReadWrite>() {
     let l = L::make(0);
     l.reading(|_| l.writing(|n| *n += 1));
 }
+
+/// A barrier whose `new` is a `const fn`, so that it cannot announce itself to symx.
+pub struct ConstBarrier {
+    left: AtomicUsize,
+}
+
+impl ConstBarrier {
+    /// A barrier for `n` parties, not announced.
+    pub const fn new(n: usize) -> Self {
+        ConstBarrier {
+            left: AtomicUsize::new(n),
+        }
+    }
+
+    /// Arrives, and spins until every party has.
+    #[symx::barrier_arrive]
+    pub fn wait(&self) {
+        self.left.fetch_sub(1, Ordering::AcqRel);
+        while self.left.load(Ordering::Acquire) != 0 {
+            symx::hint::spin_loop();
+        }
+    }
+}
+
+/// Two threads arrive at a [`ConstBarrier`] nobody announced with `barrier_init`.
+pub fn two_arrive_at_an_unannounced_barrier() {
+    let b = Arc::new(ConstBarrier::new(2));
+    let t = {
+        let b = b.clone();
+        thread::spawn(move || b.wait())
+    };
+    b.wait();
+    t.join().unwrap();
+}

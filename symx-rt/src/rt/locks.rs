@@ -242,12 +242,31 @@ impl Execution {
         });
     }
 
-    /// An arrival at an annotated barrier; returns the generation it belongs to.
-    pub fn barrier_arrive(&mut self, obj: ObjId) -> Option<usize> {
-        let b = self.objects.get_mut(obj).barrier.as_mut()?;
+    /// An arrival at an annotated barrier; returns the generation it belongs to. A barrier
+    /// nobody announced has no generations: arriving at it is misuse.
+    pub fn barrier_arrive(
+        &mut self,
+        obj: ObjId,
+        location: &'static Location<'static>,
+    ) -> Result<usize, Found> {
+        let Some(b) = self.objects.get_mut(obj).barrier.as_mut() else {
+            let me = self.current;
+            return Err(self.misuse(
+                format!(
+                    "{} arrives at barrier {}, which no barrier_init announced: call \
+                     `symx::annotate::barrier_init(&barrier, n)` once the barrier is where the \
+                     threads use it (a `const fn new` cannot carry `#[symx::barrier_init(n)]`; \
+                     put that on a method that runs first, or call the function)",
+                    self.threads[me].label(me),
+                    self.objects.label(obj)
+                ),
+                vec![format!("arrives at: {location}")],
+                location,
+            ));
+        };
         let generation = b.arrived / b.expected.max(1);
         b.arrived += 1;
-        Some(generation)
+        Ok(generation)
     }
 
     /// A thread leaves the barrier: every arrival of its generation must have happened.
