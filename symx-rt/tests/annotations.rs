@@ -116,3 +116,64 @@ fn arriving_at_a_barrier_nobody_announced_is_misuse_that_says_how_to_announce_it
         "{f}"
     );
 }
+
+/// The verdict of exploring `body`: the failure kind, if any, and whether the space was
+/// exhausted.
+fn verdict(body: fn()) -> (Option<FailureKind>, bool) {
+    let report = symx::Builder::new().explore(body);
+    (report.failure().map(|f| f.kind()), report.complete())
+}
+
+/// The same programs on the annotated hand-written locks and on `symx::sync`'s give the same
+/// verdicts: the annotations make a spin lock as visible to symx as a built-in lock.
+#[test]
+fn hand_written_locks_and_the_built_in_ones_get_the_same_verdicts() {
+    use symx::sync::{Mutex, RwLock};
+    use symx_test_programs::annotated::*;
+
+    let pairs: [(&str, fn(), fn(), Option<FailureKind>); 5] = [
+        (
+            "counter",
+            counter::<SpinMutex<u32>>,
+            counter::<Mutex<u32>>,
+            None,
+        ),
+        (
+            "inversion",
+            inversion::<SpinMutex<u32>>,
+            inversion::<Mutex<u32>>,
+            Some(FailureKind::Deadlock),
+        ),
+        (
+            "a reader and a writer",
+            reader_and_writer::<SpinRwLock<u32>>,
+            reader_and_writer::<RwLock<u32>>,
+            None,
+        ),
+        (
+            "readers share",
+            readers_share::<SpinRwLock<u32>>,
+            readers_share::<RwLock<u32>>,
+            None,
+        ),
+        (
+            "read then write",
+            read_then_write::<SpinRwLock<u32>>,
+            read_then_write::<RwLock<u32>>,
+            Some(FailureKind::Deadlock),
+        ),
+    ];
+    for (name, hand_written, built_in, expected) in pairs {
+        let (ours, theirs) = (verdict(hand_written), verdict(built_in));
+        assert_eq!(ours.0, theirs.0, "{name}: hand-written vs built-in");
+        assert_eq!(ours.0, expected, "{name}");
+        if expected.is_none() {
+            assert!(ours.1 && theirs.1, "{name}: both explored completely");
+        }
+    }
+    // The check-then-set lock is what the counter test tells apart.
+    assert_eq!(
+        verdict(counter::<CheckThenSet>).0,
+        Some(FailureKind::Misuse)
+    );
+}

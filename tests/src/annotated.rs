@@ -289,26 +289,33 @@ pub fn inversion<L: Lock>() {
     t.join().unwrap();
 }
 
-/// Two readers share the lock while a writer excludes both; the value is the writer's or
-/// the initial one, never in between.
-pub fn readers_and_a_writer<L: ReadWrite>() {
+/// A reader and a writer: the writer excludes the reader, so the value read is the initial
+/// one or the writer's, never in between. (One reader: every spinning thread multiplies the
+/// interleavings of a spin lock.)
+pub fn reader_and_writer<L: ReadWrite>() {
     let l = Arc::new(L::make(1));
-    let readers: Vec<_> = (0..2)
-        .map(|_| {
-            let l = l.clone();
-            thread::spawn(move || {
-                let v = l.reading(|n| *n);
-                assert!(v == 1 || v == 4, "read {v}");
-            })
+    let reader = {
+        let l = l.clone();
+        thread::spawn(move || {
+            let v = l.reading(|n| *n);
+            assert!(v == 1 || v == 4, "read {v}");
         })
-        .collect();
+    };
     l.writing(|n| {
         *n += 1;
         *n *= 2;
     });
-    for r in readers {
-        r.join().unwrap();
-    }
+    reader.join().unwrap();
+}
+
+/// Readers share the lock: a thread reads while the main thread holds a read lock and waits
+/// for it. A lock whose readers excluded each other would deadlock here.
+pub fn readers_share<L: ReadWrite>() {
+    let l = Arc::new(L::make(1));
+    l.reading(|_| {
+        let l = l.clone();
+        thread::spawn(move || l.reading(|n| *n)).join().unwrap()
+    });
 }
 
 /// A thread read-locks, then write-locks the same lock before releasing the read lock: it
