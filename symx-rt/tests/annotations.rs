@@ -124,6 +124,9 @@ fn verdict(body: fn()) -> (Option<FailureKind>, bool) {
     (report.failure().map(|f| f.kind()), report.complete())
 }
 
+/// A program on a hand-written lock, the same on a built-in one, and the verdict expected.
+type Pair = (&'static str, fn(), fn(), Option<FailureKind>);
+
 /// The same programs on the annotated hand-written locks and on `symx::sync`'s give the same
 /// verdicts: the annotations make a spin lock as visible to symx as a built-in lock.
 #[test]
@@ -131,7 +134,7 @@ fn hand_written_locks_and_the_built_in_ones_get_the_same_verdicts() {
     use symx::sync::{Mutex, RwLock};
     use symx_test_programs::annotated::*;
 
-    let pairs: [(&str, fn(), fn(), Option<FailureKind>); 5] = [
+    let pairs: [Pair; 5] = [
         (
             "counter",
             counter::<SpinMutex<u32>>,
