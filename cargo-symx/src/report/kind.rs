@@ -72,6 +72,7 @@ mod tests {
                 "data-race",
                 "step-limit",
                 "misuse",
+                "stack-overflow",
                 "atomicity-violation",
                 "crash",
                 "timeout"
