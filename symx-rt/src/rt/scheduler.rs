@@ -125,6 +125,7 @@ impl Scheduler<'_> {
     fn resume(&mut self, t: ThreadId) {
         {
             let mut e = self.exec();
+            super::watchdog::resuming(&e, t);
             e.current = t;
             e.threads[t].status = Status::Running;
         }
@@ -134,6 +135,7 @@ impl Scheduler<'_> {
         self.ctx.in_thread.set(true);
         let (result, overflowed) = super::overflow::resume(co);
         self.ctx.in_thread.set(false);
+        super::watchdog::returned();
         if overflowed {
             let found = diagnose::stack_overflow(&self.ctx.exec.borrow(), t);
             let mut e = self.exec();
@@ -151,10 +153,14 @@ impl Scheduler<'_> {
     }
 
     /// The execution is over early: it failed (a thread symx did not spawn used one of its
-    /// objects, too), or an `assume` discarded it.
+    /// objects, or one of them holds an earlier execution's state, too), or an `assume`
+    /// discarded it.
     fn failed(&self) -> bool {
         let mut e = self.ctx.exec.borrow_mut();
         if let Some(found) = super::foreign::take(e.objects.generation) {
+            e.set_failure(found);
+        }
+        if let Some(found) = super::survivors::take(&mut e) {
             e.set_failure(found);
         }
         e.failure.is_some() || e.sym.discarded
@@ -373,6 +379,9 @@ impl Scheduler<'_> {
     fn result(&self, render: bool) -> ExecutionResult {
         let mut e = self.exec();
         if let Some(found) = super::foreign::take(e.objects.generation) {
+            e.set_failure(found);
+        }
+        if let Some(found) = super::survivors::take(&mut e) {
             e.set_failure(found);
         }
         let failure = e.failure.clone();
