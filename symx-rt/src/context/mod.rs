@@ -37,6 +37,21 @@ pub use facts::{fact, identity, sync_fact, value_fact, FactFamily, Provenance};
 pub use locks::{LockGuard, Locks};
 pub use mode::ContextMode;
 
+/// The environment variable that sets the context mode of every test of a test binary, over
+/// the attribute's `context_mode` (`cargo symx test --context-mode` sets it for its workers).
+pub const MODE_ENV: &str = "SYMX_CONTEXT_MODE";
+
+/// The builder with the context mode `SYMX_CONTEXT_MODE` asks for, if any.
+pub(crate) fn mode_from_env(builder: crate::Builder) -> crate::Builder {
+    match std::env::var(MODE_ENV) {
+        Ok(name) if !name.is_empty() => match name.parse() {
+            Ok(mode) => builder.context_mode(mode),
+            Err(unknown) => panic!("symx: {MODE_ENV}: {unknown}"),
+        },
+        _ => builder,
+    }
+}
+
 /// The context mode of the running execution (`full` outside one).
 pub fn mode() -> ContextMode {
     crate::sym::record::with_sym(|st| st.config.context_mode).unwrap_or_default()
