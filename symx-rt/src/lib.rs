@@ -62,6 +62,7 @@ mod worker;
 
 pub mod annotate;
 pub mod cell;
+pub mod context;
 pub mod hint;
 pub mod sync;
 pub mod thread;
@@ -77,8 +78,8 @@ pub use sym::{
     SymValue, SymVec,
 };
 pub use symx_macros::{
-    acquire, assert, assert_eq, assert_ne, barrier_arrive, barrier_init, instrument, release, test,
-    try_acquire,
+    acquire, acquire_shared, assert, assert_eq, assert_ne, barrier_arrive, barrier_init,
+    instrument, release, release_shared, test, try_acquire, try_acquire_shared,
 };
 
 #[doc(hidden)]

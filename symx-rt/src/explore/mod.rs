@@ -60,11 +60,13 @@ pub(crate) fn explored_by_dfs(b: &Builder) -> bool {
 
 /// Whether `b`'s exploration runs preemption-bounded passes for shallow bugs alongside the
 /// optimal DPOR (see [`shallow`]): the default, unless turned off, the exploration is itself
-/// preemption-bounded, or an execution bound asks for exactly that many executions.
+/// preemption-bounded, an execution bound asks for exactly that many executions, or every
+/// execution is wanted.
 fn shallow_first(b: &Builder) -> bool {
     b.shallow_first
         && b.preemption_bound.is_none()
         && b.max_executions.is_none()
+        && !b.keep_going
         && !explored_by_dfs(b)
 }
 
@@ -98,6 +100,7 @@ pub(crate) fn explore_with(
     let mut discarded = 0;
     let mut drew_inputs = false;
     let mut idle_threads = 0;
+    let mut first_failure = None;
     let stop = loop {
         if !strategy.next_execution() {
             break StopReason::Exhausted;
@@ -130,6 +133,12 @@ pub(crate) fn explore_with(
                 &mut on_trace,
             );
         }
+        if outcome.failure.is_some() && b.keep_going {
+            // Every execution is wanted (a context's paths are counted): the first failure
+            // is reported once the space is exhausted.
+            first_failure.get_or_insert_with(|| to_failure(b, outcome));
+            continue;
+        }
         if outcome.failure.is_some() {
             let found = to_failure(b, outcome);
             let failure = minimise::fewest_preemptions(b, body, found);
@@ -143,7 +152,10 @@ pub(crate) fn explore_with(
             return report;
         }
     };
-    let mut report = finish(b, start, executions, stop, None);
+    let mut report = match first_failure {
+        Some(found) => finish(b, start, executions, StopReason::Failure, Some(found)),
+        None => finish(b, start, executions, stop, None),
+    };
     report.shallow_executions = shallow;
     report.discarded = discarded;
     report.drew_inputs = drew_inputs;

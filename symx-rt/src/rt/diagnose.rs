@@ -6,14 +6,15 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::execution::{Execution, Found};
 use super::op::{Op, ThreadId};
-use super::threads::Status;
+use super::threads::{Acquiring, Status};
 use crate::report::{FailureKind, SourceLocation, Step};
 
 /// A deadlock: no thread can make progress while some have not finished.
 ///
-/// With no enabled thread at all this is the classic definition. Threads spinning inside a
-/// `#[symx::acquire]` call are enabled but cannot progress while the lock's holder cannot, so
-/// they count as blocked when every holder they wait for is itself stuck.
+/// With no enabled thread at all this is the classic definition. Threads spinning inside an
+/// annotated acquire call are enabled but cannot progress while a holder that excludes them
+/// cannot release: they count as blocked when such a holder is itself stuck or has finished
+/// (a thread that spins in an acquire is taken to do nothing else until it gets the lock).
 pub(crate) fn deadlock(e: &Execution, enabled: &[(ThreadId, Op)]) -> Option<Found> {
     // Checked at every step: the common case (someone enabled who is not spinning) first.
     let spinning = |t: ThreadId| e.threads[t].acquiring.is_some();
@@ -31,14 +32,12 @@ pub(crate) fn deadlock(e: &Execution, enabled: &[(ThreadId, Op)]) -> Option<Foun
     loop {
         let before = stuck.len();
         let snapshot = stuck.clone();
+        let cannot_release = |h: ThreadId| snapshot.contains(&h) || e.threads[h].is_finished();
         stuck.retain(|&t| {
             let progresses = is_enabled(t)
                 && match e.threads[t].acquiring {
                     None => true,
-                    Some((lock, _)) => match e.holder(lock) {
-                        None => true,
-                        Some((h, _)) => !snapshot.contains(&h),
-                    },
+                    Some(a) => !excluding_holders(e, t, a).any(cannot_release),
                 };
             !progresses
         });
@@ -53,13 +52,31 @@ pub(crate) fn deadlock(e: &Execution, enabled: &[(ThreadId, Op)]) -> Option<Foun
     Some(Found {
         kind: FailureKind::Deadlock,
         message: format!(
-            "deadlock: no thread can make progress (blocked: thread {})",
+            "no thread can make progress (blocked: thread {})",
             blocked.join(", ")
         ),
         details: (0..e.threads.len()).map(|t| describe(e, t)).collect(),
         location: None,
         thread: None,
     })
+}
+
+/// The threads other than `t` whose hold on the lock `t` is acquiring keeps it waiting: the
+/// writer, and the readers too when `t` wants it exclusively.
+fn excluding_holders<'e>(
+    e: &'e Execution,
+    t: ThreadId,
+    a: Acquiring,
+) -> impl Iterator<Item = ThreadId> + 'e {
+    let lock = e.objects.get(a.obj).lock.as_ref();
+    let writer = lock.and_then(|l| l.writer).map(|(w, _)| w);
+    let readers = lock
+        .filter(|_| !a.shared)
+        .map_or(&[][..], |l| l.readers.as_slice());
+    writer
+        .into_iter()
+        .chain(readers.iter().copied())
+        .filter(move |&h| h != t)
 }
 
 /// One line per thread: what it is doing or waiting for, and where.
@@ -70,11 +87,20 @@ pub(crate) fn describe(e: &Execution, t: ThreadId) -> String {
         Some((h, at)) => format!(", held by {} since {at}", e.threads[h].label(h)),
         None => ", which no thread holds".to_string(),
     };
-    if let Some((lock, at)) = th.acquiring {
+    if let Some(a) = th.acquiring {
+        let readers =
+            excluding_holders(e, t, a).filter(|&h| e.holder(a.obj).is_none_or(|(w, _)| w != h));
+        let readers: Vec<String> = readers.map(|r| e.threads[r].label(r)).collect();
+        let held = if readers.is_empty() {
+            held_by(a.obj)
+        } else {
+            format!(", held shared by {}", readers.join(", "))
+        };
         return format!(
-            "{who}: spins acquiring {} at {at}{}",
-            e.objects.label(lock),
-            held_by(lock)
+            "{who}: spins acquiring {}{} at {}{held}",
+            e.objects.label(a.obj),
+            if a.shared { " shared" } else { "" },
+            a.location,
         );
     }
     match th.status {
@@ -89,12 +115,19 @@ pub(crate) fn describe(e: &Execution, t: ThreadId) -> String {
             ),
             _ => format!("{who}: about to {} at {}", op.kind, op.location),
         },
-        Status::Waiting(w) => format!(
-            "{who}: waits for {} on {} at {}",
-            w.what,
-            e.objects.label(w.obj),
-            w.location
-        ),
+        Status::Waiting(w) => match super::spawn::joined_thread(w.key, e.threads.len()) {
+            Some(j) => format!(
+                "{who}: waits for {} to finish (join) at {}",
+                e.threads[j].label(j),
+                w.location
+            ),
+            None => format!(
+                "{who}: waits for {} on {} at {}",
+                w.what,
+                e.objects.label(w.obj),
+                w.location
+            ),
+        },
         Status::Fresh | Status::Running => format!("{who}: running"),
     }
 }
@@ -118,12 +151,12 @@ pub(crate) fn step_limit(e: &Execution) -> Found {
     let mut details: Vec<String> = per_thread
         .iter()
         .map(|(t, ops)| {
-            let (what, n) = ops.iter().max_by_key(|(_, n)| **n).expect("non-empty");
             let total: usize = ops.values().sum();
             format!(
-                "{} ran {total} of the last {} steps, mostly {what} ({n} times)",
+                "{} ran {total} of the last {}{}",
                 e.threads[*t].label(*t),
-                e.trace.len() - window
+                count(e.trace.len() - window, "step"),
+                mostly(ops)
             )
         })
         .collect();
@@ -138,6 +171,45 @@ pub(crate) fn step_limit(e: &Execution) -> Found {
         details,
         location: None,
         thread: None,
+    }
+}
+
+/// What one thread's steps among the last ones were: `: yield at a.rs:3:5` (one step),
+/// `, all yield at a.rs:3:5`, `, 5 of them load AtomicBool#0 at a.rs:9:13`.
+fn mostly(ops: &BTreeMap<String, usize>) -> String {
+    let (what, n) = ops.iter().max_by_key(|(_, n)| **n).expect("non-empty");
+    match (ops.len(), *n) {
+        (1, 1) => format!(": {what}"),
+        (1, _) => format!(", all {what}"),
+        (_, 1) => ", each a different operation".to_string(),
+        _ => format!(", {n} of them {what}"),
+    }
+}
+
+/// `1 step`, `2 steps`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// Thread `t` ran past the end of its stack.
+pub(crate) fn stack_overflow(e: &Execution, t: ThreadId) -> Found {
+    let size = e.threads[t].stack_size.unwrap_or(e.config.stack_size);
+    Found {
+        kind: FailureKind::StackOverflow,
+        message: format!(
+            "{} overflowed its stack of {} KiB; give it more with \
+             symx::thread::Builder::new().stack_size(BYTES), or every model thread with \
+             symx::Builder::stack_size(BYTES) / #[symx::test(stack_size = BYTES)]",
+            e.threads[t].label(t),
+            size / 1024
+        ),
+        details: Vec::new(),
+        location: None,
+        thread: Some(t),
     }
 }
 

@@ -58,8 +58,8 @@ pub(crate) struct Thread {
     /// Woke spuriously and no other thread has taken a step since: offering another spurious
     /// wake-up would only repeat the same states forever.
     pub spurious_used: bool,
-    /// Inside a `#[symx::acquire]` call on this object (spinning on it, typically).
-    pub acquiring: Option<(ObjId, &'static Location<'static>)>,
+    /// Inside a `#[symx::acquire]` call (spinning on its lock, typically).
+    pub acquiring: Option<Acquiring>,
     pub park_token: bool,
     pub yielder: *const Yielder<(), ()>,
     /// Events that must precede this thread's next event (see `Event::enablers`).
@@ -68,6 +68,9 @@ pub(crate) struct Thread {
     pub last_event: Option<u32>,
     /// The final clock, taken by `join`.
     pub exit_clock: Option<VClock>,
+    /// The stack size `thread::Builder::stack_size` asked for, then (once its coroutine
+    /// exists) the size it got.
+    pub stack_size: Option<usize>,
     /// Accessed a symx object without a scheduling point (an `UnsafeCell`): with
     /// `last_event`, whether the model saw the thread do anything at all.
     pub accessed: bool,
@@ -102,6 +105,7 @@ impl Thread {
             after: Vec::new(),
             last_event: None,
             exit_clock: None,
+            stack_size: None,
             accessed: false,
         }
     }
@@ -124,4 +128,13 @@ impl Thread {
             None => format!("thread {id}"),
         }
     }
+}
+
+/// An annotated acquisition in progress: which lock, in which mode, called from where.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Acquiring {
+    pub obj: ObjId,
+    pub location: &'static Location<'static>,
+    /// `#[symx::acquire_shared]`: only a writer keeps the thread waiting.
+    pub shared: bool,
 }
