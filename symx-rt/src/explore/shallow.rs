@@ -6,8 +6,9 @@
 //! after everything below it is exhausted, so a bug that needs one preemption early in an
 //! execution with a long dependent tail can take it arbitrarily long. A bounded DFS with few
 //! preemptions reaches such a bug after a number of executions polynomial in the length.
-//! The passes get at most [`HEAD_START`] executions plus half as many as the DPOR has run, so
-//! a program without a bug is proved at most about one and a half times as slowly; the passes
+//! The passes start after the DPOR's first [`WARM_UP`] executions and get at most half as many
+//! as the DPOR has run, so a program without a bug is proved at most about one and a half
+//! times as slowly; the passes
 //! stop when the DPOR finishes (it has seen every trace they could show) or after bound
 //! [`LAST_BOUND`].
 //!
@@ -23,8 +24,9 @@ use super::dpor::Dpor;
 use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::{Event, ThreadId};
 
-/// Executions the passes may run after the DPOR's first.
-pub(crate) const HEAD_START: u64 = 64;
+/// Executions the DPOR runs alone before the passes start: a small exploration (most tests)
+/// finishes before any pass runs, so its executions, traces and side effects are the DPOR's.
+pub(crate) const WARM_UP: u64 = 256;
 
 /// The largest preemption bound a pass explores.
 pub(crate) const LAST_BOUND: u32 = 2;
@@ -108,8 +110,7 @@ impl ShallowFirst {
 
 impl Chooser for ShallowFirst {
     fn next_execution(&mut self) -> bool {
-        // The DPOR's first execution comes first: it is the bound-0 pass's first schedule too.
-        let passes_due = self.deep > 0 && self.shallow < HEAD_START + self.deep / 2;
+        let passes_due = self.deep >= WARM_UP && self.shallow < self.deep / 2;
         if self.pass.is_some() && passes_due && self.next_pass_execution() {
             self.turn = Turn::Pass;
             self.shallow += 1;
