@@ -30,6 +30,7 @@ const KEYS: &[&str] = &[
     "seed",
     "depth",
     "spurious_wakeups",
+    "leak_check",
     "stack_size",
     "time_budget_ms",
     "max_branch_depth",

@@ -150,6 +150,7 @@ pub struct Builder {
     pub(crate) strategy: Strategy,
     pub(crate) spurious_wakeups: bool,
     pub(crate) stack_size: usize,
+    pub(crate) leak_check: bool,
     pub(crate) time_budget: Option<Duration>,
     /// Symbolic conditions per path that `cargo symx test`'s symbolic exploration may flip.
     pub(crate) max_branch_depth: Option<u32>,
@@ -188,6 +189,7 @@ impl Builder {
             strategy: Strategy::Dpor,
             spurious_wakeups: false,
             stack_size: 256 * 1024,
+            leak_check: true,
             time_budget: None,
             max_branch_depth: None,
             test_name: None,
@@ -236,6 +238,14 @@ impl Builder {
     /// Stack size of each model thread (default 256 KiB).
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = bytes.max(16 * 1024);
+        self
+    }
+
+    /// Report a `symx::sync::Arc`, a `Track`ed value or a block from `symx::loom::alloc` still
+    /// alive when every thread of an execution has finished, as failure kind `leak` with the
+    /// allocation's location (default: on, as in loom).
+    pub fn leak_check(mut self, on: bool) -> Self {
+        self.leak_check = on;
         self
     }
 
@@ -307,6 +317,7 @@ impl Builder {
             preemption_bound: self.preemption_bound,
             spurious_wakeups: self.spurious_wakeups,
             stack_size: self.stack_size,
+            leak_check: self.leak_check,
             sym: crate::sym::record::SymConfig {
                 recording: self.record,
                 inputs: self.inputs.clone(),
@@ -357,6 +368,11 @@ impl Builder {
     #[doc(hidden)]
     pub fn __attr_stack_size(self, bytes: usize) -> Self {
         self.stack_size(bytes)
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_leak_check(self, on: bool) -> Self {
+        self.leak_check(on)
     }
 
     #[doc(hidden)]

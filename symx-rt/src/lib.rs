@@ -54,6 +54,7 @@ mod rng;
 mod rt;
 mod schedule;
 mod sym;
+mod thread_local;
 pub mod trace;
 // cargo symx: the worker side of the driver protocol. Reached only through the hidden
 // `__worker` below (not part of the API), so the API's `missing_docs` does not hold it.
@@ -63,6 +64,7 @@ mod worker;
 pub mod annotate;
 pub mod cell;
 pub mod hint;
+pub mod loom;
 pub mod sync;
 pub mod thread;
 pub mod wait_queue;

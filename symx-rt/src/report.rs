@@ -22,21 +22,26 @@ pub enum FailureKind {
     /// A synchronization annotation's contract was broken: a lock released by a thread that
     /// does not hold it, two holders at once, a thread leaving a barrier early.
     Misuse,
+    /// A tracked allocation (a `symx::sync::Arc`, a `Track`ed value, a block from
+    /// `symx::loom::alloc::alloc`) was still alive when every thread had finished
+    /// (`Builder::leak_check`).
+    Leak,
 }
 
 impl FailureKind {
     /// Every kind, in the order of the enum.
-    pub const ALL: [FailureKind; 5] = [
+    pub const ALL: [FailureKind; 6] = [
         FailureKind::Panic,
         FailureKind::Deadlock,
         FailureKind::DataRace,
         FailureKind::StepLimit,
         FailureKind::Misuse,
+        FailureKind::Leak,
     ];
 
     /// The kind's stable name in every machine-readable output (`cargo symx`'s reports, the
     /// worker protocol, traces) and in `expect` tables: `panic`, `deadlock`, `data-race`,
-    /// `step-limit`, `misuse`.
+    /// `step-limit`, `misuse`, `leak`.
     pub fn name(self) -> &'static str {
         match self {
             FailureKind::Panic => "panic",
@@ -44,6 +49,7 @@ impl FailureKind {
             FailureKind::DataRace => "data-race",
             FailureKind::StepLimit => "step-limit",
             FailureKind::Misuse => "misuse",
+            FailureKind::Leak => "leak",
         }
     }
 }
@@ -65,6 +71,7 @@ impl fmt::Display for FailureKind {
             FailureKind::DataRace => "data race",
             FailureKind::StepLimit => "step limit exceeded",
             FailureKind::Misuse => "synchronization misuse",
+            FailureKind::Leak => "leak",
         })
     }
 }

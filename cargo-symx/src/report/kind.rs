@@ -72,6 +72,7 @@ mod tests {
                 "data-race",
                 "step-limit",
                 "misuse",
+                "leak",
                 "atomicity-violation",
                 "crash",
                 "timeout"

@@ -84,6 +84,30 @@ impl Execution {
 
     /// Checks an `UnsafeCell` access against the cell's history; a race is a failure that
     /// names both accesses.
+    /// Remembers an atomic write to `obj`, which a later `unsync_load` must be ordered after;
+    /// an earlier `unsync_load` it is not ordered after is a race.
+    pub fn atomic_write(
+        &mut self,
+        obj: ObjId,
+        location: &'static Location<'static>,
+    ) -> Option<Found> {
+        let t = self.current;
+        let clock = &self.threads[t].clock;
+        let access = Access {
+            thread: t,
+            time: clock.get(t),
+            write: true,
+            location,
+        };
+        let state = self
+            .objects
+            .get_mut(obj)
+            .cell
+            .get_or_insert_with(Default::default);
+        let other = state.atomic_write(access, clock)?;
+        Some(self.race(obj, other, access))
+    }
+
     pub fn cell_access(
         &mut self,
         obj: ObjId,
@@ -104,9 +128,16 @@ impl Execution {
             .cell
             .get_or_insert_with(Default::default);
         let other = state.access(access, clock)?;
+        Some(self.race(obj, other, access))
+    }
+
+    /// The report of `access` (by the current thread) racing with the earlier `other`.
+    fn race(&self, obj: ObjId, other: Access, access: Access) -> Found {
+        let t = access.thread;
+        let location = access.location;
         let what = |a: &Access| if a.write { "write" } else { "read" };
         let cell = self.objects.label(obj);
-        Some(Found {
+        Found {
             kind: FailureKind::DataRace,
             message: format!(
                 "data race on {cell}: {} by {} and {} by {} are not ordered by happens-before",
@@ -131,6 +162,6 @@ impl Execution {
             ],
             location: Some(location.into()),
             thread: Some(t),
-        })
+        }
     }
 }

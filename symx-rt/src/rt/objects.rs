@@ -183,6 +183,11 @@ impl Objects {
         id
     }
 
+    /// A new object known by neither an identity slot nor an address (an `Arc`'s allocation).
+    pub fn fresh(&mut self, kind: ObjKind, type_name: &'static str) -> ObjId {
+        self.push(kind, type_name, 0)
+    }
+
     fn push(&mut self, kind: ObjKind, type_name: &'static str, initial: u64) -> ObjId {
         let id = self.states.len() as ObjId;
         self.states.push(ObjState {

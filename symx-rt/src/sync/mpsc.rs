@@ -150,6 +150,7 @@ impl<T> Chan<T> {
                 location,
             }),
             spurious: false,
+            timeout: false,
             location,
             what,
         });
