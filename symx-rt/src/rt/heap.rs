@@ -173,10 +173,11 @@ impl Execution {
     pub fn arc_obj(&mut self, at: usize) -> Option<ObjId> {
         let a = self.heap.live.get_mut(&key(AllocKind::Arc, at))?;
         let objects = &mut self.objects;
-        Some(
-            *a.obj
-                .get_or_insert_with(|| objects.fresh(ObjKind::Arc, "Arc")),
-        )
+        let created = a.location;
+        let obj = a
+            .obj
+            .get_or_insert_with(|| objects.fresh(ObjKind::Arc, "Arc", created));
+        Some(*obj)
     }
 
     /// The leak check: a tracked allocation still alive when every thread has finished.

@@ -149,6 +149,7 @@ macro_rules! atomic_int {
 
         impl $name {
             /// A new atomic holding the value. `const`, as in `std`: usable in statics.
+            #[track_caller]
             pub const fn new(v: $t) -> Self {
                 $name { init: std::sync::atomic::$name::new(v), obj: ObjRef::new() }
             }
@@ -317,12 +318,13 @@ macro_rules! atomic_int {
                 }).flatten();
                 if let Some(v) = current {
                     self.init.store(v as $t, Ordering::Relaxed);
-                    self.obj = ObjRef::new();
+                    self.obj.forget();
                 }
             }
         }
 
         impl From<$t> for $name {
+            #[track_caller]
             fn from(v: $t) -> Self { Self::new(v) }
         }
     };
@@ -345,6 +347,7 @@ pub struct AtomicBool(AtomicU8);
 
 impl AtomicBool {
     /// A new atomic holding the value. `const`, as in `std`: usable in statics.
+    #[track_caller]
     pub const fn new(v: bool) -> Self {
         AtomicBool(AtomicU8::new(v as u8))
     }
@@ -460,6 +463,7 @@ impl AtomicBool {
 }
 
 impl From<bool> for AtomicBool {
+    #[track_caller]
     fn from(v: bool) -> Self {
         Self::new(v)
     }
@@ -473,6 +477,7 @@ pub struct AtomicPtr<T> {
 }
 
 impl<T> Default for AtomicPtr<T> {
+    #[track_caller]
     fn default() -> Self {
         Self::new(std::ptr::null_mut())
     }
@@ -486,6 +491,7 @@ impl<T> From<*mut T> for AtomicPtr<T> {
 
 impl<T> AtomicPtr<T> {
     /// A new atomic holding the value. `const`, as in `std`: usable in statics.
+    #[track_caller]
     pub const fn new(p: *mut T) -> Self {
         AtomicPtr {
             init: std::sync::atomic::AtomicPtr::new(p),
@@ -646,7 +652,7 @@ impl<T> AtomicPtr<T> {
         .flatten();
         if let Some(v) = current {
             self.init.store(v as usize as *mut T, Ordering::Relaxed);
-            self.obj = ObjRef::new();
+            self.obj.forget();
         }
     }
 }

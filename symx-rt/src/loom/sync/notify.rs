@@ -20,6 +20,7 @@ pub struct Notify {
 
 impl Notify {
     /// A new `Notify` without a permit.
+    #[track_caller]
     pub fn new() -> Notify {
         Notify { obj: ObjRef::new() }
     }
