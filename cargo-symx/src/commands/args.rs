@@ -88,6 +88,10 @@ pub struct CargoArgs {
     /// the rustflags), in cargo's own target directory rather than its `symx/`.
     #[arg(long)]
     pub no_cfg_symx: bool,
+    /// Build with `--cfg loom` too, for a crate whose loom tests and `cfg(loom)` swap use symx's
+    /// loom API (its `loom` dependency pointed at symx-loom: docs/coming-from-loom.md).
+    #[arg(long)]
+    pub cfg_loom: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -268,6 +272,7 @@ impl CargoArgs {
             release: self.release,
             target_dir: self.target_dir.clone(),
             no_cfg_symx: self.no_cfg_symx,
+            cfg_loom: self.cfg_loom,
         }
     }
 }
