@@ -78,6 +78,7 @@ mod tests {
                 "step-limit",
                 "misuse",
                 "leak",
+                "stack-overflow",
                 "atomicity-violation",
                 "crash",
                 "timeout",

@@ -15,5 +15,5 @@ where
     T: 'static,
 {
     // SAFETY: `f` and its result are 'static.
-    unsafe { crate::thread::spawn_inner(f, None) }
+    unsafe { crate::thread::spawn_inner(f, None, None) }
 }
