@@ -43,6 +43,44 @@ pub struct Settings {
     pub max_branch_depth: Option<u32>,
     /// Features of the package to build its tests with (besides `--features`).
     pub features: Option<Vec<String>>,
+    /// Search passing tests with assertion-guided pruning: `true`, `false` or `"audit"`.
+    pub assertion_guided: Option<GuidedKey>,
+}
+
+/// The value of `assertion-guided`: a switch, or the name of a mode (`"audit"`).
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum GuidedKey {
+    Switch(bool),
+    Mode(String),
+}
+
+/// Whether and how `cargo symx test` searches with assertion-guided pruning.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Guided {
+    /// Only tests whose attribute asks (`assertion_guided = true`).
+    #[default]
+    Attribute,
+    /// Every passing `#[symx::test]`.
+    On,
+    /// Every passing `#[symx::test]`, pruned and unpruned side by side: a difference in
+    /// verdict or failing assertion sites is a failure.
+    Audit,
+    /// No test.
+    Off,
+}
+
+impl GuidedKey {
+    fn resolve(&self) -> Result<Guided, String> {
+        match self {
+            GuidedKey::Switch(true) => Ok(Guided::On),
+            GuidedKey::Switch(false) => Ok(Guided::Off),
+            GuidedKey::Mode(m) if m == "audit" => Ok(Guided::Audit),
+            GuidedKey::Mode(m) => Err(format!(
+                "assertion-guided is true, false or \"audit\", not \"{m}\""
+            )),
+        }
+    }
 }
 
 impl Settings {
@@ -66,7 +104,8 @@ impl Settings {
             predict_properties,
             symbolic,
             max_branch_depth,
-            features
+            features,
+            assertion_guided
         );
         self.expect
             .extend(over.expect.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -98,6 +137,7 @@ pub struct Resolved {
     pub symbolic: Symbolic,
     /// Features of the package its tests are built with (`features`).
     pub features: Vec<String>,
+    pub assertion_guided: Guided,
 }
 
 /// The symbolic exploration's settings.
@@ -212,6 +252,12 @@ impl Layers {
             },
             expect: s.expect,
             features: s.features.unwrap_or_default(),
+            assertion_guided: s
+                .assertion_guided
+                .as_ref()
+                .map(GuidedKey::resolve)
+                .transpose()?
+                .unwrap_or_default(),
         })
     }
 }

@@ -33,6 +33,7 @@ const KEYS: &[&str] = &[
     "stack_size",
     "time_budget_ms",
     "max_branch_depth",
+    "assertion_guided",
 ];
 
 /// One accepted `key = value` argument.

@@ -153,6 +153,8 @@ pub struct Builder {
     pub(crate) time_budget: Option<Duration>,
     /// Symbolic conditions per path that `cargo symx test`'s symbolic exploration may flip.
     pub(crate) max_branch_depth: Option<u32>,
+    /// `cargo symx test` searches inputs and schedules with assertion-guided pruning.
+    pub(crate) assertion_guided: bool,
     pub(crate) test_name: Option<String>,
     /// Record every execution's trace (symbolic notes and all).
     pub(crate) record: bool,
@@ -190,6 +192,7 @@ impl Builder {
             stack_size: 256 * 1024,
             time_budget: None,
             max_branch_depth: None,
+            assertion_guided: false,
             test_name: None,
             record: false,
             inputs: None,
@@ -252,6 +255,14 @@ impl Builder {
     /// bound has no effect.
     pub fn max_branch_depth(mut self, depth: Option<u32>) -> Self {
         self.max_branch_depth = depth;
+        self
+    }
+
+    /// Asks `cargo symx test` to search this test's inputs and schedules with
+    /// assertion-guided pruning (skipping every state proved unable to fail an assertion).
+    /// In process (`cargo test`) it has no effect.
+    pub fn assertion_guided(mut self, on: bool) -> Self {
+        self.assertion_guided = on;
         self
     }
 
@@ -370,6 +381,11 @@ impl Builder {
     }
 
     #[doc(hidden)]
+    pub fn __attr_assertion_guided(self, on: bool) -> Self {
+        self.assertion_guided(on)
+    }
+
+    #[doc(hidden)]
     pub fn __attr_seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
         self.with_strategy_args()
@@ -415,6 +431,27 @@ pub struct Guide {
     pub choices: Vec<u32>,
     /// Values of the symbolic inputs; those not given take the builder's defaults.
     pub inputs: InputValues,
+}
+
+/// What the function driving an execution ([`Builder::run_driven`]) is shown at each
+/// scheduling point.
+#[derive(Debug)]
+pub struct DrivenPoint<'a> {
+    /// Steps already taken.
+    pub step: u64,
+    /// The threads that can take the next step (execution-local ids, as traces number them).
+    pub enabled: &'a [usize],
+    /// The execution so far: every event up to this point.
+    pub trace: &'a Trace,
+}
+
+/// The decision of the function driving an execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drive {
+    /// This thread takes the next step.
+    Run(usize),
+    /// Abandon the execution here: it ends as discarded, nothing runs again.
+    Stop,
 }
 
 /// The result of [`Builder::run_guided`].

@@ -5,6 +5,8 @@
 //!
 //! - [`wang`]: the figures of Wang et al., "Symbolic Predictive Analysis for Concurrent
 //!   Programs";
+//! - [`guided`]: the figures of Guo et al., "Assertion Guided Symbolic Execution of
+//!   Multithreaded Programs", and the soundness pitfalls of its algorithm;
 //! - [`classic`]: lost updates and a bounded buffer that waits with `if`;
 //! - [`rng`]: SplitMix64, the same draws on every machine;
 //! - [`symbolic`]: bugs that need an input value and an interleaving at once;
@@ -15,6 +17,7 @@
 //! are in this crate's files, so moving a program changes the traces golden tests keep.
 
 pub mod classic;
+pub mod guided;
 pub mod observe;
 pub mod rng;
 pub mod symbolic;

@@ -135,6 +135,12 @@ pub struct TestArgs {
     /// Explore tests that draw symbolic inputs at their default inputs only.
     #[arg(long, help_heading = SYMBOLIC)]
     pub no_symbolic: bool,
+    /// Search every passing symx test's inputs and schedules again with assertion-guided
+    /// pruning (states proved unable to fail an assertion are skipped); `=audit` runs the
+    /// pruned and the unpruned search side by side and fails the test if they disagree.
+    #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = "on",
+          value_parser = ["on", "audit"], help_heading = SYMBOLIC)]
+    pub assertion_guided: Option<String>,
     /// Arguments passed to every test binary (listing and running), e.g. --include-ignored or
     /// --skip NAME; the driver itself sets the test name, --exact and --test-threads.
     #[arg(last = true)]

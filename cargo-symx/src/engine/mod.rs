@@ -7,8 +7,13 @@
 //! - `predict`: symbolic predictive analysis of one recorded trace (Wang, Kundu, Ganai,
 //!   Gupta, "Symbolic Predictive Analysis for Concurrent Programs", FM 2009);
 //! - `symbolic`: every input class of a test times every schedule class of it (concolic
-//!   search over the recorded path conditions, with optimal DPOR inside each class).
+//!   search over the recorded path conditions, with optimal DPOR inside each class);
+//! - `assertion_guided`: the same space searched as one tree of schedule and branch choices,
+//!   pruning every state that summaries of explored subtrees prove cannot fail an assertion
+//!   (Guo, Kusano, Wang, Yang, Gupta, "Assertion Guided Symbolic Execution of Multithreaded
+//!   Programs", ESEC/FSE 2015).
 
+pub mod assertion_guided;
 mod in_process;
 pub mod predict;
 pub mod symbolic;
@@ -19,7 +24,7 @@ use std::time::Duration;
 
 use symx::__worker::protocol::FailureReport;
 use symx::trace::Trace;
-use symx::{Guide, InputValues};
+use symx::{Drive, DrivenPoint, Guide, InputValues};
 
 use crate::solver::replayed::Replayed;
 
@@ -32,6 +37,17 @@ pub trait Executor {
     fn explore(&mut self, inputs: &InputValues, limits: &Limits) -> Result<Exploration, String>;
     /// Runs the one execution `guide` describes.
     fn run(&mut self, guide: &Guide) -> Result<Replayed, String>;
+    /// Runs one execution with `inputs` in which `decide` takes every scheduling decision,
+    /// shown the execution so far, and may abandon it (`symx::Builder::run_driven`). An
+    /// executor that cannot says why.
+    fn drive(
+        &mut self,
+        inputs: &InputValues,
+        decide: &mut dyn FnMut(&DrivenPoint<'_>) -> Drive,
+    ) -> Result<Replayed, String> {
+        let _ = (inputs, decide);
+        Err("this executor cannot drive an execution".into())
+    }
 }
 
 /// Bounds an engine puts on one exploration it asks for.

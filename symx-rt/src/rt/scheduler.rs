@@ -208,6 +208,9 @@ impl Scheduler<'_> {
             }
             let (options, choice) = self.options(&enabled, last);
             let (t, op) = self.pick(&options, choice, last, steps);
+            if self.failed() {
+                return; // the chooser abandoned the execution
+            }
             steps += 1;
             let max_steps = self.ctx.exec.borrow().config.max_steps;
             if steps > max_steps {
@@ -287,12 +290,20 @@ impl Scheduler<'_> {
                     })
                     .collect()
             };
+            // SAFETY: see `run_execution`; no model thread runs during the call.
+            let partial = unsafe { (*chooser).wants_trace() }
+                .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
             let point = SchedulingPoint {
                 step,
                 candidates: &candidates,
+                trace: partial.as_ref(),
             };
             // SAFETY: see `run_execution`; no model thread runs during the call.
             let t = unsafe { (*chooser).choose_thread(&point) };
+            // SAFETY: as above.
+            if unsafe { (*chooser).stop() } {
+                self.exec().sym.discarded = true;
+            }
             let chosen = options
                 .iter()
                 .copied()
