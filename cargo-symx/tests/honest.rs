@@ -46,17 +46,6 @@ fn a_filter_that_matches_nothing_exits_4_and_names_the_filter() {
     assert!(!String::from_utf8_lossy(&found.stderr).contains("no #[symx::test] ran"));
 }
 
-/// Runs a printed `cargo symx ...` command word by word, with this build's `cargo-symx`.
-fn run_printed(command: &str) -> std::process::Output {
-    let words: Vec<&str> = command.split_whitespace().collect();
-    assert_eq!(&words[..2], ["cargo", "symx"], "{command}");
-    std::process::Command::new(env!("CARGO_BIN_EXE_cargo-symx"))
-        .args(&words[1..])
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("cargo-symx runs")
-}
-
 #[test]
 fn configured_and_command_line_features_build_the_tests_and_their_replay_commands_work() {
     let out = symx(
@@ -82,18 +71,8 @@ fn configured_and_command_line_features_build_the_tests_and_their_replay_command
         let command = failure["replay"].as_str().unwrap();
         assert!(command.contains("--features extra "), "{command}");
         assert!(command.contains("--target-dir "), "{command}");
-        let replayed = run_printed(command);
-        assert_eq!(
-            replayed.status.code(),
-            Some(1),
-            "{command}\n{}",
-            text(&replayed)
-        );
-        assert!(
-            String::from_utf8_lossy(&replayed.stdout).contains("happens again"),
-            "{command}\n{}",
-            text(&replayed)
-        );
+        let replayed = printed(command).output().expect("cargo-symx runs");
+        assert_happens_again(command, &replayed);
     }
     // Without the command line's feature only the configured one is built.
     let out = symx("test", &["-p", "fixture-featured", "--format", "json"]);

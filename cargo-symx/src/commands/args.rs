@@ -81,9 +81,13 @@ pub struct CargoArgs {
     /// Build with the release profile.
     #[arg(long)]
     pub release: bool,
-    /// Directory for all generated artifacts.
+    /// Directory for all generated artifacts (the tests are built in its `symx/`).
     #[arg(long, value_name = "DIR")]
     pub target_dir: Option<PathBuf>,
+    /// Build the tests as plain `cargo test` does: without `--cfg symx` (which symx appends to
+    /// the rustflags), in cargo's own target directory rather than its `symx/`.
+    #[arg(long)]
+    pub no_cfg_symx: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -269,6 +273,7 @@ impl CargoArgs {
             configured_features: Vec::new(),
             release: self.release,
             target_dir: self.target_dir.clone(),
+            no_cfg_symx: self.no_cfg_symx,
         }
     }
 }
