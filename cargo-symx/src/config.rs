@@ -413,10 +413,29 @@ mod tests {
             symbolic: Some(false),
             max_branch_depth: Some(10),
             features: Some(vec!["model".into()]),
+            assertion_guided: Some(GuidedKey::Mode("audit".into())),
         };
         let merged = Settings::default().merge(&over);
         // Debug output covers every field, so a key left out of `merge` shows here.
         assert_eq!(format!("{merged:?}"), format!("{over:?}"));
+    }
+
+    #[test]
+    fn assertion_guided_is_a_switch_or_audit() {
+        let file = |text: &str| toml::from_str::<ConfigFile>(text).unwrap().profile["p"].clone();
+        for (text, mode) in [
+            ("[profile.p]\nassertion-guided = true\n", Guided::On),
+            ("[profile.p]\nassertion-guided = false\n", Guided::Off),
+            ("[profile.p]\nassertion-guided = \"audit\"\n", Guided::Audit),
+            ("[profile.p]\n", Guided::Attribute),
+        ] {
+            let key = file(text).assertion_guided;
+            let got = key.as_ref().map(GuidedKey::resolve).transpose().unwrap();
+            assert_eq!(got.unwrap_or_default(), mode, "{text}");
+        }
+        let bad = file("[profile.p]\nassertion-guided = \"sometimes\"\n").assertion_guided;
+        let err = bad.unwrap().resolve().unwrap_err();
+        assert!(err.contains("\"sometimes\""), "{err}");
     }
 
     #[test]

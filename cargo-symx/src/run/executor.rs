@@ -98,18 +98,7 @@ impl Executor for WorkerExecutor<'_> {
         let request = Request::Drive {
             inputs: values(inputs),
         };
-        let mut answer = |step: u64, enabled: &[usize], trace: &symx::trace::Trace| {
-            let point = DrivenPoint {
-                step,
-                enabled,
-                trace,
-            };
-            match decide(&point) {
-                Drive::Run(t) => Some(t),
-                Drive::Stop => None,
-            }
-        };
-        let result = self.session()?.drive(request, &mut answer);
+        let result = self.session()?.drive(request, decide);
         match result {
             Ok(Message::Ran(ran)) => Ok(ran.into()),
             Ok(other) => Err(format!("unexpected answer: {other:?}")),

@@ -60,7 +60,7 @@ impl Session {
     pub fn drive(
         &mut self,
         request: Request,
-        decide: &mut dyn FnMut(u64, &[usize], &symx::trace::Trace) -> Option<usize>,
+        decide: &mut dyn FnMut(&symx::DrivenPoint<'_>) -> symx::Drive,
     ) -> Result<Message, String> {
         let _slot = budget::acquire(None).map_err(|_| "interrupted (Ctrl-C)".to_string())?;
         self.send(request)?;
@@ -72,7 +72,15 @@ impl Session {
                     trace,
                 } => {
                     let enabled: Vec<usize> = enabled.iter().map(|&t| t as usize).collect();
-                    let thread = decide(step, &enabled, &trace).map(|t| t as u32);
+                    let point = symx::DrivenPoint {
+                        step,
+                        enabled: &enabled,
+                        trace: &trace,
+                    };
+                    let thread = match decide(&point) {
+                        symx::Drive::Run(t) => Some(t as u32),
+                        symx::Drive::Stop => None,
+                    };
                     self.send(Request::Decide { thread })?;
                 }
                 m => return Ok(m),
