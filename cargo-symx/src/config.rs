@@ -43,6 +43,9 @@ pub struct Settings {
     pub max_branch_depth: Option<u32>,
     /// Features of the package to build its tests with (besides `--features`).
     pub features: Option<Vec<String>>,
+    /// Which facts of a declared program context hold (`full`, `no-rd`, `no-si`, `naive`),
+    /// over the test attribute's `context_mode`.
+    pub context_mode: Option<String>,
     /// Search passing tests with assertion-guided pruning: `true`, `false` or `"audit"`.
     pub assertion_guided: Option<GuidedKey>,
 }
@@ -105,6 +108,7 @@ impl Settings {
             symbolic,
             max_branch_depth,
             features,
+            context_mode,
             assertion_guided
         );
         self.expect
@@ -137,6 +141,8 @@ pub struct Resolved {
     pub symbolic: Symbolic,
     /// Features of the package its tests are built with (`features`).
     pub features: Vec<String>,
+    /// The configured `context-mode` (checked), over the test attribute's.
+    pub context_mode: Option<symx::context::ContextMode>,
     pub assertion_guided: Guided,
 }
 
@@ -252,6 +258,12 @@ impl Layers {
             },
             expect: s.expect,
             features: s.features.unwrap_or_default(),
+            context_mode: s
+                .context_mode
+                .as_deref()
+                .map(str::parse)
+                .transpose()
+                .map_err(|e| format!("context-mode: {e}"))?,
             assertion_guided: s
                 .assertion_guided
                 .as_ref()
@@ -413,6 +425,7 @@ mod tests {
             symbolic: Some(false),
             max_branch_depth: Some(10),
             features: Some(vec!["model".into()]),
+            context_mode: Some("naive".into()),
             assertion_guided: Some(GuidedKey::Mode("audit".into())),
         };
         let merged = Settings::default().merge(&over);

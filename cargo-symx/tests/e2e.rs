@@ -168,7 +168,6 @@ fn crashes_and_hangs_are_reported_with_a_replaying_prefix_and_the_run_goes_on() 
         ("segfaults_via_unsafe", "crashed", "crash", "SIGSEGV"),
         ("aborts", "crashed", "crash", "SIGABRT"),
         ("exits_the_process", "crashed", "crash", "code 3"),
-        ("loops_forever", "timed-out", "timeout", "still running"),
         ("overflows_its_stack", "crashed", "crash", "SIGSEGV"),
     ] {
         let t = test(&report, name);
@@ -185,6 +184,18 @@ fn crashes_and_hangs_are_reported_with_a_replaying_prefix_and_the_run_goes_on() 
         let token = f["token"].as_str().expect("a token for the prefix");
         assert_replays("fixture-crashes", token, "crashed again");
     }
+    // A hang inside a model thread is found by the watchdog, with the schedule so far.
+    let t = test(&report, "loops_forever");
+    assert_eq!(t["status"], "timed-out", "{t:#}");
+    let f = &t["failure"];
+    assert_eq!(f["kind"], "stuck");
+    let message = f["message"].as_str().unwrap();
+    assert!(
+        message.contains("without reaching a scheduling point since its last symx operation"),
+        "{f:#}"
+    );
+    let token = f["token"].as_str().expect("a token for the prefix");
+    assert_replays("fixture-crashes", token, "a thread is stuck again");
     assert_eq!(
         test(&report, "an_ordinary_test_after_them_passes")["status"],
         "passed"

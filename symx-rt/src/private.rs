@@ -25,7 +25,7 @@ pub fn run_test(name: &'static str, builder: Builder, body: fn()) {
 pub fn run_test_with(name: &str, builder: Builder, body: fn(), replay: Option<String>) {
     // `module_path!()` starts with the crate name, which `cargo test` filters do not contain.
     let path = name.split_once("::").map_or(name, |(_, rest)| rest);
-    let builder = builder.name(path).trace_dir_from_env();
+    let builder = crate::context::mode_from_env(builder.name(path).trace_dir_from_env());
     // cargo symx: under the driver, the test serves its request instead (see `worker`).
     if crate::worker::serve(path, &builder, body) {
         return;

@@ -8,12 +8,16 @@
 //!   Gupta, "Symbolic Predictive Analysis for Concurrent Programs", FM 2009);
 //! - `symbolic`: every input class of a test times every schedule class of it (concolic
 //!   search over the recorded path conditions, with optimal DPOR inside each class);
+//! - `context`: exploration from a program context a test declares (Bergan, Grossman,
+//!   Ceze, "Symbolic Execution of Multithreaded Programs from Arbitrary Program Contexts",
+//!   OOPSLA 2014), counted per context mode;
 //! - `assertion_guided`: the same space searched as one tree of schedule and branch choices,
 //!   pruning every state that summaries of explored subtrees prove cannot fail an assertion
 //!   (Guo, Kusano, Wang, Yang, Gupta, "Assertion Guided Symbolic Execution of Multithreaded
 //!   Programs", ESEC/FSE 2015).
 
 pub mod assertion_guided;
+pub mod context;
 mod in_process;
 pub mod predict;
 pub mod symbolic;

@@ -118,6 +118,7 @@ impl Scheduler<'_> {
     fn resume(&mut self, t: ThreadId) {
         {
             let mut e = self.exec();
+            super::watchdog::resuming(&e, t);
             e.current = t;
             e.threads[t].status = Status::Running;
         }
@@ -127,6 +128,7 @@ impl Scheduler<'_> {
         self.ctx.in_thread.set(true);
         let result = co.resume(());
         self.ctx.in_thread.set(false);
+        super::watchdog::returned();
         if let CoroutineResult::Return(()) = result {
             let stack = self.coroutines[t].take().expect("coroutine").into_stack();
             STACKS.with(|s| s.borrow_mut().push(stack));
@@ -138,10 +140,14 @@ impl Scheduler<'_> {
     }
 
     /// The execution is over early: it failed (a thread symx did not spawn used one of its
-    /// objects, too), or an `assume` discarded it.
+    /// objects, or one of them holds an earlier execution's state, too), or an `assume`
+    /// discarded it.
     fn failed(&self) -> bool {
         let mut e = self.ctx.exec.borrow_mut();
         if let Some(found) = super::foreign::take(e.objects.generation) {
+            e.set_failure(found);
+        }
+        if let Some(found) = super::survivors::take(&mut e) {
             e.set_failure(found);
         }
         e.failure.is_some() || e.sym.discarded
@@ -371,6 +377,9 @@ impl Scheduler<'_> {
     fn result(&self, render: bool) -> ExecutionResult {
         let mut e = self.exec();
         if let Some(found) = super::foreign::take(e.objects.generation) {
+            e.set_failure(found);
+        }
+        if let Some(found) = super::survivors::take(&mut e) {
             e.set_failure(found);
         }
         let failure = e.failure.clone();

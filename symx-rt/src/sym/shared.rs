@@ -24,6 +24,7 @@ pub struct Shared<T: SymValue> {
 
 impl<T: SymValue> Shared<T> {
     /// A new shared value, `initial` at the start of every execution.
+    #[track_caller]
     pub const fn new(initial: T) -> Self {
         Shared {
             obj: ObjRef::new(),
@@ -101,6 +102,7 @@ impl<T: SymValue> Shared<T> {
 }
 
 impl<T: SymValue + Default> Default for Shared<T> {
+    #[track_caller]
     fn default() -> Self {
         Shared::new(T::default())
     }

@@ -108,6 +108,7 @@ macro_rules! atomic_int {
 
         impl $name {
             /// A new atomic holding the value. `const`, as in `std`: usable in statics.
+            #[track_caller]
             pub const fn new(v: $t) -> Self {
                 $name { init: std::sync::atomic::$name::new(v), obj: ObjRef::new() }
             }
@@ -247,12 +248,13 @@ macro_rules! atomic_int {
                 }).flatten();
                 if let Some(v) = current {
                     self.init.store(v as $t, Ordering::Relaxed);
-                    self.obj = ObjRef::new();
+                    self.obj.forget();
                 }
             }
         }
 
         impl From<$t> for $name {
+            #[track_caller]
             fn from(v: $t) -> Self { Self::new(v) }
         }
     };
@@ -275,6 +277,7 @@ pub struct AtomicBool(AtomicU8);
 
 impl AtomicBool {
     /// A new atomic holding the value. `const`, as in `std`: usable in statics.
+    #[track_caller]
     pub const fn new(v: bool) -> Self {
         AtomicBool(AtomicU8::new(v as u8))
     }
@@ -366,6 +369,7 @@ impl AtomicBool {
 }
 
 impl From<bool> for AtomicBool {
+    #[track_caller]
     fn from(v: bool) -> Self {
         Self::new(v)
     }
@@ -379,6 +383,7 @@ pub struct AtomicPtr<T> {
 }
 
 impl<T> Default for AtomicPtr<T> {
+    #[track_caller]
     fn default() -> Self {
         Self::new(std::ptr::null_mut())
     }
@@ -386,6 +391,7 @@ impl<T> Default for AtomicPtr<T> {
 
 impl<T> AtomicPtr<T> {
     /// A new atomic holding the value. `const`, as in `std`: usable in statics.
+    #[track_caller]
     pub const fn new(p: *mut T) -> Self {
         AtomicPtr {
             init: std::sync::atomic::AtomicPtr::new(p),
@@ -520,7 +526,7 @@ impl<T> AtomicPtr<T> {
         .flatten();
         if let Some(v) = current {
             self.init.store(v as usize as *mut T, Ordering::Relaxed);
-            self.obj = ObjRef::new();
+            self.obj.forget();
         }
     }
 }
