@@ -8,6 +8,7 @@
 //! - [`classic`]: lost updates and a bounded buffer that waits with `if`;
 //! - [`rng`]: SplitMix64, the same draws on every machine;
 //! - [`symbolic`]: bugs that need an input value and an interleaving at once;
+//! - [`covering`]: the input-covering-schedules acceptance programs;
 //! - [`observe`](mod@observe): the run a predictive test starts from, forced along a schedule.
 //!
 //! Every program is written against the modelled std (`symx::sync`, `symx::thread`): it runs
@@ -15,6 +16,7 @@
 //! are in this crate's files, so moving a program changes the traces golden tests keep.
 
 pub mod classic;
+pub mod covering;
 pub mod observe;
 pub mod rng;
 pub mod symbolic;

@@ -6,6 +6,7 @@
 //! queues of user objects are named by address, as in the arbitrary-context paper.
 
 use std::collections::HashMap;
+use std::panic::Location;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use super::clock::VClock;
@@ -24,13 +25,33 @@ pub(crate) fn next_generation() -> u32 {
     }
 }
 
-/// The identity slot embedded in every modelled object: `(generation << 32) | (id + 1)`.
-#[derive(Debug, Default)]
-pub struct ObjRef(AtomicU64);
+/// The identity slot embedded in every modelled object: `(generation << 32) | (id + 1)`, and
+/// where the object was created (the caller of its `#[track_caller]` constructor), which names
+/// it the same way in every execution (input-covering schedules compare objects across runs).
+#[derive(Debug)]
+pub struct ObjRef(AtomicU64, Option<&'static Location<'static>>);
+
+impl Default for ObjRef {
+    fn default() -> Self {
+        ObjRef(AtomicU64::new(0), None)
+    }
+}
 
 impl ObjRef {
+    #[track_caller]
     pub const fn new() -> Self {
-        ObjRef(AtomicU64::new(0))
+        ObjRef(AtomicU64::new(0), Some(Location::caller()))
+    }
+
+    /// Forgets the execution that used the object (it starts the next one fresh), keeping
+    /// where it was created.
+    pub(crate) fn forget(&mut self) {
+        *self.0.get_mut() = 0;
+    }
+
+    /// Where the object was created, when its constructor tracks its caller.
+    pub(crate) fn created(&self) -> Option<&'static Location<'static>> {
+        self.1
     }
 
     pub(crate) fn get(&self, generation: u32) -> Option<ObjId> {
@@ -121,6 +142,8 @@ pub(crate) struct ObjState {
     pub initial: Option<(crate::sym::expr::Ty, u128)>,
     /// Present when the object is (also) a lock: who holds it.
     pub lock: Option<LockState>,
+    /// Where it was created, when known (see [`ObjRef`]).
+    pub created: Option<&'static Location<'static>>,
     /// Barrier annotation: expected arrivals and the arrivals of the current generation.
     pub barrier: Option<BarrierState>,
 }
@@ -169,6 +192,7 @@ impl Objects {
             return id;
         }
         let id = self.push(kind, type_name, initial);
+        self.states[id as usize].created = r.created();
         r.set(self.generation, id);
         id
     }
@@ -193,6 +217,7 @@ impl Objects {
             cell: None,
             initial: None,
             lock: None,
+            created: None,
             barrier: None,
         });
         id

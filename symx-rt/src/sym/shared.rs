@@ -24,6 +24,7 @@ pub struct Shared<T: SymValue> {
 
 impl<T: SymValue> Shared<T> {
     /// A new shared value, `initial` at the start of every execution.
+    #[track_caller]
     pub const fn new(initial: T) -> Self {
         Shared {
             obj: ObjRef::new(),

@@ -108,6 +108,7 @@ macro_rules! atomic_int {
 
         impl $name {
             /// A new atomic holding the value. `const`, as in `std`: usable in statics.
+            #[track_caller]
             pub const fn new(v: $t) -> Self {
                 $name { init: std::sync::atomic::$name::new(v), obj: ObjRef::new() }
             }
@@ -247,7 +248,7 @@ macro_rules! atomic_int {
                 }).flatten();
                 if let Some(v) = current {
                     self.init.store(v as $t, Ordering::Relaxed);
-                    self.obj = ObjRef::new();
+                    self.obj.forget();
                 }
             }
         }
@@ -386,6 +387,7 @@ impl<T> Default for AtomicPtr<T> {
 
 impl<T> AtomicPtr<T> {
     /// A new atomic holding the value. `const`, as in `std`: usable in statics.
+    #[track_caller]
     pub const fn new(p: *mut T) -> Self {
         AtomicPtr {
             init: std::sync::atomic::AtomicPtr::new(p),
@@ -520,7 +522,7 @@ impl<T> AtomicPtr<T> {
         .flatten();
         if let Some(v) = current {
             self.init.store(v as usize as *mut T, Ordering::Relaxed);
-            self.obj = ObjRef::new();
+            self.obj.forget();
         }
     }
 }

@@ -28,6 +28,7 @@ pub struct Barrier {
 impl Barrier {
     /// A barrier that releases its waiters at every `n`-th arrival (`0` behaves as `1`, as
     /// std's does: nobody ever waits).
+    #[track_caller]
     pub const fn new(n: usize) -> Self {
         Barrier {
             obj: ObjRef::new(),

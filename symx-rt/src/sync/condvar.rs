@@ -18,6 +18,7 @@ pub struct Condvar {
 
 impl Condvar {
     /// A new condition variable.
+    #[track_caller]
     pub const fn new() -> Self {
         Condvar { obj: ObjRef::new() }
     }

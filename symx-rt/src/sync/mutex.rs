@@ -27,6 +27,7 @@ unsafe impl<T: ?Sized + Send> Sync for Mutex<T> {}
 
 impl<T> Mutex<T> {
     /// A new unlocked mutex holding `t`.
+    #[track_caller]
     pub const fn new(t: T) -> Self {
         Mutex {
             obj: ObjRef::new(),

@@ -45,6 +45,7 @@ impl<T: ?Sized> RefUnwindSafe for RwLock<T> {}
 
 impl<T> RwLock<T> {
     /// A new unlocked lock holding `t`.
+    #[track_caller]
     pub const fn new(t: T) -> Self {
         RwLock {
             obj: ObjRef::new(),
