@@ -1,6 +1,9 @@
 //! Finding and building the tests: `cargo metadata` for the workspace, `cargo test --no-run
 //! --message-format=json` for the executables, `<binary> --list` for the tests in each.
 //! Compiler diagnostics are forwarded unchanged, so a build error looks like cargo's own.
+//! The tests are built with `--cfg symx` in a target directory of their own ([`rustflags`]).
+
+pub mod rustflags;
 
 use std::ffi::OsString;
 use std::io::BufReader;
@@ -21,12 +24,14 @@ pub struct CargoOptions {
     pub configured_features: Vec<String>,
     pub release: bool,
     pub target_dir: Option<PathBuf>,
+    /// Build as plain `cargo test` does: without `--cfg symx`, in cargo's own target directory.
+    pub no_cfg_symx: bool,
 }
 
 impl CargoOptions {
     /// The options as a user would type them again (`--manifest-path`, `--features`,
-    /// `--release`, `--target-dir`), each followed by a space: what a printed command needs to
-    /// build what this run built.
+    /// `--release`, `--target-dir`, `--no-cfg-symx`), each followed by a space: what a printed
+    /// command needs to build what this run built.
     pub fn as_typed(&self) -> String {
         let mut out = String::new();
         if let Some(path) = &self.manifest_path {
@@ -40,6 +45,9 @@ impl CargoOptions {
         }
         if let Some(dir) = &self.target_dir {
             out.push_str(&format!("--target-dir {} ", dir.display()));
+        }
+        if self.no_cfg_symx {
+            out.push_str("--no-cfg-symx ");
         }
         out
     }
@@ -146,6 +154,37 @@ pub fn metadata(args: &CargoOptions) -> Result<Metadata, String> {
         .map_err(|e| format!("cannot read the workspace: {e}"))
 }
 
+/// How the tests are built: the symx build's rustflags and target directory, or (with
+/// `--no-cfg-symx`) exactly what `cargo test` would do.
+fn add_build_flags(
+    cmd: &mut Command,
+    args: &CargoOptions,
+    metadata: &Metadata,
+) -> Result<(), String> {
+    if let Some(dir) = build_dir(args, metadata.target_directory.as_std_path()) {
+        cmd.arg("--target-dir").arg(dir);
+    }
+    if !args.no_cfg_symx {
+        cmd.env(
+            "CARGO_ENCODED_RUSTFLAGS",
+            rustflags::symx_rustflags(&cargo()?)?,
+        );
+    }
+    Ok(())
+}
+
+/// The `--target-dir` the tests are built with: the symx build's own directory, or with
+/// `--no-cfg-symx` the user's (`None`: cargo's default).
+fn build_dir(args: &CargoOptions, workspace_target: &Path) -> Option<PathBuf> {
+    if args.no_cfg_symx {
+        return args.target_dir.clone();
+    }
+    Some(rustflags::target_dir(
+        args.target_dir.as_deref(),
+        workspace_target,
+    ))
+}
+
 fn add_cargo_args(cmd: &mut Command, args: &CargoOptions, color: bool) {
     if let Some(path) = &args.manifest_path {
         cmd.arg("--manifest-path").arg(path);
@@ -161,9 +200,6 @@ fn add_cargo_args(cmd: &mut Command, args: &CargoOptions, color: bool) {
     }
     if args.release {
         cmd.arg("--release");
-    }
-    if let Some(dir) = &args.target_dir {
-        cmd.arg("--target-dir").arg(dir);
     }
     cmd.args(["--color", if color { "always" } else { "never" }]);
 }
@@ -182,6 +218,7 @@ pub fn build(
         "--message-format=json"
     });
     add_cargo_args(&mut cmd, args, color);
+    add_build_flags(&mut cmd, args, metadata)?;
     cmd.stdout(Stdio::piped()).stderr(Stdio::inherit());
     let mut child = cmd.spawn().map_err(|e| format!("cannot run cargo: {e}"))?;
     let stdout = child.stdout.take().expect("piped");
@@ -290,6 +327,21 @@ pub fn build_and_list(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_opt_out_builds_where_and_as_cargo_test_does_and_printed_commands_repeat_it() {
+        let ws = Path::new("/ws/target");
+        let mut args = CargoOptions::default();
+        assert_eq!(build_dir(&args, ws), Some(PathBuf::from("/ws/target/symx")));
+        assert_eq!(args.as_typed(), "");
+        args.no_cfg_symx = true;
+        assert_eq!(build_dir(&args, ws), None);
+        assert_eq!(args.as_typed(), "--no-cfg-symx ");
+        args.target_dir = Some("/t".into());
+        assert_eq!(build_dir(&args, ws), Some(PathBuf::from("/t")));
+        args.no_cfg_symx = false;
+        assert_eq!(build_dir(&args, ws), Some(PathBuf::from("/t/symx")));
+    }
 
     #[test]
     fn cargo_comes_from_the_environment_first_then_from_path() {

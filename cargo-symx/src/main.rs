@@ -7,6 +7,10 @@ use std::process::ExitCode;
 use cargo_symx::commands::{self, args};
 
 fn main() -> ExitCode {
+    // Run by cargo as the rustc wrapper that learns the configuration's rustflags.
+    if let Some(out) = std::env::var_os(cargo_symx::discover::rustflags::PROBE_ENV) {
+        return ExitCode::from(cargo_symx::discover::rustflags::probe_main(out));
+    }
     match args::parse() {
         Ok(cli) => ExitCode::from(commands::run(&cli)),
         Err(e) => {

@@ -46,17 +46,6 @@ fn a_filter_that_matches_nothing_exits_4_and_names_the_filter() {
     assert!(!String::from_utf8_lossy(&found.stderr).contains("no #[symx::test] ran"));
 }
 
-/// Runs a printed `cargo symx ...` command word by word, with this build's `cargo-symx`.
-fn run_printed(command: &str) -> std::process::Output {
-    let words: Vec<&str> = command.split_whitespace().collect();
-    assert_eq!(&words[..2], ["cargo", "symx"], "{command}");
-    std::process::Command::new(env!("CARGO_BIN_EXE_cargo-symx"))
-        .args(&words[1..])
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("cargo-symx runs")
-}
-
 #[test]
 fn configured_and_command_line_features_build_the_tests_and_their_replay_commands_work() {
     let out = symx(
@@ -82,18 +71,8 @@ fn configured_and_command_line_features_build_the_tests_and_their_replay_command
         let command = failure["replay"].as_str().unwrap();
         assert!(command.contains("--features extra "), "{command}");
         assert!(command.contains("--target-dir "), "{command}");
-        let replayed = run_printed(command);
-        assert_eq!(
-            replayed.status.code(),
-            Some(1),
-            "{command}\n{}",
-            text(&replayed)
-        );
-        assert!(
-            String::from_utf8_lossy(&replayed.stdout).contains("happens again"),
-            "{command}\n{}",
-            text(&replayed)
-        );
+        let replayed = printed(command).output().expect("cargo-symx runs");
+        assert_happens_again(command, &replayed);
     }
     // Without the command line's feature only the configured one is built.
     let out = symx("test", &["-p", "fixture-featured", "--format", "json"]);
@@ -175,14 +154,18 @@ fn model_threads_without_a_symx_operation_are_a_warning_in_every_format() {
     assert_eq!(t["warnings"], Value::Array(Vec::new()), "{t:#}");
 }
 
+/// The failure of `name` in fixture-stdlib, which must fail (exit 1) with `kind`.
+fn stdlib_failure(name: &str, kind: &str) -> Value {
+    let (out, report) = json_report("fixture-stdlib", &[name]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let failure = test(&report, name)["failure"].clone();
+    assert_eq!(failure["kind"], kind, "{failure:#}");
+    failure
+}
+
 #[test]
 fn a_thread_symx_did_not_spawn_using_a_model_object_is_misuse() {
-    let name = "std_thread_locks_a_model_mutex";
-    let out = symx("test", &["-p", "fixture-stdlib", name, "--format", "json"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let report: Value = serde_json::from_slice(&out.stdout).expect("the JSON report parses");
-    let failure = &test(&report, name)["failure"];
-    assert_eq!(failure["kind"], "misuse", "{failure:#}");
+    let failure = stdlib_failure("std_thread_locks_a_model_mutex", "misuse");
     let message = failure["message"].as_str().unwrap();
     assert!(
         message.starts_with("Mutex of the model used by a thread symx did not spawn"),
@@ -194,4 +177,66 @@ fn a_thread_symx_did_not_spawn_using_a_model_object_is_misuse() {
     assert!(details.contains("symx::thread::spawn"), "{details}");
     let token = failure["token"].as_str().unwrap();
     assert_replays("fixture-stdlib", token, "misuse:");
+}
+
+#[test]
+fn a_static_symx_object_whose_state_survives_an_execution_is_misuse() {
+    let failure = stdlib_failure("static_mutex_keeps_state_across_executions", "misuse");
+    let message = failure["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "Mutex created at stdlib/tests/statics.rs:6:28 was used by an earlier execution"
+        ),
+        "{message}"
+    );
+    assert!(
+        message.contains("survive from one execution to the next"),
+        "{message}"
+    );
+    assert_eq!(failure["location"]["file"], "stdlib/tests/statics.rs");
+    assert_eq!(failure["location"]["line"], 6);
+    let details = failure["details"].to_string();
+    assert!(details.contains("lazy_static!"), "{details}");
+}
+
+#[test]
+fn a_thread_that_never_reaches_a_scheduling_point_is_reported_within_seconds() {
+    let name = "busy_wait_on_a_std_atomic";
+    // A 10 s timeout arms the watchdog at 5 s.
+    let started = std::time::Instant::now();
+    let (out, report) = json_report("fixture-stdlib", &[name, "--timeout", "10s"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let t = test(&report, name);
+    assert_eq!(t["status"], "timed-out", "{t:#}");
+    let failure = &t["failure"];
+    assert_eq!(failure["kind"], "stuck", "{failure:#}");
+    let message = failure["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("thread 0 (main) ran for 5s without reaching a scheduling point"),
+        "{message}"
+    );
+    let details = failure["details"].to_string();
+    assert!(
+        details.contains("likely cause 1: a loop that waits"),
+        "{details}"
+    );
+    assert!(
+        details.contains("likely cause 2: a blocking call"),
+        "{details}"
+    );
+    // Reported by the watchdog, not at the timeout after a re-run.
+    assert!(t["duration"].as_f64().unwrap() < 9.0, "{t:#}");
+    let token = failure["token"].as_str().unwrap();
+    let replayed = symx(
+        "replay",
+        &["-p", "fixture-stdlib", token, "--timeout", "4s"],
+    );
+    assert_exit_saying(&replayed, 1, &[]);
+    let stdout = String::from_utf8_lossy(&replayed.stdout);
+    assert!(
+        stdout.contains("a thread is stuck again"),
+        "{}",
+        text(&replayed)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(120));
 }

@@ -17,9 +17,10 @@ pub struct UnsafeCell<T: ?Sized> {
 
 impl<T> UnsafeCell<T> {
     /// A new cell holding `data`.
+    #[track_caller]
     pub const fn new(data: T) -> Self {
         UnsafeCell {
-            obj: ObjRef::new(),
+            obj: ObjRef::holding::<T>(),
             data: std::cell::UnsafeCell::new(data),
         }
     }

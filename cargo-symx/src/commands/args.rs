@@ -160,9 +160,13 @@ pub struct CargoArgs {
     /// Build with the release profile.
     #[arg(long)]
     pub release: bool,
-    /// Directory for all generated artifacts.
+    /// Directory for all generated artifacts (the tests are built in its `symx/`).
     #[arg(long, value_name = "DIR")]
     pub target_dir: Option<PathBuf>,
+    /// Build the tests as plain `cargo test` does: without `--cfg symx` (which symx appends to
+    /// the rustflags), in cargo's own target directory rather than its `symx/`.
+    #[arg(long)]
+    pub no_cfg_symx: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -214,6 +218,11 @@ pub struct TestArgs {
     /// Explore tests that draw symbolic inputs at their default inputs only.
     #[arg(long, help_heading = SYMBOLIC)]
     pub no_symbolic: bool,
+    /// Which facts of a declared program context hold: full, no-rd (no value facts), no-si
+    /// (no synchronization invariants) or naive (none), for every symx test (overrides the
+    /// attribute).
+    #[arg(long, value_name = "MODE", help_heading = SYMBOLIC)]
+    pub context_mode: Option<String>,
     /// Arguments passed to every test binary (listing and running), e.g. --include-ignored or
     /// --skip NAME; the driver itself sets the test name, --exact and --test-threads.
     #[arg(last = true)]
@@ -342,6 +351,7 @@ impl CargoArgs {
             configured_features: Vec::new(),
             release: self.release,
             target_dir: self.target_dir.clone(),
+            no_cfg_symx: self.no_cfg_symx,
         }
     }
 }

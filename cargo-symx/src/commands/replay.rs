@@ -116,6 +116,14 @@ fn show(
         case.binary.target,
         style.bold(&case.name)
     );
+    if let Some(stuck) = &run.stuck {
+        println!("replayed {title}: a thread is stuck again");
+        print!(
+            "{}",
+            human::finding(&Finding::from_report(stuck.clone()), style)
+        );
+        return Ok(EXIT_BUG);
+    }
     if run.crashed() {
         let (kind, message) = crate::run::crash::describe(run, timeout);
         println!(

@@ -8,10 +8,14 @@
 //!   Gupta, "Symbolic Predictive Analysis for Concurrent Programs", FM 2009);
 //! - `symbolic`: every input class of a test times every schedule class of it (concolic
 //!   search over the recorded path conditions, with optimal DPOR inside each class);
+//! - `context`: exploration from a program context a test declares (Bergan, Grossman,
+//!   Ceze, "Symbolic Execution of Multithreaded Programs from Arbitrary Program Contexts",
+//!   OOPSLA 2014), counted per context mode;
 //! - `covering`: input-covering schedules (Bergan, dissertation ch. 3): a small set of
 //!   (input constraint, schedule) pairs covering every input, for constrained execution
 //!   and the per-schedule deadlock check.
 
+pub mod context;
 pub mod covering;
 mod in_process;
 pub mod predict;

@@ -12,6 +12,8 @@ pub enum DriverKind {
     Crash,
     /// The test process was still running at its deadline.
     Timeout,
+    /// A model thread ran for seconds without reaching a scheduling point (the watchdog).
+    Stuck,
     /// An ordinary `#[test]` failed (libtest said so).
     TestFailed,
     /// A predicted interleaving ran a region meant to be atomic unserializably (the run
@@ -23,9 +25,10 @@ pub enum DriverKind {
 
 impl DriverKind {
     /// Every kind, in the order of the enum.
-    pub const ALL: [DriverKind; 5] = [
+    pub const ALL: [DriverKind; 6] = [
         DriverKind::Crash,
         DriverKind::Timeout,
+        DriverKind::Stuck,
         DriverKind::TestFailed,
         DriverKind::AtomicityViolation,
         DriverKind::Error,
@@ -36,6 +39,7 @@ impl DriverKind {
         match self {
             DriverKind::Crash => "crash",
             DriverKind::Timeout => "timeout",
+            DriverKind::Stuck => "stuck",
             DriverKind::TestFailed => "test-failed",
             DriverKind::AtomicityViolation => "atomicity-violation",
             DriverKind::Error => "error",
@@ -50,6 +54,7 @@ pub fn expectable() -> Vec<&'static str> {
         DriverKind::AtomicityViolation,
         DriverKind::Crash,
         DriverKind::Timeout,
+        DriverKind::Stuck,
     ];
     FailureKind::ALL
         .iter()
@@ -72,9 +77,11 @@ mod tests {
                 "data-race",
                 "step-limit",
                 "misuse",
+                "stack-overflow",
                 "atomicity-violation",
                 "crash",
-                "timeout"
+                "timeout",
+                "stuck"
             ]
         );
     }

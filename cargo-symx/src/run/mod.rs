@@ -139,6 +139,12 @@ fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcom
         o.status = Status::Interrupted;
         return o;
     }
+    if let Some(stuck) = &run.stuck {
+        // The watchdog's report carries the schedule so far: no re-run to recover it.
+        o.status = Status::TimedOut;
+        o.failure = Some(Finding::from_report(stuck.clone()));
+        return expectation(o);
+    }
     if run.crashed() {
         let finding =
             crate::run::crash::recover(case, overrides, job.settings.timeout, extra, &run);

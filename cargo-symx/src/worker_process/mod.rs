@@ -14,8 +14,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use symx::__worker::protocol::{
-    Message, Ran, Replayed, Request, RequestLine, Verdict, ENV_WORKER, LINE_PREFIX,
-    PROTOCOL_VERSION,
+    FailureReport, Message, Ran, Replayed, Request, RequestLine, Verdict, ENV_STUCK_AFTER_MS,
+    ENV_WORKER, LINE_PREFIX, PROTOCOL_VERSION,
 };
 
 use crate::discover::TestCase;
@@ -68,6 +68,9 @@ pub struct Run {
     pub output: String,
     /// Announce mode: the decisions of the execution running last.
     pub announced: Vec<u32>,
+    /// The watchdog's report of a model thread that ran without reaching a scheduling point
+    /// (the worker exited after it).
+    pub stuck: Option<FailureReport>,
     pub elapsed: Duration,
     /// The execution count of the last progress message.
     pub last_progress: u64,
@@ -141,7 +144,7 @@ pub fn run_cancellable(
         }
     };
     let start = Instant::now();
-    let mut child = match spawn(case, extra) {
+    let mut child = match spawn(case, extra, Some(stuck_after(timeout))) {
         Ok(child) => child,
         Err(e) => {
             run.errors
@@ -185,8 +188,25 @@ pub fn run_cancellable(
     run
 }
 
-fn spawn(case: &TestCase, extra: &[String]) -> std::io::Result<Child> {
-    Command::new(&case.binary.path)
+/// How long a model thread may run without reaching a scheduling point before the worker's
+/// watchdog reports it: seconds, not the test's whole `timeout`.
+pub fn stuck_after(timeout: Duration) -> Duration {
+    STUCK_AFTER.min(timeout / 2)
+}
+
+const STUCK_AFTER: Duration = Duration::from_secs(10);
+
+/// Starts a worker of `case`; with `stuck_after`, its watchdog is armed.
+fn spawn(
+    case: &TestCase,
+    extra: &[String],
+    stuck_after: Option<Duration>,
+) -> std::io::Result<Child> {
+    let mut command = Command::new(&case.binary.path);
+    if let Some(limit) = stuck_after {
+        command.env(ENV_STUCK_AFTER_MS, limit.as_millis().to_string());
+    }
+    command
         .args([case.name.as_str(), "--exact", "--test-threads=1"])
         .args(extra)
         .env(ENV_WORKER, PROTOCOL_VERSION.to_string())
@@ -284,6 +304,7 @@ fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
                 run.verdict = Some(v);
             }
             Message::Replayed(r) => run.replayed = Some(r),
+            Message::Stuck { failure } => run.stuck = Some(failure),
             Message::Ran(r) => run.ran = Some(Box::new(r)),
             Message::Trace { trace, .. } => run.traces.push(*trace),
             Message::Unsupported { request, reason } => {

@@ -27,7 +27,8 @@ impl Session {
     /// Starts a worker of `case` and opens a session; `Err` (and no process left) when the
     /// worker does not open one.
     pub fn open(case: &TestCase, extra: &[String], timeout: Duration) -> Result<Session, String> {
-        let mut child = spawn(case, extra)
+        // Unwatched: a session's answers are single executions the engines bound themselves.
+        let mut child = spawn(case, extra, None)
             .map_err(|e| format!("cannot start {}: {e}", case.binary.path.display()))?;
         let stdin = child.stdin.take().expect("piped");
         let lines = read_lines(&mut child);

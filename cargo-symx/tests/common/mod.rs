@@ -93,3 +93,27 @@ pub fn json_report(package: &str, args: &[&str]) -> (Output, Value) {
     assert_eq!(report["version"], 1);
     (out, report)
 }
+
+/// A printed `cargo symx ...` command, word by word, to run with this build's `cargo-symx`.
+pub fn printed(command: &str) -> Command {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(&words[..2], ["cargo", "symx"], "{command}");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-symx"));
+    cmd.args(&words[1..]).env_remove("RUST_BACKTRACE");
+    cmd
+}
+
+/// The printed replay `command` ran and showed its failure again.
+pub fn assert_happens_again(command: &str, replayed: &Output) {
+    assert_eq!(
+        replayed.status.code(),
+        Some(1),
+        "{command}\n{}",
+        text(replayed)
+    );
+    assert!(
+        String::from_utf8_lossy(&replayed.stdout).contains("happens again"),
+        "{command}\n{}",
+        text(replayed)
+    );
+}

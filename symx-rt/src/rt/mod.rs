@@ -14,12 +14,15 @@ pub(crate) mod hb;
 pub(crate) mod locks;
 pub(crate) mod objects;
 pub(crate) mod op;
+pub(crate) mod overflow;
 pub(crate) mod panic_hook;
 pub(crate) mod race;
 pub(crate) mod scheduler;
 pub(crate) mod spawn;
+pub(crate) mod survivors;
 pub(crate) mod switch;
 pub(crate) mod threads;
+pub(crate) mod watchdog;
 
 pub(crate) use execution::{in_model, with, Config};
 pub(crate) use objects::{short_type_name, ObjKind, ObjRef};

@@ -25,50 +25,70 @@ pub(crate) fn next_generation() -> u32 {
     }
 }
 
-/// The identity slot embedded in every modelled object: `(generation << 32) | (id + 1)`, and
-/// where the object was created (the caller of its `#[track_caller]` constructor), which names
-/// it the same way in every execution (input-covering schedules compare objects across runs).
+/// The identity slot embedded in every modelled object: `(generation << 32) | (id + 1)`, with
+/// where the object was created (reports name objects by it) and whether it holds data of its
+/// own that an execution can change (a `Mutex<T>`'s `T`: such state would survive into the
+/// next execution, unlike an atomic's value, which the object table keeps).
 #[derive(Debug)]
-pub struct ObjRef(AtomicU64, Option<&'static Location<'static>>);
+pub struct ObjRef {
+    tag: AtomicU64,
+    created: &'static Location<'static>,
+    holds_state: bool,
+}
 
 impl Default for ObjRef {
+    #[track_caller]
     fn default() -> Self {
-        ObjRef(AtomicU64::new(0), None)
+        ObjRef::new()
     }
 }
 
 impl ObjRef {
+    /// The slot of an object whose state the object table keeps (atomics, condvars, ...).
     #[track_caller]
     pub const fn new() -> Self {
-        ObjRef(AtomicU64::new(0), Some(Location::caller()))
+        ObjRef {
+            tag: AtomicU64::new(0),
+            created: Location::caller(),
+            holds_state: false,
+        }
     }
 
-    /// Forgets the execution that used the object (it starts the next one fresh), keeping
-    /// where it was created.
-    pub(crate) fn forget(&mut self) {
-        *self.0.get_mut() = 0;
-    }
-
-    /// Where the object was created, when its constructor tracks its caller.
-    pub(crate) fn created(&self) -> Option<&'static Location<'static>> {
-        self.1
+    /// The slot of an object that stores a `T` itself (locks, cells, channels).
+    #[track_caller]
+    pub const fn holding<T>() -> Self {
+        ObjRef {
+            holds_state: std::mem::size_of::<T>() != 0,
+            ..ObjRef::new()
+        }
     }
 
     pub(crate) fn get(&self, generation: u32) -> Option<ObjId> {
-        let tag = self.0.load(Ordering::Relaxed);
+        let tag = self.tag.load(Ordering::Relaxed);
         ((tag >> 32) as u32 == generation && tag as u32 != 0).then(|| (tag as u32) - 1)
     }
 
     /// The generation of the execution that last used the object (0: never used).
     pub(crate) fn generation(&self) -> u32 {
-        (self.0.load(Ordering::Relaxed) >> 32) as u32
+        (self.tag.load(Ordering::Relaxed) >> 32) as u32
     }
 
     pub(crate) fn set(&self, generation: u32, id: ObjId) {
-        self.0.store(
+        self.tag.store(
             ((generation as u64) << 32) | (id as u64 + 1),
             Ordering::Relaxed,
         );
+    }
+
+    /// Where the object was created (`Mutex::new`'s caller).
+    pub(crate) fn created(&self) -> &'static Location<'static> {
+        self.created
+    }
+
+    /// The object starts afresh at its next use, as if never used (an atomic whose value was
+    /// written back into its own storage).
+    pub(crate) fn forget(&mut self) {
+        *self.tag.get_mut() = 0;
     }
 }
 
@@ -135,6 +155,8 @@ pub(crate) struct ObjState {
     pub value: u64,
     /// Clock published by releases on this object (atomic stores, unlocks, notifies).
     pub clock: VClock,
+    /// Where the object was created; `None` for user objects known only by address.
+    pub created: Option<&'static Location<'static>>,
     /// Data-race bookkeeping for `UnsafeCell`s.
     pub cell: Option<Box<CellState>>,
     /// The value a variable (atomic, `Shared`) had when this execution first used it, for
@@ -142,8 +164,6 @@ pub(crate) struct ObjState {
     pub initial: Option<(crate::sym::expr::Ty, u128)>,
     /// Present when the object is (also) a lock: who holds it.
     pub lock: Option<LockState>,
-    /// Where it was created, when known (see [`ObjRef`]).
-    pub created: Option<&'static Location<'static>>,
     /// Barrier annotation: expected arrivals and the arrivals of the current generation.
     pub barrier: Option<BarrierState>,
 }
@@ -168,6 +188,8 @@ pub(crate) struct Objects {
     pub generation: u32,
     states: Vec<ObjState>,
     by_addr: HashMap<usize, ObjId>,
+    /// The first object found holding state left by an earlier execution (see [`ObjRef`]).
+    survivor: Option<ObjId>,
 }
 
 impl Objects {
@@ -176,6 +198,7 @@ impl Objects {
             generation,
             states: Vec::new(),
             by_addr: HashMap::new(),
+            survivor: None,
         }
     }
 
@@ -191,10 +214,18 @@ impl Objects {
         if let Some(id) = r.get(self.generation) {
             return id;
         }
-        let id = self.push(kind, type_name, initial);
-        self.states[id as usize].created = r.created();
+        let id = self.push(kind, type_name, initial, Some(r.created()));
+        if r.holds_state && r.generation() != 0 && self.survivor.is_none() {
+            self.survivor = Some(id);
+        }
         r.set(self.generation, id);
         id
+    }
+
+    /// An object this execution uses that an earlier one used too, and whose own state (a
+    /// lock's data) that execution may have changed: it does not start this one afresh.
+    pub fn take_survivor(&mut self) -> Option<ObjId> {
+        self.survivor.take()
     }
 
     /// The id of a user object known only by its address (annotations, wait queues).
@@ -202,22 +233,28 @@ impl Objects {
         if let Some(&id) = self.by_addr.get(&addr) {
             return id;
         }
-        let id = self.push(ObjKind::User, type_name, 0);
+        let id = self.push(ObjKind::User, type_name, 0, None);
         self.by_addr.insert(addr, id);
         id
     }
 
-    fn push(&mut self, kind: ObjKind, type_name: &'static str, initial: u64) -> ObjId {
+    fn push(
+        &mut self,
+        kind: ObjKind,
+        type_name: &'static str,
+        initial: u64,
+        created: Option<&'static Location<'static>>,
+    ) -> ObjId {
         let id = self.states.len() as ObjId;
         self.states.push(ObjState {
             kind,
             type_name,
             value: initial,
+            created,
             clock: VClock::new(),
             cell: None,
             initial: None,
             lock: None,
-            created: None,
             barrier: None,
         });
         id
@@ -246,13 +283,17 @@ impl Objects {
 
     /// `Mutex#3`: how reports name an object.
     pub fn label(&self, id: ObjId) -> String {
+        format!("{}#{id}", self.name(id))
+    }
+
+    /// The type the user wrote (`AtomicUsize`), or else the kind's name (`Mutex`).
+    pub fn name(&self, id: ObjId) -> &'static str {
         let s = self.get(id);
-        let name = if s.type_name.is_empty() {
+        if s.type_name.is_empty() {
             s.kind.name()
         } else {
             s.type_name
-        };
-        format!("{name}#{id}")
+        }
     }
 }
 

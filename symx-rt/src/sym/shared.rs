@@ -102,6 +102,7 @@ impl<T: SymValue> Shared<T> {
 }
 
 impl<T: SymValue + Default> Default for Shared<T> {
+    #[track_caller]
     fn default() -> Self {
         Shared::new(T::default())
     }

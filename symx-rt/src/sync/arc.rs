@@ -25,6 +25,7 @@ struct Inner<T: ?Sized> {
 }
 
 impl<T> Inner<T> {
+    #[track_caller]
     fn new(value: T) -> Self {
         Inner {
             obj: ObjRef::new(),
@@ -54,6 +55,7 @@ pub struct Weak<T: ?Sized> {
 
 impl<T> Arc<T> {
     /// A new `Arc` holding `value` (an object of the model: its count is shared state).
+    #[track_caller]
     pub fn new(value: T) -> Arc<T> {
         Arc::from_std(std::sync::Arc::new(Inner::new(value)))
     }
@@ -204,12 +206,14 @@ impl<T: ?Sized> Borrow<T> for Arc<T> {
 }
 
 impl<T: Default> Default for Arc<T> {
+    #[track_caller]
     fn default() -> Self {
         Arc::new(T::default())
     }
 }
 
 impl<T> From<T> for Arc<T> {
+    #[track_caller]
     fn from(value: T) -> Self {
         Arc::new(value)
     }

@@ -254,6 +254,7 @@ macro_rules! atomic_int {
         }
 
         impl From<$t> for $name {
+            #[track_caller]
             fn from(v: $t) -> Self { Self::new(v) }
         }
     };
@@ -276,6 +277,7 @@ pub struct AtomicBool(AtomicU8);
 
 impl AtomicBool {
     /// A new atomic holding the value. `const`, as in `std`: usable in statics.
+    #[track_caller]
     pub const fn new(v: bool) -> Self {
         AtomicBool(AtomicU8::new(v as u8))
     }
@@ -367,6 +369,7 @@ impl AtomicBool {
 }
 
 impl From<bool> for AtomicBool {
+    #[track_caller]
     fn from(v: bool) -> Self {
         Self::new(v)
     }
@@ -380,6 +383,7 @@ pub struct AtomicPtr<T> {
 }
 
 impl<T> Default for AtomicPtr<T> {
+    #[track_caller]
     fn default() -> Self {
         Self::new(std::ptr::null_mut())
     }

@@ -82,9 +82,10 @@ fn would_block(op: &str, why: &str) -> ! {
 }
 
 impl<T> Chan<T> {
+    #[track_caller]
     fn new(bound: Option<usize>) -> Self {
         Chan {
-            obj: ObjRef::new(),
+            obj: ObjRef::holding::<State<T>>(),
             bound,
             state: StdMutex::new(State {
                 queue: VecDeque::new(),

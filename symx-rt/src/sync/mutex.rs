@@ -30,7 +30,7 @@ impl<T> Mutex<T> {
     #[track_caller]
     pub const fn new(t: T) -> Self {
         Mutex {
-            obj: ObjRef::new(),
+            obj: ObjRef::holding::<T>(),
             held_outside: AtomicBool::new(false),
             poisoned: Poison::new(),
             data: UnsafeCell::new(t),
@@ -45,12 +45,14 @@ impl<T> Mutex<T> {
 }
 
 impl<T: Default> Default for Mutex<T> {
+    #[track_caller]
     fn default() -> Self {
         Mutex::new(T::default())
     }
 }
 
 impl<T> From<T> for Mutex<T> {
+    #[track_caller]
     fn from(t: T) -> Self {
         Mutex::new(t)
     }

@@ -38,6 +38,7 @@ struct OnceCore {
 }
 
 impl OnceCore {
+    #[track_caller]
     const fn new() -> Self {
         OnceCore { obj: ObjRef::new() }
     }
@@ -157,6 +158,7 @@ impl OnceState {
 impl Once {
     /// A new `Once` that has not run.
     #[allow(clippy::new_without_default)]
+    #[track_caller]
     pub const fn new() -> Once {
         Once {
             core: OnceCore::new(),
@@ -247,6 +249,7 @@ pub struct OnceLock<T> {
 
 impl<T> OnceLock<T> {
     /// A new empty cell.
+    #[track_caller]
     pub const fn new() -> OnceLock<T> {
         OnceLock {
             core: OnceCore::new(),
@@ -377,6 +380,7 @@ impl<T> OnceLock<T> {
 }
 
 impl<T> Default for OnceLock<T> {
+    #[track_caller]
     fn default() -> Self {
         OnceLock::new()
     }
@@ -384,6 +388,7 @@ impl<T> Default for OnceLock<T> {
 
 impl<T> From<T> for OnceLock<T> {
     /// A cell that is set from the start, in every execution that uses it.
+    #[track_caller]
     fn from(value: T) -> Self {
         let cell = OnceLock::new();
         let _ = cell.outside.set(value);

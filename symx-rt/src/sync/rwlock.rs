@@ -48,7 +48,7 @@ impl<T> RwLock<T> {
     #[track_caller]
     pub const fn new(t: T) -> Self {
         RwLock {
-            obj: ObjRef::new(),
+            obj: ObjRef::holding::<T>(),
             outside: AtomicUsize::new(0),
             poisoned: Poison::new(),
             data: UnsafeCell::new(t),
@@ -63,12 +63,14 @@ impl<T> RwLock<T> {
 }
 
 impl<T: Default> Default for RwLock<T> {
+    #[track_caller]
     fn default() -> Self {
         RwLock::new(T::default())
     }
 }
 
 impl<T> From<T> for RwLock<T> {
+    #[track_caller]
     fn from(t: T) -> Self {
         RwLock::new(t)
     }

@@ -61,6 +61,7 @@ pub(crate) fn serve(path: &str, builder: &Builder, body: fn()) -> bool {
         symx_version: env!("CARGO_PKG_VERSION").to_string(),
         max_branch_depth: builder.max_branch_depth,
     });
+    arm_watchdog(path);
     if version.trim() != protocol::PROTOCOL_VERSION.to_string() {
         send(&Message::Error {
             message: format!(
@@ -76,6 +77,25 @@ pub(crate) fn serve(path: &str, builder: &Builder, body: fn()) -> bool {
         Err(message) => send(&Message::Error { message }),
     }
     true
+}
+
+/// Arms the runtime's watchdog when the driver asks for it: a stuck model thread is sent as
+/// [`Message::Stuck`] with the schedule so far, and the process exits (nothing can stop the
+/// thread).
+fn arm_watchdog(path: &str) {
+    let Some(limit) = std::env::var(protocol::ENV_STUCK_AFTER_MS)
+        .ok()
+        .and_then(|ms| ms.trim().parse().ok())
+    else {
+        return;
+    };
+    let path = path.to_string();
+    crate::rt::watchdog::arm(Duration::from_millis(limit), move |stuck| {
+        send(&Message::Stuck {
+            failure: report::stuck(&path, &stuck),
+        });
+        std::process::exit(protocol::EXIT_STUCK);
+    });
 }
 
 fn read_request() -> Result<RequestLine, String> {

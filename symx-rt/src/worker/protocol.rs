@@ -16,6 +16,11 @@ use serde::{Deserialize, Serialize};
 pub const PROTOCOL_VERSION: u32 = 1;
 /// Set by the driver (to its [`PROTOCOL_VERSION`]) to make `#[symx::test]` bodies serve it.
 pub const ENV_WORKER: &str = "SYMX_WORKER";
+/// Set by the driver to arm the watchdog: a model thread that runs this many milliseconds
+/// without reaching a scheduling point is reported ([`Message::Stuck`]) and the worker exits.
+pub const ENV_STUCK_AFTER_MS: &str = "SYMX_STUCK_AFTER_MS";
+/// The worker's exit code after [`Message::Stuck`].
+pub const EXIT_STUCK: i32 = 3;
 /// Starts every protocol line on the worker's stdout (an ASCII record separator, then a tag),
 /// so that it cannot be confused with libtest's or the test's own output.
 pub const LINE_PREFIX: &str = "\u{1e}symx-worker ";
@@ -163,6 +168,10 @@ pub enum Message {
         /// The request kinds the session answers (`run_one`, `replay`).
         serves: Vec<String>,
     },
+    /// A model thread ran past the watchdog's limit without reaching a scheduling point
+    /// (kind `stuck`; the token replays the schedule up to there). The worker then exits with
+    /// [`EXIT_STUCK`]: the stuck thread cannot be stopped.
+    Stuck { failure: FailureReport },
     /// The worker cannot do what was asked; the reason says why.
     Unsupported { request: String, reason: String },
     /// The request was malformed or of another protocol version.

@@ -35,3 +35,28 @@ pub fn failure(f: &Failure) -> FailureReport {
         token: f.schedule().to_string(),
     }
 }
+
+/// A stuck thread ([`crate::rt::watchdog`]) as a failure of kind `stuck` whose token replays
+/// the schedule up to the step that never ended.
+pub(crate) fn stuck(path: &str, s: &crate::rt::watchdog::Stuck) -> FailureReport {
+    let mut details: Vec<String> = crate::rt::watchdog::Stuck::causes()
+        .iter()
+        .enumerate()
+        .map(|(i, cause)| format!("likely cause {}: {cause}", i + 1))
+        .collect();
+    details.push(
+        "the token replays the schedule up to that step (symx stopped the test there; the \
+         prefix was not re-run to check)"
+            .to_string(),
+    );
+    FailureReport {
+        kind: "stuck".to_string(),
+        message: s.message(),
+        details,
+        location: s.location.as_ref().map(location),
+        thread: None,
+        preemptions: 0,
+        steps: Vec::new(),
+        token: super::tokens::prefix_token(path, &s.decisions),
+    }
+}
