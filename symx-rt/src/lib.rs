@@ -79,8 +79,8 @@ pub use sym::{
     SymValue, SymVec,
 };
 pub use symx_macros::{
-    acquire, assert, assert_eq, assert_ne, barrier_arrive, barrier_init, instrument, release, test,
-    try_acquire,
+    acquire, acquire_shared, assert, assert_eq, assert_ne, barrier_arrive, barrier_init,
+    instrument, release, release_shared, test, try_acquire, try_acquire_shared,
 };
 
 #[doc(hidden)]

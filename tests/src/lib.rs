@@ -3,6 +3,9 @@
 //! draw from. symx-rt's tests, cargo-symx's tests and the bench depend on this crate; a program
 //! that only one test file runs stays in that file.
 //!
+//! - [`annotated`]: hand-written locks annotated for symx (a guard-based spin mutex, correct
+//!   or check-then-set, and a reader-writer spin lock), and programs that run on them and on
+//!   `symx::sync`'s locks alike;
 //! - [`wang`]: the figures of Wang et al., "Symbolic Predictive Analysis for Concurrent
 //!   Programs";
 //! - [`classic`]: lost updates and a bounded buffer that waits with `if`;
@@ -15,6 +18,7 @@
 //! under a `symx::Builder`, never on its own. The source locations a program's trace records
 //! are in this crate's files, so moving a program changes the traces golden tests keep.
 
+pub mod annotated;
 pub mod classic;
 pub mod covering;
 pub mod observe;

@@ -260,16 +260,15 @@ fn is_node(e: &TraceEvent) -> bool {
     }
 }
 
-/// The thread-local events that are nodes: spawn, join, exit and the annotations of
-/// user-built primitives (not scheduling steps: the runtime orders them by itself).
+/// The thread-local events that are nodes: spawn, join, exit and the barrier annotations of
+/// user-built primitives (not scheduling steps: the runtime orders them by itself; annotated
+/// acquisitions and releases are steps of their own).
 fn synchronizes_locally(kind: EventKind) -> bool {
     matches!(
         kind,
         EventKind::Spawn
             | EventKind::Join
             | EventKind::Exit
-            | EventKind::Acquire
-            | EventKind::Release
             | EventKind::BarrierArrive
             | EventKind::BarrierDepart
     )

@@ -117,10 +117,17 @@ impl Builder<'_> {
             value: ty.to_i128(bits),
         });
         out.guard = note.guard;
+        let annotated = matches!(
+            ev.kind,
+            OpKind::AnnotatedAcquire
+                | OpKind::AnnotatedRelease
+                | OpKind::AnnotatedAcquireShared
+                | OpKind::AnnotatedReleaseShared
+        );
         out.sync = note
             .sync
             .iter()
-            .map(|&(op, obj)| sync_record(op, obj, false))
+            .map(|&(op, obj)| sync_record(op, obj, annotated))
             .collect();
     }
 
@@ -186,7 +193,7 @@ impl Builder<'_> {
             }
             Local::Spawn { child } | Local::Join { child } => out.child = Some(child),
             Local::Exit | Local::AtomicBegin | Local::AtomicEnd => {}
-            Local::CellAccess { obj, .. } => out.obj = Some(obj),
+            Local::CellAccess { obj, .. } | Local::AcquireCall { obj } => out.obj = Some(obj),
             Local::Annotated { op, obj } => out.sync = vec![sync_record(op, obj, true)],
         }
     }
@@ -229,6 +236,7 @@ fn local_kind(l: &Local) -> EventKind {
         Local::AtomicEnd => EventKind::AtomicEnd,
         Local::CellAccess { write: false, .. } => EventKind::CellRead,
         Local::CellAccess { write: true, .. } => EventKind::CellWrite,
+        Local::AcquireCall { .. } => EventKind::AcquireCall,
         Local::Annotated { op, .. } => match op {
             SyncOp::Acquire { .. } => EventKind::Acquire,
             SyncOp::Release { .. } | SyncOp::TryAcquireFailed => EventKind::Release,
@@ -319,5 +327,7 @@ pub(crate) fn event_kind(kind: OpKind) -> EventKind {
         OpKind::Once => EventKind::Once,
         OpKind::SpuriousWake => EventKind::SpuriousWake,
         OpKind::Disconnect => EventKind::Disconnect,
+        OpKind::AnnotatedAcquire | OpKind::AnnotatedAcquireShared => EventKind::Acquire,
+        OpKind::AnnotatedRelease | OpKind::AnnotatedReleaseShared => EventKind::Release,
     }
 }
