@@ -43,7 +43,7 @@ fn a_check_then_set_lock_is_caught_by_a_plain_counter_test() {
     assert_eq!(f["kind"], "misuse", "{f:#}");
     let message = f["message"].as_str().unwrap();
     assert!(
-        message.contains("mutual exclusion is broken") && message.contains("SpinMutex"),
+        message.contains("mutual exclusion is broken") && message.contains("CheckThenSet"),
         "{f:#}"
     );
     assert_replays(PACKAGE, f["token"].as_str().unwrap(), "misuse:");

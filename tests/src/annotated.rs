@@ -1,190 +1,49 @@
-//! Hand-written locks as real crates write them, annotated for symx: a guard-based spin
-//! mutex (correct, or broken by a check-then-set `lock`) and a reader-writer spin lock whose
-//! guards release in `Drop`, naming the lock they release (`#[symx::release(self.lock)]`).
-//! The data lives in the lock's own `std::cell::UnsafeCell`, which symx does not see: the
-//! annotations alone tell it who holds the lock.
-//!
-//! The programs below run the same tests on these locks and on `symx::sync::Mutex` /
-//! `RwLock`, so that both give the same verdicts.
+//! Hand-written locks as real crates write them, annotated for symx, and programs that run
+//! on them and on `symx::sync::Mutex` / `RwLock` alike, so that both give the same verdicts:
+//! the guard-based [`SpinMutex`] and [`SpinRwLock`] of `examples/annotated-primitives`, and
+//! [`CheckThenSet`], a spin mutex broken by a check-then-set `lock`. The data lives in the
+//! locks' own `std::cell::UnsafeCell`, which symx does not see: the annotations alone tell
+//! it who holds a lock.
 
 use std::cell::UnsafeCell;
-use std::ops::{Deref, DerefMut};
 
+pub use annotated_primitives::{SpinMutex, SpinRwLock};
 use symx::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use symx::sync::{Arc, Mutex, RwLock};
 use symx::thread;
 
-/// A spin mutex holding its data, released by its guard's `Drop`.
-pub struct SpinMutex<T> {
+/// A spin mutex holding a counter, whose `lock` checks the flag and then sets it in two
+/// steps: two threads can both see it free. Released by its guard's `Drop`.
+pub struct CheckThenSet {
     locked: AtomicBool,
-    /// Takes the lock by a load and then a store: two threads can both see it free.
-    check_then_set: bool,
-    data: UnsafeCell<T>,
+    data: UnsafeCell<u32>,
 }
 
-// SAFETY: as for std's Mutex, access to `data` is serialised by the lock (when it works).
-unsafe impl<T: Send> Sync for SpinMutex<T> {}
+// SAFETY: meant to be serialised by the lock (which is broken: symx reports it).
+unsafe impl Sync for CheckThenSet {}
 
-impl<T> SpinMutex<T> {
-    /// A correct lock: a swap takes it.
-    pub const fn new(t: T) -> Self {
-        SpinMutex {
-            locked: AtomicBool::new(false),
-            check_then_set: false,
-            data: UnsafeCell::new(t),
-        }
-    }
-
-    /// A broken lock: `lock` checks the flag, then sets it, in two steps.
-    pub const fn check_then_set(t: T) -> Self {
-        SpinMutex {
-            locked: AtomicBool::new(false),
-            check_then_set: true,
-            data: UnsafeCell::new(t),
-        }
-    }
-
-    /// Spins until this thread took the lock.
+impl CheckThenSet {
+    /// Spins while the flag is set, then sets it.
     #[symx::acquire]
-    pub fn lock(&self) -> SpinGuard<'_, T> {
-        if self.check_then_set {
-            while self.locked.load(Ordering::Acquire) {
-                symx::hint::spin_loop();
-            }
-            // BUG: another thread may have passed the check too.
-            self.locked.store(true, Ordering::Relaxed);
-        } else {
-            while self.locked.swap(true, Ordering::Acquire) {
-                symx::hint::spin_loop();
-            }
+    pub fn lock(&self) -> CheckThenSetGuard<'_> {
+        while self.locked.load(Ordering::Acquire) {
+            symx::hint::spin_loop();
         }
-        SpinGuard { lock: self }
+        // BUG: another thread may have passed the check too.
+        self.locked.store(true, Ordering::Relaxed);
+        CheckThenSetGuard { lock: self }
     }
 }
 
-/// Holds a [`SpinMutex`]; releases it when dropped.
-pub struct SpinGuard<'a, T> {
-    lock: &'a SpinMutex<T>,
+/// Holds a [`CheckThenSet`]; releases it when dropped.
+pub struct CheckThenSetGuard<'a> {
+    lock: &'a CheckThenSet,
 }
 
-impl<T> Drop for SpinGuard<'_, T> {
+impl Drop for CheckThenSetGuard<'_> {
     #[symx::release(self.lock)]
     fn drop(&mut self) {
         self.lock.locked.store(false, Ordering::Release);
-    }
-}
-
-impl<T> Deref for SpinGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: the guard holds the lock.
-        unsafe { &*self.lock.data.get() }
-    }
-}
-
-impl<T> DerefMut for SpinGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: the guard holds the lock.
-        unsafe { &mut *self.lock.data.get() }
-    }
-}
-
-/// The state of a [`SpinRwLock`] while a writer holds it; any other value counts readers.
-const WRITER: usize = usize::MAX;
-
-/// A reader-writer spin lock holding its data: readers share it, a writer holds it alone.
-pub struct SpinRwLock<T> {
-    state: AtomicUsize,
-    data: UnsafeCell<T>,
-}
-
-// SAFETY: as for std's RwLock.
-unsafe impl<T: Send + Sync> Sync for SpinRwLock<T> {}
-
-impl<T> SpinRwLock<T> {
-    /// An unlocked lock.
-    pub const fn new(t: T) -> Self {
-        SpinRwLock {
-            state: AtomicUsize::new(0),
-            data: UnsafeCell::new(t),
-        }
-    }
-
-    /// Spins while a writer holds the lock, then shares it.
-    #[symx::acquire_shared]
-    pub fn read(&self) -> ReadGuard<'_, T> {
-        loop {
-            let s = self.state.load(Ordering::Relaxed);
-            if s != WRITER
-                && self
-                    .state
-                    .compare_exchange(s, s + 1, Ordering::Acquire, Ordering::Relaxed)
-                    .is_ok()
-            {
-                return ReadGuard { lock: self };
-            }
-            symx::hint::spin_loop();
-        }
-    }
-
-    /// Spins while anybody holds the lock, then holds it alone.
-    #[symx::acquire]
-    pub fn write(&self) -> WriteGuard<'_, T> {
-        while self
-            .state
-            .compare_exchange(0, WRITER, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            symx::hint::spin_loop();
-        }
-        WriteGuard { lock: self }
-    }
-}
-
-/// A shared hold on a [`SpinRwLock`].
-pub struct ReadGuard<'a, T> {
-    lock: &'a SpinRwLock<T>,
-}
-
-impl<T> Drop for ReadGuard<'_, T> {
-    #[symx::release_shared(self.lock)]
-    fn drop(&mut self) {
-        self.lock.state.fetch_sub(1, Ordering::Release);
-    }
-}
-
-impl<T> Deref for ReadGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: the guard shares the lock; no writer holds it.
-        unsafe { &*self.lock.data.get() }
-    }
-}
-
-/// The exclusive hold on a [`SpinRwLock`].
-pub struct WriteGuard<'a, T> {
-    lock: &'a SpinRwLock<T>,
-}
-
-impl<T> Drop for WriteGuard<'_, T> {
-    #[symx::release(self.lock)]
-    fn drop(&mut self) {
-        self.lock.state.store(0, Ordering::Release);
-    }
-}
-
-impl<T> Deref for WriteGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: the guard holds the lock alone.
-        unsafe { &*self.lock.data.get() }
-    }
-}
-
-impl<T> DerefMut for WriteGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: the guard holds the lock alone.
-        unsafe { &mut *self.lock.data.get() }
     }
 }
 
@@ -206,15 +65,17 @@ impl Lock for SpinMutex<u32> {
     }
 }
 
-/// The check-then-set [`SpinMutex`], as a type of its own for the programs.
-pub struct CheckThenSet(pub SpinMutex<u32>);
-
 impl Lock for CheckThenSet {
     fn make(n: u32) -> Self {
-        CheckThenSet(SpinMutex::check_then_set(n))
+        CheckThenSet {
+            locked: AtomicBool::new(false),
+            data: UnsafeCell::new(n),
+        }
     }
     fn with<R>(&self, f: impl FnOnce(&mut u32) -> R) -> R {
-        f(&mut self.0.lock())
+        let _held = self.lock();
+        // SAFETY: meant to be exclusive while `_held` lives.
+        f(unsafe { &mut *self.data.get() })
     }
 }
 
