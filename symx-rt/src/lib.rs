@@ -45,6 +45,7 @@
 //! values and the trace format.
 
 mod builder;
+pub mod covering;
 mod entry;
 mod explore;
 mod names;

@@ -13,6 +13,7 @@
 //! - [`classic`]: lost updates and a bounded buffer that waits with `if`;
 //! - [`rng`]: SplitMix64, the same draws on every machine;
 //! - [`symbolic`]: bugs that need an input value and an interleaving at once;
+//! - [`covering`]: the input-covering-schedules acceptance programs;
 //! - [`observe`](mod@observe): the run a predictive test starts from, forced along a schedule.
 //!
 //! Every program is written against the modelled std (`symx::sync`, `symx::thread`): it runs
@@ -21,6 +22,7 @@
 
 pub mod annotated;
 pub mod classic;
+pub mod covering;
 pub mod guided;
 pub mod observe;
 pub mod rng;

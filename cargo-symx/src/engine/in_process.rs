@@ -2,6 +2,7 @@
 //! engines' own tests, the differential tests and the benchmarks use. `cargo symx` runs tests
 //! in worker processes instead (`crate::run::engines`).
 
+use symx::covering::HbSchedule;
 use symx::{Builder, Drive, DrivenPoint, Guide, InputValues};
 
 use super::{Executor, Exploration, Limits};
@@ -47,5 +48,16 @@ impl<F: Fn()> Executor for InProcess<F> {
         decide: &mut dyn FnMut(&DrivenPoint<'_>) -> Drive,
     ) -> Result<Replayed, String> {
         Ok(self.builder.run_driven(inputs, decide, &self.body).into())
+    }
+
+    fn run_constrained(
+        &mut self,
+        schedule: &HbSchedule,
+        inputs: &InputValues,
+    ) -> Result<Replayed, String> {
+        Ok(self
+            .builder
+            .run_constrained(schedule, inputs, &self.body)
+            .into())
     }
 }

@@ -14,10 +14,14 @@
 //! - `assertion_guided`: the same space searched as one tree of schedule and branch choices,
 //!   pruning every state that summaries of explored subtrees prove cannot fail an assertion
 //!   (Guo, Kusano, Wang, Yang, Gupta, "Assertion Guided Symbolic Execution of Multithreaded
-//!   Programs", ESEC/FSE 2015).
+//!   Programs", ESEC/FSE 2015);
+//! - `covering`: input-covering schedules (Bergan, dissertation ch. 3): a small set of
+//!   (input constraint, schedule) pairs covering every input, for constrained execution
+//!   and the per-schedule deadlock check.
 
 pub mod assertion_guided;
 pub mod context;
+pub mod covering;
 mod in_process;
 pub mod predict;
 pub mod symbolic;
@@ -27,6 +31,7 @@ pub use in_process::InProcess;
 use std::time::Duration;
 
 use symx::__worker::protocol::FailureReport;
+use symx::covering::HbSchedule;
 use symx::trace::Trace;
 use symx::{Drive, DrivenPoint, Guide, InputValues};
 
@@ -51,6 +56,16 @@ pub trait Executor {
     ) -> Result<Replayed, String> {
         let _ = (inputs, decide);
         Err("this executor cannot drive an execution".into())
+    }
+
+    /// Runs one execution held to `schedule`'s happens-before order with `inputs`
+    /// (constrained execution); its `divergence` says where it left the schedule.
+    fn run_constrained(
+        &mut self,
+        _schedule: &HbSchedule,
+        _inputs: &InputValues,
+    ) -> Result<Replayed, String> {
+        Err("this executor cannot run a test constrained to a schedule".into())
     }
 }
 

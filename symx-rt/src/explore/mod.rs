@@ -185,7 +185,7 @@ fn outcome_schedule(b: &Builder, outcome: &ExecutionResult) -> Schedule {
 /// Runs the one execution `guide` describes, recorded (see [`Builder::run_guided`]).
 pub(crate) fn run_guided(b: &Builder, guide: &Guide, body: &dyn Fn()) -> GuidedRun {
     let mut strategy = guided::Guided::new(guide);
-    let mut run = run_recorded(b, &guide.inputs, &mut strategy, body);
+    let mut run = run_followed(b, &guide.inputs, &mut strategy, body);
     run.divergence = strategy.divergence();
     run
 }
@@ -198,15 +198,16 @@ pub(crate) fn run_driven(
     body: &dyn Fn(),
 ) -> GuidedRun {
     let mut strategy = driven::Driven::new(decide);
-    let mut run = run_recorded(b, inputs, &mut strategy, body);
+    let mut run = run_followed(b, inputs, &mut strategy, body);
     run.divergence = strategy.divergence();
     run
 }
 
-/// Runs the one execution `strategy` chooses, recorded, with `inputs` over the builder's.
-fn run_recorded(
+/// Runs one recorded execution with `inputs` (over the builder's) whose schedule `strategy`
+/// decides: a guided run, or a constrained one (`crate::covering`).
+pub(crate) fn run_followed(
     b: &Builder,
-    inputs: &crate::sym::InputValues,
+    inputs: &crate::InputValues,
     strategy: &mut dyn Chooser,
     body: &dyn Fn(),
 ) -> GuidedRun {
