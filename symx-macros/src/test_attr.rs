@@ -35,6 +35,7 @@ const KEYS: &[&str] = &[
     "time_budget_ms",
     "max_branch_depth",
     "context_mode",
+    "assertion_guided",
 ];
 
 /// One accepted `key = value` argument.

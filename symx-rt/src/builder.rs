@@ -154,6 +154,8 @@ pub struct Builder {
     pub(crate) time_budget: Option<Duration>,
     /// Symbolic conditions per path that `cargo symx test`'s symbolic exploration may flip.
     pub(crate) max_branch_depth: Option<u32>,
+    /// `cargo symx test` searches inputs and schedules with assertion-guided pruning.
+    pub(crate) assertion_guided: bool,
     pub(crate) test_name: Option<String>,
     /// Record every execution's trace (symbolic notes and all).
     pub(crate) record: bool,
@@ -196,6 +198,7 @@ impl Builder {
             leak_check: true,
             time_budget: None,
             max_branch_depth: None,
+            assertion_guided: false,
             test_name: None,
             record: false,
             inputs: None,
@@ -289,6 +292,14 @@ impl Builder {
     /// The mode [`Builder::context_mode`] set.
     pub fn context_mode_setting(&self) -> crate::context::ContextMode {
         self.context_mode
+    }
+
+    /// Asks `cargo symx test` to search this test's inputs and schedules with
+    /// assertion-guided pruning (skipping every state proved unable to fail an assertion).
+    /// In process (`cargo test`) it has no effect.
+    pub fn assertion_guided(mut self, on: bool) -> Self {
+        self.assertion_guided = on;
+        self
     }
 
     /// The bound [`Builder::max_branch_depth`] set.
@@ -421,6 +432,11 @@ impl Builder {
     }
 
     #[doc(hidden)]
+    pub fn __attr_assertion_guided(self, on: bool) -> Self {
+        self.assertion_guided(on)
+    }
+
+    #[doc(hidden)]
     pub fn __attr_seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
         self.with_strategy_args()
@@ -466,6 +482,27 @@ pub struct Guide {
     pub choices: Vec<u32>,
     /// Values of the symbolic inputs; those not given take the builder's defaults.
     pub inputs: InputValues,
+}
+
+/// What the function driving an execution ([`Builder::run_driven`]) is shown at each
+/// scheduling point.
+#[derive(Debug)]
+pub struct DrivenPoint<'a> {
+    /// Steps already taken.
+    pub step: u64,
+    /// The threads that can take the next step (execution-local ids, as traces number them).
+    pub enabled: &'a [usize],
+    /// The execution so far: every event up to this point.
+    pub trace: &'a Trace,
+}
+
+/// The decision of the function driving an execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drive {
+    /// This thread takes the next step.
+    Run(usize),
+    /// Abandon the execution here: it ends as discarded, nothing runs again.
+    Stop,
 }
 
 /// The result of [`Builder::run_guided`].

@@ -45,6 +45,7 @@
 //! values and the trace format.
 
 mod builder;
+pub mod covering;
 mod entry;
 mod explore;
 mod names;
@@ -70,7 +71,9 @@ pub mod sync;
 pub mod thread;
 pub mod wait_queue;
 
-pub use builder::{Builder, Guide, GuidedRun, Strategy, StrategyKind, DEFAULT_ITERATIONS};
+pub use builder::{
+    Builder, Drive, DrivenPoint, Guide, GuidedRun, Strategy, StrategyKind, DEFAULT_ITERATIONS,
+};
 pub use entry::model;
 pub use names::UnknownName;
 pub use report::{Failure, FailureKind, Report, SourceLocation, Step, StopReason};

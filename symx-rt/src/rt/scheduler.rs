@@ -14,7 +14,7 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 use super::chooser::{Candidate, Chooser, SchedulingPoint};
 use super::clock::VClock;
 use super::execution::{location_hash, Config, Ctx, Execution, Found, Installed};
-use super::objects::next_generation;
+use super::objects::{next_generation, ObjKind};
 use super::op::{Event, Op, OpKind, ThreadId, Value};
 use super::threads::{Status, Thread};
 use super::{diagnose, panic_hook, switch};
@@ -235,6 +235,9 @@ impl Scheduler<'_> {
             }
             let (options, choice) = self.options(&enabled, last);
             let (t, op) = self.pick(&options, choice, last, steps);
+            if self.failed() {
+                return; // the chooser abandoned the execution
+            }
             steps += 1;
             let max_steps = self.ctx.exec.borrow().config.max_steps;
             if steps > max_steps {
@@ -328,15 +331,26 @@ impl Scheduler<'_> {
                         thread,
                         op,
                         key: e.threads[thread].key,
+                        shared: op
+                            .obj
+                            .is_some_and(|o| e.objects.get(o).kind == ObjKind::Shared),
                     })
                     .collect()
             };
+            // SAFETY: see `run_execution`; no model thread runs during the call.
+            let partial = unsafe { (*chooser).wants_trace() }
+                .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
             let point = SchedulingPoint {
                 step,
                 candidates: &candidates,
+                trace: partial.as_ref(),
             };
             // SAFETY: see `run_execution`; no model thread runs during the call.
             let t = unsafe { (*chooser).choose_thread(&point) };
+            // SAFETY: as above.
+            if unsafe { (*chooser).stop() } {
+                self.exec().sym.discarded = true;
+            }
             let chosen = options
                 .iter()
                 .copied()
