@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 use super::clock::VClock;
 use super::execution::{Execution, Found};
 use super::op::ObjId;
-use super::race::Access;
+use super::race::{Access, CellState};
 use crate::report::FailureKind;
 
 fn acquires(o: Ordering) -> bool {
@@ -82,8 +82,6 @@ impl Execution {
         }
     }
 
-    /// Checks an `UnsafeCell` access against the cell's history; a race is a failure that
-    /// names both accesses.
     /// Remembers an atomic write to `obj`, which a later `unsync_load` must be ordered after;
     /// an earlier `unsync_load` it is not ordered after is a race.
     pub fn atomic_write(
@@ -91,28 +89,28 @@ impl Execution {
         obj: ObjId,
         location: &'static Location<'static>,
     ) -> Option<Found> {
-        let t = self.current;
-        let clock = &self.threads[t].clock;
-        let access = Access {
-            thread: t,
-            time: clock.get(t),
-            write: true,
-            location,
-        };
-        let state = self
-            .objects
-            .get_mut(obj)
-            .cell
-            .get_or_insert_with(Default::default);
-        let other = state.atomic_write(access, clock)?;
-        Some(self.race(obj, other, access))
+        self.check_cell(obj, true, location, CellState::atomic_write)
     }
 
+    /// Checks an `UnsafeCell` access against the cell's history; a race is a failure that
+    /// names both accesses.
     pub fn cell_access(
         &mut self,
         obj: ObjId,
         write: bool,
         location: &'static Location<'static>,
+    ) -> Option<Found> {
+        self.check_cell(obj, write, location, CellState::access)
+    }
+
+    /// The current thread's access to `obj`'s cell history, checked by `check` (which returns
+    /// the earlier access it races with, if any).
+    fn check_cell(
+        &mut self,
+        obj: ObjId,
+        write: bool,
+        location: &'static Location<'static>,
+        check: fn(&mut CellState, Access, &VClock) -> Option<Access>,
     ) -> Option<Found> {
         let t = self.current;
         let clock = &self.threads[t].clock;
@@ -127,7 +125,7 @@ impl Execution {
             .get_mut(obj)
             .cell
             .get_or_insert_with(Default::default);
-        let other = state.access(access, clock)?;
+        let other = check(state, access, clock)?;
         Some(self.race(obj, other, access))
     }
 
