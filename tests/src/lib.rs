@@ -8,9 +8,12 @@
 //!   `symx::sync`'s locks alike;
 //! - [`wang`]: the figures of Wang et al., "Symbolic Predictive Analysis for Concurrent
 //!   Programs";
+//! - [`guided`]: the figures of Guo et al., "Assertion Guided Symbolic Execution of
+//!   Multithreaded Programs", and the soundness pitfalls of its algorithm;
 //! - [`classic`]: lost updates and a bounded buffer that waits with `if`;
 //! - [`rng`]: SplitMix64, the same draws on every machine;
 //! - [`symbolic`]: bugs that need an input value and an interleaving at once;
+//! - [`covering`]: the input-covering-schedules acceptance programs;
 //! - [`observe`](mod@observe): the run a predictive test starts from, forced along a schedule.
 //!
 //! Every program is written against the modelled std (`symx::sync`, `symx::thread`): it runs
@@ -19,6 +22,8 @@
 
 pub mod annotated;
 pub mod classic;
+pub mod covering;
+pub mod guided;
 pub mod observe;
 pub mod rng;
 pub mod symbolic;

@@ -77,6 +77,10 @@ pub struct ObjectInfo {
     /// which a read ordered before every write returns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial: Option<InitialValue>,
+    /// Where the program created it (the caller of its constructor), when known: the same in
+    /// every execution, unlike `id` (added within version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<Location>,
 }
 
 /// The value a variable starts the execution with.
