@@ -124,7 +124,10 @@ pub(crate) fn explore_with(
         drew_inputs |= outcome.drew_inputs;
         idle_threads = idle_threads.max(outcome.idle_threads);
         strategy.end_execution(&outcome.events);
-        if let Some(mut trace) = outcome.trace.take() {
+        // A pass's traces are not the exploration's (its set of traces is the DPOR's), unless
+        // the pass found the failure.
+        let delivered = deep || outcome.failure.is_some();
+        if let Some(mut trace) = outcome.trace.take().filter(|_| delivered) {
             let schedule = outcome_schedule(b, &outcome);
             deliver(
                 b,
