@@ -233,6 +233,8 @@ impl Layers {
                     .map(|d| duration(d).map(|d| d.as_millis() as u64))
                     .transpose()?,
                 shard: None,
+                checkpoint: None,
+                resume: false,
             },
             timeout: s
                 .timeout

@@ -154,6 +154,9 @@ pub struct Builder {
     pub(crate) stack_size: usize,
     pub(crate) leak_check: bool,
     pub(crate) time_budget: Option<Duration>,
+    /// Where an exploration stopped early saves its state, and whether it resumes from it.
+    pub(crate) checkpoint: Option<std::path::PathBuf>,
+    pub(crate) resume: bool,
     /// Symbolic conditions per path that `cargo symx test`'s symbolic exploration may flip.
     pub(crate) max_branch_depth: Option<u32>,
     /// `cargo symx test` searches inputs and schedules with assertion-guided pruning.
@@ -200,6 +203,8 @@ impl Builder {
             stack_size: 256 * 1024,
             leak_check: true,
             time_budget: None,
+            checkpoint: None,
+            resume: false,
             max_branch_depth: None,
             assertion_guided: false,
             test_name: None,
@@ -231,6 +236,26 @@ impl Builder {
     /// ([`Builder::max_executions`] then counts exactly the DPOR's executions).
     pub fn shallow_first(mut self, on: bool) -> Self {
         self.shallow_first = on;
+        self
+    }
+
+    /// Where an exploration that stops before it is complete (its time budget or execution
+    /// bound ran out, or Ctrl-C, which then stops it after the current execution instead of
+    /// ending the process) saves its state, so that [`Builder::resume`] can continue it; a
+    /// complete exploration or a failure removes the file. `None` (the default): no state
+    /// file.
+    pub fn checkpoint(mut self, file: Option<std::path::PathBuf>) -> Self {
+        self.checkpoint = file;
+        self
+    }
+
+    /// Whether to continue from the [`Builder::checkpoint`] file when there is one, running
+    /// exactly the executions it had not run; the report's counts are the whole
+    /// exploration's ([`Report::resumed`](crate::Report::resumed) says how many ran before).
+    /// A file written for another test, other settings, or a program that no longer runs its
+    /// last execution alike is refused with an error (a panic in `explore`).
+    pub fn resume(mut self, on: bool) -> Self {
+        self.resume = on;
         self
     }
 

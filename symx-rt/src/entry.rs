@@ -13,7 +13,7 @@ impl Builder {
     /// Explores `f` recording every execution, and hands each trace to `on_trace`.
     pub fn explore_traces<F: Fn()>(&self, f: F, mut on_trace: impl FnMut(&Trace)) -> Report {
         let b = self.with_defaults().record_traces(true);
-        crate::explore::explore_with(&b, &f, &mut |_, _| {}, Some(&mut on_trace))
+        crate::explore::explore_with(&b, &f, &mut |_| {}, Some(&mut on_trace))
     }
 
     /// Runs one execution of `f` that follows `guide` (which thread takes each step, which

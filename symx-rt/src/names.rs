@@ -71,7 +71,13 @@ mod tests {
         let stops = StopReason::ALL.map(StopReason::name);
         assert_eq!(
             stops,
-            ["exhausted", "failure", "max_executions", "time_budget"]
+            [
+                "exhausted",
+                "failure",
+                "max_executions",
+                "time_budget",
+                "interrupted"
+            ]
         );
         for k in StrategyKind::ALL {
             assert_eq!(k.name().parse(), Ok(k));

@@ -116,6 +116,12 @@ pub fn explore_observed<F: Fn()>(
     })
 }
 
+/// Stops the running explorations that save a checkpoint after their current execution, as
+/// Ctrl-C does (for tests of resuming).
+pub fn interrupt() {
+    crate::explore::checkpoint::interrupt();
+}
+
 fn address<T: ?Sized>(obj: &T) -> usize {
     obj as *const T as *const () as usize
 }

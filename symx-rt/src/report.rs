@@ -283,25 +283,30 @@ pub enum StopReason {
     MaxExecutions,
     /// The wall-clock budget ran out.
     TimeBudget,
+    /// Ctrl-C (or `symx::__private::interrupt`) stopped an exploration that saves a checkpoint.
+    Interrupted,
 }
 
 impl StopReason {
     /// Every reason, in the order of the enum.
-    pub const ALL: [StopReason; 4] = [
+    pub const ALL: [StopReason; 5] = [
         StopReason::Exhausted,
         StopReason::Failure,
         StopReason::MaxExecutions,
         StopReason::TimeBudget,
+        StopReason::Interrupted,
     ];
 
     /// The reason's stable name in machine-readable output (`cargo symx`'s reports and the
-    /// worker protocol): `exhausted`, `failure`, `max_executions`, `time_budget`.
+    /// worker protocol): `exhausted`, `failure`, `max_executions`, `time_budget`,
+    /// `interrupted`.
     pub fn name(self) -> &'static str {
         match self {
             StopReason::Exhausted => "exhausted",
             StopReason::Failure => "failure",
             StopReason::MaxExecutions => "max_executions",
             StopReason::TimeBudget => "time_budget",
+            StopReason::Interrupted => "interrupted",
         }
     }
 }
@@ -325,6 +330,11 @@ pub struct Report {
     pub(crate) max_preemptions_bounded: bool,
     /// Executions of the preemption-bounded passes run alongside the exploration.
     pub(crate) shallow_executions: u64,
+    /// Executions run before the checkpoint this exploration resumed from (counted in the
+    /// totals).
+    pub(crate) resumed: u64,
+    /// An exhaustive exploration's estimate of its size, when it stopped before the end.
+    pub(crate) estimated: Option<f64>,
     /// The interleaving of a replayed execution (empty for explorations).
     pub(crate) replayed_steps: Vec<Step>,
     pub(crate) discarded: u64,
@@ -346,6 +356,22 @@ impl Report {
     /// [`Report::complete`] reports; a failure's count is every execution that ran.
     pub fn shallow_executions(&self) -> u64 {
         self.shallow_executions
+    }
+
+    /// Executions (of both kinds above) that ran before the checkpoint this exploration
+    /// resumed from ([`Builder::resume`](crate::Builder::resume)); they are counted in
+    /// [`Report::executions`] and [`Report::shallow_executions`], which are the totals of the
+    /// whole exploration across its interruptions. 0 when it did not resume.
+    pub fn resumed(&self) -> u64 {
+        self.resumed
+    }
+
+    /// For an exhaustive exploration (optimal DPOR, DFS) stopped by a bound, a time budget or
+    /// Ctrl-C: its estimate of the executions of the whole exploration (Knuth's estimator over
+    /// its tree, read off the path it stopped on), comparable with [`Report::executions`] for
+    /// the work left. `None` when it ended, failed, or samples (random, PCT).
+    pub fn estimated_executions(&self) -> Option<u64> {
+        self.estimated.map(|e| e.round() as u64)
     }
 
     /// Executions abandoned because a `symx::assume` did not hold (counted in
@@ -409,6 +435,7 @@ impl fmt::Display for Report {
                 "stopped at the execution bound; the space is not exhausted"
             }
             StopReason::TimeBudget => "stopped at the time budget; the space is not exhausted",
+            StopReason::Interrupted => "interrupted; the space is not exhausted",
             StopReason::Failure => "failed",
         };
         writeln!(

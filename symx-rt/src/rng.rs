@@ -4,7 +4,7 @@
 
 /// SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number generators",
 /// OOPSLA 2014).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Rng(u64);
 
 impl Rng {

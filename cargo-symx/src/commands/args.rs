@@ -206,6 +206,11 @@ pub struct TestArgs {
     /// Kill a test that runs longer than this, e.g. `5m`, and report it as a timeout.
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
+    /// Continue each test's exploration where the last run stopped before it was complete
+    /// (time budget, execution bound, Ctrl-C), from its checkpoint under
+    /// target/symx/checkpoints/; a checkpoint of a changed test is refused with an error.
+    #[arg(long)]
+    pub resume: bool,
     /// After exploring a #[symx::test] that passes, predict from the traces of its first
     /// executions whether other interleavings of their events fail (confirmed by replay).
     #[arg(long, help_heading = PREDICTIVE)]

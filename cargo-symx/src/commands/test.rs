@@ -86,6 +86,7 @@ pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
                 .cloned()
                 .map_or_else(|| layers.for_other_package(), Ok)?;
             settings.predict.verbose = verbose;
+            settings.overrides.resume = args.resume;
             Ok(Job { case, settings })
         })
         .collect::<Result<_, String>>()?;

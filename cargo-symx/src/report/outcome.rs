@@ -125,8 +125,21 @@ pub struct Outcome {
     pub executions: Option<u64>,
     /// Whether the (bounded) space was exhausted; `None` for ordinary tests.
     pub complete: Option<bool>,
-    /// Why exploration stopped: `exhausted`, `failure`, `max_executions`, `time_budget`.
+    /// Why exploration stopped: `exhausted`, `failure`, `max_executions`, `time_budget`,
+    /// `interrupted`.
     pub stop: Option<String>,
+    /// Executions of the default strategy's shallow passes beside the optimal DPOR (not in
+    /// `executions` unless a failure ended the exploration); absent when none ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shallow_executions: Option<u64>,
+    /// Executions run before the checkpoint this run resumed from (`--resume`), counted in
+    /// `executions`; absent when it did not resume.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed: Option<u64>,
+    /// An exhaustive exploration stopped before its end (a bound, the time budget, Ctrl-C):
+    /// its estimate of its whole size in executions; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_executions: Option<u64>,
     pub preemption_bounded: bool,
     /// Worker processes that explored this test together (`--shards`); 1 when not split.
     pub shards: u32,
@@ -333,6 +346,9 @@ impl Outcome {
             executions: None,
             complete: None,
             stop: None,
+            shallow_executions: None,
+            resumed: None,
+            estimated_executions: None,
             preemption_bounded: false,
             shards: 1,
             status: Status::Passed,

@@ -70,15 +70,23 @@ impl Progress {
 }
 
 impl TestBar {
-    /// A progress message: `executions` so far, of at most `total` when that is known (then
-    /// with an estimate of the time left at the current rate).
-    pub fn executions(&self, executions: u64, total: Option<u64>) {
+    /// A progress message: `executions` so far, of at most `total` when that is known, or of
+    /// about `estimate` (the exploration's own estimate of its size), then with the time left
+    /// at the current rate.
+    pub fn executions(&self, executions: u64, total: Option<u64>, estimate: Option<u64>) {
         let secs = self.start.elapsed().as_secs_f64().max(1e-3);
         let rate = executions as f64 / secs;
-        let message = match total {
-            Some(total) if total > 0 && rate > 0.0 => {
-                let left = total.saturating_sub(executions) as f64 / rate;
+        let left = |of: u64| of.saturating_sub(executions) as f64 / rate;
+        let message = match (total, estimate) {
+            (Some(total), _) if total > 0 && rate > 0.0 => {
+                let left = left(total);
                 format!("{executions}/{total} executions ({rate:.0}/s, ~{left:.0}s left)")
+            }
+            (_, Some(about)) if rate > 0.0 => {
+                let (about, left) = (about.max(executions), left(about));
+                format!(
+                    "{executions}/~{about} executions ({rate:.0}/s, ~{left:.0}s left by estimate)"
+                )
             }
             _ => format!("{executions} executions ({rate:.0}/s)"),
         };

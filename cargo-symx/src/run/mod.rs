@@ -106,7 +106,7 @@ fn run_one(job: &Job, extra: &[String], progress: &Progress, hint: &ReplayHint) 
     };
     let (run, overrides) = crate::run::shards::run(
         case,
-        &s.overrides,
+        &with_checkpoint(case, s),
         (s.shards, traces),
         extra,
         s.timeout,
@@ -121,6 +121,33 @@ fn run_one(job: &Job, extra: &[String], progress: &Progress, hint: &ReplayHint) 
     outcome
 }
 
+/// The test's overrides with its checkpoint file, under the symx build's directory, named
+/// after the test: an exploration in one worker process (no shards, which would share it)
+/// saves its state there when it stops before it is complete, and `--resume` continues
+/// from it.
+fn with_checkpoint(case: &TestCase, s: &Resolved) -> Overrides {
+    let mut o = s.overrides.clone();
+    if s.shards > 1 {
+        return o;
+    }
+    // The binary is <target>/symx/<profile>/deps/<name>: the profile directory holds them.
+    let Some(profile) = case.binary.path.parent().and_then(|deps| deps.parent()) else {
+        return o;
+    };
+    let name = format!(
+        "{}-{}-{}.json",
+        case.binary.package,
+        case.binary.target,
+        case.name.replace("::", ".")
+    );
+    o.checkpoint = Some(profile.join("checkpoints").join(name).display().to_string());
+    o
+}
+
+fn nonzero(n: u64) -> Option<u64> {
+    (n > 0).then_some(n)
+}
+
 /// What a worker's run means for the test.
 fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcome {
     let case = &job.case;
@@ -129,6 +156,12 @@ fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcom
         executions: run.verdict.as_ref().map(|v| v.executions),
         complete: run.verdict.as_ref().map(|v| v.complete),
         stop: run.verdict.as_ref().map(|v| v.stop.clone()),
+        shallow_executions: run
+            .verdict
+            .as_ref()
+            .and_then(|v| nonzero(v.shallow_executions)),
+        resumed: run.verdict.as_ref().and_then(|v| nonzero(v.resumed)),
+        estimated_executions: run.verdict.as_ref().and_then(|v| v.estimated_executions),
         preemption_bounded: run.verdict.as_ref().is_some_and(|v| v.preemption_bounded),
         shards: run.shards,
         expected: job.settings.expect.get(&case.name).cloned(),

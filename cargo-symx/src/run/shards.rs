@@ -41,7 +41,7 @@ pub fn run(
 ) -> (Run, Overrides) {
     if count <= 1 {
         let mut events = |e| match e {
-            Event::Progress(n, total) => bar.executions(n, total),
+            Event::Progress(n, total, estimate) => bar.executions(n, total, estimate),
             Event::Preemptions(max, bound) => bar.preemptions(max, bound),
             Event::Hello | Event::Failure => {}
         };
@@ -54,7 +54,7 @@ pub fn run(
         let mut all = progress.lock().expect("progress");
         all[index as usize] = (n, total);
         let totals: Option<u64> = all.iter().map(|(_, t)| *t).sum();
-        bar.executions(all.iter().map(|(n, _)| n).sum(), totals);
+        bar.executions(all.iter().map(|(n, _)| n).sum(), totals, None);
     };
     // The first failure ends the test: the other shards are killed.
     let found = AtomicBool::new(false);
@@ -68,7 +68,7 @@ pub fn run(
                     others.push(s.spawn(move || {
                         let req = request(overrides, shard(index), 0);
                         let mut events = |e| match e {
-                            Event::Progress(n, t) => report(index, n, t),
+                            Event::Progress(n, t, _) => report(index, n, t),
                             Event::Preemptions(max, bound) => bar.preemptions(max, bound),
                             Event::Failure => found.store(true, Ordering::SeqCst),
                             Event::Hello => {}
@@ -84,7 +84,7 @@ pub fn run(
                     }));
                 }
             }
-            Event::Progress(n, t) => report(0, n, t),
+            Event::Progress(n, t, _) => report(0, n, t),
             Event::Preemptions(max, bound) => bar.preemptions(max, bound),
             Event::Failure => found.store(true, Ordering::SeqCst),
         };
@@ -174,6 +174,10 @@ fn merge_verdicts(verdicts: Vec<Verdict>) -> Verdict {
         failure,
         drew_inputs: verdicts.iter().any(|v| v.drew_inputs),
         idle_threads: verdicts.iter().map(|v| v.idle_threads).max().unwrap_or(0),
+        shallow_executions: verdicts.iter().map(|v| v.shallow_executions).sum(),
+        resumed: verdicts.iter().map(|v| v.resumed).sum(),
+        // Each shard estimates its own part: their sum, once every shard has one.
+        estimated_executions: verdicts.iter().map(|v| v.estimated_executions).sum(),
     }
 }
 
@@ -197,6 +201,9 @@ mod tests {
             failure,
             drew_inputs: false,
             idle_threads: 0,
+            shallow_executions: 0,
+            resumed: 0,
+            estimated_executions: None,
         }
     }
 

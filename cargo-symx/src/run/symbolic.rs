@@ -36,10 +36,12 @@ pub fn explore(
         ..Options::default()
     };
     // Each class's exploration gets the test's own bounds; the search's totals are checked
-    // between classes.
+    // between classes. The test's checkpoint is its first exploration's, not theirs.
     let per_class = Overrides {
         max_executions: None,
         time_budget_ms: None,
+        checkpoint: None,
+        resume: false,
         ..b.overrides.clone()
     };
     let mut executor = WorkerExecutor::new(case, extra, b.timeout).with_overrides(&per_class);

@@ -106,8 +106,9 @@ enum Line {
 pub enum Event {
     /// The test is a `#[symx::test]` serving the request.
     Hello,
-    /// Executions run so far, and at most in all when that is known.
-    Progress(u64, Option<u64>),
+    /// Executions run so far, at most in all when that is known, and the exploration's
+    /// estimate of its size when it has one.
+    Progress(u64, Option<u64>, Option<u64>),
     /// The most preemptions an execution took so far, and the bound the exploration has.
     Preemptions(u32, Option<u32>),
     /// The exploration ended with a failure.
@@ -160,6 +161,7 @@ pub fn run_cancellable(
     let stderr = read_all(child.stderr.take().expect("piped"));
     let deadline = start + timeout;
     let mut killed = None;
+    let mut interrupted_at = None;
     loop {
         match lines.recv_timeout(Duration::from_millis(50)) {
             Ok(line) => take(&mut run, &case.name, line, events),
@@ -168,7 +170,12 @@ pub fn run_cancellable(
         }
         if killed.is_none() {
             if INTERRUPTED.load(Ordering::SeqCst) {
-                killed = Some(Exit::Interrupted);
+                // Ctrl-C reached the worker too: an exploration that checkpoints stops after
+                // its current execution and saves its state. It gets a moment to.
+                let since = *interrupted_at.get_or_insert_with(Instant::now);
+                if since.elapsed() >= CTRL_C_GRACE {
+                    killed = Some(Exit::Interrupted);
+                }
             } else if cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
                 killed = Some(Exit::Cancelled);
             } else if Instant::now() >= deadline {
@@ -180,7 +187,9 @@ pub fn run_cancellable(
         }
     }
     let status = child.wait();
-    run.exit = Some(killed.unwrap_or_else(|| match status {
+    // A worker that ended on its own after Ctrl-C was interrupted all the same.
+    let interrupted = interrupted_at.map(|_| Exit::Interrupted);
+    run.exit = Some(killed.or(interrupted).unwrap_or_else(|| match status {
         Ok(s) => exit_of(s),
         Err(_) => Exit::Code(-1),
     }));
@@ -189,6 +198,10 @@ pub fn run_cancellable(
     run.shards = 1;
     run
 }
+
+/// How long a worker may take to end on its own after Ctrl-C (saving its checkpoint) before
+/// it is killed.
+const CTRL_C_GRACE: Duration = Duration::from_secs(2);
 
 /// How long a model thread may run without reaching a scheduling point before the worker's
 /// watchdog reports it: seconds, not the test's whole `timeout`.
@@ -291,12 +304,13 @@ fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
             Message::Progress {
                 executions,
                 total,
+                estimate,
                 max_preemptions,
                 preemption_bound,
                 ..
             } => {
                 run.last_progress = executions;
-                events(Event::Progress(executions, total));
+                events(Event::Progress(executions, total, estimate));
                 events(Event::Preemptions(max_preemptions, preemption_bound));
             }
             Message::Execution { .. } => run.announced.clear(),

@@ -74,4 +74,16 @@ impl Chooser for Announcing {
     fn shallow(&self) -> bool {
         self.inner.shallow()
     }
+
+    fn estimate(&self) -> Option<f64> {
+        self.inner.estimate()
+    }
+
+    fn save(&self) -> Option<serde_json::Value> {
+        self.inner.save()
+    }
+
+    fn restore(&mut self, state: serde_json::Value) -> Result<(), String> {
+        self.inner.restore(state)
+    }
 }

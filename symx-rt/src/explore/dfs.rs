@@ -19,18 +19,23 @@ use crate::rt::op::ThreadId;
 pub(crate) const KEY_DEPTH: usize = 4;
 
 /// One choice point on the current path: its alternatives and the one being explored.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Node {
     options: Vec<u32>,
     index: usize,
 }
 
-#[derive(Debug, Default)]
+/// The stack is the exploration's state, which a checkpoint saves (`explore::checkpoint`).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Dfs {
     stack: Vec<Node>,
+    #[serde(skip)]
     depth: usize,
     started: bool,
-    /// The subtrees this exploration owns; every one when `None`.
+    /// Executions ended so far.
+    executions: u64,
+    /// The subtrees this exploration owns; every one when `None` (the builder's, not saved).
+    #[serde(skip)]
     shard: Option<DfsShard>,
 }
 
@@ -112,5 +117,28 @@ impl Chooser for Dfs {
 
     fn choose_value(&mut self, n: usize) -> usize {
         self.choose(0..n as u32) as usize
+    }
+
+    fn end_execution(&mut self, _events: &[crate::rt::op::Event]) {
+        self.executions += 1;
+    }
+
+    fn estimate(&self) -> Option<f64> {
+        let branches = self.stack.iter().map(|n| {
+            let rest = n.options.len() - n.index - 1;
+            (n.index as u32, rest as u32)
+        });
+        Some(crate::explore::estimate::total(self.executions, branches))
+    }
+
+    fn save(&self) -> Option<serde_json::Value> {
+        crate::explore::checkpoint::state_of(self)
+    }
+
+    fn restore(&mut self, state: serde_json::Value) -> Result<(), String> {
+        let shard = self.shard;
+        *self = crate::explore::checkpoint::from_state(state)?;
+        self.shard = shard;
+        Ok(())
     }
 }

@@ -6,9 +6,11 @@
 //! ([`SchedulingPoint`](crate::rt::chooser::SchedulingPoint)), and after each execution the execution's events.
 
 pub(crate) mod announce;
+pub(crate) mod checkpoint;
 pub(crate) mod dfs;
 mod dpor;
 mod driven;
+pub(crate) mod estimate;
 mod guided;
 mod minimise;
 mod pct;
@@ -73,7 +75,7 @@ fn shallow_first(b: &Builder) -> bool {
 
 /// Runs executions of `body` as the builder says, until a failure, a bound, or exhaustion.
 pub(crate) fn explore(b: &Builder, body: &dyn Fn()) -> Report {
-    explore_with(b, body, &mut |_, _| {}, None)
+    explore_with(b, body, &mut |_| {}, None)
 }
 
 /// [`explore`], showing every execution's events to `observe` (for tests of the strategies).
@@ -82,60 +84,114 @@ pub(crate) fn explore_observed(
     body: &dyn Fn(),
     observe: &mut dyn FnMut(&[Event]),
 ) -> Report {
-    explore_with(b, body, &mut |events, _| observe(events), None)
+    explore_with(b, body, &mut |o| observe(o.events), None)
+}
+
+/// What the explorer shows its observer after each of the exploration's executions (not the
+/// shallow passes').
+pub(crate) struct Observed<'a> {
+    pub events: &'a [Event],
+    pub preemptions: u32,
+    /// The exploration's executions so far, those before a checkpoint it resumed from
+    /// included.
+    pub executions: u64,
+    strategy: &'a dyn Chooser,
+}
+
+impl Observed<'_> {
+    /// The strategy's estimate of the executions of the whole exploration (see [`estimate`]).
+    pub fn estimate(&self) -> Option<f64> {
+        self.strategy.estimate()
+    }
 }
 
 /// [`explore_observed`], showing also each execution's number of preemptions, and handing
-/// each recorded trace to `on_trace`.
+/// each recorded trace to `on_trace`. A checkpoint that cannot be resumed from is a panic
+/// with the reason (see [`explore_resumable`]).
 pub(crate) fn explore_with(
     b: &Builder,
     body: &dyn Fn(),
-    observe: &mut dyn FnMut(&[Event], u32),
-    mut on_trace: Option<&mut dyn FnMut(&Trace)>,
+    observe: &mut dyn FnMut(&Observed<'_>),
+    on_trace: Option<&mut dyn FnMut(&Trace)>,
 ) -> Report {
+    explore_resumable(b, body, observe, on_trace).unwrap_or_else(|e| panic!("symx: {e}"))
+}
+
+/// The executions run so far, of the exploration and of the default's shallow passes.
+#[derive(Default)]
+struct Counts {
+    executions: u64,
+    shallow: u64,
+    discarded: u64,
+}
+
+/// [`explore_with`], or why its checkpoint cannot be resumed from.
+pub(crate) fn explore_resumable(
+    b: &Builder,
+    body: &dyn Fn(),
+    observe: &mut dyn FnMut(&Observed<'_>),
+    mut on_trace: Option<&mut dyn FnMut(&Trace)>,
+) -> Result<Report, checkpoint::ResumeError> {
     let start = Instant::now();
     let b = &recording_as_asked(b);
     let mut strategy = make(b);
-    let mut executions = 0;
-    let mut shallow = 0;
-    let mut discarded = 0;
+    let mut n = Counts::default();
+    let (mut last, resumed) = resume(b, strategy.as_mut(), &mut n, body)?;
+    let mut advanced = last.is_some();
+    let _catch = b.checkpoint.as_ref().map(|_| checkpoint::CatchCtrlC::new());
     let mut drew_inputs = false;
     let mut idle_threads = 0;
     let mut first_failure = None;
+    // The estimate of the whole exploration, read after each of its executions (the strategy
+    // has moved on to the next one when a bound stops it), when a bound can stop it.
+    let estimating = b.max_executions.is_some() || b.time_budget.is_some();
+    let mut estimate = None;
     let stop = loop {
-        if !strategy.next_execution() {
+        // A resumed strategy stands where its checkpoint left it: before its next execution.
+        if !std::mem::take(&mut advanced) && !strategy.next_execution() {
             break StopReason::Exhausted;
         }
         let deep = !strategy.shallow();
-        if deep && b.max_executions.is_some_and(|max| executions >= max) {
+        if deep && b.max_executions.is_some_and(|max| n.executions >= max) {
             break StopReason::MaxExecutions;
         }
         if b.time_budget.is_some_and(|t| start.elapsed() >= t) {
             break StopReason::TimeBudget;
         }
+        if b.checkpoint.is_some() && checkpoint::interrupted() {
+            break StopReason::Interrupted;
+        }
         let mut outcome = run_execution(b.config(), strategy.as_mut(), body, false);
         if deep {
-            executions += 1;
-            observe(&outcome.events, outcome.preemptions);
+            n.executions += 1;
         } else {
-            shallow += 1;
+            n.shallow += 1;
         }
-        discarded += outcome.discarded as u64;
+        n.discarded += outcome.discarded as u64;
         drew_inputs |= outcome.drew_inputs;
         idle_threads = idle_threads.max(outcome.idle_threads);
         strategy.end_execution(&outcome.events);
+        if deep && (estimating || b.checkpoint.is_some()) {
+            estimate = strategy.estimate();
+        }
+        if deep {
+            observe(&Observed {
+                events: &outcome.events,
+                preemptions: outcome.preemptions,
+                executions: n.executions,
+                strategy: strategy.as_ref(),
+            });
+        }
+        if b.checkpoint.is_some() {
+            last = Some(outcome_schedule(b, &outcome));
+        }
         // A pass's traces are not the exploration's (its set of traces is the DPOR's), unless
         // the pass found the failure.
         let delivered = deep || outcome.failure.is_some();
         if let Some(mut trace) = outcome.trace.take().filter(|_| delivered) {
             let schedule = outcome_schedule(b, &outcome);
-            deliver(
-                b,
-                executions + shallow,
-                &schedule,
-                &mut trace,
-                &mut on_trace,
-            );
+            let number = n.executions + n.shallow;
+            deliver(b, number, &schedule, &mut trace, &mut on_trace);
         }
         if outcome.failure.is_some() && b.keep_going {
             // Every execution is wanted (a context's paths are counted): the first failure
@@ -146,25 +202,93 @@ pub(crate) fn explore_with(
         if outcome.failure.is_some() {
             let found = to_failure(b, outcome);
             let failure = minimise::fewest_preemptions(b, body, found);
+            forget_checkpoint(b);
             // A failure ends the exploration: its count is every execution that ran.
-            let all = executions + shallow;
+            let all = n.executions + n.shallow;
             let mut report = finish(b, start, all, StopReason::Failure, Some(failure));
-            report.shallow_executions = shallow;
-            report.discarded = discarded;
+            report.shallow_executions = n.shallow;
+            report.resumed = resumed;
+            report.discarded = n.discarded;
             report.drew_inputs = drew_inputs;
             report.idle_threads = idle_threads;
-            return report;
+            return Ok(report);
         }
     };
+    match (stop, &last) {
+        (StopReason::Exhausted, _) => forget_checkpoint(b),
+        // A failure kept for the end would be lost by a checkpoint: none is taken.
+        (_, Some(last)) if first_failure.is_none() => {
+            save_checkpoint(b, strategy.as_ref(), &n, last)
+        }
+        _ => {}
+    }
     let mut report = match first_failure {
-        Some(found) => finish(b, start, executions, StopReason::Failure, Some(found)),
-        None => finish(b, start, executions, stop, None),
+        Some(found) => finish(b, start, n.executions, StopReason::Failure, Some(found)),
+        None => finish(b, start, n.executions, stop, None),
     };
-    report.shallow_executions = shallow;
-    report.discarded = discarded;
+    if report.failure.is_none() && stop != StopReason::Exhausted {
+        report.estimated = estimate;
+    }
+    report.shallow_executions = n.shallow;
+    report.resumed = resumed;
+    report.discarded = n.discarded;
     report.drew_inputs = drew_inputs;
     report.idle_threads = idle_threads;
-    report
+    Ok(report)
+}
+
+/// Restores `strategy` and the counts from `b`'s checkpoint when `b` resumes and there is one,
+/// after checking it belongs to this test, settings and program. Returns the last execution
+/// run before it (`None`: nothing to resume) and how many executions ran before it.
+fn resume(
+    b: &Builder,
+    strategy: &mut dyn Chooser,
+    n: &mut Counts,
+    body: &dyn Fn(),
+) -> Result<(Option<Schedule>, u64), checkpoint::ResumeError> {
+    let Some(path) = b.checkpoint.as_deref().filter(|_| b.resume) else {
+        return Ok((None, 0));
+    };
+    let Some(c) = checkpoint::load(path, b)? else {
+        return Ok((None, 0));
+    };
+    checkpoint::check_last(path, b, &c, body)?;
+    let refuse = |why: String| checkpoint::ResumeError {
+        path: path.to_path_buf(),
+        why,
+    };
+    strategy
+        .restore(c.state)
+        .map_err(|e| refuse(format!("its state does not fit this strategy ({e})")))?;
+    let last = c.last.parse().map_err(|e| refuse(format!("{e}")))?;
+    *n = Counts {
+        executions: c.executions,
+        shallow: c.shallow,
+        discarded: c.discarded,
+    };
+    Ok((Some(last), c.executions + c.shallow))
+}
+
+/// Saves the exploration's state to `b`'s checkpoint file, if it has one; a strategy that
+/// cannot be resumed, or a file that cannot be written, is said on stderr (the exploration's
+/// report stands either way).
+fn save_checkpoint(b: &Builder, strategy: &dyn Chooser, n: &Counts, last: &Schedule) {
+    let Some(path) = &b.checkpoint else { return };
+    let counts = (n.executions, n.shallow, n.discarded);
+    let written = match checkpoint::save(b, strategy, counts, last) {
+        Some(c) => checkpoint::write(path, &c).map_err(|e| e.to_string()),
+        None => Err("this strategy cannot be resumed".into()),
+    };
+    if let Err(why) = written {
+        eprintln!("symx: no checkpoint saved to {}: {why}", path.display());
+    }
+}
+
+/// Removes `b`'s checkpoint file: the exploration it belonged to has ended.
+fn forget_checkpoint(b: &Builder) {
+    if let Some(path) = &b.checkpoint {
+        let _ = std::fs::remove_file(path);
+    }
 }
 
 /// Recording is on when asked for, when traces go to a directory, or when
@@ -290,6 +414,8 @@ fn finish(
         elapsed: start.elapsed(),
         max_preemptions_bounded: b.preemption_bound.is_some(),
         shallow_executions: 0,
+        resumed: 0,
+        estimated: None,
         replayed_steps: Vec::new(),
         discarded: 0,
         drew_inputs: false,

@@ -23,6 +23,7 @@ use crate::rng::Rng;
 use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::{Event, ThreadId};
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Pct {
     rng: Rng,
     depth: u32,
@@ -104,5 +105,14 @@ impl Chooser for Pct {
 
     fn end_execution(&mut self, events: &[Event]) {
         self.k = self.k.max(events.len() as u64);
+    }
+
+    fn save(&self) -> Option<serde_json::Value> {
+        crate::explore::checkpoint::state_of(self)
+    }
+
+    fn restore(&mut self, state: serde_json::Value) -> Result<(), String> {
+        *self = crate::explore::checkpoint::from_state(state)?;
+        Ok(())
     }
 }

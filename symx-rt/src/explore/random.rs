@@ -5,6 +5,7 @@ use crate::rng::Rng;
 use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::ThreadId;
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Random {
     rng: Rng,
 }
@@ -29,5 +30,14 @@ impl Chooser for Random {
 
     fn choose_value(&mut self, n: usize) -> usize {
         self.rng.below(n as u64) as usize
+    }
+
+    fn save(&self) -> Option<serde_json::Value> {
+        crate::explore::checkpoint::state_of(self)
+    }
+
+    fn restore(&mut self, state: serde_json::Value) -> Result<(), String> {
+        *self = crate::explore::checkpoint::from_state(state)?;
+        Ok(())
     }
 }

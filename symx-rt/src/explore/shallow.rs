@@ -32,6 +32,7 @@ pub(crate) const WARM_UP: u64 = 256;
 pub(crate) const LAST_BOUND: u32 = 2;
 
 /// A DFS over the schedules with at most `bound` preemptions.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Pass {
     dfs: Dfs,
     bound: u32,
@@ -66,12 +67,13 @@ impl Pass {
 }
 
 /// Which exploration the current execution belongs to.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Turn {
     Pass,
     Dpor,
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct ShallowFirst {
     dpor: Dpor,
     pass: Option<Pass>,
@@ -147,5 +149,26 @@ impl Chooser for ShallowFirst {
 
     fn shallow(&self) -> bool {
         self.turn == Turn::Pass
+    }
+
+    fn estimate(&self) -> Option<f64> {
+        self.dpor.estimate()
+    }
+
+    fn save(&self) -> Option<serde_json::Value> {
+        crate::explore::checkpoint::state_of(self)
+    }
+
+    fn restore(&mut self, state: serde_json::Value) -> Result<(), String> {
+        if state.get("dpor").is_none() {
+            // The DPOR's alone, taken under an execution bound: it continues with passes
+            // beside it from now on, as if its executions so far had been the warm-up.
+            self.dpor.restore(state)?;
+            self.deep = self.dpor.executions() + 1;
+            self.turn = Turn::Dpor;
+            return Ok(());
+        }
+        *self = crate::explore::checkpoint::from_state(state)?;
+        Ok(())
     }
 }

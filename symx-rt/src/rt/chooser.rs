@@ -78,4 +78,19 @@ pub(crate) trait Chooser {
     fn shallow(&self) -> bool {
         false
     }
+    /// After an execution ended: the estimated number of executions of the whole exploration
+    /// (see `explore::estimate`), for an exhaustive strategy; `None` otherwise.
+    fn estimate(&self) -> Option<f64> {
+        None
+    }
+    /// The exploration's state between two executions, for a checkpoint to resume from (see
+    /// `explore::checkpoint`); `None` for a chooser that cannot be resumed.
+    fn save(&self) -> Option<serde_json::Value> {
+        None
+    }
+    /// Continues from a state [`Chooser::save`] returned, as if the executions before it had
+    /// just run.
+    fn restore(&mut self, _state: serde_json::Value) -> Result<(), String> {
+        Err("this strategy cannot be resumed".into())
+    }
 }

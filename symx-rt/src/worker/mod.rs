@@ -135,8 +135,10 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
                     }
                 },
             };
-            let verdict = explore(&builder, body, announce, traces);
-            send(&Message::Verdict(verdict));
+            match explore(&builder, body, announce, traces) {
+                Ok(verdict) => send(&Message::Verdict(verdict)),
+                Err(message) => send(&Message::Error { message }),
+            }
         }
         Request::Replay { token } => send(&Message::Replayed(replay(builder, body, &token))),
         Request::RunOne {
@@ -271,15 +273,18 @@ fn apply(builder: &Builder, o: &Overrides) -> Builder {
     if let Some(ms) = o.time_budget_ms {
         b = b.time_budget(Some(Duration::from_millis(ms)));
     }
+    if let Some(file) = &o.checkpoint {
+        b = b.checkpoint(Some(file.into())).resume(o.resume);
+    }
     b
 }
 
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
-fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdict {
+/// Explores as asked; an error when the checkpoint to resume from is refused.
+fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Result<Verdict, String> {
     let start = Instant::now();
     let mut last = start;
-    let mut executions = 0u64;
     let mut traced = 0u64;
     let mut max_preemptions = 0u32;
     let mut send_trace = |trace: &crate::trace::Trace| {
@@ -295,26 +300,27 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
     b.announcer = announce.then(|| Announcer::new(announce_to_driver));
     let on_trace: Option<&mut dyn FnMut(&crate::trace::Trace)> =
         (traces > 0).then_some(&mut send_trace);
-    let report = crate::explore::explore_with(
+    let report = crate::explore::explore_resumable(
         &b,
         &body,
-        &mut |_, preemptions| {
-            executions += 1;
-            max_preemptions = max_preemptions.max(preemptions);
+        &mut |o| {
+            max_preemptions = max_preemptions.max(o.preemptions);
             if last.elapsed() >= PROGRESS_EVERY {
                 last = Instant::now();
                 send(&Message::Progress {
-                    executions,
+                    executions: o.executions,
                     elapsed_ms: start.elapsed().as_millis() as u64,
                     total: b.max_executions,
+                    estimate: o.estimate().map(|e| e.round() as u64),
                     max_preemptions,
                     preemption_bound: b.preemption_bound,
                 });
             }
         },
         on_trace,
-    );
-    Verdict {
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(Verdict {
         executions: report.executions(),
         complete: report.complete(),
         stop: report.stop_reason().name().to_string(),
@@ -323,7 +329,10 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
         failure: report.failure().map(report::failure),
         drew_inputs: report.drew_inputs(),
         idle_threads: report.idle_threads(),
-    }
+        shallow_executions: report.shallow_executions(),
+        resumed: report.resumed(),
+        estimated_executions: report.estimated_executions(),
+    })
 }
 
 /// Announce mode's reports, as protocol messages.

@@ -124,6 +124,13 @@ pub struct Overrides {
     /// Explore only this shard of the test's executions (see the worker's `shard` module).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// Where the exploration saves its state when it stops before it is complete (time
+    /// budget, execution bound, Ctrl-C), and whether it resumes from the state there
+    /// (`cargo symx test --resume`); see `Builder::checkpoint`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resume: bool,
 }
 
 /// Shard `index` of `count` (`index < count`).
@@ -158,6 +165,10 @@ pub enum Message {
         /// (an execution bound, or the iterations of random and PCT): an estimate of the space.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         total: Option<u64>,
+        /// An exhaustive exploration's estimate of its whole size in executions (Knuth's
+        /// estimator over its tree; `Report::estimated_executions`): not a bound.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        estimate: Option<u64>,
         /// The most preemptions any execution so far took.
         #[serde(default)]
         max_preemptions: u32,
@@ -213,7 +224,7 @@ pub struct Verdict {
     pub executions: u64,
     /// The bounded space was exhausted.
     pub complete: bool,
-    /// `exhausted`, `failure`, `max_executions` or `time_budget`.
+    /// `exhausted`, `failure`, `max_executions`, `time_budget` or `interrupted`.
     pub stop: String,
     /// Whether a preemption bound limited the space.
     pub preemption_bounded: bool,
@@ -226,10 +237,22 @@ pub struct Verdict {
     /// ([`crate::Report::idle_threads`]): the driver warns `no-modelled-operations`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub idle_threads: u32,
+    /// Executions of the default's shallow passes beside the optimal DPOR
+    /// ([`crate::Report::shallow_executions`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub shallow_executions: u64,
+    /// Executions run before the checkpoint this exploration resumed from, counted in
+    /// `executions` ([`crate::Report::resumed`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub resumed: u64,
+    /// An exhaustive exploration stopped before its end: its estimate of its whole size
+    /// ([`crate::Report::estimated_executions`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_executions: Option<u64>,
 }
 
-fn is_zero(n: &u32) -> bool {
-    *n == 0
+fn is_zero<N: Default + PartialEq>(n: &N) -> bool {
+    *n == N::default()
 }
 
 /// The answer to a replay.

@@ -7,6 +7,7 @@
 //! Merging can only add dependences, which costs reduction, never soundness.
 
 use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use crate::rt::execution::location_hash;
@@ -16,7 +17,7 @@ use crate::rt::op::{ObjId, Op, OpKind, ThreadId};
 pub(crate) type Canon = u32;
 
 /// What an event does to one object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Access {
     None,
     Read(Canon),
@@ -113,7 +114,7 @@ pub(crate) fn orders_by(a: Access, b: Access, same: &mut impl FnMut(Canon, Canon
 }
 
 /// An event: the `index`-th visible operation of `thread`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Ev {
     pub thread: ThreadId,
     pub index: u32,
@@ -184,14 +185,16 @@ pub(crate) struct EventKey {
 }
 
 /// Canonical object names and how this execution's runtime ids map to them.
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 pub(crate) struct Names {
     parent: Vec<Canon>,
     /// Which name the object used by an event had before, keyed by the event (thread, index),
     /// which of its accesses, and its source location (so that two different operations that
     /// happen to be a thread's n-th in two executions are not taken for one).
+    #[serde(with = "pairs")]
     by_event: HashMap<(ThreadId, u32, u8, u64), Canon>,
-    /// This execution's runtime ids.
+    /// This execution's runtime ids (none between executions, when a checkpoint is taken).
+    #[serde(skip)]
     current: HashMap<ObjId, Canon>,
 }
 
@@ -275,5 +278,33 @@ impl Names {
             None => Access::None,
             Some(o) => Access::of(kind, self.name(o, at, slot)),
         }
+    }
+}
+
+/// A map with tuple keys as a list of pairs (JSON keys are strings), in key order so that a
+/// checkpoint's text does not depend on the hasher.
+pub(crate) mod pairs {
+    use super::HashMap;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::hash::Hash;
+
+    pub fn serialize<K, V, S>(map: &HashMap<K, V>, s: S) -> Result<S::Ok, S::Error>
+    where
+        K: Serialize + Ord,
+        V: Serialize,
+        S: Serializer,
+    {
+        let mut pairs: Vec<(&K, &V)> = map.iter().collect();
+        pairs.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        pairs.serialize(s)
+    }
+
+    pub fn deserialize<'de, K, V, D>(d: D) -> Result<HashMap<K, V>, D::Error>
+    where
+        K: Deserialize<'de> + Eq + Hash,
+        V: Deserialize<'de>,
+        D: Deserializer<'de>,
+    {
+        Ok(Vec::<(K, V)>::deserialize(d)?.into_iter().collect())
     }
 }

@@ -37,6 +37,7 @@ use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::{Event, OpKind, ThreadId};
 
 /// One step of the current execution and what remains to explore from the state before it.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Node {
     /// The event taken here in the current execution.
     chosen: Ev,
@@ -46,20 +47,28 @@ struct Node {
     wut: Tree,
     /// Nondeterministic choices made during this step: (taken, alternatives).
     values: Vec<(u32, u32)>,
+    /// Subtrees below this node already explored (for the estimate of the remaining work).
+    done: u32,
 }
 
-#[derive(Default)]
+/// Everything but the current execution's counters is the exploration's state, which a
+/// checkpoint saves between two executions (`explore::checkpoint`).
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Dpor {
     nodes: Vec<Node>,
     names: Names,
     started: bool,
     /// Steps taken in the current execution, and value choices made in the current step.
+    #[serde(skip)]
     step: usize,
+    #[serde(skip)]
     value_calls: usize,
     /// Per-thread event counts in the current execution.
+    #[serde(skip)]
     counts: Vec<u32>,
     /// Threads as this strategy names them: dense indices of their spawn-path keys, stable
     /// across executions (the runtime's ids follow spawn order, which is not).
+    #[serde(with = "events::pairs")]
     dense: rustc_hash::FxHashMap<u64, ThreadId>,
     /// The wakeup subtree to follow below the last node taken from a tree.
     pending: Tree,
@@ -68,6 +77,11 @@ pub(crate) struct Dpor {
 }
 
 impl Dpor {
+    /// Executions ended so far.
+    pub fn executions(&self) -> u64 {
+        self.executions
+    }
+
     fn dense(&mut self, key: u64) -> ThreadId {
         let n = self.dense.len();
         *self.dense.entry(key).or_insert(n)
@@ -142,6 +156,7 @@ impl Dpor {
             sleep,
             wut,
             values: Vec::new(),
+            done: 0,
         });
         point.candidates[slot].thread
     }
@@ -263,6 +278,7 @@ impl Chooser for Dpor {
             let done = node.chosen.clone();
             node.sleep.push(done);
             if let Some((ev, subtree)) = node.wut.pop_leftmost() {
+                node.done += 1;
                 node.chosen = ev;
                 node.values.clear();
                 self.pending = subtree;
@@ -323,5 +339,30 @@ impl Chooser for Dpor {
             node.chosen = ev.clone();
         }
         self.plant_reversals(&evs);
+    }
+
+    fn estimate(&self) -> Option<f64> {
+        let branches = self
+            .nodes
+            .iter()
+            .map(|n| (n.done, n.wut.children.len() as u32));
+        Some(crate::explore::estimate::total(self.executions, branches))
+    }
+
+    fn save(&self) -> Option<serde_json::Value> {
+        crate::explore::checkpoint::state_of(self)
+    }
+
+    fn restore(&mut self, state: serde_json::Value) -> Result<(), String> {
+        if state.get("dpor").is_some() {
+            // Its state stands before an execution that may be a pass's, not the DPOR's.
+            return Err(
+                "it was taken with the default's shallow passes beside the DPOR, which \
+                        an execution bound turns off: resume it without one"
+                    .into(),
+            );
+        }
+        *self = crate::explore::checkpoint::from_state(state)?;
+        Ok(())
     }
 }

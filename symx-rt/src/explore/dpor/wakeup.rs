@@ -10,7 +10,7 @@ use std::borrow::Borrow;
 use super::events::{dependent, Ev, Names};
 
 /// A wakeup tree: children in exploration order, each an event with its own subtree.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Tree {
     pub children: Vec<(Ev, Tree)>,
 }

@@ -1,0 +1,133 @@
+//! The estimate of an exhaustive exploration's size (`Report::estimated_executions`): given
+//! when an exploration stops before its end, exact for a tree whose siblings are alike, and
+//! measured against the true totals of the bench's counters and philosophers.
+
+use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use symx::sync::{Arc, Mutex};
+use symx::{thread, Builder, Strategy};
+
+fn counters(threads: usize, each: usize) {
+    let x = Arc::new(AtomicUsize::new(0));
+    let hs: Vec<_> = (0..threads)
+        .map(|_| {
+            let x = x.clone();
+            thread::spawn(move || {
+                for _ in 0..each {
+                    x.fetch_add(1, SeqCst);
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+}
+
+fn mutex_counter(threads: usize, each: usize) {
+    let m = Arc::new(Mutex::new(0));
+    let hs: Vec<_> = (0..threads)
+        .map(|_| {
+            let m = m.clone();
+            thread::spawn(move || {
+                for _ in 0..each {
+                    *m.lock().unwrap() += 1;
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+}
+
+/// `n` philosophers, each taking the lower-numbered fork first: no deadlock.
+fn philosophers(n: usize) {
+    let forks: Arc<Vec<Mutex<()>>> = Arc::new((0..n).map(|_| Mutex::new(())).collect());
+    let hs: Vec<_> = (0..n)
+        .map(|i| {
+            let forks = forks.clone();
+            thread::spawn(move || {
+                let (a, b) = (i.min((i + 1) % n), i.max((i + 1) % n));
+                let _first = forks[a].lock().unwrap();
+                let _second = forks[b].lock().unwrap();
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+}
+
+/// The estimate after `done` executions of the exploration `b` makes of `body`.
+fn estimate_after(b: &Builder, done: u64, body: &dyn Fn()) -> u64 {
+    let r = b.clone().max_executions(Some(done)).explore(body);
+    assert!(!r.complete());
+    r.estimated_executions()
+        .expect("an exhaustive exploration estimates")
+}
+
+#[test]
+fn a_stopped_exhaustive_exploration_estimates_and_a_finished_one_does_not() {
+    let dpor = Builder::new()
+        .max_executions(Some(10))
+        .explore(|| counters(3, 2));
+    assert_eq!(dpor.executions(), 10);
+    assert!(dpor.estimated_executions().is_some());
+    let whole = Builder::new().explore(|| counters(3, 2));
+    assert!(whole.complete() && whole.estimated_executions().is_none());
+    let random = Builder::new()
+        .strategy(Strategy::Random { seed: 1 })
+        .max_executions(Some(10))
+        .explore(|| counters(3, 2));
+    assert_eq!(random.estimated_executions(), None, "sampling has no tree");
+}
+
+#[test]
+fn the_dfs_estimate_of_symmetric_counters_is_exact_after_its_first_execution() {
+    // Two threads of one step each under the DFS: the tree's siblings are alike.
+    let dfs = Builder::new().strategy(Strategy::Dfs);
+    let total = dfs.explore(|| counters(2, 1)).executions();
+    assert_eq!(estimate_after(&dfs, 1, &|| counters(2, 1)), total);
+}
+
+/// The estimate's ratio to the true total after 1 %, 5 %, 10 %, 25 % and 50 % of the optimal
+/// DPOR's exploration, on the bench's correct programs.
+/// `cargo test --release -p symx-rt --test estimate -- --ignored --nocapture`
+#[test]
+#[ignore = "a measurement for BENCHMARKS.md; run by hand in release"]
+fn measure_the_estimate_against_the_true_totals() {
+    type Program = (&'static str, Box<dyn Fn()>);
+    let programs: Vec<Program> = vec![
+        ("counters 3x3", Box::new(|| counters(3, 3))),
+        ("counters 4x2", Box::new(|| counters(4, 2))),
+        ("counters 4x3", Box::new(|| counters(4, 3))),
+        ("mutex counter 3x2", Box::new(|| mutex_counter(3, 2))),
+        ("mutex counter 4x3", Box::new(|| mutex_counter(4, 3))),
+        (
+            "philosophers 3 (ordered forks)",
+            Box::new(|| philosophers(3)),
+        ),
+        (
+            "philosophers 5 (ordered forks)",
+            Box::new(|| philosophers(5)),
+        ),
+    ];
+    let fractions = [0.01, 0.05, 0.10, 0.25, 0.50, 0.90];
+    print!("| program (optimal DPOR) | executions |");
+    for f in fractions {
+        print!(" after {:.0} % |", f * 100.0);
+    }
+    println!();
+    println!("|---|---:|{}", "---:|".repeat(fractions.len()));
+    for (name, body) in &programs {
+        let b = Builder::new().shallow_first(false);
+        let total = b.explore(body).executions();
+        print!("| {name} | {total} |");
+        for f in fractions {
+            let done = ((total as f64 * f).round() as u64).max(1);
+            let est = estimate_after(&b, done, body);
+            print!(" {:.2} |", est as f64 / total as f64);
+        }
+        println!();
+    }
+}
