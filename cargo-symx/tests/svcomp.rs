@@ -93,5 +93,8 @@ fn table2() {
             fmt(a),
         );
     }
-    println!("| **Total** | | {total_dpor} | | {total_ag} | | | |");
+    println!(
+        "| **Total** | | {total_dpor} | | {total_ag} ({:.2} of DPOR's) | | | |",
+        total_ag as f64 / total_dpor as f64
+    );
 }

@@ -49,13 +49,13 @@ pub fn programs() -> Vec<Program> {
             name: "reorder_2_false",
             body: reorder_2,
             fails: true,
-            paper: ("reorder2false1a", [Some(7), Some(3), Some(3)]),
+            paper: ("reorder2false2a", [Some(23), Some(14), Some(14)]),
         },
         Program {
             name: "sigma_false",
             body: sigma,
             fails: true,
-            paper: ("sigmafalse1", [Some(12), Some(6), Some(2)]),
+            paper: ("sigmafalse2", [Some(180), Some(50), Some(2)]),
         },
         Program {
             name: "singleton_false",
@@ -102,6 +102,12 @@ pub fn programs() -> Vec<Program> {
     ]
 }
 
+/// Two locks and the counter each protects.
+type TwoCounters = (Mutex<()>, Mutex<()>, AtomicI32, AtomicI32);
+
+/// The lock, the balance, and whether the deposit and the withdrawal are done.
+type Account = (Mutex<()>, AtomicI32, AtomicI32, AtomicI32);
+
 fn shared_i32(v: i32) -> Arc<AtomicI32> {
     Arc::new(AtomicI32::new(v))
 }
@@ -111,17 +117,19 @@ fn shared_i32(v: i32) -> Arc<AtomicI32> {
 /// alternate.
 #[symx::instrument]
 pub fn fib_bench() {
+    const ROUNDS: usize = 3;
+    const LIMIT: i32 = 21;
     let (i, j) = (shared_i32(1), shared_i32(1));
     let (i1, j1) = (i.clone(), j.clone());
     let t1 = symx::thread::spawn(move || {
-        for _ in 0..2 {
+        for _ in 0..ROUNDS {
             let add = j1.load_sym(SeqCst);
             i1.store_sym(i1.load_sym(SeqCst).wrapping_add(add), SeqCst);
         }
     });
     let (i2, j2) = (i.clone(), j.clone());
     let t2 = symx::thread::spawn(move || {
-        for _ in 0..2 {
+        for _ in 0..ROUNDS {
             let add = i2.load_sym(SeqCst);
             j2.store_sym(j2.load_sym(SeqCst).wrapping_add(add), SeqCst);
         }
@@ -129,7 +137,7 @@ pub fn fib_bench() {
     t1.join().unwrap();
     t2.join().unwrap();
     let (i, j) = (i.load_sym(SeqCst), j.load_sym(SeqCst));
-    symx::assert!(i < 8i32 && j < 8i32, "i < 8 && j < 8");
+    symx::assert!(i < LIMIT && j < LIMIT, "i < 8 && j < 8");
 }
 
 /// SV-COMP `pthread/lazy01_false`: `data += 1` and `data += 2` under a mutex, and a third
@@ -156,35 +164,42 @@ pub fn lazy01() {
     t3.join().unwrap();
 }
 
-/// SV-COMP `pthread/reorder_2_false` with one setter and one checker: the setter writes
-/// `a = 1; b = -1`, the checker reads both and asserts it saw neither or both.
+/// SV-COMP `pthread/reorder_2_false` with two setters and two checkers: a setter writes
+/// `a = 1; b = -1`, a checker reads both and asserts it saw neither or both.
 #[symx::instrument]
 pub fn reorder_2() {
     let (a, b) = (shared_i32(0), shared_i32(0));
-    let (a1, b1) = (a.clone(), b.clone());
-    let setter = symx::thread::spawn(move || {
-        a1.store_sym(1i32, SeqCst);
-        b1.store_sym(-1i32, SeqCst);
-    });
-    let checker = symx::thread::spawn(move || {
-        let (x, y) = (a.load_sym(SeqCst), b.load_sym(SeqCst));
-        let none = x == 0i32 && y == 0i32;
-        let both = x == 1i32 && y == -1i32;
-        symx::assert!(none || both, "both writes seen or none");
-    });
-    setter.join().unwrap();
-    checker.join().unwrap();
+    let mut threads = Vec::new();
+    for _ in 0..2 {
+        let (a1, b1) = (a.clone(), b.clone());
+        threads.push(symx::thread::spawn(move || {
+            a1.store_sym(1i32, SeqCst);
+            b1.store_sym(-1i32, SeqCst);
+        }));
+    }
+    for _ in 0..2 {
+        let (a1, b1) = (a.clone(), b.clone());
+        threads.push(symx::thread::spawn(move || {
+            let (x, y) = (a1.load_sym(SeqCst), b1.load_sym(SeqCst));
+            let none = x == 0i32 && y == 0i32;
+            let both = x == 1i32 && y == -1i32;
+            symx::assert!(none || both, "both writes seen or none");
+        }));
+    }
+    for t in threads {
+        t.join().unwrap();
+    }
 }
 
-/// SV-COMP `pthread/sigma_false` with SIGMA = 2: the main thread spawns each writer and then
+/// SV-COMP `pthread/sigma_false` with SIGMA = 3: the main thread spawns each writer and then
 /// moves `array_index` on; a writer sets `array[array_index]`. When both writers read the
 /// same index, the sum of the array is short.
 #[symx::instrument]
 pub fn sigma() {
     let index = shared_i32(0);
-    let slots = Arc::new([AtomicI32::new(0), AtomicI32::new(0), AtomicI32::new(0)]);
+    let slots = Arc::new([0; 4].map(AtomicI32::new));
     let mut writers = Vec::new();
-    for _ in 0..2 {
+    for _ in 0..3 {
         let (i, slots) = (index.clone(), slots.clone());
         writers.push(symx::thread::spawn(move || {
             let at = i.load_sym(SeqCst);
@@ -192,8 +207,10 @@ pub fn sigma() {
                 slots[0].store_sym(1i32, SeqCst);
             } else if at == 1i32 {
                 slots[1].store_sym(1i32, SeqCst);
-            } else {
+            } else if at == 2i32 {
                 slots[2].store_sym(1i32, SeqCst);
+            } else {
+                slots[3].store_sym(1i32, SeqCst);
             }
         }));
         index.fetch_add_sym(1i32, SeqCst);
@@ -204,8 +221,9 @@ pub fn sigma() {
     let sum = slots[0]
         .load_sym(SeqCst)
         .wrapping_add(slots[1].load_sym(SeqCst))
-        .wrapping_add(slots[2].load_sym(SeqCst));
-    symx::assert!(sum == 2i32, "sum == SIGMA");
+        .wrapping_add(slots[2].load_sym(SeqCst))
+        .wrapping_add(slots[3].load_sym(SeqCst));
+    symx::assert!(sum == 3i32, "sum == SIGMA");
 }
 
 /// SV-COMP `pthread/singleton_false`: one thread allocates `v` (joined before the others
@@ -267,8 +285,13 @@ pub fn stack() {
 /// error (`data1 != 16 && data2 != 5`) cannot happen.
 #[symx::instrument]
 pub fn stateful01() {
-    let s = Arc::new((Mutex::new(()), Mutex::new(()), shared_i32(10), shared_i32(10)));
-    let update = |s: Arc<(Mutex<()>, Mutex<()>, Arc<AtomicI32>, Arc<AtomicI32>)>, d1, d2| {
+    let s: Arc<TwoCounters> = Arc::new((
+        Mutex::new(()),
+        Mutex::new(()),
+        AtomicI32::new(10),
+        AtomicI32::new(10),
+    ));
+    let update = |s: Arc<TwoCounters>, d1, d2| {
         symx::thread::spawn(move || {
             {
                 let _g = s.0.lock().unwrap();
@@ -365,11 +388,14 @@ pub fn account() {
         symx::any_named("y"),
         symx::any_named("z"),
     );
-    let s = Arc::new((Mutex::new(()), shared_i32(0), shared_i32(0), shared_i32(0)));
+    let s: Arc<Account> = Arc::new((
+        Mutex::new(()),
+        AtomicI32::new(0),
+        AtomicI32::new(0),
+        AtomicI32::new(0),
+    ));
     s.1.store_sym(x, SeqCst);
-    let change = |s: Arc<(Mutex<()>, Arc<AtomicI32>, Arc<AtomicI32>, Arc<AtomicI32>)>,
-                  by: Sym<i32>,
-                  deposit: bool| {
+    let change = |s: Arc<Account>, by: Sym<i32>, deposit: bool| {
         symx::thread::spawn(move || {
             let _g = s.0.lock().unwrap();
             let b = s.1.load_sym(SeqCst);
