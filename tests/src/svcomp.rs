@@ -88,6 +88,24 @@ pub fn programs() -> Vec<Program> {
             paper: ("timevarmutextrue", [Some(41), Some(4), Some(2)]),
         },
         Program {
+            name: "peterson_true",
+            body: peterson,
+            fails: false,
+            paper: ("petersontrue1", [None, Some(1052), Some(64)]),
+        },
+        Program {
+            name: "dekker_true",
+            body: dekker,
+            fails: false,
+            paper: ("dekkertrue", [None, Some(280), Some(6)]),
+        },
+        Program {
+            name: "ticket_true",
+            body: ticket,
+            fails: false,
+            paper: ("tickettrue", [Some(1062), Some(274), Some(44)]),
+        },
+        Program {
             name: "account_bad",
             body: account,
             fails: true,
@@ -456,4 +474,112 @@ pub fn bluetooth() {
     });
     add.join().unwrap();
     stop.join().unwrap();
+}
+
+/// How many times a busy-waiting thread looks before it gives up: a wait longer than this is
+/// not explored (the execution is discarded by `symx::assume(false)`), which bounds the
+/// otherwise infinite spinning of the mutual-exclusion protocols below.
+const SPIN: usize = 2;
+
+/// Spins until `ready()` holds, at most [`SPIN`] looks; an execution that would wait longer
+/// is discarded.
+#[symx::instrument]
+fn spin_until(mut ready: impl FnMut() -> Sym<bool>) {
+    for _ in 0..SPIN {
+        if ready() {
+            return;
+        }
+    }
+    symx::assume(false);
+}
+
+/// The critical section of the protocols below: `x = me`, then assert it is still `me`.
+#[symx::instrument]
+fn critical(x: &AtomicI32, me: i32) {
+    x.store_sym(me, SeqCst);
+    symx::assert!(x.load_sym(SeqCst) == me, "mutual exclusion");
+}
+
+/// SV-COMP `pthread-atomic/peterson_true`: `flag[me] = 1; turn = other`, wait while the other
+/// flag is up and it is the other's turn, then the critical section.
+#[symx::instrument]
+pub fn peterson() {
+    let s = Arc::new([0; 4].map(AtomicI32::new)); // flag0, flag1, turn, x
+    let threads: Vec<_> = (0..2)
+        .map(|me: usize| {
+            let s = s.clone();
+            symx::thread::spawn(move || {
+                let other = 1 - me;
+                s[me].store_sym(1i32, SeqCst);
+                s[2].store_sym(other as i32, SeqCst);
+                spin_until(|| {
+                    let flag = s[other].load_sym(SeqCst);
+                    let turn = s[2].load_sym(SeqCst);
+                    flag.sym_eq(0i32) | turn.sym_eq(me as i32)
+                });
+                critical(&s[3], me as i32);
+                s[me].store_sym(0i32, SeqCst);
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+/// SV-COMP `pthread-atomic/dekker_true`: raise the flag; while the other's flag is up, if it
+/// is the other's turn lower the flag, wait for the turn, raise it again; then the critical
+/// section, hand the turn over, lower the flag. Each wait is bounded by [`SPIN`].
+#[symx::instrument]
+pub fn dekker() {
+    let s = Arc::new([0; 4].map(AtomicI32::new)); // flag0, flag1, turn, x
+    let threads: Vec<_> = (0..2)
+        .map(|me: usize| {
+            let s = s.clone();
+            symx::thread::spawn(move || {
+                let other = 1 - me;
+                s[me].store_sym(1i32, SeqCst);
+                spin_until(|| {
+                    if s[other].load_sym(SeqCst) == 0i32 {
+                        return Sym::from(true);
+                    }
+                    if s[2].load_sym(SeqCst) != me as i32 {
+                        s[me].store_sym(0i32, SeqCst);
+                        spin_until(|| s[2].load_sym(SeqCst).sym_eq(me as i32));
+                        s[me].store_sym(1i32, SeqCst);
+                    }
+                    Sym::from(false)
+                });
+                critical(&s[3], me as i32);
+                s[2].store_sym(other as i32, SeqCst);
+                s[me].store_sym(0i32, SeqCst);
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+/// SV-COMP `pthread-ext/06_ticket_true` with two threads: take a ticket (`fetch_add`), wait
+/// until it is served, `c += 1; assert(c == 1); c -= 1`, serve the next.
+#[symx::instrument]
+pub fn ticket() {
+    let s = Arc::new([0; 3].map(AtomicI32::new)); // next_ticket, now_serving, c
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let s = s.clone();
+            symx::thread::spawn(move || {
+                let mine = s[0].fetch_add_sym(1i32, SeqCst);
+                spin_until(|| s[1].load_sym(SeqCst).sym_eq(mine));
+                let c = s[2].fetch_add_sym(1i32, SeqCst).wrapping_add(1i32);
+                symx::assert!(c == 1i32, "c == 1");
+                s[2].fetch_sub_sym(1i32, SeqCst);
+                s[1].fetch_add_sym(1i32, SeqCst);
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
 }
