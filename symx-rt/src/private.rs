@@ -66,6 +66,14 @@ fn replay_test(builder: &Builder, token: &str, body: fn()) {
     let report = builder
         .try_replay(&schedule, body)
         .unwrap_or_else(|e| panic!("symx: cannot use SYMX_REPLAY: {e}"));
+    if let Some(moved) = report.moved_locations() {
+        let places: Vec<String> = moved.iter().map(|l| l.to_string()).collect();
+        println!(
+            "symx: the code moved since the token was recorded; the same operations ran \
+             (locations the token did not record: {})",
+            places.join(", ")
+        );
+    }
     match report.failure() {
         Some(failure) => panic!("\nreplayed:\n{failure}"),
         None => {
