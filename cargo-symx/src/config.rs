@@ -43,6 +43,9 @@ pub struct Settings {
     pub max_branch_depth: Option<u32>,
     /// Features of the package to build its tests with (besides `--features`).
     pub features: Option<Vec<String>>,
+    /// Which facts of a declared program context hold (`full`, `no-rd`, `no-si`, `naive`),
+    /// over the test attribute's `context_mode`.
+    pub context_mode: Option<String>,
 }
 
 impl Settings {
@@ -66,7 +69,8 @@ impl Settings {
             predict_properties,
             symbolic,
             max_branch_depth,
-            features
+            features,
+            context_mode
         );
         self.expect
             .extend(over.expect.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -98,6 +102,8 @@ pub struct Resolved {
     pub symbolic: Symbolic,
     /// Features of the package its tests are built with (`features`).
     pub features: Vec<String>,
+    /// The configured `context-mode` (checked), over the test attribute's.
+    pub context_mode: Option<symx::context::ContextMode>,
 }
 
 /// The symbolic exploration's settings.
@@ -212,6 +218,12 @@ impl Layers {
             },
             expect: s.expect,
             features: s.features.unwrap_or_default(),
+            context_mode: s
+                .context_mode
+                .as_deref()
+                .map(str::parse)
+                .transpose()
+                .map_err(|e| format!("context-mode: {e}"))?,
         })
     }
 }
@@ -367,6 +379,7 @@ mod tests {
             symbolic: Some(false),
             max_branch_depth: Some(10),
             features: Some(vec!["model".into()]),
+            context_mode: Some("naive".into()),
         };
         let merged = Settings::default().merge(&over);
         // Debug output covers every field, so a key left out of `merge` shows here.

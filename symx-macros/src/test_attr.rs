@@ -33,6 +33,7 @@ const KEYS: &[&str] = &[
     "stack_size",
     "time_budget_ms",
     "max_branch_depth",
+    "context_mode",
 ];
 
 /// One accepted `key = value` argument.
@@ -106,6 +107,9 @@ fn parse_settings(args: TokenStream, errors: &mut Errors) -> Vec<Setting> {
         if name == "strategy" {
             check_strategy(&value, errors);
         }
+        if name == "context_mode" {
+            check_context_mode(&value, errors);
+        }
         settings.push(Setting { key, value });
     }
     settings
@@ -119,6 +123,28 @@ fn unknown_key_message(name: &str) -> String {
         "unknown argument `{name}` of `#[symx::test]`{suggestion}\nthe arguments are: {}",
         KEYS.join(", ")
     )
+}
+
+/// The modes `context_mode` accepts (the runtime's `symx::context::ContextMode` names).
+const CONTEXT_MODES: &[&str] = &["full", "no-rd", "no-si", "naive"];
+
+/// Rejects a `context_mode` that is a string literal naming no mode.
+fn check_context_mode(value: &Expr, errors: &mut Errors) {
+    if let Expr::Lit(ExprLit {
+        lit: Lit::Str(s), ..
+    }) = value
+    {
+        if !CONTEXT_MODES.contains(&s.value().as_str()) {
+            errors.spanned(
+                s,
+                format!(
+                    "unknown context mode `{}`; the modes are {}",
+                    s.value(),
+                    CONTEXT_MODES.join(", ")
+                ),
+            );
+        }
+    }
 }
 
 /// Rejects strategy names the runtime cannot know. Values other than string

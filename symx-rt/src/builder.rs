@@ -158,6 +158,10 @@ pub struct Builder {
     pub(crate) record: bool,
     pub(crate) inputs: Option<std::sync::Arc<InputValues>>,
     pub(crate) input_seed: u64,
+    /// Which facts of a program context hold (`symx::context`).
+    pub(crate) context_mode: crate::context::ContextMode,
+    /// Run every execution even after a failure (the first is reported).
+    pub(crate) keep_going: bool,
     pub(crate) trace_dir: Option<crate::trace::TraceDir>,
     /// Explore only this shard's subtrees of a depth-first exploration (set by the worker).
     pub(crate) dfs_shard: Option<DfsShard>,
@@ -194,6 +198,8 @@ impl Builder {
             record: false,
             inputs: None,
             input_seed: 0,
+            context_mode: crate::context::ContextMode::Full,
+            keep_going: false,
             trace_dir: None,
             dfs_shard: None,
             announcer: None,
@@ -255,6 +261,26 @@ impl Builder {
         self
     }
 
+    /// Which facts of a program context hold (`symx::context`): every fact (the default),
+    /// no value facts, no synchronization invariants, or none.
+    pub fn context_mode(mut self, mode: crate::context::ContextMode) -> Self {
+        self.context_mode = mode;
+        self
+    }
+
+    /// Runs every execution of the bounded space even after a failure, which the report
+    /// then gives once the space is exhausted (the first found, not minimised): for counting
+    /// paths, as exploring a context in its modes does. Off by default.
+    pub fn keep_going(mut self, on: bool) -> Self {
+        self.keep_going = on;
+        self
+    }
+
+    /// The mode [`Builder::context_mode`] set.
+    pub fn context_mode_setting(&self) -> crate::context::ContextMode {
+        self.context_mode
+    }
+
     /// The bound [`Builder::max_branch_depth`] set.
     pub fn branch_depth_bound(&self) -> Option<u32> {
         self.max_branch_depth
@@ -311,6 +337,7 @@ impl Builder {
                 recording: self.record,
                 inputs: self.inputs.clone(),
                 input_seed: self.input_seed,
+                context_mode: self.context_mode,
             },
         }
     }
@@ -362,6 +389,14 @@ impl Builder {
     #[doc(hidden)]
     pub fn __attr_time_budget_ms(self, ms: u64) -> Self {
         self.time_budget(Some(Duration::from_millis(ms)))
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_context_mode(self, name: &str) -> Self {
+        match name.parse() {
+            Ok(mode) => self.context_mode(mode),
+            Err(unknown) => panic!("symx: {unknown}"),
+        }
     }
 
     #[doc(hidden)]

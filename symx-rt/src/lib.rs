@@ -62,6 +62,7 @@ mod worker;
 
 pub mod annotate;
 pub mod cell;
+pub mod context;
 pub mod hint;
 pub mod sync;
 pub mod thread;

@@ -139,6 +139,11 @@ pub struct TestArgs {
     /// Explore tests that draw symbolic inputs at their default inputs only.
     #[arg(long, help_heading = SYMBOLIC)]
     pub no_symbolic: bool,
+    /// Which facts of a declared program context hold: full, no-rd (no value facts), no-si
+    /// (no synchronization invariants) or naive (none), for every symx test (overrides the
+    /// attribute).
+    #[arg(long, value_name = "MODE", help_heading = SYMBOLIC)]
+    pub context_mode: Option<String>,
     /// Arguments passed to every test binary (listing and running), e.g. --include-ignored or
     /// --skip NAME; the driver itself sets the test name, --exact and --test-threads.
     #[arg(last = true)]

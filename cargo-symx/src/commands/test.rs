@@ -25,10 +25,30 @@ fn flag_settings(args: &TestArgs) -> Settings {
         predict_executions: args.predict_executions,
         symbolic: args.no_symbolic.then_some(false),
         max_branch_depth: args.max_branch_depth,
+        context_mode: args.context_mode.clone(),
         ..Settings::default()
     };
     args.predict_options.apply(&mut s);
     s
+}
+
+/// The configured context mode reaches every worker (explorations, guided runs, replays)
+/// through the environment the workers inherit (`SYMX_CONTEXT_MODE`, which the runtime reads
+/// over the attribute), so it is one value for the whole run.
+fn set_context_mode(jobs: &[Job]) -> Result<(), String> {
+    let modes: std::collections::BTreeSet<_> = jobs
+        .iter()
+        .filter_map(|j| j.settings.context_mode)
+        .collect();
+    match modes.len() {
+        0 => Ok(()),
+        1 => {
+            let mode = modes.into_iter().next().expect("one");
+            std::env::set_var(symx::context::MODE_ENV, mode.name());
+            Ok(())
+        }
+        _ => Err("context-mode differs between the selected packages; give --context-mode".into()),
+    }
 }
 
 pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
@@ -65,6 +85,7 @@ pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
             Ok(Job { case, settings })
         })
         .collect::<Result<_, String>>()?;
+    set_context_mode(&jobs)?;
     let workers = args
         .jobs
         .or_else(|| jobs.first().and_then(|j| j.settings.jobs))

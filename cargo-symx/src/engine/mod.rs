@@ -7,8 +7,12 @@
 //! - `predict`: symbolic predictive analysis of one recorded trace (Wang, Kundu, Ganai,
 //!   Gupta, "Symbolic Predictive Analysis for Concurrent Programs", FM 2009);
 //! - `symbolic`: every input class of a test times every schedule class of it (concolic
-//!   search over the recorded path conditions, with optimal DPOR inside each class).
+//!   search over the recorded path conditions, with optimal DPOR inside each class);
+//! - `context`: exploration from a program context a test declares (Bergan, Grossman,
+//!   Ceze, "Symbolic Execution of Multithreaded Programs from Arbitrary Program Contexts",
+//!   OOPSLA 2014), counted per context mode.
 
+pub mod context;
 mod in_process;
 pub mod predict;
 pub mod symbolic;

@@ -40,6 +40,10 @@ pub enum Role {
     /// A symbolic index chose an element of a collection: every other index in bounds is
     /// another path (one per element it can name).
     Element,
+    /// One outcome of a choice whose outcomes each have a condition (which waiter a notify
+    /// over symbolic queue names wakes, whether a lock of unknown state is taken): every
+    /// other outcome is another path.
+    Choice,
 }
 
 /// One condition of the path.
@@ -54,7 +58,8 @@ pub struct Condition {
     pub inputs: BTreeSet<String>,
     /// For an assertion or a check: whether it held.
     pub held: bool,
-    /// For an element choice: `index == k` for every other index `k` in bounds.
+    /// For an element choice: `index == k` for every other index `k` in bounds; for a
+    /// choice, the other outcomes' conditions.
     pub alternatives: Vec<Bool>,
     pub location: Option<Location>,
 }
@@ -96,6 +101,7 @@ impl PathCondition {
         let mut conditions = Vec::new();
         for (event, ev) in trace.events.iter().enumerate() {
             let mut alternatives = Vec::new();
+            let mut extra: Vec<ExprId> = Vec::new();
             let (role, expr, held) = if let Some(a) = &ev.assert {
                 (Role::Assertion, a.cond, a.holds)
             } else if let Some(c) = &ev.check {
@@ -107,6 +113,12 @@ impl PathCondition {
                     .map(|k| index.eq(dag::constant(Ty::Usize, k as i128)))
                     .collect();
                 (Role::Element, g, true)
+            } else if let (Some(choice), Some(g)) = (&ev.choice, ev.guard) {
+                alternatives = (choice.alternatives.iter())
+                    .map(|&a| dag::holds(&terms[a as usize]))
+                    .collect();
+                extra = choice.alternatives.clone();
+                (Role::Choice, g, true)
             } else if let Some(g) = ev.guard {
                 (role_of(ev.kind), g, true)
             } else {
@@ -117,8 +129,8 @@ impl PathCondition {
                 event,
                 role,
                 taken: if held { cond } else { cond.not() },
-                inputs: deps[expr as usize]
-                    .iter()
+                inputs: (std::iter::once(expr).chain(extra))
+                    .flat_map(|x| deps[x as usize].iter())
                     .map(|&i| names[i as usize].to_string())
                     .collect(),
                 held,

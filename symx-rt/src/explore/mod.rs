@@ -84,6 +84,7 @@ pub(crate) fn explore_with(
     let mut discarded = 0;
     let mut drew_inputs = false;
     let mut idle_threads = 0;
+    let mut first_failure = None;
     let stop = loop {
         if !strategy.next_execution() {
             break StopReason::Exhausted;
@@ -105,6 +106,12 @@ pub(crate) fn explore_with(
             let schedule = outcome_schedule(b, &outcome);
             deliver(b, executions, &schedule, &mut trace, &mut on_trace);
         }
+        if outcome.failure.is_some() && b.keep_going {
+            // Every execution is wanted (a context's paths are counted): the first failure
+            // is reported once the space is exhausted.
+            first_failure.get_or_insert_with(|| to_failure(b, outcome));
+            continue;
+        }
         if outcome.failure.is_some() {
             let found = to_failure(b, outcome);
             let failure = minimise::fewest_preemptions(b, body, found);
@@ -115,7 +122,10 @@ pub(crate) fn explore_with(
             return report;
         }
     };
-    let mut report = finish(b, start, executions, stop, None);
+    let mut report = match first_failure {
+        Some(found) => finish(b, start, executions, StopReason::Failure, Some(found)),
+        None => finish(b, start, executions, stop, None),
+    };
     report.discarded = discarded;
     report.drew_inputs = drew_inputs;
     report.idle_threads = idle_threads;

@@ -47,6 +47,7 @@ pub fn assume(cond: impl Condition) {
     let c = cond.into_sym();
     let holds = record::condition(c, Location::caller(), |guard, _| record::Local::Assume {
         guard,
+        fact: None,
     });
     if !holds {
         crate::rt::switch::discard("symx::assume");

@@ -25,6 +25,8 @@ pub(crate) struct SymConfig {
     pub inputs: Option<Arc<InputValues>>,
     /// Seeds the values of inputs the assignment does not give (0: they are all zero).
     pub input_seed: u64,
+    /// Which facts of a program context hold (`symx::context`).
+    pub context_mode: crate::context::ContextMode,
 }
 
 /// One input handed out in this execution.
@@ -66,6 +68,9 @@ pub(crate) enum Local {
     },
     Assume {
         guard: ExprId,
+        /// A fact of a program context (`symx::context`): what it says and where it comes
+        /// from. `None` for a plain `symx::assume`.
+        fact: Option<crate::trace::format::FactRecord>,
     },
     Assert {
         cond: ExprId,
@@ -88,6 +93,14 @@ pub(crate) enum Local {
         index: ExprId,
         value: usize,
         len: usize,
+    },
+    /// One outcome of a choice among several, each under its own condition (which waiter a
+    /// notify over symbolic queue names wakes, `symx::context`): `guard` is the outcome's
+    /// condition, `alternatives` every other outcome's.
+    Choice {
+        guard: ExprId,
+        alternatives: Vec<ExprId>,
+        outcome: String,
     },
     Spawn {
         child: ThreadId,
@@ -516,6 +529,31 @@ fn unoriented(
         if let Some(cond) = e.sym.operand(&c) {
             e.note_local(what(cond, c.value), Some(location));
         }
+    });
+}
+
+/// Records that the current thread took the outcome whose condition is `taken` of a choice
+/// whose other outcomes have the conditions `others` (all `bool`, the same execution's).
+pub(crate) fn choice(
+    taken: Sym<bool>,
+    outcome: String,
+    others: &[Sym<bool>],
+    location: &'static Location<'static>,
+) {
+    with_exec(|e| {
+        if !e.sym.recording() {
+            return;
+        }
+        let guard = e.sym.node(&taken);
+        let alternatives = others.iter().map(|o| e.sym.node(o)).collect();
+        e.note_local(
+            Local::Choice {
+                guard,
+                alternatives,
+                outcome,
+            },
+            Some(location),
+        );
     });
 }
 

@@ -110,6 +110,11 @@ impl<T: SymValue> Sym<T> {
         self.expr.is_some()
     }
 
+    /// Whether both are the same expression of one execution (so certainly equal).
+    pub(crate) fn same_expr(&self, other: &Sym<T>) -> bool {
+        self.expr.is_some() && self.expr == other.expr
+    }
+
     /// The concrete value, leaving the symbolic world: the trace records the guard
     /// `expr == value`, so no engine predicts an execution in which this value differs.
     #[track_caller]

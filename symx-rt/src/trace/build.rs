@@ -85,6 +85,8 @@ impl Builder<'_> {
             assert: None,
             check: None,
             element: None,
+            choice: None,
+            fact: None,
             sync: Vec::new(),
             child: None,
             input: None,
@@ -169,7 +171,21 @@ impl Builder<'_> {
         match note.local {
             Local::Input { input } => out.input = Some(input),
             Local::Branch { guard } | Local::Pin { guard } => out.guard = Some(guard),
-            Local::Assume { guard } => out.guard = Some(guard),
+            Local::Assume { guard, ref fact } => {
+                out.guard = Some(guard);
+                out.fact = fact.clone();
+            }
+            Local::Choice {
+                guard,
+                ref alternatives,
+                ref outcome,
+            } => {
+                out.guard = Some(guard);
+                out.choice = Some(ChoiceRecord {
+                    outcome: outcome.clone(),
+                    alternatives: alternatives.clone(),
+                });
+            }
             Local::Assert { cond, holds, text } => {
                 out.assert = Some(AssertRecord {
                     cond,
@@ -228,6 +244,7 @@ fn local_kind(l: &Local) -> EventKind {
         Local::Pin { .. } => EventKind::Pin,
         Local::Check { .. } => EventKind::Check,
         Local::Element { .. } => EventKind::Element,
+        Local::Choice { .. } => EventKind::Choice,
         Local::Spawn { .. } => EventKind::Spawn,
         Local::Join { .. } => EventKind::Join,
         Local::Exit => EventKind::Exit,

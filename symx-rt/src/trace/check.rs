@@ -55,7 +55,16 @@ pub(super) fn references(t: &Trace) -> Result<(), String> {
             ev.check.map(|c| c.cond),
             ev.element.map(|i| i.index),
         ];
-        if let Some(x) = exprs.into_iter().flatten().find(|&x| x >= n_exprs) {
+        let alternatives = ev
+            .choice
+            .iter()
+            .flat_map(|c| c.alternatives.iter().copied());
+        if let Some(x) = exprs
+            .into_iter()
+            .flatten()
+            .chain(alternatives)
+            .find(|&x| x >= n_exprs)
+        {
             return Err(format!(
                 "{at} refers to expression {x}, but there are {n_exprs}"
             ));
@@ -143,6 +152,14 @@ pub(super) fn values(t: &Trace) -> Result<(), String> {
                     i.value,
                     i.len,
                     vals[i.index as usize]
+                ));
+            }
+        }
+        if let Some(c) = &ev.choice {
+            if c.alternatives.iter().any(|&x| vals[x as usize] == 1) {
+                return Err(format!(
+                    "{}: an outcome of the choice not taken evaluates as holding",
+                    at()
                 ));
             }
         }

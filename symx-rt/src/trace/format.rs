@@ -178,6 +178,10 @@ pub enum EventKind {
     /// A symbolic index selected an element of a collection: `guard` is `index == value`,
     /// `element` says which length bounds the other choices (added within version 1).
     Element,
+    /// One outcome of a choice among outcomes with conditions of their own (which waiter a
+    /// notify over symbolic queue names wakes): `guard` is the outcome's condition, `choice`
+    /// lists the others' (added within version 1).
+    Choice,
     /// A thread was spawned (`child` says which).
     Spawn,
     /// A thread was joined (`child` says which).
@@ -244,6 +248,13 @@ pub struct TraceEvent {
     /// in (added within version 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element: Option<ElementRecord>,
+    /// `choice` events: the other outcomes' conditions (added within version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<ChoiceRecord>,
+    /// `assume` events that are facts of a program context: what the fact is and where it
+    /// comes from (added within version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fact: Option<FactRecord>,
     /// Lock and barrier state changes at this event.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sync: Vec<SyncRecord>,
@@ -335,6 +346,30 @@ pub struct ElementRecord {
     pub value: u64,
     /// The collection's length: the choices are `0..len`.
     pub len: u64,
+}
+
+/// The outcomes of a choice the execution did not take.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChoiceRecord {
+    /// The outcome taken, in words (`acquire`, `block`, `wake thread 2`, `wake nobody`).
+    pub outcome: String,
+    /// Each other outcome's condition (a `bool` expression); exactly one outcome's holds.
+    pub alternatives: Vec<ExprId>,
+}
+
+/// A fact a program context assumes: which family it belongs to (the families the context
+/// modes drop), where it comes from, and what it says.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactRecord {
+    /// `value` (reaching definitions: what a value must be) or `sync` (synchronization
+    /// invariants: lock holders, queue bounds, barrier counts and matching).
+    pub family: String,
+    /// `declared`, `analysed`, `recorded` or `generalised`.
+    pub provenance: String,
+    /// What it says, in words.
+    pub text: String,
 }
 
 /// `acquire`, `release` (with `shared` for read locks), `try_acquire_failed`,

@@ -58,7 +58,8 @@ use super::{Executor, Limits};
 use crate::solver::model::model_inputs;
 use crate::solver::path::{Condition, PathCondition, Role};
 use crate::solver::smt::{Answer, Smt, Stats};
-use frontier::{term_key, Frontier, Side};
+pub use frontier::term_key;
+use frontier::{Frontier, Side};
 
 /// Bounds and settings of a search.
 #[derive(Clone, Debug)]
@@ -279,8 +280,14 @@ impl<'o> Search<'o> {
         let mut prefix_keys = BTreeSet::new();
         let mut prefix: Vec<&Condition> = Vec::new();
         let mut depth = 0u32;
-        for c in path.conditions.iter().filter(|c| c.symbolic()) {
-            let targets = other_sides(c);
+        let symbolic: Vec<&Condition> = path.conditions.iter().filter(|c| c.symbolic()).collect();
+        for (k, &c) in symbolic.iter().enumerate() {
+            let mut targets = other_sides(c);
+            if k + 1 == symbolic.len() && violated_assumption(trace, c) {
+                // The inputs broke an assumption (a context's facts, above all, which the
+                // default inputs need not meet): ask for inputs that keep it.
+                targets.push(c.taken.not());
+            }
             if !targets.is_empty() {
                 depth += 1;
                 if self.opts.max_branch_depth.is_some_and(|max| depth > max) {
@@ -405,9 +412,14 @@ fn other_sides(c: &Condition) -> Vec<Bool> {
     match c.role {
         Role::Branch => vec![c.taken.not()],
         Role::Assertion | Role::Check if c.held => vec![c.taken.not()],
-        Role::Element => c.alternatives.clone(),
+        Role::Element | Role::Choice => c.alternatives.clone(),
         _ => Vec::new(),
     }
+}
+
+/// Whether `c` is the assumption that discarded `trace` (its last condition then).
+fn violated_assumption(trace: &Trace, c: &Condition) -> bool {
+    c.role == Role::Assume && trace.verdict == symx::trace::format::Verdict::Discarded
 }
 
 /// What is sent to the solver for one side: a slice of the path condition and the inputs it

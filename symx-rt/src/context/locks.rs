@@ -1,0 +1,207 @@
+//! A pool of locks of one class, addressed by symbolic identity: the paper's mutex
+//! (Figure 2.12: `while (taken) wait(&taken); taken = 1`, and on unlock `taken = 0;
+//! notifyOne(&taken)`), with `taken` one array over the pool.
+//!
+//! The initial `taken` of every lock is an input of the context. The lockset invariant
+//! (the paper's §4.3, "which thread holds lock A?") is a synchronization fact: a lock is
+//! taken at the context exactly when one of the locks declared held ([`Locks::held`]) is
+//! the same lock. Declared holds are definitely held (a must-set), so the invariant is the
+//! biconditional; `no-si` and `naive` drop it and `taken` is free.
+
+use std::panic::Location;
+use std::sync::{Arc, Mutex as StdMutex};
+
+use super::facts::{fact, FactFamily, Provenance};
+use super::queue::{self, Name, Purpose};
+use crate::rt::{self, ObjRef, OpKind};
+use crate::sym::{any_named, Sym, SymVec};
+
+/// `n` locks of one class; each operation names its lock by a (symbolic) index. Clones are
+/// the same pool.
+#[derive(Clone)]
+pub struct Locks(Arc<Inner>);
+
+struct Inner {
+    name: String,
+    n: usize,
+    obj: ObjRef,
+    state: StdMutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    generation: u32,
+    /// `taken` of every lock, made at the first operation of the execution.
+    taken: Option<SymVec<bool>>,
+    /// The identities declared held at the context.
+    held: Vec<Sym<usize>>,
+}
+
+/// A held lock of a [`Locks`] pool: released when dropped.
+pub struct LockGuard {
+    locks: Locks,
+    id: Sym<usize>,
+    location: &'static Location<'static>,
+}
+
+impl Locks {
+    /// `n` locks; `name` names their inputs (`<name>.taken[k]`) and reports.
+    pub fn new(name: &str, n: usize) -> Self {
+        Locks(Arc::new(Inner {
+            name: name.to_string(),
+            n,
+            obj: ObjRef::new(),
+            state: StdMutex::new(State::default()),
+        }))
+    }
+
+    /// The number of locks.
+    pub fn len(&self) -> usize {
+        self.0.n
+    }
+
+    /// Whether the pool is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.n == 0
+    }
+
+    /// Declares that lock `id` is held at the context, by the thread that will own the
+    /// returned guard (move it into that thread's closure). Call before any thread uses
+    /// the pool.
+    #[track_caller]
+    pub fn held(&self, id: Sym<usize>) -> LockGuard {
+        self.with_state(|s| {
+            assert!(
+                s.taken.is_none(),
+                "symx::context: `held` after the locks were first used"
+            );
+            s.held.push(id);
+        });
+        LockGuard {
+            locks: self.clone(),
+            id,
+            location: Location::caller(),
+        }
+    }
+
+    /// Acquires lock `id`, blocking while it is taken.
+    #[track_caller]
+    pub fn lock(&self, id: Sym<usize>) -> LockGuard {
+        let location = Location::caller();
+        let class = self.class(location);
+        loop {
+            rt::visible(OpKind::QueueNotify, Some(class), location);
+            let taken = self.with_taken(|t| t.get(id));
+            let outcomes = vec![(!taken, true), (taken, false)];
+            let acquire = queue::decide(
+                outcomes,
+                |a| if a { "acquire" } else { "block" }.to_string(),
+                location,
+            );
+            if acquire {
+                self.with_taken(|t| t.set(id, true));
+                return LockGuard {
+                    locks: self.clone(),
+                    id,
+                    location,
+                };
+            }
+            queue::wait(self.queue(class, id), "a context lock", location);
+        }
+    }
+
+    fn unlock(&self, id: Sym<usize>, location: &'static Location<'static>) {
+        if std::thread::panicking() || !rt::in_model() {
+            return;
+        }
+        let class = self.class(location);
+        rt::visible(OpKind::QueueNotify, Some(class), location);
+        self.release(id, location);
+    }
+
+    /// `taken[id] = 0` and wake one thread blocked on it: the unlock sequence, inside a step
+    /// that already is a scheduling point on the pool.
+    pub(crate) fn release(&self, id: Sym<usize>, location: &'static Location<'static>) {
+        let class = self.class(location);
+        self.with_taken(|t| t.set(id, false));
+        queue::notify_one(self.queue(class, id), location);
+    }
+
+    pub(crate) fn queue(&self, class: rt::ObjId, id: Sym<usize>) -> Name {
+        Name {
+            class,
+            purpose: Purpose::Lock,
+            id,
+        }
+    }
+
+    /// The pool's object in this execution: the class every operation on it conflicts in.
+    pub(crate) fn class(&self, location: &'static Location<'static>) -> rt::ObjId {
+        super::class_of(&self.0.obj, "context::Locks", location)
+    }
+
+    fn with_state<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
+        let generation = rt::with(|e| e.objects.generation).unwrap_or(0);
+        let mut s = self.0.state.lock().unwrap_or_else(|p| p.into_inner());
+        if s.generation != generation {
+            *s = State {
+                generation,
+                ..State::default()
+            };
+        }
+        f(&mut s)
+    }
+
+    /// Runs `f` on the `taken` array, making it first: an input per lock, constrained by
+    /// the lockset invariant.
+    #[track_caller]
+    fn with_taken<R>(&self, f: impl FnOnce(&mut SymVec<bool>) -> R) -> R {
+        let fresh = self.with_state(|s| s.taken.is_none());
+        if fresh {
+            let held = self.with_state(|s| s.held.clone());
+            let taken: SymVec<bool> = (0..self.0.n)
+                .map(|k| self.initial_taken(k, &held))
+                .collect();
+            self.with_state(|s| s.taken = Some(taken));
+        }
+        self.with_state(|s| f(s.taken.as_mut().expect("made above")))
+    }
+
+    /// Lock `k`'s `taken` at the context, with the lockset invariant as a fact.
+    #[track_caller]
+    fn initial_taken(&self, k: usize, held: &[Sym<usize>]) -> Sym<bool> {
+        let taken: Sym<bool> = any_named(&format!("{}.taken[{k}]", self.0.name));
+        let some_holder = held
+            .iter()
+            .fold(Sym::constant(false), |acc, h| acc | h.sym_eq(k));
+        let text = format!(
+            "{}[{k}] is taken exactly when a lock declared held is it",
+            self.0.name
+        );
+        fact(
+            FactFamily::Sync,
+            Provenance::Declared,
+            &text,
+            taken.sym_eq(some_holder),
+        );
+        taken
+    }
+}
+
+impl LockGuard {
+    /// The identity of the lock held.
+    pub fn id(&self) -> Sym<usize> {
+        self.id
+    }
+
+    /// The pool the lock belongs to.
+    pub(crate) fn locks(&self) -> &Locks {
+        &self.locks
+    }
+}
+
+impl Drop for LockGuard {
+    fn drop(&mut self) {
+        self.locks.unlock(self.id, self.location);
+    }
+}

@@ -1,0 +1,72 @@
+//! Exploring from a program context: threads that start in the middle of their work, over an
+//! initial state that is partly unknown (Bergan, Grossman, Ceze, "Symbolic Execution of
+//! Multithreaded Programs from Arbitrary Program Contexts", OOPSLA 2014; Bergan's
+//! dissertation, ch. 2).
+//!
+//! A *context* is declared by a test: the threads, each a closure that starts at its resume
+//! point; the values that are unknown there (symbolic inputs, `symx::any_named`); the objects
+//! whose identity is unknown (an index into a pool of one alias class, [`identity`]); and
+//! the *facts* that constrain them ([`value_fact`], [`sync_fact`], [`Locks::held`],
+//! [`Barriers::expect`], [`spawn_waiting`]). Every fact has a family (a value fact, the
+//! paper's reaching definitions; or a synchronization invariant) and a provenance, and the
+//! [`ContextMode`] decides which families hold: `full` keeps both, `no-rd` drops the value
+//! facts, `no-si` the synchronization invariants, `naive` both (every unknown value and every
+//! piece of synchronization state unconstrained).
+//!
+//! The synchronization objects here are the paper's SimpThreads library over *symbolic
+//! identities*: a lock's `taken` flag, a barrier's `arrived` and `expected` counts are
+//! elements of one array per pool (one SMT array per object class), read and written at the
+//! symbolic identity without forking; every waiter sits in one global FIFO of (queue name,
+//! thread) pairs whose names are symbolic, so `notify_one` has the paper's `|WQ| + 1`
+//! outcomes and `notify_all` one per subset. Each run is concrete (the inputs have values);
+//! the outcome it took is recorded with the conditions of the outcomes it did not take, which
+//! the driver's engine asks z3 for.
+
+mod barriers;
+mod cells;
+mod condvars;
+mod facts;
+mod locks;
+mod mode;
+mod queue;
+
+pub use barriers::Barriers;
+pub use cells::Cells;
+pub use condvars::{spawn_waiting, spawn_waiting_at, Condvars};
+pub use facts::{fact, identity, sync_fact, value_fact, FactFamily, Provenance};
+pub use locks::{LockGuard, Locks};
+pub use mode::ContextMode;
+
+/// The environment variable that sets the context mode of every test of a test binary, over
+/// the attribute's `context_mode` (`cargo symx test --context-mode` sets it for its workers).
+pub const MODE_ENV: &str = "SYMX_CONTEXT_MODE";
+
+/// The builder with the context mode `SYMX_CONTEXT_MODE` asks for, if any.
+pub(crate) fn mode_from_env(builder: crate::Builder) -> crate::Builder {
+    match std::env::var(MODE_ENV) {
+        Ok(name) if !name.is_empty() => match name.parse() {
+            Ok(mode) => builder.context_mode(mode),
+            Err(unknown) => panic!("symx: {MODE_ENV}: {unknown}"),
+        },
+        _ => builder,
+    }
+}
+
+/// The context mode of the running execution (`full` outside one).
+pub fn mode() -> ContextMode {
+    crate::sym::record::with_sym(|st| st.config.context_mode).unwrap_or_default()
+}
+
+/// The object of a pool in the current execution: the class every operation on the pool is
+/// a scheduling point on. Outside a model a pool cannot be used.
+pub(crate) fn class_of(
+    obj: &crate::rt::ObjRef,
+    type_name: &'static str,
+    location: &'static std::panic::Location<'static>,
+) -> crate::rt::ObjId {
+    let id = crate::rt::with(|e| e.objects.of(obj, crate::rt::ObjKind::User, type_name, 0));
+    id.unwrap_or_else(|| {
+        crate::rt::foreign::check(obj, type_name, location);
+        panic!("symx::context objects are used inside a symx model only")
+    })
+}
