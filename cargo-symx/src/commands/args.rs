@@ -62,6 +62,85 @@ pub enum Command {
 Exit code 1 when a prediction is confirmed (a bug), 0 when none is, 2 when the trace cannot be
 used (corrupt, another format version, no test name, no such test).")]
     Predict(PredictArgs),
+    /// Enumerate a small set of (input constraint, schedule) pairs that covers every input
+    /// (input-covering schedules), write it as a schedule file and summarise it.
+    #[command(after_help = "EXAMPLES:
+    cargo symx schedules                                  # every symx test of the package
+    cargo symx schedules lock_chosen --output s.json      # one test, its schedule file
+    cargo symx schedules --no-prefix prefix_abort         # keep prefix schedules
+
+The schedule file's shape is in docs/input-covering.md.")]
+    Schedules(SchedulesArgs),
+    /// Check every input-covering schedule for deadlocks: a verdict on constrained
+    /// execution (the program held to those schedules).
+    #[command(after_help = "EXAMPLES:
+    cargo symx deadlock
+    cargo symx deadlock self_deadlock
+
+Exit code 1 when a deadlocking schedule is confirmed by running it, 0 when no schedule
+deadlocks, 2 on errors or when the enumeration was not complete (no verdict).")]
+    Deadlock(CoveringArgs),
+    /// Run each test once per input-covering schedule, held to it, with an input satisfying
+    /// its constraint: |Σ| runs instead of every interleaving.
+    #[command(after_help = "EXAMPLES:
+    cargo symx test-schedules
+    cargo symx test-schedules lock_chosen --input x=5   # the schedule x = 5 selects
+
+Exit code 1 when a run fails, diverges from its schedule or an input is uncovered, 0 when
+every run passes, 2 on errors.")]
+    TestSchedules(TestSchedulesArgs),
+}
+
+/// Which input-covering command runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoveringCommand {
+    Schedules,
+    Deadlock,
+    TestSchedules,
+}
+
+const COVERING: &str = "Input-covering schedules";
+
+/// What the input-covering commands share.
+#[derive(Args, Debug, Clone)]
+pub struct CoveringArgs {
+    #[command(flatten)]
+    pub cargo: CargoArgs,
+    /// Only tests whose name contains this string.
+    pub filter: Option<String>,
+    /// Keep prefix schedules: a run that fails after a prefix of another schedule's
+    /// synchronization is a schedule of its own.
+    #[arg(long, help_heading = COVERING)]
+    pub no_prefix: bool,
+    /// Paths (runs) the enumeration of one test may take before it stops, incomplete
+    /// (default 10000).
+    #[arg(long, value_name = "N", help_heading = COVERING)]
+    pub max_paths: Option<u64>,
+    /// Seconds the enumeration of one test may take before it stops, incomplete.
+    #[arg(long, value_name = "SECONDS", help_heading = COVERING)]
+    pub time_budget: Option<u64>,
+    /// Kill a run of the test that takes longer than this, e.g. `60s`.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SchedulesArgs {
+    #[command(flatten)]
+    pub covering: CoveringArgs,
+    /// Write the schedule file here (one test) instead of target/symx/schedules/.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct TestSchedulesArgs {
+    #[command(flatten)]
+    pub covering: CoveringArgs,
+    /// Run only the schedule these input values select (name=value, comma separated or
+    /// repeated); an input no constraint covers is reported.
+    #[arg(long, value_name = "NAME=VALUE", help_heading = COVERING)]
+    pub input: Vec<String>,
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -88,6 +167,10 @@ pub struct CargoArgs {
     /// the rustflags), in cargo's own target directory rather than its `symx/`.
     #[arg(long)]
     pub no_cfg_symx: bool,
+    /// Build with `--cfg loom` too, for a crate whose loom tests and `cfg(loom)` swap use symx's
+    /// loom API (its `loom` dependency pointed at symx-loom: docs/coming-from-loom.md).
+    #[arg(long)]
+    pub cfg_loom: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -144,6 +227,12 @@ pub struct TestArgs {
     /// attribute).
     #[arg(long, value_name = "MODE", help_heading = SYMBOLIC)]
     pub context_mode: Option<String>,
+    /// Search every passing symx test's inputs and schedules again with assertion-guided
+    /// pruning (states proved unable to fail an assertion are skipped); `=audit` runs the
+    /// pruned and the unpruned search side by side and fails the test if they disagree.
+    #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = "on",
+          value_parser = ["on", "audit"], help_heading = SYMBOLIC)]
+    pub assertion_guided: Option<String>,
     /// Arguments passed to every test binary (listing and running), e.g. --include-ignored or
     /// --skip NAME; the driver itself sets the test name, --exact and --test-threads.
     #[arg(last = true)]
@@ -176,7 +265,7 @@ pub struct ListArgs {
 pub struct ReplayArgs {
     #[command(flatten)]
     pub cargo: CargoArgs,
-    /// A replay token (symx1-..., symx2-...) or a file holding one (a failure JSON from --format json, or
+    /// A replay token (symx3-...) or a file holding one (a failure JSON from --format json, or
     /// a text file whose first token-looking word is used).
     pub token: String,
     /// Print every step of the replayed execution, not only the failure.
@@ -273,6 +362,7 @@ impl CargoArgs {
             release: self.release,
             target_dir: self.target_dir.clone(),
             no_cfg_symx: self.no_cfg_symx,
+            cfg_loom: self.cfg_loom,
         }
     }
 }

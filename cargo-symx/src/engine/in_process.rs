@@ -2,7 +2,8 @@
 //! engines' own tests, the differential tests and the benchmarks use. `cargo symx` runs tests
 //! in worker processes instead (`crate::run::engines`).
 
-use symx::{Builder, Guide, InputValues};
+use symx::covering::HbSchedule;
+use symx::{Builder, Drive, DrivenPoint, Guide, InputValues};
 
 use super::{Executor, Exploration, Limits};
 use crate::solver::replayed::Replayed;
@@ -39,5 +40,24 @@ impl<F: Fn()> Executor for InProcess<F> {
 
     fn run(&mut self, guide: &Guide) -> Result<Replayed, String> {
         Ok(self.builder.run_guided(guide, &self.body).into())
+    }
+
+    fn drive(
+        &mut self,
+        inputs: &InputValues,
+        decide: &mut dyn FnMut(&DrivenPoint<'_>) -> Drive,
+    ) -> Result<Replayed, String> {
+        Ok(self.builder.run_driven(inputs, decide, &self.body).into())
+    }
+
+    fn run_constrained(
+        &mut self,
+        schedule: &HbSchedule,
+        inputs: &InputValues,
+    ) -> Result<Replayed, String> {
+        Ok(self
+            .builder
+            .run_constrained(schedule, inputs, &self.body)
+            .into())
     }
 }

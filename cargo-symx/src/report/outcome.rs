@@ -144,6 +144,9 @@ pub struct Outcome {
     /// What the symbolic exploration did, when the test drew symbolic inputs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbolic: Option<SymbolicReport>,
+    /// What the assertion-guided search did, when it ran on this test.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assertion_guided: Option<GuidedReport>,
     /// What the verdict cannot back: a `PASS` or `complete` beside a warning is not a proof.
     pub warnings: Vec<Warning>,
 }
@@ -209,6 +212,46 @@ pub struct SymbolicReport {
     pub seconds: f64,
 }
 
+/// The assertion-guided search of one test (documented field by field in
+/// `docs/report-format.md`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GuidedReport {
+    /// Executions started, of which run to their end, cut short by a summary, and stopped
+    /// where every thread was asleep (partial-order reduction).
+    pub executions: u64,
+    pub full: u64,
+    pub cut: u64,
+    pub blocked: u64,
+    /// States with a summary, and the disjuncts over all summaries.
+    pub summaries: u64,
+    pub disjuncts: u64,
+    /// Pruning checks asked of the solver, and every solver query with its time.
+    pub checks: u64,
+    pub queries: u64,
+    pub solver_seconds: f64,
+    /// Every input and schedule within the bounds was explored or pruned by a proof.
+    pub complete: bool,
+    pub incomplete: Vec<String>,
+    /// Pruning only keeps assertion failures: deadlocks and data races below a pruned
+    /// state were not searched (always true; the report says so).
+    pub assertions_only: bool,
+    /// Audit mode: the unpruned search's executions, and whether both searches agreed on
+    /// the verdict and the failing assertion sites.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit: Option<GuidedAudit>,
+    pub seconds: f64,
+}
+
+/// The unpruned search run beside the pruned one (`--assertion-guided=audit`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GuidedAudit {
+    pub executions: u64,
+    pub agreed: bool,
+    /// The failing sites (`file:line:column`) each search found.
+    pub pruned_sites: Vec<String>,
+    pub unpruned_sites: Vec<String>,
+}
+
 /// A pin that cut the symbolic exploration.
 #[derive(Clone, Debug, Serialize)]
 pub struct PinReport {
@@ -241,6 +284,9 @@ pub struct PredictReport {
     /// Predictions whose replay failed another way, in a thread that a flipped branch took
     /// into code the trace does not have: neither confirmed nor a defect of symx.
     pub off_trace: usize,
+    /// Predictions whose replay failed another way along the trace: each failure is a
+    /// finding of its own.
+    pub failed_otherwise: usize,
     /// Predictions asked again with an initial value a replay showed.
     pub refined: usize,
     /// Queries the solver gave up on (its time limit): neither a prediction nor a proof.
@@ -250,8 +296,9 @@ pub struct PredictReport {
     pub proved_for_all_interleavings: usize,
     /// Wall-clock time of the checks, replays included.
     pub seconds: f64,
-    /// Every confirmed prediction as a failure (`predicted: true`); the first is also the
-    /// test's `failure` when the exploration itself passed.
+    /// Every confirmed prediction, and every failure a prediction's replay ran into
+    /// instead, as a failure (`predicted: true`); the first is also the test's `failure`
+    /// when the exploration itself passed.
     pub findings: Vec<Finding>,
     /// With `--verbose`: each unconfirmed prediction and why its replay did not confirm it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -259,9 +306,12 @@ pub struct PredictReport {
     /// With `--verbose`: each off-trace prediction and how its replay failed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub off_trace_details: Vec<Unconfirmed>,
+    /// With `--verbose`: each prediction whose replay failed another way, and how.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_otherwise_details: Vec<Unconfirmed>,
 }
 
-/// A prediction its replay did not confirm (unconfirmed, or off the trace).
+/// A prediction its replay did not confirm (unconfirmed, off the trace, or failed otherwise).
 #[derive(Clone, Debug, Serialize)]
 pub struct Unconfirmed {
     /// The property in words, with source locations.
@@ -292,6 +342,7 @@ impl Outcome {
             output: String::new(),
             predict: None,
             symbolic: None,
+            assertion_guided: None,
             warnings: Vec::new(),
         }
     }

@@ -5,7 +5,8 @@
 use std::time::Duration;
 
 use symx::__worker::protocol::{InputValue, Message, Overrides, Request};
-use symx::{Guide, InputValues};
+use symx::covering::HbSchedule;
+use symx::{Drive, DrivenPoint, Guide, InputValues};
 
 use crate::discover::TestCase;
 use crate::engine::{Executor, Exploration, Limits};
@@ -89,6 +90,26 @@ impl Executor for WorkerExecutor<'_> {
         })
     }
 
+    /// A driven execution needs a session: its decisions are taken while it runs.
+    fn drive(
+        &mut self,
+        inputs: &InputValues,
+        decide: &mut dyn FnMut(&DrivenPoint<'_>) -> Drive,
+    ) -> Result<Replayed, String> {
+        let request = Request::Drive {
+            inputs: values(inputs),
+        };
+        let result = self.session()?.drive(request, decide);
+        match result {
+            Ok(Message::Ran(ran)) => Ok(ran.into()),
+            Ok(other) => Err(format!("unexpected answer: {other:?}")),
+            Err(e) => {
+                self.session = None;
+                Err(e)
+            }
+        }
+    }
+
     fn run(&mut self, guide: &Guide) -> Result<Replayed, String> {
         let request = Request::RunOne {
             prefix: guide.steps.iter().map(|&t| t as u32).collect(),
@@ -98,15 +119,43 @@ impl Executor for WorkerExecutor<'_> {
         if let Some(answer) = self.in_session(&request) {
             return answer;
         }
+        self.ran(request)
+    }
+
+    fn run_constrained(
+        &mut self,
+        schedule: &HbSchedule,
+        inputs: &InputValues,
+    ) -> Result<Replayed, String> {
+        let request = Request::RunConstrained {
+            schedule: Box::new(schedule.clone()),
+            inputs: values(inputs),
+        };
+        if let Some(answer) = self.in_session(&request) {
+            return answer;
+        }
+        self.ran(request)
+    }
+}
+
+impl WorkerExecutor<'_> {
+    /// Runs a one-execution `request` in a process of its own.
+    fn ran(&self, request: Request) -> Result<Replayed, String> {
         let run = self.send(request)?;
         match run.ran {
             Some(ran) => Ok((*ran).into()),
             None => Err("the test did not answer: is it a #[symx::test]?".into()),
         }
     }
-}
 
-impl WorkerExecutor<'_> {
+    /// The open session (opened on first use).
+    fn session(&mut self) -> Result<&mut Session, String> {
+        if self.session.is_none() {
+            self.session = Some(Session::open(self.case, self.extra, self.timeout)?);
+        }
+        Ok(self.session.as_mut().expect("just opened"))
+    }
+
     /// Runs `request` in the session (opened on first use); `None` when there is no session
     /// to ask or it failed, so that the caller runs it in a process of its own (which also
     /// describes a crash or a hang properly).

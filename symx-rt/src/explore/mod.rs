@@ -8,6 +8,7 @@
 pub(crate) mod announce;
 pub(crate) mod dfs;
 mod dpor;
+mod driven;
 mod guided;
 mod minimise;
 mod pct;
@@ -16,7 +17,7 @@ mod replay;
 
 use std::time::Instant;
 
-use crate::builder::{Builder, Guide, GuidedRun, Strategy};
+use crate::builder::{Builder, Drive, DrivenPoint, Guide, GuidedRun, Strategy};
 use crate::report::{Failure, Report, SourceLocation, StopReason};
 use crate::rt::chooser::Chooser;
 use crate::rt::execution::location_hash;
@@ -211,14 +212,40 @@ fn moved_locations(events: &[Event], recorded: &[u16]) -> Vec<SourceLocation> {
 
 /// Runs the one execution `guide` describes, recorded (see [`Builder::run_guided`]).
 pub(crate) fn run_guided(b: &Builder, guide: &Guide, body: &dyn Fn()) -> GuidedRun {
+    let mut strategy = guided::Guided::new(guide);
+    let mut run = run_followed(b, &guide.inputs, &mut strategy, body);
+    run.divergence = strategy.divergence();
+    run
+}
+
+/// Runs one execution that `decide` drives, recorded (see [`Builder::run_driven`]).
+pub(crate) fn run_driven(
+    b: &Builder,
+    inputs: &crate::sym::InputValues,
+    decide: &mut dyn FnMut(&DrivenPoint<'_>) -> Drive,
+    body: &dyn Fn(),
+) -> GuidedRun {
+    let mut strategy = driven::Driven::new(decide);
+    let mut run = run_followed(b, inputs, &mut strategy, body);
+    run.divergence = strategy.divergence();
+    run
+}
+
+/// Runs one recorded execution with `inputs` (over the builder's) whose schedule `strategy`
+/// decides: a guided run, or a constrained one (`crate::covering`).
+pub(crate) fn run_followed(
+    b: &Builder,
+    inputs: &crate::InputValues,
+    strategy: &mut dyn Chooser,
+    body: &dyn Fn(),
+) -> GuidedRun {
     let start = Instant::now();
     let mut b = b.with_defaults().record_traces(true);
-    let mut inputs = b.inputs.as_deref().cloned().unwrap_or_default();
-    inputs.extend(guide.inputs.iter().map(|(k, v)| (k.clone(), *v)));
-    b = b.inputs(inputs);
-    let mut strategy = guided::Guided::new(guide);
+    let mut all = b.inputs.as_deref().cloned().unwrap_or_default();
+    all.extend(inputs.iter().map(|(k, v)| (k.clone(), *v)));
+    b = b.inputs(all);
     strategy.next_execution();
-    let mut outcome = run_execution(b.config(), &mut strategy, body, true);
+    let mut outcome = run_execution(b.config(), strategy, body, true);
     let schedule = outcome_schedule(&b, &outcome);
     let mut trace = outcome
         .trace
@@ -237,7 +264,7 @@ pub(crate) fn run_guided(b: &Builder, guide: &Guide, body: &dyn Fn()) -> GuidedR
     GuidedRun {
         report,
         trace,
-        divergence: strategy.divergence(),
+        divergence: None,
         preemptions,
     }
 }

@@ -34,6 +34,9 @@ pub(crate) struct Wait {
     pub wake: Option<Op>,
     /// A condvar waiter may wake spuriously (when the Builder allows it).
     pub spurious: bool,
+    /// A wait with a timeout (`wait_timeout`, `park_timeout`): when no thread can run, time
+    /// passes and it times out instead of deadlocking.
+    pub timeout: bool,
     pub location: &'static Location<'static>,
     /// What it waits for, for deadlock reports (`a notify on Condvar#2`).
     pub what: &'static str,
@@ -58,9 +61,12 @@ pub(crate) struct Thread {
     /// Woke spuriously and no other thread has taken a step since: offering another spurious
     /// wake-up would only repeat the same states forever.
     pub spurious_used: bool,
-    /// Inside a `#[symx::acquire]` call on this object (spinning on it, typically).
-    pub acquiring: Option<(ObjId, &'static Location<'static>)>,
+    /// Inside a `#[symx::acquire]` call (spinning on its lock, typically).
+    pub acquiring: Option<Acquiring>,
     pub park_token: bool,
+    /// Woken from a timed wait because it timed out (see `Wait::timeout`); read and cleared
+    /// by the waiter.
+    pub timed_out: bool,
     pub yielder: *const Yielder<(), ()>,
     /// Events that must precede this thread's next event (see `Event::enablers`).
     pub after: Vec<u32>,
@@ -101,6 +107,7 @@ impl Thread {
             spurious_used: false,
             acquiring: None,
             park_token: false,
+            timed_out: false,
             yielder: std::ptr::null(),
             after: Vec::new(),
             last_event: None,
@@ -128,4 +135,13 @@ impl Thread {
             None => format!("thread {id}"),
         }
     }
+}
+
+/// An annotated acquisition in progress: which lock, in which mode, called from where.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Acquiring {
+    pub obj: ObjId,
+    pub location: &'static Location<'static>,
+    /// `#[symx::acquire_shared]`: only a writer keeps the thread waiting.
+    pub shared: bool,
 }
