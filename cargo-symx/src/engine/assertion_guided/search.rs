@@ -443,6 +443,7 @@ impl<'o> Search<'o> {
             let racing = (0..steps.len()).rev().find(|&k| {
                 steps[k].thread != t
                     && !before_mine(k)
+                    && !access.joined.contains(&names.thread[steps[k].thread])
                     && (steps[k].access.iter()).any(|&a| races::conflict(a, (o, access.class)))
             });
             if let Some(k) = racing {
@@ -609,17 +610,36 @@ fn sleeper(trace: &Trace, pos: usize, thread: usize) -> Option<Sleeper> {
 fn edge_accesses(trace: &Trace, names: &Names, from: usize, to: usize) -> Vec<Rw> {
     let objects = Objects::at(trace, names, from);
     let steps = races::steps(trace, to);
+    let joined = joined_before(trace, names, &steps);
     let mut out = Vec::new();
-    for s in steps.iter().filter(|s| s.pos >= from) {
+    for (s, joined) in steps.iter().zip(joined).filter(|(s, _)| s.pos >= from) {
         for &(o, class) in &s.access {
             if let Some(name) = objects.name.get(&o) {
                 out.push(Rw {
                     object: name.clone(),
                     thread: names.thread[s.thread].clone(),
                     class,
+                    joined: joined.clone(),
                 });
             }
         }
+    }
+    out
+}
+
+/// Per step, the threads (canonical names) its thread had joined before it.
+fn joined_before(trace: &Trace, names: &Names, steps: &[Step]) -> Vec<BTreeSet<String>> {
+    let mut joined: Vec<BTreeSet<String>> = vec![BTreeSet::new(); trace.threads.len()];
+    let mut next = 0;
+    let mut out = Vec::with_capacity(steps.len());
+    for s in steps {
+        for ev in &trace.events[next.min(s.pos)..s.pos] {
+            if let (EventKind::Join, Some(c)) = (ev.kind, ev.child) {
+                joined[ev.thread].insert(names.thread[c].clone());
+            }
+        }
+        next = next.max(s.pos);
+        out.push(joined[s.thread].clone());
     }
     out
 }

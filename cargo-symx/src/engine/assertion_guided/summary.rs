@@ -14,12 +14,14 @@ use z3::ast::{Ast, Bool};
 
 use super::races::Class;
 
-/// An access somewhere below a state: the object and thread by their canonical names there.
+/// An access somewhere below a state: the object and thread by their canonical names there,
+/// and the threads its thread had joined when it made it (their steps happen before it).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Rw {
     pub object: String,
     pub thread: String,
     pub class: Class,
+    pub joined: BTreeSet<String>,
 }
 
 #[derive(Default)]
