@@ -148,7 +148,8 @@ pub(crate) fn rewrite(
     let enclosing = mac.delimiter.span().join();
     let mut tokens = generate(kind, &arguments, span, enclosing, instrumenter);
     if debug {
-        tokens = quote_spanned!(span=> if ::symx::__private::core::cfg!(debug_assertions) { #tokens });
+        tokens =
+            quote_spanned!(span=> if ::symx::__private::core::cfg!(debug_assertions) { #tokens });
     }
     let expr: Expr = syn::parse2(tokens).expect("a generated assertion is an expression");
     Some(with_attributes(attrs, expr))
@@ -350,7 +351,9 @@ mod tests {
         let out = rewritten(quote!(std::assert!(ok, "bad {} {}", x, y = 2,))).unwrap();
         let message = quote!(, "bad {} {}", x, y = 2).to_string();
         assert!(out.contains(&message), "{out}");
-        assert!(out.starts_with(":: symx :: __private :: core :: assert ! (:: symx :: __private :: assertion (ok ,"));
+        assert!(out.starts_with(
+            ":: symx :: __private :: core :: assert ! (:: symx :: __private :: assertion (ok ,"
+        ));
     }
 
     #[test]

@@ -49,8 +49,14 @@ impl Builder {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        // SAFETY: `f` and its result are 'static.
-        Ok(unsafe { crate::thread::spawn_inner(f, self.name, self.stack_size) })
+        let mut builder = crate::thread::Builder::new();
+        if let Some(name) = self.name {
+            builder = builder.name(name);
+        }
+        if let Some(bytes) = self.stack_size {
+            builder = builder.stack_size(bytes);
+        }
+        builder.spawn(f)
     }
 }
 

@@ -143,7 +143,9 @@ impl Scheduler<'_> {
         }
         if let CoroutineResult::Return(()) = result {
             let stack = self.coroutines[t].take().expect("coroutine").into_stack();
-            let size = self.exec().threads[t].stack_size.expect("set when its coroutine was made");
+            let size = self.exec().threads[t]
+                .stack_size
+                .expect("set when its coroutine was made");
             STACKS.with(|s| s.borrow_mut().push((size, stack)));
         }
         let spawns = std::mem::take(&mut self.exec().spawns);

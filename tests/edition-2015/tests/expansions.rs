@@ -57,7 +57,9 @@ fn a_symx_assertion_fails_with_its_text() {
     let failure = report.failure().expect("the lost update");
     assert_eq!(failure.kind(), FailureKind::Panic);
     assert!(
-        failure.message().contains("assertion `left == right` failed\n  left: 1\n right: 2"),
+        failure
+            .message()
+            .contains("assertion `left == right` failed\n  left: 1\n right: 2"),
         "{}",
         failure
     );
