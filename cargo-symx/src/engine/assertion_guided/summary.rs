@@ -25,7 +25,9 @@ pub struct Rw {
 #[derive(Default)]
 struct Summary {
     disjuncts: Vec<(Bool, BTreeSet<String>)>,
-    seen: HashSet<String>,
+    /// The disjuncts already stored: z3 shares equal terms, so equal formulas are equal
+    /// handles (no printing needed to compare them).
+    seen: HashSet<(Bool, BTreeSet<String>)>,
     rw: BTreeSet<Rw>,
 }
 
@@ -60,7 +62,7 @@ impl Table {
         if wp.as_bool() == Some(false) || s.disjuncts.len() >= self.bound {
             return;
         }
-        if s.seen.insert(format!("{wp}|{sleep:?}")) {
+        if s.seen.insert((wp.clone(), sleep.clone())) {
             s.disjuncts.push((wp, sleep));
             self.disjuncts += 1;
         }
