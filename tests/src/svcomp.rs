@@ -106,6 +106,12 @@ pub fn programs() -> Vec<Program> {
             paper: ("tickettrue", [Some(1062), Some(274), Some(44)]),
         },
         Program {
+            name: "circular_buffer_bad",
+            body: circular_buffer,
+            fails: true,
+            paper: ("circularbufbad1", [Some(118), Some(118), Some(58)]),
+        },
+        Program {
             name: "account_bad",
             body: account,
             fails: true,
@@ -582,4 +588,52 @@ pub fn ticket() {
     for t in threads {
         t.join().unwrap();
     }
+}
+
+/// The concurrency benchmarks' `circular_buffer_bad`, two items in a two-slot log buffer: the
+/// producer inserts its `i`-th item when it may send, the consumer removes one when it may
+/// receive and asserts it is its `i`-th; but both count loop rounds, not items, so a consumer
+/// round that found nothing to receive shifts its count.
+#[symx::instrument]
+pub fn circular_buffer() {
+    // slot0, slot1, first, next, send, receive
+    let s = Arc::new((Mutex::new(()), [0, 0, 0, 0, 1, 0].map(AtomicI32::new)));
+    let s1 = s.clone();
+    let producer = symx::thread::spawn(move || {
+        let [slot0, slot1, _, next, send, receive] = &s1.1;
+        for i in 0..2i32 {
+            let _g = s1.0.lock().unwrap();
+            if send.load_sym(SeqCst) == 1i32 {
+                let at = next.load_sym(SeqCst);
+                if at == 0i32 {
+                    slot0.store_sym(i, SeqCst);
+                } else {
+                    slot1.store_sym(i, SeqCst);
+                }
+                next.store_sym(at.wrapping_add(1i32) % 2i32, SeqCst);
+                send.store_sym(0i32, SeqCst);
+                receive.store_sym(1i32, SeqCst);
+            }
+        }
+    });
+    let consumer = symx::thread::spawn(move || {
+        let [slot0, slot1, first, _, send, receive] = &s.1;
+        for i in 0..2i32 {
+            let _g = s.0.lock().unwrap();
+            if receive.load_sym(SeqCst) == 1i32 {
+                let at = first.load_sym(SeqCst);
+                let item = if at == 0i32 {
+                    slot0.load_sym(SeqCst)
+                } else {
+                    slot1.load_sym(SeqCst)
+                };
+                first.store_sym(at.wrapping_add(1i32) % 2i32, SeqCst);
+                symx::assert!(item == i, "removeLogElement() == i");
+                receive.store_sym(0i32, SeqCst);
+                send.store_sym(1i32, SeqCst);
+            }
+        }
+    });
+    producer.join().unwrap();
+    consumer.join().unwrap();
 }
