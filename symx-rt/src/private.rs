@@ -9,6 +9,10 @@ use crate::sym::record::{Local, SyncOp};
 
 pub use crate::sym::assertion;
 pub use crate::sym::compare::Cmp;
+/// `core`, for generated code: in an edition 2015 crate `::core::…` names the crate root's
+/// `core`, which only an `extern crate core` declares, while `::symx` is there whenever the
+/// crate can name symx at all.
+pub use ::core;
 
 /// What instrumented bodies import so that rewritten comparisons resolve: the traits only,
 /// and anonymously, so that the glob import shadows none of the user's names.
@@ -73,6 +77,14 @@ pub(crate) fn replay_test(builder: &Builder, token: &str, body: &dyn Fn()) -> cr
         Ok(r) => r,
         Err(e) => panic!("symx: cannot use SYMX_REPLAY: {e}"),
     };
+    if let Some(moved) = report.moved_locations() {
+        let places: Vec<String> = moved.iter().map(|l| l.to_string()).collect();
+        println!(
+            "symx: the code moved since the token was recorded; the same operations ran \
+             (locations the token did not record: {})",
+            places.join(", ")
+        );
+    }
     if let Some(failure) = report.failure() {
         panic!("\nreplayed:\n{failure}");
     }

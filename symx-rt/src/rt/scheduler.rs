@@ -27,6 +27,8 @@ pub(crate) struct ExecutionResult {
     pub failure: Option<Found>,
     pub decisions: Vec<u32>,
     pub fingerprint: u64,
+    /// The hash of the steps' source locations (see `Execution::locations`).
+    pub locations: u64,
     pub steps: u64,
     pub preemptions: u32,
     /// The trace, rendered for reports (only when asked for, or on failure).
@@ -45,8 +47,10 @@ pub(crate) struct ExecutionResult {
 }
 
 thread_local! {
-    /// Stacks of finished coroutines, reused by the next threads on this OS thread.
-    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+    /// Stacks of finished coroutines, each with the size it was made for, reused by the next
+    /// threads on this OS thread that ask for that same size: handing out a larger stack would
+    /// hide an overflow the size asked for has, and make a verdict depend on what ran before.
+    static STACKS: RefCell<Vec<(usize, DefaultStack)>> = const { RefCell::new(Vec::new()) };
 }
 
 struct Scheduler<'a> {
@@ -104,12 +108,9 @@ impl Scheduler<'_> {
             e.threads[id].stack_size = Some(size);
             size
         };
-        let stack = STACKS
-            .with(|s| s.borrow_mut().pop())
-            .filter(|st| stack_len(st) >= size)
-            .unwrap_or_else(|| {
-                DefaultStack::new(size).expect("symx: cannot allocate a thread stack")
-            });
+        let stack = pooled_stack(size).unwrap_or_else(|| {
+            DefaultStack::new(size).expect("symx: cannot allocate a thread stack")
+        });
         let co = Co::with_stack(stack, move |yielder: &Yielder<(), ()>, ()| {
             super::execution::with(|e| e.threads[id].yielder = yielder as *const _);
             let result = catch_unwind(AssertUnwindSafe(f));
@@ -144,7 +145,10 @@ impl Scheduler<'_> {
         }
         if let CoroutineResult::Return(()) = result {
             let stack = self.coroutines[t].take().expect("coroutine").into_stack();
-            STACKS.with(|s| s.borrow_mut().push(stack));
+            let size = self.exec().threads[t]
+                .stack_size
+                .expect("set when its coroutine was made");
+            STACKS.with(|s| s.borrow_mut().push((size, stack)));
         }
         let spawns = std::mem::take(&mut self.exec().spawns);
         for (id, f) in spawns {
@@ -375,7 +379,8 @@ impl Scheduler<'_> {
     fn record(&mut self, t: ThreadId, op: Op) {
         let mut e = self.exec();
         let obj = op.obj.map_or(u64::MAX, |o| o as u64);
-        e.hash_step(&[t as u64, op.kind as u64, obj, location_hash(op.location)]);
+        e.hash_step(&[t as u64, op.kind as u64, obj]);
+        e.hash_location(location_hash(op.location));
         let enablers = std::mem::take(&mut e.threads[t].after);
         e.threads[t].last_event = Some(e.trace.len() as u32);
         let thread_key = e.threads[t].key;
@@ -437,13 +442,19 @@ impl Scheduler<'_> {
             failure,
             decisions: std::mem::take(&mut e.decisions),
             fingerprint: e.fingerprint,
+            locations: e.locations,
             steps: e.trace.len() as u64,
             preemptions: e.preemptions,
             rendered,
             events: std::mem::take(&mut e.trace),
             discarded: e.sym.discarded,
             drew_inputs: !e.sym.inputs.is_empty(),
-            idle_threads: e.threads.iter().skip(1).filter(|t| t.is_idle()).count() as u32,
+            // A failure ends the execution early: threads that had no turn yet are not idle.
+            idle_threads: if e.failure.is_some() {
+                0
+            } else {
+                e.threads.iter().skip(1).filter(|t| t.is_idle()).count() as u32
+            },
             inputs: e
                 .sym
                 .inputs
@@ -471,7 +482,11 @@ impl Scheduler<'_> {
     }
 }
 
-fn stack_len(stack: &DefaultStack) -> usize {
-    use corosensei::stack::Stack;
-    stack.base().get() - stack.limit().get()
+/// A finished coroutine's stack made for exactly `size` bytes, if this OS thread has one.
+fn pooled_stack(size: usize) -> Option<DefaultStack> {
+    STACKS.with(|s| {
+        let mut s = s.borrow_mut();
+        let i = s.iter().rposition(|(made_for, _)| *made_for == size)?;
+        Some(s.swap_remove(i).1)
+    })
 }
