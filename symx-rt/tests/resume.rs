@@ -131,7 +131,12 @@ fn every_strategy_resumes_where_it_stopped() {
     for (name, b) in [
         ("dpor", Builder::new()),
         ("dfs", Builder::new().strategy(Strategy::Dfs)),
-        ("bounded", Builder::new().preemption_bound(Some(1))),
+        (
+            "bounded dfs",
+            Builder::new()
+                .strategy(Strategy::Dfs)
+                .preemption_bound(Some(1)),
+        ),
         (
             "random",
             Builder::new()

@@ -71,13 +71,13 @@ impl std::error::Error for ResumeError {}
 /// or without passes beside it (see `shallow`), the other way round is refused by the DPOR.
 pub(crate) fn shape(b: &Builder) -> String {
     format!(
-        "strategy {:?}, preemption bound {:?}, max steps {}, spurious wake-ups {}, dfs {}, \
-         shard {:?}, inputs {:?}, input seed {}",
+        "strategy {:?}, preemption bound {:?}, max steps {}, spurious wake-ups {}, bounded \
+         reduction {}, shard {:?}, inputs {:?}, input seed {}",
         b.strategy,
         b.preemption_bound,
         b.max_steps,
         b.spurious_wakeups,
-        super::explored_by_dfs(b),
+        super::by_bpor(b),
         b.dfs_shard.map(|s| (s.index, s.count)),
         b.inputs.as_deref().map(|i| i.iter().collect::<Vec<_>>()),
         b.input_seed,
