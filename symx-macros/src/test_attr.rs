@@ -270,7 +270,7 @@ fn generate(function: &ItemFn, settings: &[Setting]) -> TokenStream {
     });
     quote! {
         #(#outer)*
-        #[::core::prelude::v1::test]
+        #[::symx::__private::core::prelude::v1::test]
         #vis fn #name() {
             #(#inner)*
             fn __symx_body() #block
@@ -279,7 +279,7 @@ fn generate(function: &ItemFn, settings: &[Setting]) -> TokenStream {
                 &[#(#features),*],
             );
             ::symx::__private::run_test(
-                ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name)),
+                ::symx::__private::core::concat!(::symx::__private::core::module_path!(), "::", ::symx::__private::core::stringify!(#name)),
                 ::symx::Builder::new() #(#setters)*,
                 __symx_body,
             );
@@ -320,7 +320,7 @@ mod tests {
     #[test]
     fn plain_test_runs_the_body_with_a_default_builder() {
         let expected = quote! {
-            #[::core::prelude::v1::test]
+            #[::symx::__private::core::prelude::v1::test]
             fn lost_update() {
                 fn __symx_body() {
                     #[allow(unused_imports)]
@@ -332,7 +332,7 @@ mod tests {
                     &[],
                 );
                 ::symx::__private::run_test(
-                    ::core::concat!(::core::module_path!(), "::", ::core::stringify!(lost_update)),
+                    ::symx::__private::core::concat!(::symx::__private::core::module_path!(), "::", ::symx::__private::core::stringify!(lost_update)),
                     ::symx::Builder::new(),
                     __symx_body,
                 );
@@ -406,7 +406,7 @@ mod tests {
             #[doc = r" Documented."]
             #[ignore = "slow"]
             #[should_panic(expected = "boom")]
-            #[::core::prelude::v1::test]
+            #[::symx::__private::core::prelude::v1::test]
             pub(crate) fn t()
         };
         let body_start = quote! {
