@@ -266,7 +266,7 @@ fn generate(function: &ItemFn, settings: &[Setting]) -> TokenStream {
     });
     let features = crate::features::declared().into_iter().map(|f| {
         let (name, in_default) = (f.name, f.in_default);
-        quote!((#name, ::core::cfg!(feature = #name), #in_default))
+        quote!((#name, ::symx::__private::core::cfg!(feature = #name), #in_default))
     });
     quote! {
         #(#outer)*
@@ -275,7 +275,7 @@ fn generate(function: &ItemFn, settings: &[Setting]) -> TokenStream {
             #(#inner)*
             fn __symx_body() #block
             ::symx::__private::built_with(
-                ::core::option_env!("CARGO_MANIFEST_DIR"),
+                ::symx::__private::core::option_env!("CARGO_MANIFEST_DIR"),
                 &[#(#features),*],
             );
             ::symx::__private::run_test(
@@ -328,7 +328,7 @@ mod tests {
                     work();
                 }
                 ::symx::__private::built_with(
-                    ::core::option_env!("CARGO_MANIFEST_DIR"),
+                    ::symx::__private::core::option_env!("CARGO_MANIFEST_DIR"),
                     &[],
                 );
                 ::symx::__private::run_test(
