@@ -34,6 +34,7 @@ const KEYS: &[&str] = &[
     "time_budget_ms",
     "max_branch_depth",
     "context_mode",
+    "context",
 ];
 
 /// One accepted `key = value` argument.

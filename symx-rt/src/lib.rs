@@ -78,8 +78,8 @@ pub use sym::{
     SymValue, SymVec,
 };
 pub use symx_macros::{
-    acquire, assert, assert_eq, assert_ne, barrier_arrive, barrier_init, instrument, release, test,
-    try_acquire,
+    acquire, assert, assert_eq, assert_ne, barrier_arrive, barrier_init, checkpoint, instrument,
+    reaching_definitions, release, test, try_acquire,
 };
 
 #[doc(hidden)]

@@ -7,6 +7,11 @@ use crate::rt::{self, ObjId};
 use crate::sym::record::{Local, SyncOp};
 
 pub use crate::sym::assertion;
+
+/// What `symx::checkpoint!` expands to.
+pub mod checkpoint {
+    pub use crate::context::checkpoint::{ViaAny, ViaSym, Wrap};
+}
 pub use crate::sym::compare::Cmp;
 
 /// What instrumented bodies import so that rewritten comparisons resolve: the traits only,

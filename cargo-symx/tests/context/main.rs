@@ -7,6 +7,7 @@ mod barriers;
 mod heap;
 mod locks;
 mod notify;
+mod reaching;
 
 use cargo_symx::engine::context::{self, ContextResult};
 use cargo_symx::engine::symbolic::Options;

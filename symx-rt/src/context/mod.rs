@@ -24,6 +24,7 @@
 
 mod barriers;
 mod cells;
+pub(crate) mod checkpoint;
 mod condvars;
 mod facts;
 mod locks;
