@@ -28,19 +28,40 @@ impl Builder {
         crate::explore::explore(&self.with_defaults(), &f)
     }
 
-    /// Explores `f` and panics with the failure report if a bug is found.
+    /// Explores `f` and panics with the failure report if a bug is found (at the caller's
+    /// line). Inside a test the exploration is named after it (libtest names each test's thread
+    /// after the test), so its replay tokens name the test, a token of another test is
+    /// rejected, and with `SYMX_REPLAY=TOKEN` in the environment `check` replays that token
+    /// instead of exploring, as `#[symx::test]` does.
+    #[track_caller]
     pub fn check<F: Fn()>(&self, f: F) -> Report {
-        let report = self.explore(f);
+        let b = self.named_after_the_calling_test();
+        if let Ok(token) = std::env::var("SYMX_REPLAY") {
+            return crate::private::replay_test(&b, &token, &f);
+        }
+        let report = b.explore(f);
         if let Some(failure) = report.failure() {
             panic!("\n{failure}");
         }
         report
     }
 
+    /// The builder, named after the libtest test whose thread calls it unless it has a name.
+    fn named_after_the_calling_test(&self) -> Builder {
+        let thread = std::thread::current();
+        match thread.name() {
+            Some(test) if self.test_name.is_none() && test != "main" => self.clone().name(test),
+            _ => self.clone(),
+        }
+    }
+
     /// Runs exactly the execution `schedule` describes; panics if the token does not fit.
+    #[track_caller]
     pub fn replay<F: Fn()>(&self, schedule: &Schedule, f: F) -> Report {
-        self.try_replay(schedule, f)
-            .unwrap_or_else(|e| panic!("symx: {e}"))
+        match self.try_replay(schedule, f) {
+            Ok(report) => report,
+            Err(e) => panic!("symx: {e}"),
+        }
     }
 
     /// Runs exactly the execution `schedule` describes, or says why it cannot.
@@ -50,7 +71,8 @@ impl Builder {
 }
 
 /// Explores `f` with the default settings and panics with the report if a bug is found
-/// (the loom-style entry point).
+/// (the loom-style entry point); see [`Builder::check`], which it calls, for replaying a
+/// failure with `SYMX_REPLAY`.
 ///
 /// ```
 /// use symx::sync::{Arc, Mutex};
@@ -65,6 +87,7 @@ impl Builder {
 ///     assert_eq!(*n.lock().unwrap(), 2);
 /// });
 /// ```
+#[track_caller]
 pub fn model<F: Fn()>(f: F) {
     Builder::new().check(f);
 }

@@ -36,7 +36,8 @@ pub fn run_test_with(name: &str, builder: Builder, body: fn(), replay: Option<St
         return;
     }
     if let Some(token) = replay {
-        return replay_test(&builder, &token, body);
+        replay_test(&builder, &token, &body);
+        return;
     }
     crate::sym::record::take_drew_inputs();
     let report = builder.explore(body);
@@ -64,25 +65,29 @@ fn one_assignment_hint(path: &str) {
     }
 }
 
-fn replay_test(builder: &Builder, token: &str, body: fn()) {
-    let schedule: crate::Schedule = token
-        .parse()
-        .unwrap_or_else(|e| panic!("symx: cannot use SYMX_REPLAY: {e}"));
-    let report = builder
-        .try_replay(&schedule, body)
-        .unwrap_or_else(|e| panic!("symx: cannot use SYMX_REPLAY: {e}"));
-    match report.failure() {
-        Some(failure) => panic!("\nreplayed:\n{failure}"),
-        None => {
-            println!(
-                "symx: replayed {} steps without a failure:",
-                report.replayed_steps().len()
-            );
-            for step in report.replayed_steps() {
-                println!("{step}");
-            }
-        }
+/// Replays `token` on `body` (`SYMX_REPLAY`): panics with the failure it shows, or prints the
+/// steps it ran without one.
+#[track_caller]
+pub(crate) fn replay_test(builder: &Builder, token: &str, body: &dyn Fn()) -> crate::Report {
+    let schedule: crate::Schedule = match token.parse() {
+        Ok(s) => s,
+        Err(e) => panic!("symx: cannot use SYMX_REPLAY: {e}"),
+    };
+    let report = match builder.try_replay(&schedule, body) {
+        Ok(r) => r,
+        Err(e) => panic!("symx: cannot use SYMX_REPLAY: {e}"),
+    };
+    if let Some(failure) = report.failure() {
+        panic!("\nreplayed:\n{failure}");
     }
+    println!(
+        "symx: replayed {} steps without a failure:",
+        report.replayed_steps().len()
+    );
+    for step in report.replayed_steps() {
+        println!("{step}");
+    }
+    report
 }
 
 /// One step of an execution, as tests of the strategies see it.

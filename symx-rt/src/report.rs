@@ -22,21 +22,24 @@ pub enum FailureKind {
     /// A synchronization annotation's contract was broken: a lock released by a thread that
     /// does not hold it, two holders at once, a thread leaving a barrier early.
     Misuse,
+    /// A model thread ran past the end of its stack.
+    StackOverflow,
 }
 
 impl FailureKind {
     /// Every kind, in the order of the enum.
-    pub const ALL: [FailureKind; 5] = [
+    pub const ALL: [FailureKind; 6] = [
         FailureKind::Panic,
         FailureKind::Deadlock,
         FailureKind::DataRace,
         FailureKind::StepLimit,
         FailureKind::Misuse,
+        FailureKind::StackOverflow,
     ];
 
     /// The kind's stable name in every machine-readable output (`cargo symx`'s reports, the
     /// worker protocol, traces) and in `expect` tables: `panic`, `deadlock`, `data-race`,
-    /// `step-limit`, `misuse`.
+    /// `step-limit`, `misuse`, `stack-overflow`.
     pub fn name(self) -> &'static str {
         match self {
             FailureKind::Panic => "panic",
@@ -44,6 +47,7 @@ impl FailureKind {
             FailureKind::DataRace => "data-race",
             FailureKind::StepLimit => "step-limit",
             FailureKind::Misuse => "misuse",
+            FailureKind::StackOverflow => "stack-overflow",
         }
     }
 }
@@ -65,6 +69,7 @@ impl fmt::Display for FailureKind {
             FailureKind::DataRace => "data race",
             FailureKind::StepLimit => "step limit exceeded",
             FailureKind::Misuse => "synchronization misuse",
+            FailureKind::StackOverflow => "stack overflow",
         })
     }
 }
@@ -188,33 +193,68 @@ impl Failure {
         self.preemptions
     }
 
-    /// The command that replays this failure.
+    /// The command that replays this failure. In a build with `--cfg symx` (what `cargo symx`
+    /// builds), the command builds that way too, keeping the `RUSTFLAGS` of the environment.
     pub fn replay_command(&self) -> String {
+        let rustflags = std::env::var("RUSTFLAGS").unwrap_or_default();
         match &self.test_name {
-            Some(name) => format!("SYMX_REPLAY={} cargo test {name} -- --exact", self.schedule),
+            Some(name) => format!(
+                "SYMX_REPLAY={} {}cargo test {name} -- --exact",
+                self.schedule,
+                cfg_prefix(cfg!(symx), &rustflags)
+            ),
             None => format!(
                 "symx::Builder::new().replay(&\"{}\".parse().unwrap(), || ...)",
                 self.schedule
             ),
         }
     }
+
+    /// How the report's first line names what was found.
+    fn headline(&self) -> &'static str {
+        match self.kind {
+            FailureKind::Panic => "symx found a panic",
+            FailureKind::Deadlock => "symx found a deadlock",
+            FailureKind::DataRace => "symx found a data race",
+            FailureKind::StepLimit => "symx hit the step limit",
+            FailureKind::Misuse => "symx found a synchronization misuse",
+            FailureKind::StackOverflow => "symx found a stack overflow",
+        }
+    }
+}
+
+/// What a replay command puts before `cargo test` so that it builds with `--cfg symx` when
+/// this build had it: the environment's `RUSTFLAGS` with the cfg added, unless they have it.
+fn cfg_prefix(symx_build: bool, rustflags: &str) -> String {
+    if !symx_build || rustflags.contains("--cfg symx") {
+        return String::new();
+    }
+    let flags = format!("{rustflags} --cfg symx");
+    format!("RUSTFLAGS=\"{}\" ", flags.trim())
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "symx found a {}: {}", self.kind, self.message)?;
+        writeln!(f, "{}: {}", self.headline(), self.message)?;
         for d in &self.details {
             writeln!(f, "    {d}")?;
         }
         let plural = |n: usize| if n == 1 { "" } else { "s" };
-        writeln!(
-            f,
-            "\ninterleaving ({} step{}, {} preemption{}, sequentially consistent):",
-            self.steps.len(),
-            plural(self.steps.len()),
-            self.preemptions,
-            plural(self.preemptions as usize)
-        )?;
+        if self.steps.is_empty() {
+            writeln!(
+                f,
+                "\nno interleaving to draw: the failure came before the first scheduling point"
+            )?;
+        } else {
+            writeln!(
+                f,
+                "\ninterleaving ({} step{}, {} preemption{}, sequentially consistent):",
+                self.steps.len(),
+                plural(self.steps.len()),
+                self.preemptions,
+                plural(self.preemptions as usize)
+            )?;
+        }
         for s in &self.steps {
             writeln!(f, "{s}")?;
         }
@@ -356,5 +396,18 @@ impl fmt::Display for Report {
             "symx: no bug in {} executions ({how}, {:.2?})",
             self.executions, self.elapsed
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cfg_prefix;
+
+    #[test]
+    fn a_replay_command_of_a_symx_build_adds_the_cfg_to_the_environments_rustflags() {
+        assert_eq!(cfg_prefix(false, "-Cx"), "");
+        assert_eq!(cfg_prefix(true, ""), "RUSTFLAGS=\"--cfg symx\" ");
+        assert_eq!(cfg_prefix(true, "-Cx"), "RUSTFLAGS=\"-Cx --cfg symx\" ");
+        assert_eq!(cfg_prefix(true, "--cfg symx -Cx"), "");
     }
 }

@@ -117,12 +117,13 @@ where
 #[derive(Debug, Default)]
 pub struct Builder {
     name: Option<String>,
+    stack_size: Option<usize>,
 }
 
 impl Builder {
     /// A builder for an unnamed thread.
     pub fn new() -> Self {
-        Builder { name: None }
+        Builder::default()
     }
 
     /// Names the thread (reports show the name).
@@ -131,8 +132,11 @@ impl Builder {
         self
     }
 
-    /// Accepted for compatibility; model threads' stacks are sized by `symx::Builder`.
-    pub fn stack_size(self, _size: usize) -> Self {
+    /// The thread's stack size in bytes. A model thread's stack is the larger of this and
+    /// `symx::Builder::stack_size` (256 KiB by default), since symx's own bookkeeping runs on
+    /// it too; a thread that overflows it is reported as a failure of kind `stack-overflow`.
+    pub fn stack_size(mut self, size: usize) -> Self {
+        self.stack_size = Some(size);
         self
     }
 
@@ -144,7 +148,7 @@ impl Builder {
         T: Send + 'static,
     {
         // SAFETY: `f` is 'static.
-        Ok(unsafe { spawn_inner(f, self.name) })
+        Ok(unsafe { spawn_inner(f, self.name, self.stack_size) })
     }
 
     /// Spawns a model thread in `scope` with these settings; never fails.
@@ -159,7 +163,7 @@ impl Builder {
         T: Send + 'scope,
     {
         // SAFETY: the scope joins the thread before the borrowed data goes away.
-        let handle = unsafe { spawn_inner(f, self.name) };
+        let handle = unsafe { spawn_inner(f, self.name, self.stack_size) };
         scope
             .spawned
             .lock()
@@ -174,7 +178,11 @@ impl Builder {
 
 /// # Safety
 /// Whatever `f` borrows must outlive the thread.
-unsafe fn spawn_inner<'a, F, T>(f: F, name: Option<String>) -> JoinHandle<T>
+unsafe fn spawn_inner<'a, F, T>(
+    f: F,
+    name: Option<String>,
+    stack_size: Option<usize>,
+) -> JoinHandle<T>
 where
     F: FnOnce() -> T + 'a,
     T: 'a,
@@ -186,7 +194,7 @@ where
         *slot.lock().expect("result slot") = Some(value);
     });
     // SAFETY: forwarded from the caller.
-    let id = unsafe { rt_spawn::spawn(body, name.clone()) };
+    let id = unsafe { rt_spawn::spawn(body, name.clone(), stack_size) };
     JoinHandle {
         thread: Thread {
             id: ThreadId(id),

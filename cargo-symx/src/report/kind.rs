@@ -77,6 +77,7 @@ mod tests {
                 "data-race",
                 "step-limit",
                 "misuse",
+                "stack-overflow",
                 "atomicity-violation",
                 "crash",
                 "timeout",

@@ -53,7 +53,7 @@ pub(crate) fn deadlock(e: &Execution, enabled: &[(ThreadId, Op)]) -> Option<Foun
     Some(Found {
         kind: FailureKind::Deadlock,
         message: format!(
-            "deadlock: no thread can make progress (blocked: thread {})",
+            "no thread can make progress (blocked: thread {})",
             blocked.join(", ")
         ),
         details: (0..e.threads.len()).map(|t| describe(e, t)).collect(),
@@ -89,12 +89,19 @@ pub(crate) fn describe(e: &Execution, t: ThreadId) -> String {
             ),
             _ => format!("{who}: about to {} at {}", op.kind, op.location),
         },
-        Status::Waiting(w) => format!(
-            "{who}: waits for {} on {} at {}",
-            w.what,
-            e.objects.label(w.obj),
-            w.location
-        ),
+        Status::Waiting(w) => match super::spawn::joined_thread(w.key, e.threads.len()) {
+            Some(j) => format!(
+                "{who}: waits for {} to finish (join) at {}",
+                e.threads[j].label(j),
+                w.location
+            ),
+            None => format!(
+                "{who}: waits for {} on {} at {}",
+                w.what,
+                e.objects.label(w.obj),
+                w.location
+            ),
+        },
         Status::Fresh | Status::Running => format!("{who}: running"),
     }
 }
@@ -118,12 +125,12 @@ pub(crate) fn step_limit(e: &Execution) -> Found {
     let mut details: Vec<String> = per_thread
         .iter()
         .map(|(t, ops)| {
-            let (what, n) = ops.iter().max_by_key(|(_, n)| **n).expect("non-empty");
             let total: usize = ops.values().sum();
             format!(
-                "{} ran {total} of the last {} steps, mostly {what} ({n} times)",
+                "{} ran {total} of the last {}{}",
                 e.threads[*t].label(*t),
-                e.trace.len() - window
+                count(e.trace.len() - window, "step"),
+                mostly(ops)
             )
         })
         .collect();
@@ -138,6 +145,45 @@ pub(crate) fn step_limit(e: &Execution) -> Found {
         details,
         location: None,
         thread: None,
+    }
+}
+
+/// What one thread's steps among the last ones were: `: yield at a.rs:3:5` (one step),
+/// `, all yield at a.rs:3:5`, `, 5 of them load AtomicBool#0 at a.rs:9:13`.
+fn mostly(ops: &BTreeMap<String, usize>) -> String {
+    let (what, n) = ops.iter().max_by_key(|(_, n)| **n).expect("non-empty");
+    match (ops.len(), *n) {
+        (1, 1) => format!(": {what}"),
+        (1, _) => format!(", all {what}"),
+        (_, 1) => ", each a different operation".to_string(),
+        _ => format!(", {n} of them {what}"),
+    }
+}
+
+/// `1 step`, `2 steps`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// Thread `t` ran past the end of its stack.
+pub(crate) fn stack_overflow(e: &Execution, t: ThreadId) -> Found {
+    let size = e.threads[t].stack_size.unwrap_or(e.config.stack_size);
+    Found {
+        kind: FailureKind::StackOverflow,
+        message: format!(
+            "{} overflowed its stack of {} KiB; give it more with \
+             symx::thread::Builder::new().stack_size(BYTES), or every model thread with \
+             symx::Builder::stack_size(BYTES) / #[symx::test(stack_size = BYTES)]",
+            e.threads[t].label(t),
+            size / 1024
+        ),
+        details: Vec::new(),
+        location: None,
+        thread: Some(t),
     }
 }
 

@@ -14,6 +14,7 @@ pub(crate) mod hb;
 pub(crate) mod locks;
 pub(crate) mod objects;
 pub(crate) mod op;
+pub(crate) mod overflow;
 pub(crate) mod panic_hook;
 pub(crate) mod race;
 pub(crate) mod scheduler;

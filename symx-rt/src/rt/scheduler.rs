@@ -97,11 +97,18 @@ impl Scheduler<'_> {
     }
 
     fn add_coroutine(&mut self, id: ThreadId, f: Box<dyn FnOnce()>) {
+        // `thread::Builder::stack_size` may ask for more than the builder's size, never less.
+        let size = {
+            let mut e = self.exec();
+            let size = e.threads[id].stack_size.unwrap_or(0).max(self.stack_size);
+            e.threads[id].stack_size = Some(size);
+            size
+        };
         let stack = STACKS
             .with(|s| s.borrow_mut().pop())
-            .filter(|st| stack_len(st) >= self.stack_size)
+            .filter(|st| stack_len(st) >= size)
             .unwrap_or_else(|| {
-                DefaultStack::new(self.stack_size).expect("symx: cannot allocate a thread stack")
+                DefaultStack::new(size).expect("symx: cannot allocate a thread stack")
             });
         let co = Co::with_stack(stack, move |yielder: &Yielder<(), ()>, ()| {
             super::execution::with(|e| e.threads[id].yielder = yielder as *const _);
@@ -126,9 +133,15 @@ impl Scheduler<'_> {
             .as_mut()
             .expect("resumed a thread without a coroutine");
         self.ctx.in_thread.set(true);
-        let result = co.resume(());
+        let (result, overflowed) = super::overflow::resume(co);
         self.ctx.in_thread.set(false);
         super::watchdog::returned();
+        if overflowed {
+            let found = diagnose::stack_overflow(&self.ctx.exec.borrow(), t);
+            let mut e = self.exec();
+            e.threads[t].status = Status::Finished;
+            e.set_failure(found);
+        }
         if let CoroutineResult::Return(()) = result {
             let stack = self.coroutines[t].take().expect("coroutine").into_stack();
             STACKS.with(|s| s.borrow_mut().push(stack));

@@ -19,6 +19,11 @@ fn exit_key(t: ThreadId) -> usize {
     usize::MAX - 2 * t
 }
 
+/// The thread (of `threads`) whose end the wait-queue `key` waits for, if it is a join's.
+pub(crate) fn joined_thread(key: usize, threads: usize) -> Option<ThreadId> {
+    (0..threads).find(|&t| exit_key(t) == key)
+}
+
 fn park_key(t: ThreadId) -> usize {
     usize::MAX - 2 * t - 1
 }
@@ -27,7 +32,11 @@ fn park_key(t: ThreadId) -> usize {
 ///
 /// # Safety
 /// `f` may borrow data that the caller guarantees outlives the thread (scoped threads).
-pub(crate) unsafe fn spawn<'a>(f: Box<dyn FnOnce() + 'a>, name: Option<String>) -> ThreadId {
+pub(crate) unsafe fn spawn<'a>(
+    f: Box<dyn FnOnce() + 'a>,
+    name: Option<String>,
+    stack_size: Option<usize>,
+) -> ThreadId {
     // SAFETY: per the contract, the borrowed data outlives the thread, and a thread that is torn
     // down is never resumed.
     let f: Box<dyn FnOnce() + 'static> = unsafe { std::mem::transmute(f) };
@@ -36,6 +45,7 @@ pub(crate) unsafe fn spawn<'a>(f: Box<dyn FnOnce() + 'a>, name: Option<String>) 
         let me = e.current;
         let clock = e.threads[me].clock.clone();
         let mut child = Thread::new(id, clock, name);
+        child.stack_size = stack_size;
         child.key = super::threads::child_key(e.threads[me].key, e.threads[me].spawned);
         e.threads[me].spawned += 1;
         // The child comes after everything its parent's next event would come after.

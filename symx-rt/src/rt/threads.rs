@@ -68,6 +68,9 @@ pub(crate) struct Thread {
     pub last_event: Option<u32>,
     /// The final clock, taken by `join`.
     pub exit_clock: Option<VClock>,
+    /// The stack size `thread::Builder::stack_size` asked for, then (once its coroutine
+    /// exists) the size it got.
+    pub stack_size: Option<usize>,
     /// Accessed a symx object without a scheduling point (an `UnsafeCell`): with
     /// `last_event`, whether the model saw the thread do anything at all.
     pub accessed: bool,
@@ -102,6 +105,7 @@ impl Thread {
             after: Vec::new(),
             last_event: None,
             exit_clock: None,
+            stack_size: None,
             accessed: false,
         }
     }
