@@ -104,6 +104,7 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         })
         .collect();
     let value = match values.as_slice() {
+        [] => return quote!({}),
         [one] => one.clone(),
         many => quote!((#(#many),*)),
     };
