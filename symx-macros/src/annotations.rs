@@ -1,16 +1,18 @@
 //! The synchronization annotations `#[symx::acquire]`, `#[symx::try_acquire]`,
-//! `#[symx::release]`, `#[symx::barrier_init(n)]` and
-//! `#[symx::barrier_arrive]`: they wrap a method so that the runtime learns
-//! what the method does to the object `self` points at. This module owns the
-//! rewriting of the method and its compile errors; the events themselves are
+//! `#[symx::release]`, their `_shared` forms, `#[symx::barrier_init(n)]` and
+//! `#[symx::barrier_arrive]`: they wrap a function so that the runtime learns
+//! what it does to an object: the one the attribute's argument names
+//! (`#[symx::release(self.lock)]`), or `self` by default. This module owns the
+//! rewriting of the function and its compile errors; the events themselves are
 //! recorded by `::symx::annotate` and `::symx::__private`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
+use syn::punctuated::Punctuated;
 use syn::visit_mut::VisitMut;
 use syn::{
-    parse_quote, AttrStyle, Attribute, FnArg, Ident, Item, ItemFn, Pat, ReturnType, TraitItemFn,
-    Type,
+    parse_quote, AttrStyle, Attribute, Expr, FnArg, Ident, Item, ItemFn, Pat, ReturnType, Token,
+    TraitItemFn, Type,
 };
 
 use crate::diagnostics::{wrong_item, Errors};
@@ -20,6 +22,9 @@ pub(crate) enum Annotation {
     Acquire,
     TryAcquire,
     Release,
+    AcquireShared,
+    TryAcquireShared,
+    ReleaseShared,
     BarrierInit,
     BarrierArrive,
 }
@@ -30,20 +35,25 @@ impl Annotation {
             Annotation::Acquire => "symx::acquire",
             Annotation::TryAcquire => "symx::try_acquire",
             Annotation::Release => "symx::release",
+            Annotation::AcquireShared => "symx::acquire_shared",
+            Annotation::TryAcquireShared => "symx::try_acquire_shared",
+            Annotation::ReleaseShared => "symx::release_shared",
             Annotation::BarrierInit => "symx::barrier_init",
             Annotation::BarrierArrive => "symx::barrier_arrive",
         }
     }
 
-    /// The function form of the annotation, for code without a `self`.
-    fn function_form(self) -> &'static str {
-        match self {
-            Annotation::Acquire | Annotation::TryAcquire => "symx::annotate::acquire(&obj)",
-            Annotation::Release => "symx::annotate::release(&obj)",
-            Annotation::BarrierInit => "symx::annotate::barrier_init(&obj, n)",
-            Annotation::BarrierArrive => "symx::annotate::barrier_arrive(&obj)",
-        }
+    fn is_release(self) -> bool {
+        matches!(self, Annotation::Release | Annotation::ReleaseShared)
     }
+}
+
+/// What the attribute's arguments say: the object it is about (`None`: `self`) and, for
+/// `barrier_init`, the parameter holding the number of arrivals.
+#[derive(Default)]
+struct Args {
+    object: Option<Expr>,
+    count: Option<Ident>,
 }
 
 /// The annotated method, or the errors followed by the item unchanged: the
@@ -66,17 +76,17 @@ pub(crate) fn try_expand(
     item: TokenStream,
 ) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
-    let count = parse_args(annotation, args, &mut errors);
+    let args = parse_args(annotation, args, &mut errors);
     let method = match parse_method(annotation, item) {
         Ok(method) => method,
         Err(error) => return Err(errors.ending_with(error)),
     };
-    check_method(annotation, &method, &mut errors);
-    if let Some(count) = &count {
+    check_method(annotation, &method, args.object.is_some(), &mut errors);
+    if let Some(count) = &args.count {
         check_count_names_a_parameter(count, &method, &mut errors);
     }
     errors.finish()?;
-    Ok(generate(annotation, &method, count.as_ref()))
+    Ok(generate(annotation, &method, &args))
 }
 
 fn parse_method(annotation: Annotation, item: TokenStream) -> syn::Result<ItemFn> {
@@ -100,31 +110,64 @@ fn parse_method(annotation: Annotation, item: TokenStream) -> syn::Result<ItemFn
     }
 }
 
-/// The parameter named by `#[symx::barrier_init(n)]`; the other annotations
-/// take no arguments.
-fn parse_args(annotation: Annotation, args: TokenStream, errors: &mut Errors) -> Option<Ident> {
+/// The object expression every annotation may take, and the parameter named by
+/// `#[symx::barrier_init(n)]` / `#[symx::barrier_init(object, n)]`.
+fn parse_args(annotation: Annotation, args: TokenStream, errors: &mut Errors) -> Args {
     let attribute = annotation.attribute();
     if annotation != Annotation::BarrierInit {
-        if !args.is_empty() {
-            errors.spanned(args, format!("`#[{attribute}]` takes no arguments"));
+        if args.is_empty() {
+            return Args::default();
         }
-        return None;
+        return match syn::parse2::<Expr>(args.clone()) {
+            Ok(object) => Args {
+                object: Some(object),
+                count: None,
+            },
+            Err(_) => {
+                errors.spanned(
+                    args,
+                    format!(
+                        "`#[{attribute}]` takes one expression naming the object it is about \
+                         (`#[{attribute}(self.lock)]`), or nothing for `self`"
+                    ),
+                );
+                Args::default()
+            }
+        };
     }
     let message = format!(
-        "`#[{attribute}(n)]` needs the name of the parameter that holds the number of arrivals"
+        "`#[{attribute}(n)]` needs the name of the parameter that holds the number of arrivals \
+         (after the object, if one is named: `#[{attribute}(self.barrier, n)]`)"
     );
     if args.is_empty() {
         errors.push(syn::Error::new(Span::call_site(), message));
-        return None;
+        return Args::default();
     }
-    let count = syn::parse2::<Ident>(args.clone());
-    if count.is_err() {
+    let parts = match syn::parse::Parser::parse2(
+        Punctuated::<Expr, Token![,]>::parse_separated_nonempty,
+        args.clone(),
+    ) {
+        Ok(parts) if parts.len() <= 2 => parts,
+        _ => {
+            errors.spanned(args, message);
+            return Args::default();
+        }
+    };
+    let mut parts: Vec<Expr> = parts.into_iter().collect();
+    let count = match parts.pop() {
+        Some(Expr::Path(p)) if p.path.get_ident().is_some() => p.path.get_ident().cloned(),
+        _ => None,
+    };
+    if count.is_none() {
         errors.spanned(args, message);
     }
-    count.ok()
+    Args {
+        object: parts.pop(),
+        count,
+    }
 }
 
-fn check_method(annotation: Annotation, method: &ItemFn, errors: &mut Errors) {
+fn check_method(annotation: Annotation, method: &ItemFn, named: bool, errors: &mut Errors) {
     let attribute = annotation.attribute();
     let sig = &method.sig;
     if let Some(token) = &sig.asyncness {
@@ -142,13 +185,17 @@ fn check_method(annotation: Annotation, method: &ItemFn, errors: &mut Errors) {
             format!("`#[{attribute}]` can't be put on a `const fn`"),
         );
     }
+    if named {
+        // The argument names the object; `self` may be anything, or absent.
+        return;
+    }
     match sig.receiver() {
         None => errors.push(syn::Error::new(
             sig.paren_token.span.join(),
             format!(
-                "`#[{attribute}]` needs a `self` parameter: annotations name the object by `self`; \
-                 for free functions use `{}`",
-                annotation.function_form()
+                "`#[{attribute}]` without an argument is about `self`, and `{}` has no `self` \
+                 parameter; name the object: `#[{attribute}(lock)]`",
+                sig.ident
             ),
         )),
         Some(receiver) => {
@@ -164,8 +211,25 @@ fn check_method(annotation: Annotation, method: &ItemFn, errors: &mut Errors) {
                     ),
                 );
             }
+            if annotation.is_release() && is_drop(sig) {
+                errors.push(syn::Error::new(
+                    Span::call_site(),
+                    format!(
+                        "`#[{attribute}]` on `drop` would release the guard itself; name the \
+                         lock the guard releases: `#[{attribute}(self.lock)]` (or \
+                         `#[{attribute}(self)]` if `Self` really is the lock)"
+                    ),
+                ));
+            }
         }
     }
+}
+
+/// `fn drop(&mut self)`: `Drop::drop`, where `self` is a guard rather than the lock.
+fn is_drop(sig: &syn::Signature) -> bool {
+    sig.ident == "drop"
+        && sig.inputs.len() == 1
+        && sig.receiver().is_some_and(|r| r.mutability.is_some())
 }
 
 fn check_count_names_a_parameter(count: &Ident, method: &ItemFn, errors: &mut Errors) {
@@ -199,7 +263,7 @@ fn check_count_names_a_parameter(count: &Ident, method: &ItemFn, errors: &mut Er
     );
 }
 
-fn generate(annotation: Annotation, method: &ItemFn, count: Option<&Ident>) -> TokenStream {
+fn generate(annotation: Annotation, method: &ItemFn, args: &Args) -> TokenStream {
     let (inner, outer): (Vec<&Attribute>, Vec<&Attribute>) = method
         .attrs
         .iter()
@@ -211,37 +275,53 @@ fn generate(annotation: Annotation, method: &ItemFn, count: Option<&Ident>) -> T
     let vis = &method.vis;
     let sig = &method.sig;
     let statements = &method.block.stmts;
+    let (object, imports) = object_ref(args.object.as_ref());
     let body = match annotation {
-        Annotation::Release => quote! {
-            ::symx::annotate::release(&*self);
-            #(#statements)*
-        },
-        Annotation::BarrierInit => quote! {
-            ::symx::annotate::barrier_init(&*self, (#count) as usize);
-            #(#statements)*
-        },
-        Annotation::Acquire => {
-            let run = run_original_body(method);
+        Annotation::Release | Annotation::ReleaseShared => {
+            let release = match annotation {
+                Annotation::Release => quote!(release),
+                _ => quote!(release_shared),
+            };
             quote! {
-                let __symx_call = ::symx::__private::AcquireCall::begin(&*self);
-                let __symx_result = #run;
-                __symx_call.finish(true);
-                __symx_result
+                ::symx::annotate::#release(#object);
+                #(#statements)*
             }
         }
-        Annotation::TryAcquire => {
+        Annotation::BarrierInit => {
+            let count = &args.count;
+            quote! {
+                ::symx::annotate::barrier_init(#object, (#count) as usize);
+                #(#statements)*
+            }
+        }
+        Annotation::Acquire
+        | Annotation::TryAcquire
+        | Annotation::AcquireShared
+        | Annotation::TryAcquireShared => {
+            let (begin, shared) = match annotation {
+                Annotation::Acquire => (quote!(begin), false),
+                Annotation::TryAcquire => (quote!(begin_try), false),
+                Annotation::AcquireShared => (quote!(begin), true),
+                _ => (quote!(begin_try), true),
+            };
+            let acquired = if matches!(annotation, Annotation::Acquire | Annotation::AcquireShared)
+            {
+                quote!(true)
+            } else {
+                quote!(::symx::__private::Acquired::acquired(&__symx_result))
+            };
             let run = run_original_body(method);
             quote! {
-                let __symx_call = ::symx::__private::AcquireCall::begin_try(&*self);
+                let __symx_call = ::symx::__private::AcquireCall::#begin(#object, #shared);
                 let __symx_result = #run;
-                __symx_call.finish(::symx::__private::Acquired::acquired(&__symx_result));
+                __symx_call.finish(#acquired);
                 __symx_result
             }
         }
         Annotation::BarrierArrive => {
             let run = run_original_body(method);
             quote! {
-                let __symx_arrival = ::symx::__private::BarrierArrival::begin(&*self);
+                let __symx_arrival = ::symx::__private::BarrierArrival::begin(#object);
                 let __symx_result = #run;
                 __symx_arrival.depart();
                 __symx_result
@@ -253,8 +333,29 @@ fn generate(annotation: Annotation, method: &ItemFn, count: Option<&Ident>) -> T
         #track_caller
         #vis #sig {
             #(#inner)*
+            #imports
             #body
         }
+    }
+}
+
+/// A reference to the object an annotation is about: `&*self` by default; for a named
+/// object, the object itself when the expression is a place (`self.raw`), or what it points
+/// at when it is a reference or a smart pointer (`self.lock`, `&self.inner`, an `Arc`), so
+/// that a guard's `self.lock` and the lock's own `self` name the same object.
+///
+/// The two traits that choose between those are imported into the function's body (without
+/// names, so no name of the user's is shadowed), because the choice needs method syntax.
+fn object_ref(object: Option<&Expr>) -> (TokenStream, TokenStream) {
+    match object {
+        None => (quote!(&*self), TokenStream::new()),
+        Some(object) => (
+            quote!((&::symx::__private::Named(&(#object))).object()),
+            quote! {
+                #[allow(unused_imports)]
+                use ::symx::__private::{ThePlace as _, ThroughPointer as _};
+            },
+        ),
     }
 }
 
@@ -351,7 +452,7 @@ mod tests {
             /// Locks.
             #[track_caller]
             pub fn lock(&self) {
-                let __symx_call = ::symx::__private::AcquireCall::begin(&*self);
+                let __symx_call = ::symx::__private::AcquireCall::begin(&*self, false);
                 let __symx_result = #run;
                 __symx_call.finish(true);
                 __symx_result
@@ -382,7 +483,7 @@ mod tests {
         let expected = quote! {
             #[track_caller]
             fn try_lock(&self) -> Option<Guard<'_>> {
-                let __symx_call = ::symx::__private::AcquireCall::begin_try(&*self);
+                let __symx_call = ::symx::__private::AcquireCall::begin_try(&*self, false);
                 let __symx_result = #run;
                 __symx_call.finish(::symx::__private::Acquired::acquired(&__symx_result));
                 __symx_result
@@ -535,8 +636,22 @@ mod tests {
         );
         assert_eq!(
             errors(Annotation::Release, quote!(), quote!(fn unlock(lock: &Lock) {})),
-            ["`#[symx::release]` needs a `self` parameter: annotations name the object by `self`; \
-              for free functions use `symx::annotate::release(&obj)`"]
+            ["`#[symx::release]` without an argument is about `self`, and `unlock` has no `self` \
+              parameter; name the object: `#[symx::release(lock)]`"]
+        );
+        assert_eq!(
+            errors(
+                Annotation::Release,
+                quote!(),
+                quote!(
+                    fn drop(&mut self) {}
+                )
+            ),
+            [
+                "`#[symx::release]` on `drop` would release the guard itself; name the lock the \
+              guard releases: `#[symx::release(self.lock)]` (or `#[symx::release(self)]` if \
+              `Self` really is the lock)"
+            ]
         );
         let messages = errors(
             Annotation::BarrierArrive,
@@ -564,29 +679,58 @@ mod tests {
             Annotation::Acquire,
             Annotation::TryAcquire,
             Annotation::Release,
+            Annotation::AcquireShared,
+            Annotation::TryAcquireShared,
+            Annotation::ReleaseShared,
             Annotation::BarrierArrive,
         ] {
+            let attribute = annotation.attribute();
             assert_eq!(
                 errors(
                     annotation,
-                    quote!(x),
+                    quote!(a, b),
                     quote!(
                         fn f(&self) {}
                     )
                 ),
                 [format!(
-                    "`#[{}]` takes no arguments",
-                    annotation.attribute()
+                    "`#[{attribute}]` takes one expression naming the object it is about \
+                     (`#[{attribute}(self.lock)]`), or nothing for `self`"
                 )]
             );
         }
+        let needs = "`#[symx::barrier_init(n)]` needs the name of the parameter that holds the \
+                     number of arrivals (after the object, if one is named: \
+                     `#[symx::barrier_init(self.barrier, n)]`)";
         assert_eq!(
-            errors(Annotation::BarrierInit, quote!(), quote!(fn f(&self, n: usize) {})),
-            ["`#[symx::barrier_init(n)]` needs the name of the parameter that holds the number of arrivals"]
+            errors(
+                Annotation::BarrierInit,
+                quote!(),
+                quote!(
+                    fn f(&self, n: usize) {}
+                )
+            ),
+            [needs]
         );
         assert_eq!(
-            errors(Annotation::BarrierInit, quote!(4), quote!(fn f(&self, n: usize) {})),
-            ["`#[symx::barrier_init(n)]` needs the name of the parameter that holds the number of arrivals"]
+            errors(
+                Annotation::BarrierInit,
+                quote!(4),
+                quote!(
+                    fn f(&self, n: usize) {}
+                )
+            ),
+            [needs]
+        );
+        assert_eq!(
+            errors(
+                Annotation::BarrierInit,
+                quote!(a, b, n),
+                quote!(
+                    fn f(&self, n: usize) {}
+                )
+            ),
+            [needs]
         );
         assert_eq!(
             errors(
@@ -611,10 +755,53 @@ mod tests {
     }
 
     #[test]
+    fn a_named_object_is_found_through_pointers_and_needs_no_self() {
+        let out = expansion(
+            Annotation::Release,
+            quote!(self.lock),
+            quote!(
+                fn drop(&mut self) {}
+            ),
+        );
+        let object = squash(quote!(::symx::annotate::release(
+            (&::symx::__private::Named(&(self.lock))).object()
+        );));
+        assert!(out.contains(&object), "{out}");
+        let imports = squash(quote!(
+            use ::symx::__private::{ThePlace as _, ThroughPointer as _};
+        ));
+        assert!(out.contains(&imports), "{out}");
+        let out = expansion(
+            Annotation::AcquireShared,
+            quote!(lock),
+            quote!(
+                fn read(lock: &RwSpin) {}
+            ),
+        );
+        assert!(
+            out.contains("begin((&::symx::__private::Named(&(lock))).object(),true)"),
+            "{out}"
+        );
+        let out = expansion(
+            Annotation::BarrierInit,
+            quote!(self.barrier, n),
+            quote!(
+                fn start(&self, n: usize) {}
+            ),
+        );
+        assert!(
+            out.contains(
+                "barrier_init((&::symx::__private::Named(&(self.barrier))).object(),(n)asusize)"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
     fn several_errors_are_reported_together() {
         let messages = errors(
             Annotation::TryAcquire,
-            quote!(now),
+            quote!(now,),
             quote!(
                 async fn f() -> bool {
                     true

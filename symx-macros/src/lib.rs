@@ -13,9 +13,9 @@
 //! - [`assert!`], [`assert_eq!`], [`assert_ne!`] (`assertions`, expanded by
 //!   `instrument`, which rewrites their values): recorded assertions usable
 //!   outside instrumented bodies.
-//! - [`macro@acquire`], [`macro@try_acquire`], [`macro@release`],
-//!   [`macro@barrier_init`], [`macro@barrier_arrive`] (`annotations`): the
-//!   meaning of user-built synchronization primitives.
+//! - [`macro@acquire`], [`macro@try_acquire`], [`macro@release`], their
+//!   `_shared` forms, [`macro@barrier_init`], [`macro@barrier_arrive`]
+//!   (`annotations`): the meaning of user-built synchronization primitives.
 //! - `__strategy_names!` (`strategy_names`, hidden): the strategy names
 //!   `#[symx::test]` accepts, for the runtime's `StrategyKind`.
 
@@ -161,25 +161,40 @@ pub fn __strategy_names(_input: TokenStream) -> TokenStream {
     strategy_names::expand().into()
 }
 
-/// After a normal return from this method, the calling thread holds `self`.
+/// After a normal return from this method, the calling thread holds `self`
+/// (or the object the argument names) exclusively.
 ///
 /// ```ignore
 /// impl SpinLock {
 ///     #[symx::acquire]
 ///     pub fn lock(&self) { while self.locked.swap(true, Acquire) { symx::hint::spin_loop() } }
 /// }
+/// impl<T> Mutex<T> {
+///     #[symx::acquire(self.raw)]          // the lock is a field
+///     pub fn lock(&self) -> Guard<'_, T> { /* ... */ }
+/// }
 /// ```
 ///
+/// Every annotation takes an optional expression naming the object it is
+/// about, `self` by default. A reference or smart pointer names what it
+/// points at (`self.lock` of type `&RawLock`, `&self.inner`, an `Arc`), any
+/// other place names itself (`self.raw`), so a guard's `self.lock` and the
+/// lock's own `self` are the same object. With an argument the function
+/// needs no `self`.
+///
 /// A call on a lock the thread already holds is reported as a self-deadlock;
-/// a call that panics acquires nothing. The method becomes `#[track_caller]`
-/// so that the recorded acquisition points at its caller.
+/// a call that panics acquires nothing. The return is a scheduling point: other
+/// threads may run between the acquisition and the critical section, so a lock
+/// that lets two threads in is reported as misuse ("mutual exclusion is
+/// broken"). The method becomes `#[track_caller]` so that the recorded
+/// acquisition points at its caller.
 #[proc_macro_attribute]
 pub fn acquire(args: TokenStream, item: TokenStream) -> TokenStream {
     annotations::expand(Annotation::Acquire, args.into(), item.into()).into()
 }
 
-/// The calling thread holds `self` after this method returns `true`, `Some`
-/// or `Ok`.
+/// The calling thread holds `self` (or the named object) exclusively after
+/// this method returns `true`, `Some` or `Ok`.
 ///
 /// ```ignore
 /// impl SpinLock {
@@ -192,25 +207,78 @@ pub fn try_acquire(args: TokenStream, item: TokenStream) -> TokenStream {
     annotations::expand(Annotation::TryAcquire, args.into(), item.into()).into()
 }
 
-/// `self` is released when a call of this method begins.
+/// `self` (or the named object) is released when a call of this method
+/// begins; the release is a scheduling point.
 ///
 /// ```ignore
 /// impl SpinLock {
 ///     #[symx::release]
 ///     pub fn unlock(&self) { self.locked.store(false, Release) }
 /// }
+/// impl Drop for Guard<'_> {
+///     #[symx::release(self.lock)]        // a guard releases its lock, not itself
+///     fn drop(&mut self) { self.lock.locked.store(false, Release) }
+/// }
 /// ```
+///
+/// On `Drop::drop` the argument is required: without it the guard would
+/// release itself (write `#[symx::release(self)]` if `Self` is the lock).
 #[proc_macro_attribute]
 pub fn release(args: TokenStream, item: TokenStream) -> TokenStream {
     annotations::expand(Annotation::Release, args.into(), item.into()).into()
 }
 
-/// `self` is a barrier expecting as many arrivals as the named parameter says.
+/// After a normal return the calling thread holds `self` (or the named
+/// object) shared, as a reader of a reader-writer lock: readers exclude
+/// writers, not each other.
+///
+/// ```ignore
+/// impl RwSpinLock {
+///     #[symx::acquire_shared]
+///     pub fn read(&self) { /* ... */ }
+/// }
+/// ```
+///
+/// Waiting to read a lock the thread writes, or to write one it reads, is a
+/// self-deadlock; a reader let in while a writer holds the lock (or a writer
+/// while readers do) is misuse.
+#[proc_macro_attribute]
+pub fn acquire_shared(args: TokenStream, item: TokenStream) -> TokenStream {
+    annotations::expand(Annotation::AcquireShared, args.into(), item.into()).into()
+}
+
+/// The calling thread holds `self` (or the named object) shared after this
+/// method returns `true`, `Some` or `Ok`.
+#[proc_macro_attribute]
+pub fn try_acquire_shared(args: TokenStream, item: TokenStream) -> TokenStream {
+    annotations::expand(Annotation::TryAcquireShared, args.into(), item.into()).into()
+}
+
+/// The calling thread's shared hold on `self` (or the named object) ends when
+/// a call of this method begins.
+///
+/// ```ignore
+/// impl Drop for ReadGuard<'_> {
+///     #[symx::release_shared(self.lock)]
+///     fn drop(&mut self) { self.lock.state.fetch_sub(1, Release); }
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn release_shared(args: TokenStream, item: TokenStream) -> TokenStream {
+    annotations::expand(Annotation::ReleaseShared, args.into(), item.into()).into()
+}
+
+/// `self` (or the named object) is a barrier expecting as many arrivals as
+/// the named parameter says.
 ///
 /// ```ignore
 /// impl MyBarrier {
 ///     #[symx::barrier_init(n)]
 ///     pub fn new_in_place(&self, n: usize) { self.left.store(n, SeqCst) }
+/// }
+/// impl Pool {
+///     #[symx::barrier_init(self.barrier, n)]
+///     pub fn start(&self, n: usize) { /* ... */ }
 /// }
 /// ```
 ///
@@ -220,8 +288,8 @@ pub fn barrier_init(args: TokenStream, item: TokenStream) -> TokenStream {
     annotations::expand(Annotation::BarrierInit, args.into(), item.into()).into()
 }
 
-/// A call of this method is the calling thread's arrival at barrier `self`;
-/// the call returns once the barrier has opened.
+/// A call of this method is the calling thread's arrival at barrier `self`
+/// (or the named object); the call returns once the barrier has opened.
 ///
 /// ```ignore
 /// impl MyBarrier {

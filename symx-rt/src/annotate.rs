@@ -9,18 +9,42 @@ use std::panic::Location;
 use crate::private::{user_object, AcquireCall, BarrierArrival};
 use crate::rt;
 
-/// After this call the calling thread holds `obj` (a lock).
+/// After this call the calling thread holds `obj` (a lock) exclusively. The acquisition is
+/// a scheduling point.
 #[track_caller]
 pub fn acquire<T: ?Sized>(obj: &T) {
-    AcquireCall::begin(obj).finish(true);
+    AcquireCall::begin(obj, false).finish(true);
 }
 
-/// The calling thread releases `obj`, which it must hold.
+/// After this call the calling thread holds `obj` (a reader-writer lock) shared: other
+/// threads may share it too, none may hold it exclusively. A scheduling point.
+#[track_caller]
+pub fn acquire_shared<T: ?Sized>(obj: &T) {
+    AcquireCall::begin(obj, true).finish(true);
+}
+
+/// The calling thread releases `obj`, which it must hold exclusively. The release is a
+/// scheduling point: other threads may run between the critical section and it.
 #[track_caller]
 pub fn release<T: ?Sized>(obj: &T) {
-    let location = Location::caller();
+    release_in(obj, false, Location::caller());
+}
+
+/// The calling thread releases its shared hold on `obj`. A scheduling point.
+#[track_caller]
+pub fn release_shared<T: ?Sized>(obj: &T) {
+    release_in(obj, true, Location::caller());
+}
+
+fn release_in<T: ?Sized>(obj: &T, shared: bool, location: &'static Location<'static>) {
     if let Some(id) = user_object(obj) {
-        if let Some(found) = rt::with(|e| e.annotated_release(id, location)).flatten() {
+        let op = if shared {
+            rt::OpKind::AnnotatedReleaseShared
+        } else {
+            rt::OpKind::AnnotatedRelease
+        };
+        rt::visible(op, Some(id), location);
+        if let Some(found) = rt::with(|e| e.annotated_release(id, shared, location)).flatten() {
             rt::fail(found);
         }
     }

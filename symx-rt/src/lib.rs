@@ -45,6 +45,7 @@
 //! values and the trace format.
 
 mod builder;
+pub mod covering;
 mod entry;
 mod explore;
 mod names;
@@ -78,8 +79,9 @@ pub use sym::{
     SymValue, SymVec,
 };
 pub use symx_macros::{
-    acquire, assert, assert_eq, assert_ne, barrier_arrive, barrier_init, checkpoint, instrument,
-    reaching_definitions, release, test, try_acquire,
+    acquire, acquire_shared, assert, assert_eq, assert_ne, barrier_arrive, barrier_init,
+    checkpoint, instrument, reaching_definitions, release, release_shared, test, try_acquire,
+    try_acquire_shared,
 };
 
 #[doc(hidden)]

@@ -3,6 +3,7 @@
 use std::panic::Location;
 
 use crate::builder::Builder;
+use crate::rt::threads::Acquiring;
 use crate::rt::{self, ObjId};
 use crate::sym::record::{Local, SyncOp};
 
@@ -130,45 +131,78 @@ pub(crate) fn user_object<T: ?Sized>(obj: &T) -> Option<ObjId> {
     rt::with(|e| e.objects.by_address(addr, rt::short_type_name::<T>()))
 }
 
-/// A call of a `#[symx::acquire]` / `#[symx::try_acquire]` method in progress.
+/// A call of an annotated acquire or try-acquire method in progress.
 pub struct AcquireCall {
     obj: Option<ObjId>,
     location: &'static Location<'static>,
+    shared: bool,
+    /// The acquisition this call is nested in (a `try_acquire` inside an `acquire`'s spin
+    /// loop): it is the thread's again once this call ends.
+    outer: Option<Acquiring>,
 }
 
 impl AcquireCall {
-    /// The calling thread starts acquiring `obj` (and may spin inside the call).
+    /// The calling thread starts acquiring `obj`, exclusively or `shared` (and may spin
+    /// inside the call). Waiting for a lock in a mode the thread's own hold excludes is a
+    /// self-deadlock.
     #[track_caller]
-    pub fn begin<T: ?Sized>(obj: &T) -> AcquireCall {
+    pub fn begin<T: ?Sized>(obj: &T, shared: bool) -> AcquireCall {
         let location = Location::caller();
         let obj = user_object(obj);
         if let Some(id) = obj {
-            if let Some(found) = rt::with(|e| e.self_deadlock(id, location)).flatten() {
+            let found = rt::with(|e| e.annotated_self_deadlock(id, shared, location)).flatten();
+            if let Some(found) = found {
                 rt::fail(found);
             }
-            rt::with(|e| e.me().acquiring = Some((id, location)));
+            rt::with(|e| e.note_local(Local::AcquireCall { obj: id }, Some(location)));
         }
-        AcquireCall { obj, location }
+        Self::enter(obj, location, shared)
     }
 
-    /// A `#[symx::try_acquire]` call: it cannot block, so trying a lock the thread already
-    /// holds is no self-deadlock (it just fails).
+    /// A try-acquire call: it cannot block, so trying a lock the thread already holds is no
+    /// self-deadlock (it just fails).
     #[track_caller]
-    pub fn begin_try<T: ?Sized>(obj: &T) -> AcquireCall {
-        let location = Location::caller();
-        let obj = user_object(obj);
-        if let Some(id) = obj {
-            rt::with(|e| e.me().acquiring = Some((id, location)));
-        }
-        AcquireCall { obj, location }
+    pub fn begin_try<T: ?Sized>(obj: &T, shared: bool) -> AcquireCall {
+        Self::enter(user_object(obj), Location::caller(), shared)
     }
 
-    /// The call returned; the thread holds the object when `acquired`.
+    fn enter(
+        obj: Option<ObjId>,
+        location: &'static Location<'static>,
+        shared: bool,
+    ) -> AcquireCall {
+        let outer = obj
+            .and_then(|obj| {
+                let now = Acquiring {
+                    obj,
+                    location,
+                    shared,
+                };
+                rt::with(|e| e.me().acquiring.replace(now))
+            })
+            .flatten();
+        AcquireCall {
+            obj,
+            location,
+            shared,
+            outer,
+        }
+    }
+
+    /// The call returned; the thread holds the object when `acquired`. The acquisition is a
+    /// scheduling point: other threads may run between it and the critical section.
     pub fn finish(self, acquired: bool) {
-        let (obj, location) = (self.obj, self.location);
+        let (obj, location, shared) = (self.obj, self.location, self.shared);
         drop(self);
         if let (true, Some(id)) = (acquired, obj) {
-            if let Some(found) = rt::with(|e| e.annotated_acquired(id, location)).flatten() {
+            let op = if shared {
+                rt::OpKind::AnnotatedAcquireShared
+            } else {
+                rt::OpKind::AnnotatedAcquire
+            };
+            rt::visible(op, Some(id), location);
+            let found = rt::with(|e| e.annotated_acquired(id, shared, location)).flatten();
+            if let Some(found) = found {
                 rt::fail(found);
             }
         }
@@ -178,8 +212,44 @@ impl AcquireCall {
 impl Drop for AcquireCall {
     fn drop(&mut self) {
         if self.obj.is_some() {
-            rt::with(|e| e.me().acquiring = None);
+            rt::with(|e| e.me().acquiring = self.outer);
         }
+    }
+}
+
+/// The reference an annotation's argument evaluates to, before the choice between the
+/// object it points at ([`ThroughPointer`]) and the object it is ([`ThePlace`]): method
+/// resolution tries the first, which needs `Deref`, before the second, which needs an
+/// auto-reference.
+pub struct Named<'a, T: ?Sized>(pub &'a T);
+
+/// An annotation's argument that is a reference or a smart pointer names what it points at.
+pub trait ThroughPointer<'a> {
+    /// The object pointed at.
+    type Object: ?Sized;
+    /// The object pointed at.
+    fn object(&self) -> &'a Self::Object;
+}
+
+impl<'a, P: std::ops::Deref + ?Sized> ThroughPointer<'a> for Named<'a, P> {
+    type Object = P::Target;
+    fn object(&self) -> &'a P::Target {
+        self.0
+    }
+}
+
+/// An annotation's argument that is not a pointer names itself.
+pub trait ThePlace<'a> {
+    /// The object itself.
+    type Object: ?Sized;
+    /// The object itself.
+    fn object(&self) -> &'a Self::Object;
+}
+
+impl<'a, T: ?Sized> ThePlace<'a> for &Named<'a, T> {
+    type Object = T;
+    fn object(&self) -> &'a T {
+        self.0
     }
 }
 
@@ -218,12 +288,18 @@ impl BarrierArrival {
     pub fn begin<T: ?Sized>(obj: &T) -> BarrierArrival {
         let location = Location::caller();
         let arrival = user_object(obj).and_then(|id| {
-            rt::with(|e| {
+            let arrived = rt::with(|e| {
                 let op = SyncOp::BarrierArrive;
                 e.note_local(Local::Annotated { op, obj: id }, Some(location));
-                e.barrier_arrive(id).map(|g| (id, g))
-            })
-            .flatten()
+                e.barrier_arrive(id, location)
+            })?;
+            match arrived {
+                Ok(generation) => Some((id, generation)),
+                Err(found) => {
+                    rt::fail(found);
+                    None
+                }
+            }
         });
         BarrierArrival { arrival }
     }

@@ -112,9 +112,8 @@ fn one_worker_answers_many_guided_runs_in_a_session() {
     let session_rate = n as f64 / start.elapsed().as_secs_f64();
     assert!(passed, "the worker ends the test normally after `end`");
     assert!(matches!(&messages[0], Message::Hello { .. }));
-    assert!(
-        matches!(&messages[1], Message::Session { serves } if serves == &["run_one", "replay"])
-    );
+    assert!(matches!(&messages[1], Message::Session { serves }
+            if serves == &["run_one", "replay", "run_constrained"]));
     assert_eq!(messages.len(), n + 2, "one answer per request");
     for (k, m) in messages[2..].iter().enumerate() {
         let Message::Ran(ran) = m else {

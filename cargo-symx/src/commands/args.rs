@@ -62,6 +62,85 @@ pub enum Command {
 Exit code 1 when a prediction is confirmed (a bug), 0 when none is, 2 when the trace cannot be
 used (corrupt, another format version, no test name, no such test).")]
     Predict(PredictArgs),
+    /// Enumerate a small set of (input constraint, schedule) pairs that covers every input
+    /// (input-covering schedules), write it as a schedule file and summarise it.
+    #[command(after_help = "EXAMPLES:
+    cargo symx schedules                                  # every symx test of the package
+    cargo symx schedules lock_chosen --output s.json      # one test, its schedule file
+    cargo symx schedules --no-prefix prefix_abort         # keep prefix schedules
+
+The schedule file's shape is in docs/input-covering.md.")]
+    Schedules(SchedulesArgs),
+    /// Check every input-covering schedule for deadlocks: a verdict on constrained
+    /// execution (the program held to those schedules).
+    #[command(after_help = "EXAMPLES:
+    cargo symx deadlock
+    cargo symx deadlock self_deadlock
+
+Exit code 1 when a deadlocking schedule is confirmed by running it, 0 when no schedule
+deadlocks, 2 on errors or when the enumeration was not complete (no verdict).")]
+    Deadlock(CoveringArgs),
+    /// Run each test once per input-covering schedule, held to it, with an input satisfying
+    /// its constraint: |Σ| runs instead of every interleaving.
+    #[command(after_help = "EXAMPLES:
+    cargo symx test-schedules
+    cargo symx test-schedules lock_chosen --input x=5   # the schedule x = 5 selects
+
+Exit code 1 when a run fails, diverges from its schedule or an input is uncovered, 0 when
+every run passes, 2 on errors.")]
+    TestSchedules(TestSchedulesArgs),
+}
+
+/// Which input-covering command runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoveringCommand {
+    Schedules,
+    Deadlock,
+    TestSchedules,
+}
+
+const COVERING: &str = "Input-covering schedules";
+
+/// What the input-covering commands share.
+#[derive(Args, Debug, Clone)]
+pub struct CoveringArgs {
+    #[command(flatten)]
+    pub cargo: CargoArgs,
+    /// Only tests whose name contains this string.
+    pub filter: Option<String>,
+    /// Keep prefix schedules: a run that fails after a prefix of another schedule's
+    /// synchronization is a schedule of its own.
+    #[arg(long, help_heading = COVERING)]
+    pub no_prefix: bool,
+    /// Paths (runs) the enumeration of one test may take before it stops, incomplete
+    /// (default 10000).
+    #[arg(long, value_name = "N", help_heading = COVERING)]
+    pub max_paths: Option<u64>,
+    /// Seconds the enumeration of one test may take before it stops, incomplete.
+    #[arg(long, value_name = "SECONDS", help_heading = COVERING)]
+    pub time_budget: Option<u64>,
+    /// Kill a run of the test that takes longer than this, e.g. `60s`.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SchedulesArgs {
+    #[command(flatten)]
+    pub covering: CoveringArgs,
+    /// Write the schedule file here (one test) instead of target/symx/schedules/.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct TestSchedulesArgs {
+    #[command(flatten)]
+    pub covering: CoveringArgs,
+    /// Run only the schedule these input values select (name=value, comma separated or
+    /// repeated); an input no constraint covers is reported.
+    #[arg(long, value_name = "NAME=VALUE", help_heading = COVERING)]
+    pub input: Vec<String>,
 }
 
 #[derive(Args, Debug, Clone, Default)]

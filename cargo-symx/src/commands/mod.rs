@@ -4,6 +4,7 @@
 //! layers (`discover::build_and_list`, `report::render`, `report::exit_code`).
 
 pub mod args;
+mod covering;
 mod list;
 mod predict;
 mod replay;
@@ -22,6 +23,30 @@ pub fn run(cli: &args::Cli) -> u8 {
         args::Command::List(a) => list::list(a, color),
         args::Command::Replay(a) => replay::replay(a, color),
         args::Command::Predict(a) => predict::predict(a, color),
+        args::Command::Schedules(a) => covering::covering(
+            args::CoveringCommand::Schedules,
+            &a.covering,
+            covering::Extra {
+                output: a.output.as_deref(),
+                inputs: &[],
+            },
+            color,
+        ),
+        args::Command::Deadlock(a) => covering::covering(
+            args::CoveringCommand::Deadlock,
+            a,
+            covering::Extra::default(),
+            color,
+        ),
+        args::Command::TestSchedules(a) => covering::covering(
+            args::CoveringCommand::TestSchedules,
+            &a.covering,
+            covering::Extra {
+                output: None,
+                inputs: &a.input,
+            },
+            color,
+        ),
     };
     result.unwrap_or_else(|message| {
         eprintln!("{} {message}", Style::for_stderr(color).error_label());

@@ -2,6 +2,7 @@
 //! engines' own tests, the differential tests and the benchmarks use. `cargo symx` runs tests
 //! in worker processes instead (`crate::run::engines`).
 
+use symx::covering::HbSchedule;
 use symx::{Builder, Guide, InputValues};
 
 use super::{Executor, Exploration, Limits};
@@ -39,5 +40,16 @@ impl<F: Fn()> Executor for InProcess<F> {
 
     fn run(&mut self, guide: &Guide) -> Result<Replayed, String> {
         Ok(self.builder.run_guided(guide, &self.body).into())
+    }
+
+    fn run_constrained(
+        &mut self,
+        schedule: &HbSchedule,
+        inputs: &InputValues,
+    ) -> Result<Replayed, String> {
+        Ok(self
+            .builder
+            .run_constrained(schedule, inputs, &self.body)
+            .into())
     }
 }

@@ -10,9 +10,13 @@
 //!   search over the recorded path conditions, with optimal DPOR inside each class);
 //! - `context`: exploration from a program context a test declares (Bergan, Grossman,
 //!   Ceze, "Symbolic Execution of Multithreaded Programs from Arbitrary Program Contexts",
-//!   OOPSLA 2014), counted per context mode.
+//!   OOPSLA 2014), counted per context mode;
+//! - `covering`: input-covering schedules (Bergan, dissertation ch. 3): a small set of
+//!   (input constraint, schedule) pairs covering every input, for constrained execution
+//!   and the per-schedule deadlock check.
 
 pub mod context;
+pub mod covering;
 mod in_process;
 pub mod predict;
 pub mod symbolic;
@@ -22,6 +26,7 @@ pub use in_process::InProcess;
 use std::time::Duration;
 
 use symx::__worker::protocol::FailureReport;
+use symx::covering::HbSchedule;
 use symx::trace::Trace;
 use symx::{Guide, InputValues};
 
@@ -36,6 +41,15 @@ pub trait Executor {
     fn explore(&mut self, inputs: &InputValues, limits: &Limits) -> Result<Exploration, String>;
     /// Runs the one execution `guide` describes.
     fn run(&mut self, guide: &Guide) -> Result<Replayed, String>;
+    /// Runs one execution held to `schedule`'s happens-before order with `inputs`
+    /// (constrained execution); its `divergence` says where it left the schedule.
+    fn run_constrained(
+        &mut self,
+        _schedule: &HbSchedule,
+        _inputs: &InputValues,
+    ) -> Result<Replayed, String> {
+        Err("this executor cannot run a test constrained to a schedule".into())
+    }
 }
 
 /// Bounds an engine puts on one exploration it asks for.

@@ -241,6 +241,9 @@ pub struct PredictReport {
     /// Predictions whose replay failed another way, in a thread that a flipped branch took
     /// into code the trace does not have: neither confirmed nor a defect of symx.
     pub off_trace: usize,
+    /// Predictions whose replay failed another way along the trace: each failure is a
+    /// finding of its own.
+    pub failed_otherwise: usize,
     /// Predictions asked again with an initial value a replay showed.
     pub refined: usize,
     /// Queries the solver gave up on (its time limit): neither a prediction nor a proof.
@@ -250,8 +253,9 @@ pub struct PredictReport {
     pub proved_for_all_interleavings: usize,
     /// Wall-clock time of the checks, replays included.
     pub seconds: f64,
-    /// Every confirmed prediction as a failure (`predicted: true`); the first is also the
-    /// test's `failure` when the exploration itself passed.
+    /// Every confirmed prediction, and every failure a prediction's replay ran into
+    /// instead, as a failure (`predicted: true`); the first is also the test's `failure`
+    /// when the exploration itself passed.
     pub findings: Vec<Finding>,
     /// With `--verbose`: each unconfirmed prediction and why its replay did not confirm it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -259,9 +263,12 @@ pub struct PredictReport {
     /// With `--verbose`: each off-trace prediction and how its replay failed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub off_trace_details: Vec<Unconfirmed>,
+    /// With `--verbose`: each prediction whose replay failed another way, and how.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_otherwise_details: Vec<Unconfirmed>,
 }
 
-/// A prediction its replay did not confirm (unconfirmed, or off the trace).
+/// A prediction its replay did not confirm (unconfirmed, off the trace, or failed otherwise).
 #[derive(Clone, Debug, Serialize)]
 pub struct Unconfirmed {
     /// The property in words, with source locations.

@@ -26,6 +26,14 @@ pub fn unconfirmed(outcomes: &[Outcome]) -> String {
         let off = "the replay failed elsewhere, in code a flipped branch reached and the trace \
                    does not have";
         list(&mut out, o, "off-trace", off, &p.off_trace_details);
+        let otherwise = "the replay failed another way, reported as a bug of its own";
+        list(
+            &mut out,
+            o,
+            "failed-otherwise",
+            otherwise,
+            &p.failed_otherwise_details,
+        );
     }
     out
 }
@@ -72,6 +80,7 @@ pub fn totals(outcomes: &[Outcome]) -> Option<String> {
         ),
         (sum(|r| r.inconclusive), "inconclusive"),
         (sum(|r| r.off_trace), "off the trace"),
+        (sum(|r| r.failed_otherwise), "failed otherwise"),
         (sum(|r| r.refined), "refined"),
     ] {
         if n > 0 {

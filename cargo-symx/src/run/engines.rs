@@ -76,9 +76,13 @@ pub fn analyse(
         report.proved_for_all_interleavings += out.proved_unbounded;
         report.unconfirmed += out.unconfirmed.len();
         report.off_trace += out.off_trace.len();
+        report.failed_otherwise += out.failed_otherwise.len();
         if p.verbose {
             report.unconfirmed_details.extend(details(&out.unconfirmed));
             report.off_trace_details.extend(details(&out.off_trace));
+            report
+                .failed_otherwise_details
+                .extend(details(&out.failed_otherwise));
         }
         for pr in &out.confirmed {
             if seen.insert(pr.description.clone()) {
@@ -87,10 +91,16 @@ pub fn analyse(
                 report.confirmed += 1;
             }
         }
-        for (pr, _) in &out.off_trace {
+        let other = [(&out.off_trace, true), (&out.failed_otherwise, false)];
+        for (pr, off_trace) in other
+            .into_iter()
+            .flat_map(|(l, o)| l.iter().map(move |(p, _)| (p, o)))
+        {
             let failure = pr.replayed.as_ref().and_then(|r| r.failure.clone());
             if let Some(f) = failure.filter(|f| seen.insert(f.message.clone())) {
-                report.findings.push(found_off_trace(f, pr, i + 1));
+                report
+                    .findings
+                    .push(found_otherwise(f, pr, i + 1, off_trace));
             }
         }
     }
@@ -164,22 +174,29 @@ fn predicted(mut f: Finding, pr: &Prediction, execution: usize, model: &str) -> 
     f
 }
 
-/// A failure the replay of a prediction ran into instead: a branch the witness flipped took
-/// a thread into code the recorded run did not execute, and that code failed. A real
-/// failure with its own token, found by prediction.
-fn found_off_trace(
+/// A failure the replay of a prediction ran into instead of the predicted one: a real
+/// failure of the program on a schedule it can take, with its own token, found by
+/// prediction. `off_trace`: a branch the witness flipped took a thread into code the
+/// recorded run did not execute, and that code failed.
+fn found_otherwise(
     f: symx::__worker::protocol::FailureReport,
     pr: &Prediction,
     execution: usize,
+    off_trace: bool,
 ) -> Finding {
     let mut f = Finding::from_report(f);
     f.predicted = true;
+    let how = if off_trace {
+        "a thread took another branch there and failed in code the recorded run did not \
+         execute"
+    } else {
+        "the replay failed another way than predicted, on the way to the predicted violation"
+    };
     f.details.insert(
         0,
         format!(
             "found while replaying a schedule predicted from the passing run of execution \
-             {execution} (for: {}): a thread took another branch there and failed in code \
-             the recorded run did not execute",
+             {execution} (for: {}): {how}",
             pr.description
         ),
     );

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use symx::__worker::protocol::{InputValue, Message, Overrides, Request};
+use symx::covering::HbSchedule;
 use symx::{Guide, InputValues};
 
 use crate::discover::TestCase;
@@ -98,15 +99,35 @@ impl Executor for WorkerExecutor<'_> {
         if let Some(answer) = self.in_session(&request) {
             return answer;
         }
+        self.ran(request)
+    }
+
+    fn run_constrained(
+        &mut self,
+        schedule: &HbSchedule,
+        inputs: &InputValues,
+    ) -> Result<Replayed, String> {
+        let request = Request::RunConstrained {
+            schedule: Box::new(schedule.clone()),
+            inputs: values(inputs),
+        };
+        if let Some(answer) = self.in_session(&request) {
+            return answer;
+        }
+        self.ran(request)
+    }
+}
+
+impl WorkerExecutor<'_> {
+    /// Runs a one-execution `request` in a process of its own.
+    fn ran(&self, request: Request) -> Result<Replayed, String> {
         let run = self.send(request)?;
         match run.ran {
             Some(ran) => Ok((*ran).into()),
             None => Err("the test did not answer: is it a #[symx::test]?".into()),
         }
     }
-}
 
-impl WorkerExecutor<'_> {
     /// Runs `request` in the session (opened on first use); `None` when there is no session
     /// to ask or it failed, so that the caller runs it in a process of its own (which also
     /// describes a crash or a hang properly).

@@ -20,6 +20,10 @@ pub struct Section {
     pub release: Option<Ev>,
     /// A read (shared) lock: shared sections do not exclude each other.
     pub shared: bool,
+    /// Where the thread began to wait for the lock: the acquisition itself for a built-in
+    /// lock, the start of the `#[symx::acquire]` call (where it may spin) for an annotated
+    /// one.
+    pub wait: Ev,
 }
 
 /// A failed try-lock: the lock was held by someone at that point.
@@ -78,7 +82,7 @@ impl<'t> Ctp<'t> {
             asserts: Vec::new(),
             fire_point: vec![None; trace.events.len()],
         };
-        let mut open: BTreeMap<(usize, u32), Vec<usize>> = BTreeMap::new();
+        let mut open = Open::default();
         for (e, ev) in trace.events.iter().enumerate() {
             ctp.pred[e] = ctp.threads[ev.thread].last().copied();
             ctp.fire_point[e] = ctp.pred[e].and_then(|p| {
@@ -164,21 +168,31 @@ impl<'t> Ctp<'t> {
 
     /// Lock critical sections from the `sync` records (built-in and annotated alike): a
     /// release closes the thread's most recent open acquire of that lock.
-    fn sync(&mut self, e: Ev, ev: &TraceEvent, open: &mut BTreeMap<(usize, u32), Vec<usize>>) {
+    fn sync(&mut self, e: Ev, ev: &TraceEvent, open: &mut Open) {
+        if let (EventKind::AcquireCall, Some(obj)) = (ev.kind, ev.obj) {
+            open.calls.insert((ev.thread, obj), e);
+        }
         for s in &ev.sync {
             let list = self.sections.entry(s.obj).or_default();
             match s.op {
                 SyncKind::Acquire => {
-                    open.entry((ev.thread, s.obj)).or_default().push(list.len());
+                    let key = (ev.thread, s.obj);
+                    open.sections.entry(key).or_default().push(list.len());
+                    let call = s.annotated.then(|| open.calls.remove(&key)).flatten();
                     list.push(Section {
                         thread: ev.thread,
                         acquire: e,
                         release: None,
                         shared: s.shared,
+                        wait: call.unwrap_or(e),
                     });
                 }
                 SyncKind::Release => {
-                    if let Some(i) = open.get_mut(&(ev.thread, s.obj)).and_then(Vec::pop) {
+                    if let Some(i) = open
+                        .sections
+                        .get_mut(&(ev.thread, s.obj))
+                        .and_then(Vec::pop)
+                    {
                         list[i].release = Some(e);
                     }
                 }
@@ -213,6 +227,14 @@ impl<'t> Ctp<'t> {
     pub fn racy_object(&self, obj: u32) -> bool {
         matches!(&*self.trace.objects[obj as usize].kind, "shared" | "cell")
     }
+}
+
+/// What is open while the trace is read, per `(thread, lock)`: the thread's sections not yet
+/// released (innermost last), and the `#[symx::acquire]` call it is in.
+#[derive(Default)]
+struct Open {
+    sections: BTreeMap<(usize, u32), Vec<usize>>,
+    calls: BTreeMap<(usize, u32), Ev>,
 }
 
 /// Blocking or matching semantics the encoding does not model exactly (those it does are

@@ -96,11 +96,11 @@ fn counter<L: Lock>() {
     symx::assert!(s.1.get() == 2);
 }
 
-/// One thread after the other (load, store, get, set, store each): both may read the flag
-/// before either sets it, and both return from `lock`.
+/// One thread after the other (load, store, acquire, get, set, release, store each): both may
+/// read the flag before either sets it, and both return from `lock`.
 #[test]
 fn a_broken_annotated_lock_is_predicted_to_admit_two_holders() {
-    let serial = [1, 1, 1, 1, 1, 2, 2, 2, 2, 2];
+    let serial = [1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2];
     let trace = observe(&serial, counter::<CheckThenSet>);
     let out = predict(&trace, &claims_only(), |g| {
         Builder::new().run_guided(g, counter::<CheckThenSet>)
@@ -126,7 +126,7 @@ fn a_broken_annotated_lock_is_predicted_to_admit_two_holders() {
 /// With the swap, the second thread's swap reads the flag set, or comes after the release.
 #[test]
 fn a_correct_annotated_lock_keeps_its_claim() {
-    let serial = [1, 1, 1, 1, 2, 2, 2, 2];
+    let serial = [1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2];
     let trace = observe(&serial, counter::<Swap>);
     let out = predict(&trace, &claims_only(), |g| {
         Builder::new().run_guided(g, counter::<Swap>)
@@ -141,7 +141,7 @@ fn a_correct_annotated_lock_keeps_its_claim() {
 /// own query reports that).
 #[test]
 fn other_queries_assume_the_annotated_lock_excludes() {
-    let serial = [1, 1, 1, 1, 1, 2, 2, 2, 2, 2];
+    let serial = [1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2];
     let trace = observe(&serial, counter::<CheckThenSet>);
     let opts = Options {
         lock_claims: false,

@@ -3,13 +3,16 @@
 //! Locks and barriers that a program builds itself from atomics are invisible to a checker
 //! that only knows `Mutex` and `Barrier`: it sees loads, stores and read-modify-writes, but
 //! not who holds what. This crate shows how three classic primitives tell symx their meaning
-//! with the annotation attributes, and what symx reports when one of them is wrong:
+//! with the annotation attributes, and what symx reports when one of them is wrong
+//! (`docs/annotating-primitives.md` in the repository says more):
 //!
 //! | primitive | built from | annotations |
 //! |---|---|---|
 //! | [`SpinLock`] | test-and-set on an `AtomicBool` | `#[symx::acquire]`, `#[symx::try_acquire]`, `#[symx::release]` |
 //! | [`TicketLock`] | `next_ticket` / `now_serving` counters | `#[symx::acquire]`, `#[symx::try_acquire]`, `#[symx::release]` |
 //! | [`SenseBarrier`] | an arrival counter and a sense flag | `symx::annotate::barrier_init`, `#[symx::barrier_arrive]` |
+//! | [`SpinMutex`] | a test-and-set flag, data inside, a guard that releases in `Drop` | `#[symx::acquire]`, `#[symx::release(self.lock)]` on the guard's `drop` |
+//! | [`SpinRwLock`] | a reader count or a writer mark, data inside, two guards | `#[symx::acquire_shared]`, `#[symx::acquire]`, `#[symx::release_shared(self.lock)]`, `#[symx::release(self.lock)]` |
 //!
 //! With the annotations, symx checks each primitive's contract in every interleaving it
 //! explores: an acquire that succeeds while another thread holds the lock ("mutual exclusion
@@ -51,10 +54,14 @@
 //! (if slow to build) locks and barriers.
 
 pub mod broken;
+mod rw_lock;
 mod sense_barrier;
 mod spin_lock;
+mod spin_mutex;
 mod ticket_lock;
 
+pub use rw_lock::{ReadGuard, SpinRwLock, WriteGuard};
 pub use sense_barrier::SenseBarrier;
 pub use spin_lock::SpinLock;
+pub use spin_mutex::{SpinMutex, SpinMutexGuard};
 pub use ticket_lock::TicketLock;

@@ -485,3 +485,37 @@ fn the_primitives_also_work_outside_symx() {
     });
     assert_eq!(count.into_inner(), OS_THREADS * ROUNDS);
 }
+
+// ---------------------------------------------------------------------------------------
+// The guard-based locks: the data inside, released by the guards' `Drop`
+// ---------------------------------------------------------------------------------------
+
+#[symx::test]
+fn spin_mutex_keeps_its_counter_exact() {
+    let m = Arc::new(annotated_primitives::SpinMutex::new(0u32));
+    let t = {
+        let m = m.clone();
+        thread::spawn(move || *m.lock() += 1)
+    };
+    *m.lock() += 1;
+    t.join().unwrap();
+    assert_eq!(*m.lock(), 2);
+}
+
+#[symx::test]
+fn spin_rwlock_readers_see_the_value_before_or_after_the_write() {
+    let l = Arc::new(annotated_primitives::SpinRwLock::new(1u32));
+    let reader = {
+        let l = l.clone();
+        thread::spawn(move || {
+            let v = *l.read();
+            assert!(v == 1 || v == 4, "read {v}");
+        })
+    };
+    {
+        let mut w = l.write();
+        *w += 1;
+        *w *= 2;
+    }
+    reader.join().unwrap();
+}

@@ -183,14 +183,27 @@ fn outcome_schedule(b: &Builder, outcome: &ExecutionResult) -> Schedule {
 
 /// Runs the one execution `guide` describes, recorded (see [`Builder::run_guided`]).
 pub(crate) fn run_guided(b: &Builder, guide: &Guide, body: &dyn Fn()) -> GuidedRun {
+    let mut strategy = guided::Guided::new(guide);
+    let mut run = run_followed(b, &guide.inputs, &mut strategy, body);
+    run.divergence = strategy.divergence();
+    run
+}
+
+/// Runs one recorded execution with `inputs` (over the builder's) whose schedule `strategy`
+/// decides: a guided run, or a constrained one (`crate::covering`).
+pub(crate) fn run_followed(
+    b: &Builder,
+    inputs: &crate::InputValues,
+    strategy: &mut dyn Chooser,
+    body: &dyn Fn(),
+) -> GuidedRun {
     let start = Instant::now();
     let mut b = b.with_defaults().record_traces(true);
-    let mut inputs = b.inputs.as_deref().cloned().unwrap_or_default();
-    inputs.extend(guide.inputs.iter().map(|(k, v)| (k.clone(), *v)));
-    b = b.inputs(inputs);
-    let mut strategy = guided::Guided::new(guide);
+    let mut all = b.inputs.as_deref().cloned().unwrap_or_default();
+    all.extend(inputs.iter().map(|(k, v)| (k.clone(), *v)));
+    b = b.inputs(all);
     strategy.next_execution();
-    let mut outcome = run_execution(b.config(), &mut strategy, body, true);
+    let mut outcome = run_execution(b.config(), strategy, body, true);
     let schedule = outcome_schedule(&b, &outcome);
     let mut trace = outcome
         .trace
@@ -209,7 +222,7 @@ pub(crate) fn run_guided(b: &Builder, guide: &Guide, body: &dyn Fn()) -> GuidedR
     GuidedRun {
         report,
         trace,
-        divergence: strategy.divergence(),
+        divergence: None,
         preemptions,
     }
 }

@@ -20,6 +20,8 @@ pub(crate) struct Candidate {
     pub op: Op,
     /// The thread's spawn-path key, the same in every execution.
     pub key: u64,
+    /// The operation reads or writes a `symx::Shared` (a memory access, not synchronization).
+    pub shared: bool,
 }
 
 /// What a chooser sees when it must choose: the threads that can run and what each will do.

@@ -6,14 +6,15 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::execution::{Execution, Found};
 use super::op::{Op, ThreadId};
-use super::threads::Status;
+use super::threads::{Acquiring, Status};
 use crate::report::{FailureKind, SourceLocation, Step};
 
 /// A deadlock: no thread can make progress while some have not finished.
 ///
-/// With no enabled thread at all this is the classic definition. Threads spinning inside a
-/// `#[symx::acquire]` call are enabled but cannot progress while the lock's holder cannot, so
-/// they count as blocked when every holder they wait for is itself stuck.
+/// With no enabled thread at all this is the classic definition. Threads spinning inside an
+/// annotated acquire call are enabled but cannot progress while a holder that excludes them
+/// cannot release: they count as blocked when such a holder is itself stuck or has finished
+/// (a thread that spins in an acquire is taken to do nothing else until it gets the lock).
 pub(crate) fn deadlock(e: &Execution, enabled: &[(ThreadId, Op)]) -> Option<Found> {
     // Checked at every step: the common case (someone enabled who is not spinning) first.
     let spinning = |t: ThreadId| e.threads[t].acquiring.is_some();
@@ -31,14 +32,12 @@ pub(crate) fn deadlock(e: &Execution, enabled: &[(ThreadId, Op)]) -> Option<Foun
     loop {
         let before = stuck.len();
         let snapshot = stuck.clone();
+        let cannot_release = |h: ThreadId| snapshot.contains(&h) || e.threads[h].is_finished();
         stuck.retain(|&t| {
             let progresses = is_enabled(t)
                 && match e.threads[t].acquiring {
                     None => true,
-                    Some((lock, _)) => match e.holder(lock) {
-                        None => true,
-                        Some((h, _)) => !snapshot.contains(&h),
-                    },
+                    Some(a) => !excluding_holders(e, t, a).any(cannot_release),
                 };
             !progresses
         });
@@ -62,6 +61,24 @@ pub(crate) fn deadlock(e: &Execution, enabled: &[(ThreadId, Op)]) -> Option<Foun
     })
 }
 
+/// The threads other than `t` whose hold on the lock `t` is acquiring keeps it waiting: the
+/// writer, and the readers too when `t` wants it exclusively.
+fn excluding_holders<'e>(
+    e: &'e Execution,
+    t: ThreadId,
+    a: Acquiring,
+) -> impl Iterator<Item = ThreadId> + 'e {
+    let lock = e.objects.get(a.obj).lock.as_ref();
+    let writer = lock.and_then(|l| l.writer).map(|(w, _)| w);
+    let readers = lock
+        .filter(|_| !a.shared)
+        .map_or(&[][..], |l| l.readers.as_slice());
+    writer
+        .into_iter()
+        .chain(readers.iter().copied())
+        .filter(move |&h| h != t)
+}
+
 /// One line per thread: what it is doing or waiting for, and where.
 pub(crate) fn describe(e: &Execution, t: ThreadId) -> String {
     let th = &e.threads[t];
@@ -70,11 +87,20 @@ pub(crate) fn describe(e: &Execution, t: ThreadId) -> String {
         Some((h, at)) => format!(", held by {} since {at}", e.threads[h].label(h)),
         None => ", which no thread holds".to_string(),
     };
-    if let Some((lock, at)) = th.acquiring {
+    if let Some(a) = th.acquiring {
+        let readers =
+            excluding_holders(e, t, a).filter(|&h| e.holder(a.obj).is_none_or(|(w, _)| w != h));
+        let readers: Vec<String> = readers.map(|r| e.threads[r].label(r)).collect();
+        let held = if readers.is_empty() {
+            held_by(a.obj)
+        } else {
+            format!(", held shared by {}", readers.join(", "))
+        };
         return format!(
-            "{who}: spins acquiring {} at {at}{}",
-            e.objects.label(lock),
-            held_by(lock)
+            "{who}: spins acquiring {}{} at {}{held}",
+            e.objects.label(a.obj),
+            if a.shared { " shared" } else { "" },
+            a.location,
         );
     }
     match th.status {

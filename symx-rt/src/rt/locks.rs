@@ -3,7 +3,7 @@
 //! release of a lock not held, a second holder, a re-acquire by the holder, leaving a barrier
 //! early) ends the execution with a failure.
 
-use crate::sym::record::{Local, SyncOp};
+use crate::sym::record::SyncOp;
 use std::panic::Location;
 use std::sync::atomic::Ordering;
 
@@ -89,67 +89,149 @@ impl Execution {
         self.note_sync(SyncOp::Release { shared }, obj);
     }
 
-    /// `#[symx::acquire]` returned: the current thread now holds the user's lock.
+    /// A thread about to wait for an annotated lock in a mode its own hold excludes: write
+    /// while it holds the lock at all, read while it writes. It can never get it.
+    pub fn annotated_self_deadlock(
+        &self,
+        obj: ObjId,
+        shared: bool,
+        location: &'static Location<'static>,
+    ) -> Option<Found> {
+        let me = self.current;
+        let reading = self
+            .objects
+            .get(obj)
+            .lock
+            .as_ref()
+            .is_some_and(|l| l.readers.contains(&me));
+        if shared || !reading {
+            return self.self_deadlock(obj, location);
+        }
+        Some(Found {
+            kind: FailureKind::Deadlock,
+            message: format!(
+                "{} tries to acquire {} exclusively while it holds it shared: a self-deadlock",
+                self.threads[me].label(me),
+                self.objects.label(obj)
+            ),
+            details: vec![format!("acquire at: {location}")],
+            location: Some(location.into()),
+            thread: Some(me),
+        })
+    }
+
+    /// An annotated acquisition returned (its scheduling point, [`OpKind::AnnotatedAcquire`]
+    /// or [`OpKind::AnnotatedAcquireShared`], has just run): the current thread now holds the
+    /// user's lock, exclusively or shared. Another holder the mode excludes means the lock's
+    /// implementation let two threads in.
     pub fn annotated_acquired(
         &mut self,
         obj: ObjId,
+        shared: bool,
         location: &'static Location<'static>,
     ) -> Option<Found> {
         let me = self.current;
-        if let Some((other, at)) = self.holder(obj).filter(|&(t, _)| t != me) {
-            return Some(self.misuse(
-                format!(
-                    "{} acquired {} while {} still holds it: mutual exclusion is broken",
-                    self.threads[me].label(me),
-                    self.objects.label(obj),
-                    self.threads[other].label(other)
+        if let Some((other, at)) = self.excluding_holder(obj, shared) {
+            let at = at.map(|at| format!("held since:  {at}"));
+            return Some(
+                self.misuse(
+                    format!(
+                        "{} acquired {}{} while {} still holds it{}: mutual exclusion is broken",
+                        self.threads[me].label(me),
+                        self.objects.label(obj),
+                        if shared { " shared" } else { "" },
+                        self.threads[other].label(other),
+                        if at.is_some() { "" } else { " shared" },
+                    ),
+                    at.into_iter()
+                        .chain([format!("acquired at: {location}")])
+                        .collect(),
+                    location,
                 ),
-                vec![
-                    format!("held since:  {at}"),
-                    format!("acquired at: {location}"),
-                ],
-                location,
-            ));
+            );
         }
         let state = self.lock_state(obj);
         state.annotated = true;
-        state.writer = Some((me, location));
-        let op = SyncOp::Acquire { shared: false };
-        self.note_local(Local::Annotated { op, obj }, Some(location));
+        if shared {
+            state.readers.push(me);
+        } else {
+            state.writer = Some((me, location));
+        }
+        self.note_sync(SyncOp::Acquire { shared }, obj);
         None
     }
 
-    /// `#[symx::release]` was called: the current thread must hold the user's lock.
+    /// Another thread's hold on `obj` that an acquisition in this mode must not overlap: its
+    /// writer, or (for an exclusive acquisition) a reader, which has no location.
+    fn excluding_holder(
+        &self,
+        obj: ObjId,
+        shared: bool,
+    ) -> Option<(ThreadId, Option<&'static Location<'static>>)> {
+        let me = self.current;
+        let lock = self.objects.get(obj).lock.as_ref()?;
+        if let Some((w, at)) = lock.writer.filter(|&(w, _)| w != me) {
+            return Some((w, Some(at)));
+        }
+        let reader = lock.readers.iter().find(|&&r| r != me).filter(|_| !shared);
+        reader.map(|&r| (r, None))
+    }
+
+    /// An annotated release was called (its scheduling point has just run): the current
+    /// thread must hold the user's lock in that mode.
     pub fn annotated_release(
         &mut self,
         obj: ObjId,
+        shared: bool,
         location: &'static Location<'static>,
     ) -> Option<Found> {
         let me = self.current;
-        match self.holder(obj) {
-            Some((t, _)) if t == me => {
-                self.lock_state(obj).writer = None;
-                let op = SyncOp::Release { shared: false };
-                self.note_local(Local::Annotated { op, obj }, Some(location));
-                None
+        let state = self.lock_state(obj);
+        let held = if shared {
+            let at = state.readers.iter().position(|&r| r == me);
+            at.map(|i| state.readers.swap_remove(i)).is_some()
+        } else {
+            let mine = state.writer.is_some_and(|(w, _)| w == me);
+            if mine {
+                state.writer = None;
             }
-            held => {
-                let by = match held {
-                    Some((t, at)) => {
-                        format!("it is held by {} (since {at})", self.threads[t].label(t))
-                    }
-                    None => "nobody holds it".to_string(),
-                };
-                Some(self.misuse(
-                    format!(
-                        "{} releases {} which it does not hold: {by}",
-                        self.threads[me].label(me),
-                        self.objects.label(obj)
-                    ),
-                    vec![format!("release at: {location}")],
-                    location,
-                ))
-            }
+            mine
+        };
+        if held {
+            self.note_sync(SyncOp::Release { shared }, obj);
+            return None;
+        }
+        let by = self.held_by(obj);
+        let mode = if shared { " shared" } else { "" };
+        Some(self.misuse(
+            format!(
+                "{} releases {}{mode} which it does not hold{mode}: {by}",
+                self.threads[me].label(me),
+                self.objects.label(obj)
+            ),
+            vec![format!("release at: {location}")],
+            location,
+        ))
+    }
+
+    /// Who holds `obj`, in words, for misuse reports.
+    fn held_by(&self, obj: ObjId) -> String {
+        let lock = self.objects.get(obj).lock.as_ref();
+        if let Some((t, at)) = lock.and_then(|l| l.writer) {
+            return format!("it is held by {} (since {at})", self.threads[t].label(t));
+        }
+        let readers: Vec<String> = lock
+            .map(|l| {
+                l.readers
+                    .iter()
+                    .map(|&r| self.threads[r].label(r))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if readers.is_empty() {
+            "nobody holds it".to_string()
+        } else {
+            format!("it is held shared by {}", readers.join(", "))
         }
     }
 
@@ -160,12 +242,31 @@ impl Execution {
         });
     }
 
-    /// An arrival at an annotated barrier; returns the generation it belongs to.
-    pub fn barrier_arrive(&mut self, obj: ObjId) -> Option<usize> {
-        let b = self.objects.get_mut(obj).barrier.as_mut()?;
+    /// An arrival at an annotated barrier; returns the generation it belongs to. A barrier
+    /// nobody announced has no generations: arriving at it is misuse.
+    pub fn barrier_arrive(
+        &mut self,
+        obj: ObjId,
+        location: &'static Location<'static>,
+    ) -> Result<usize, Found> {
+        let Some(b) = self.objects.get_mut(obj).barrier.as_mut() else {
+            let me = self.current;
+            return Err(self.misuse(
+                format!(
+                    "{} arrives at barrier {}, which no barrier_init announced: call \
+                     `symx::annotate::barrier_init(&barrier, n)` once the barrier is where the \
+                     threads use it (a `const fn new` cannot carry `#[symx::barrier_init(n)]`; \
+                     put that on a method that runs first, or call the function)",
+                    self.threads[me].label(me),
+                    self.objects.label(obj)
+                ),
+                vec![format!("arrives at: {location}")],
+                location,
+            ));
+        };
         let generation = b.arrived / b.expected.max(1);
         b.arrived += 1;
-        Some(generation)
+        Ok(generation)
     }
 
     /// A thread leaves the barrier: every arrival of its generation must have happened.

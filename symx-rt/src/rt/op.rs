@@ -64,6 +64,16 @@ pub enum OpKind {
     SpuriousWake,
     /// The last `Sender` or the `Receiver` of a channel is dropped: the other side can see it.
     Disconnect,
+    /// A `#[symx::acquire]` call returns: from here the thread holds the user's lock. A
+    /// scheduling point of its own, so that another thread can run while the lock is held
+    /// and a second holder shows even when the critical section does nothing symx sees.
+    AnnotatedAcquire,
+    /// A `#[symx::release]` call begins: the thread holds the user's lock up to here.
+    AnnotatedRelease,
+    /// A `#[symx::acquire_shared]` call returns: the thread shares the user's lock.
+    AnnotatedAcquireShared,
+    /// A `#[symx::release_shared]` call begins.
+    AnnotatedReleaseShared,
 }
 
 impl fmt::Display for OpKind {
@@ -93,6 +103,10 @@ impl fmt::Display for OpKind {
             OpKind::Once => "once",
             OpKind::SpuriousWake => "spurious wake-up",
             OpKind::Disconnect => "disconnect",
+            OpKind::AnnotatedAcquire => "acquire",
+            OpKind::AnnotatedRelease => "release",
+            OpKind::AnnotatedAcquireShared => "acquire shared",
+            OpKind::AnnotatedReleaseShared => "release shared",
         };
         f.write_str(name)
     }

@@ -14,7 +14,7 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 use super::chooser::{Candidate, Chooser, SchedulingPoint};
 use super::clock::VClock;
 use super::execution::{location_hash, Config, Ctx, Execution, Found, Installed};
-use super::objects::next_generation;
+use super::objects::{next_generation, ObjKind};
 use super::op::{Event, Op, OpKind, ThreadId, Value};
 use super::threads::{Status, Thread};
 use super::{diagnose, panic_hook, switch};
@@ -303,6 +303,9 @@ impl Scheduler<'_> {
                         thread,
                         op,
                         key: e.threads[thread].key,
+                        shared: op
+                            .obj
+                            .is_some_and(|o| e.objects.get(o).kind == ObjKind::Shared),
                     })
                     .collect()
             };

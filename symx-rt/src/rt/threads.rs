@@ -58,8 +58,8 @@ pub(crate) struct Thread {
     /// Woke spuriously and no other thread has taken a step since: offering another spurious
     /// wake-up would only repeat the same states forever.
     pub spurious_used: bool,
-    /// Inside a `#[symx::acquire]` call on this object (spinning on it, typically).
-    pub acquiring: Option<(ObjId, &'static Location<'static>)>,
+    /// Inside a `#[symx::acquire]` call (spinning on its lock, typically).
+    pub acquiring: Option<Acquiring>,
     pub park_token: bool,
     pub yielder: *const Yielder<(), ()>,
     /// Events that must precede this thread's next event (see `Event::enablers`).
@@ -128,4 +128,13 @@ impl Thread {
             None => format!("thread {id}"),
         }
     }
+}
+
+/// An annotated acquisition in progress: which lock, in which mode, called from where.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Acquiring {
+    pub obj: ObjId,
+    pub location: &'static Location<'static>,
+    /// `#[symx::acquire_shared]`: only a writer keeps the thread waiting.
+    pub shared: bool,
 }

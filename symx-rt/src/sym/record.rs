@@ -120,6 +120,10 @@ pub(crate) enum Local {
     /// A region the program means to be atomic begins / ends (`symx::atomic_region`).
     AtomicBegin,
     AtomicEnd,
+    /// A `#[symx::acquire]` call begins: from here the thread may wait (spin) for `obj`.
+    AcquireCall {
+        obj: ObjId,
+    },
     /// A lock or barrier annotation of a user-built primitive.
     Annotated {
         op: SyncOp,

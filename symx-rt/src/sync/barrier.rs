@@ -81,7 +81,7 @@ impl Barrier {
             return BarrierWaitResult(true);
         };
         rt::visible(OpKind::BarrierWait, Some(id), location);
-        let generation = self.arrive(id);
+        let generation = self.arrive(id, location);
         let leader = self.complete(id, generation);
         if leader {
             rt::notify(self.key(), true);
@@ -101,9 +101,11 @@ impl Barrier {
     }
 
     /// Counts the caller's arrival and publishes its clock to its generation.
-    fn arrive(&self, id: ObjId) -> usize {
+    fn arrive(&self, id: ObjId, location: &'static Location<'static>) -> usize {
         let (generation, published) = rt::with(|e| {
-            let generation = e.barrier_arrive(id).expect("declared when first used");
+            let generation = e
+                .barrier_arrive(id, location)
+                .unwrap_or_else(|_| unreachable!("declared when first used"));
             e.note_sync(crate::sym::record::SyncOp::BarrierArrive, id);
             (generation, e.sync_clock(&VClock::new()))
         })

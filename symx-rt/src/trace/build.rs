@@ -117,10 +117,17 @@ impl Builder<'_> {
             value: ty.to_i128(bits),
         });
         out.guard = note.guard;
+        let annotated = matches!(
+            ev.kind,
+            OpKind::AnnotatedAcquire
+                | OpKind::AnnotatedRelease
+                | OpKind::AnnotatedAcquireShared
+                | OpKind::AnnotatedReleaseShared
+        );
         out.sync = note
             .sync
             .iter()
-            .map(|&(op, obj)| sync_record(op, obj, false))
+            .map(|&(op, obj)| sync_record(op, obj, annotated))
             .collect();
     }
 
@@ -131,30 +138,7 @@ impl Builder<'_> {
         match ev.kind {
             OpKind::Load if shared => EventKind::SharedRead,
             OpKind::Store if shared => EventKind::SharedWrite,
-            OpKind::Load => EventKind::Load,
-            OpKind::Store => EventKind::Store,
-            OpKind::Rmw => EventKind::Rmw,
-            OpKind::CompareExchange => EventKind::CompareExchange,
-            OpKind::Lock => EventKind::Lock,
-            OpKind::ReadLock => EventKind::ReadLock,
-            OpKind::TryLock => EventKind::TryLock,
-            OpKind::Unlock => EventKind::Unlock,
-            OpKind::ReadUnlock => EventKind::ReadUnlock,
-            OpKind::CondvarWait => EventKind::CondvarWait,
-            OpKind::NotifyOne => EventKind::NotifyOne,
-            OpKind::NotifyAll => EventKind::NotifyAll,
-            OpKind::BarrierWait => EventKind::BarrierWait,
-            OpKind::Send => EventKind::Send,
-            OpKind::Recv => EventKind::Recv,
-            OpKind::Park => EventKind::Park,
-            OpKind::Unpark => EventKind::Unpark,
-            OpKind::Yield => EventKind::Yield,
-            OpKind::QueueWait => EventKind::QueueWait,
-            OpKind::QueueNotify => EventKind::QueueNotify,
-            OpKind::QueueNotifyAll => EventKind::QueueNotifyAll,
-            OpKind::Once => EventKind::Once,
-            OpKind::SpuriousWake => EventKind::SpuriousWake,
-            OpKind::Disconnect => EventKind::Disconnect,
+            kind => event_kind(kind),
         }
     }
 
@@ -209,7 +193,7 @@ impl Builder<'_> {
             }
             Local::Spawn { child } | Local::Join { child } => out.child = Some(child),
             Local::Exit | Local::AtomicBegin | Local::AtomicEnd => {}
-            Local::CellAccess { obj, .. } => out.obj = Some(obj),
+            Local::CellAccess { obj, .. } | Local::AcquireCall { obj } => out.obj = Some(obj),
             Local::Annotated { op, obj } => out.sync = vec![sync_record(op, obj, true)],
         }
     }
@@ -252,6 +236,7 @@ fn local_kind(l: &Local) -> EventKind {
         Local::AtomicEnd => EventKind::AtomicEnd,
         Local::CellAccess { write: false, .. } => EventKind::CellRead,
         Local::CellAccess { write: true, .. } => EventKind::CellWrite,
+        Local::AcquireCall { .. } => EventKind::AcquireCall,
         Local::Annotated { op, .. } => match op {
             SyncOp::Acquire { .. } => EventKind::Acquire,
             SyncOp::Release { .. } | SyncOp::TryAcquireFailed => EventKind::Release,
@@ -297,6 +282,7 @@ fn objects(e: &Execution) -> Vec<ObjectInfo> {
                     ty,
                     value: ty.to_i128(bits),
                 }),
+                created: s.created.map(location),
             }
         })
         .collect()
@@ -310,5 +296,38 @@ fn verdict(e: &Execution) -> Verdict {
         },
         None if e.sym.discarded => Verdict::Discarded,
         None => Verdict::Pass,
+    }
+}
+
+/// How traces name a visible operation on anything but a `Shared` (whose loads and stores are
+/// `shared_read` and `shared_write`).
+pub(crate) fn event_kind(kind: OpKind) -> EventKind {
+    match kind {
+        OpKind::Load => EventKind::Load,
+        OpKind::Store => EventKind::Store,
+        OpKind::Rmw => EventKind::Rmw,
+        OpKind::CompareExchange => EventKind::CompareExchange,
+        OpKind::Lock => EventKind::Lock,
+        OpKind::ReadLock => EventKind::ReadLock,
+        OpKind::TryLock => EventKind::TryLock,
+        OpKind::Unlock => EventKind::Unlock,
+        OpKind::ReadUnlock => EventKind::ReadUnlock,
+        OpKind::CondvarWait => EventKind::CondvarWait,
+        OpKind::NotifyOne => EventKind::NotifyOne,
+        OpKind::NotifyAll => EventKind::NotifyAll,
+        OpKind::BarrierWait => EventKind::BarrierWait,
+        OpKind::Send => EventKind::Send,
+        OpKind::Recv => EventKind::Recv,
+        OpKind::Park => EventKind::Park,
+        OpKind::Unpark => EventKind::Unpark,
+        OpKind::Yield => EventKind::Yield,
+        OpKind::QueueWait => EventKind::QueueWait,
+        OpKind::QueueNotify => EventKind::QueueNotify,
+        OpKind::QueueNotifyAll => EventKind::QueueNotifyAll,
+        OpKind::Once => EventKind::Once,
+        OpKind::SpuriousWake => EventKind::SpuriousWake,
+        OpKind::Disconnect => EventKind::Disconnect,
+        OpKind::AnnotatedAcquire | OpKind::AnnotatedAcquireShared => EventKind::Acquire,
+        OpKind::AnnotatedRelease | OpKind::AnnotatedReleaseShared => EventKind::Release,
     }
 }

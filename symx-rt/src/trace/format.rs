@@ -77,6 +77,10 @@ pub struct ObjectInfo {
     /// which a read ordered before every write returns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial: Option<InitialValue>,
+    /// Where the program created it (the caller of its constructor), when known: the same in
+    /// every execution, unlike `id` (added within version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<Location>,
 }
 
 /// The value a variable starts the execution with.
@@ -197,14 +201,18 @@ pub enum EventKind {
     AtomicBegin,
     /// The end of that region.
     AtomicEnd,
-    /// Annotated (user-built) lock and barrier operations.
+    /// An annotated (user-built) lock was acquired: the `#[symx::acquire]` call returns.
+    /// A step of the schedule (a local event in traces written before symx 0.1.1).
     Acquire,
-    /// An annotated release.
+    /// An annotated release: the `#[symx::release]` call begins. A step, like `Acquire`.
     Release,
     /// An annotated barrier arrival.
     BarrierArrive,
     /// An annotated barrier departure.
     BarrierDepart,
+    /// A `#[symx::acquire]` call on `obj` began: the thread may wait inside it until its
+    /// `Acquire` (added within version 1).
+    AcquireCall,
 }
 
 /// One event of the execution.

@@ -150,6 +150,11 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
             };
             send(&Message::Ran(run_one(builder, body, &guide)));
         }
+        Request::RunConstrained { schedule, inputs } => {
+            let inputs = inputs.into_iter().map(|i| (i.name, i.value)).collect();
+            let run = builder.run_constrained(&schedule, &inputs, body);
+            send(&Message::Ran(ran(run)));
+        }
         Request::Session => session(builder, body),
         // Outside a session there is nothing to end.
         Request::End => {}
@@ -158,7 +163,7 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
 
 /// The request kinds a session answers: single guided executions, whose answers are small
 /// and whose cost a process per request would dominate.
-const SESSION_SERVES: [&str; 2] = ["run_one", "replay"];
+const SESSION_SERVES: [&str; 3] = ["run_one", "replay", "run_constrained"];
 
 /// A persistent session: one answer per request line, in order, until `end` or the end of
 /// input. Every execution is a fresh one (objects and `static` symx objects start afresh, as
@@ -186,7 +191,9 @@ fn session(builder: &Builder, body: fn()) {
         };
         match request {
             Request::End => return,
-            Request::RunOne { .. } | Request::Replay { .. } => answer(builder, body, request),
+            Request::RunOne { .. } | Request::Replay { .. } | Request::RunConstrained { .. } => {
+                answer(builder, body, request)
+            }
             Request::Explore { .. } | Request::Session => send(&Message::Unsupported {
                 request: request_name(&request).into(),
                 reason: format!("a session answers {}", SESSION_SERVES.join(" and ")),
@@ -200,6 +207,7 @@ fn request_name(request: &Request) -> &'static str {
         Request::Explore { .. } => "explore",
         Request::Replay { .. } => "replay",
         Request::RunOne { .. } => "run_one",
+        Request::RunConstrained { .. } => "run_constrained",
         Request::Session => "session",
         Request::End => "end",
     }
@@ -301,7 +309,10 @@ fn replay(builder: &Builder, body: fn(), token: &str) -> Replayed {
 }
 
 fn run_one(builder: &Builder, body: fn(), guide: &crate::Guide) -> Ran {
-    let run = builder.run_guided(guide, body);
+    ran(builder.run_guided(guide, body))
+}
+
+fn ran(run: crate::GuidedRun) -> Ran {
     Ran {
         failure: run.report.failure().map(report::failure),
         trace: Box::new(run.trace),

@@ -68,6 +68,14 @@ pub enum Request {
         #[serde(default)]
         inputs: Vec<InputValue>,
     },
+    /// Run one execution held to `schedule`'s happens-before order (constrained execution,
+    /// input-covering schedules) with the given input values, and send back its trace
+    /// ([`Message::Ran`], whose `divergence` says where it left the schedule).
+    RunConstrained {
+        schedule: Box<crate::covering::HbSchedule>,
+        #[serde(default)]
+        inputs: Vec<InputValue>,
+    },
     /// Open a persistent session ([`Message::Session`]): the worker then answers any number
     /// of further `run_one` and `replay` lines, one message each, in order, until [`End`]
     /// or the end of its input. Each execution is isolated as in a process of its own.

@@ -1,7 +1,7 @@
 pub struct SpinLock;
 
 impl SpinLock {
-    #[symx::acquire(exclusive)]
+    #[symx::acquire(self, exclusive)]
     pub fn lock(&self) {}
 }
 

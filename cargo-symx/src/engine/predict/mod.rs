@@ -39,6 +39,9 @@
 //!   depend on can only return written values, which rarely overflow; the symbolic engine,
 //!   whose inputs are free, is where they pay. A predicted run that hits a failing check
 //!   panics there on replay and is reported as a replay that failed otherwise, never dropped.
+//! - A replay that fails another way than predicted ran the real program on a schedule it
+//!   can take: its failure is a bug (`TraceAnalysis::failed_otherwise`), whatever the
+//!   prediction was; only replays that pass are unconfirmed.
 //!   `element` events keep their guard like a pin (the same element).
 //! - Condvar and wait-queue waits are matched to the notify that wakes them and barrier
 //!   generations open together (`blocking`); channels, park and once are not modelled: their
@@ -150,12 +153,17 @@ pub struct Prediction {
 pub struct TraceAnalysis {
     /// Predictions whose replay failed the same way: real bugs.
     pub confirmed: Vec<Prediction>,
-    /// Predictions whose replay did not: defects of ours, counted, never reported as bugs.
+    /// Predictions whose replay passed, or could not run: defects of ours, counted, never
+    /// reported as bugs.
     pub unconfirmed: Vec<(Prediction, String)>,
     /// Predictions whose replay failed otherwise, in a thread that a flipped branch took into
     /// code the trace does not have (the prefix semantics stops such a thread; the program
     /// runs on): neither confirmed nor a defect of ours. The failure is the replay's own.
     pub off_trace: Vec<(Prediction, String)>,
+    /// Predictions whose replay failed another way along the trace (a data race where a
+    /// lock's exclusion was predicted to break, say): not the predicted bug, but a real
+    /// failure of the program on a schedule it can take, with the replay's own token.
+    pub failed_otherwise: Vec<(Prediction, String)>,
     /// Predictions dropped because they leaned on an initial value the trace does not show
     /// and the replay showed another (the query was asked again with it).
     pub refined: usize,
@@ -230,6 +238,11 @@ pub fn predict<R: IntoReplayed>(
                 Err(why) if confirm::failed_off_the_trace(&ctp, &run) => {
                     prediction.replayed = Some(run);
                     out.off_trace.push((prediction, why));
+                    break;
+                }
+                Err(why) if run.failure.is_some() => {
+                    prediction.replayed = Some(run);
+                    out.failed_otherwise.push((prediction, why));
                     break;
                 }
                 Err(why) => {

@@ -136,4 +136,62 @@ impl<T: Send> Lock for Slot<T> {
     fn lock(&self) {}
 }
 
+// Named objects: a field by value or by reference, a reference expression, a smart
+// pointer, a parameter of a function without `self`; shared acquisition.
+pub struct Wrapper {
+    raw: SpinLock,
+    shared: Arc<SpinLock>,
+    barrier: MyBarrier,
+}
+
+pub struct WrapperGuard<'a> {
+    lock: &'a SpinLock,
+}
+
+impl Wrapper {
+    #[symx::acquire(self.raw)]
+    pub fn lock(&self) -> WrapperGuard<'_> {
+        WrapperGuard { lock: &self.raw }
+    }
+
+    #[symx::try_acquire(&self.raw)]
+    pub fn try_lock(&self) -> Option<WrapperGuard<'_>> {
+        None
+    }
+
+    #[symx::acquire_shared(self.shared)]
+    pub fn read(&self) {}
+
+    #[symx::try_acquire_shared(self.shared)]
+    pub fn try_read(&self) -> bool {
+        true
+    }
+
+    #[symx::release_shared(self.shared)]
+    pub fn unlock_read(&self) {}
+
+    #[symx::barrier_init(self.barrier, n)]
+    pub fn start(&self, n: usize) {
+        let _ = n;
+    }
+
+    #[symx::barrier_arrive(self.barrier)]
+    pub fn arrive(&self) {}
+}
+
+impl Drop for WrapperGuard<'_> {
+    #[symx::release(self.lock)]
+    fn drop(&mut self) {}
+}
+
+#[symx::acquire(lock)]
+pub fn lock_free_fn(lock: &SpinLock) {
+    let _ = lock;
+}
+
+#[symx::release(*lock)]
+pub fn unlock_free_fn(lock: &SpinLock) {
+    let _ = lock;
+}
+
 fn main() {}

@@ -39,16 +39,21 @@ impl Check for Deadlock {
         cyclic_wait(enc, &self.cycle)
     }
 
-    /// The runtime reported a deadlock with every thread of the cycle blocked at its
-    /// acquisition.
+    /// The runtime reported a deadlock with every thread of the cycle at its wait, never
+    /// having made the acquisition (a spinning thread runs on past the recorded position
+    /// of its acquisition, which it never reaches).
     fn confirm(&self, ctp: &Ctp, run: &Replayed) -> Result<(), String> {
         let failure = confirm::failure(run)?;
-        let blocked = |e: Ev| {
-            let ev = ctp.event(e);
-            let last = run.trace.events.iter().rfind(|r| r.thread == ev.thread);
-            last.is_some_and(|r| r.index < ev.index)
+        let blocked = |w: &Wait| {
+            let (wait, acquire) = (ctp.event(w.wait), ctp.event(w.acquire));
+            let mine = || run.trace.events.iter().filter(|r| r.thread == wait.thread);
+            let got_there = wait.index == 0 || mine().any(|r| r.index + 1 >= wait.index);
+            let acquired = mine().any(|r| {
+                r.index >= wait.index && r.kind == acquire.kind && r.location == acquire.location
+            });
+            got_there && !acquired
         };
-        let all_blocked = self.cycle.waits().iter().all(|w| blocked(w.acquire));
+        let all_blocked = self.cycle.waits().iter().all(blocked);
         confirm::judged(
             confirm::is(run, FailureKind::Deadlock) && all_blocked,
             failure,
@@ -78,10 +83,12 @@ impl Check for Deadlock {
 /// deadlocks of more than four threads are rare.
 pub const MAX_CYCLE: usize = 4;
 
-/// One thread's part of a cycle: it is poised at `acquire` while holding the lock it took at
-/// `held`.
+/// One thread's part of a cycle: it waits from `wait` on (the acquisition itself for a
+/// built-in lock, the start of the `#[symx::acquire]` call for an annotated one) for the
+/// acquisition `acquire`, while holding the lock it took at `held`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Wait {
+    pub wait: Ev,
     pub acquire: Ev,
     pub held: Ev,
 }
@@ -129,13 +136,11 @@ fn edges(ctp: &Ctp) -> Vec<Edge> {
         for s in sections.iter().filter(|s| !s.shared) {
             for (&holds, outer) in ctp.sections.iter().filter(|(&l, _)| l != wants) {
                 // A section of the same thread open at this acquisition.
-                for h in outer
-                    .iter()
-                    .filter(|h| !h.shared && ctp.holds(h, s.acquire))
-                {
+                for h in outer.iter().filter(|h| !h.shared && ctp.holds(h, s.wait)) {
                     out.push(Edge {
                         thread: s.thread,
                         wait: Wait {
+                            wait: s.wait,
                             acquire: s.acquire,
                             held: h.acquire,
                         },
@@ -176,16 +181,18 @@ fn extend(edges: &[Edge], start: &Edge, path: &mut Vec<usize>, out: &mut Vec<Cyc
     }
 }
 
-/// `PHI_PRP` of a cycle: every thread of it got to its acquisition without making it, and
-/// holds its lock (the section's release comes after the acquisition in program order, so
-/// it has not run).
+/// `PHI_PRP` of a cycle: every thread of it got to where it waits without making the
+/// acquisition, and holds its lock (the section's release comes after the acquisition in
+/// program order, so it has not run). A thread in an annotated acquire call may have run
+/// part of its spin: its events there read the lock's state and may only run as the claim
+/// of mutual exclusion allows.
 fn cyclic_wait(enc: &Encoding, cycle: &Cycle) -> Bool {
     let conj: Vec<Bool> = cycle
         .waits()
         .iter()
         .flat_map(|w| {
             [
-                enc.reached(w.acquire),
+                enc.reached(w.wait),
                 enc.exec[w.acquire].not(),
                 enc.exec[w.held].clone(),
             ]

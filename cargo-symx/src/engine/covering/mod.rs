@@ -1,0 +1,351 @@
+//! Input-covering schedules: a small set Σ of (input constraint I, schedule S) pairs such that
+//! every input satisfies the I of some pair whose S the program can be held to.
+//!
+//! **The algorithm.** Bergan, "Avoiding State-Space Explosion in Multithreaded Programs with
+//! Input-Covering Schedules and Symbolic Execution" (dissertation, 2014, ch. 3; first as
+//! Bergan, Ceze, Grossman, OOPSLA 2013). A schedule is the happens-before graph of the
+//! synchronization operations of one execution (`symx::covering::HbSchedule`). Σ is found by
+//! `SearchInEpoch` (Fig. 3.4): run one path (`ExecutePath`), record its schedule with the
+//! precondition under which that schedule is followed, and queue the negations of the
+//! precondition's conditions, one at a time after the same prefix, until no input is left
+//! uncovered. Three of the paper's redundancy prunings (§3.4.1) apply:
+//!
+//! - *prefix schedules* (§3.4.1.1): a run that fails having done a prefix of another
+//!   schedule's synchronization is no schedule of its own (the runtime follows the longer one
+//!   and stops where the program fails); `Options::prefix = false` keeps them;
+//! - *no code duplication* (§3.4.1.4): sites are source locations, which compilation cannot
+//!   duplicate;
+//! - *ignoring library synchronization* (§3.4.1.2): only the modelled `symx` operations are
+//!   nodes.
+//!
+//! **Departures, and why each stays sound.**
+//!
+//! 1. `ExecutePath` is one run of the test through `Executor::run` with an empty guide: the
+//!    thread that ran last goes on while it can, otherwise the lowest thread id
+//!    (non-preemptive, deterministic). Any feasible path is a correct choice (§3.3.2).
+//! 2. The precondition slice (Costa et al.'s, made synchronization-preserving, §3.3.2) needs
+//!    static control and data dependence we do not have without MIR. It is replaced by its
+//!    semantic counterpart: every symbolic condition's other side is explored, and paths
+//!    whose schedules are *equal* are merged, I := I₁ ∨ I₂ (identical canonical graphs only,
+//!    which only widens a constraint to inputs known to follow the same schedule). The I of
+//!    a pair is then exactly the set of inputs whose deterministic run follows S: the
+//!    weakest precondition relative to the policy, never weaker. The cost is runs (one per
+//!    path, sync-relevant or not), not schedules: |Σ| counts distinct schedules, which is
+//!    what the paper's slice aims at. Assertion and overflow checks are not flipped while
+//!    prefix pruning is on: their failing side exits before any further synchronization, so
+//!    its schedule is always a prefix of the path's (that is §3.4.1.1's rule), and their
+//!    conditions are left out of I (those inputs follow S up to the failure).
+//! 3. Objects are named by their creation site and rank (see `symx::covering`), standing for
+//!    the lock address the paper's slice keeps live: a lock chosen by an input is a
+//!    different schedule, writes to the data a lock protects are not.
+//! 4. A value an input decides that was made concrete (a pin) fixes the rest of the path;
+//!    the pin's condition is kept in I (sound: narrower), and the enumeration says it is not
+//!    complete, naming the pin, as the symbolic engine does.
+
+mod deadlock;
+mod file;
+mod pairs;
+mod select;
+
+pub use deadlock::{check_deadlocks, DeadlockVerdict, Verdicts};
+pub use file::{schedule_file, Summary, FILE_FORMAT, FILE_VERSION};
+pub use pairs::Pair;
+pub use select::select;
+
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::time::{Duration, Instant};
+
+use symx::covering::HbSchedule;
+use symx::trace::format::{Location, Ty};
+use symx::{Guide, InputValues};
+use z3::ast::{Ast, Bool};
+
+use super::Executor;
+use crate::solver::model::model_inputs;
+use crate::solver::path::{Condition, PathCondition, Role};
+use crate::solver::smt::{Answer, Smt, Stats};
+
+/// Settings of an enumeration.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Prune prefix schedules (§3.4.1.1); `false` is `--no-prefix`.
+    pub prefix: bool,
+    /// Paths (runs) over the whole enumeration; past it the enumeration halts, incomplete.
+    pub max_paths: u64,
+    pub time_budget: Option<Duration>,
+    /// Solver time per query.
+    pub query_timeout: Option<Duration>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            prefix: true,
+            max_paths: 10_000,
+            time_budget: None,
+            query_timeout: Some(Duration::from_secs(10)),
+        }
+    }
+}
+
+/// The input-covering set of one test (one epoch: every input is drawn before the
+/// program's synchronization is split anywhere).
+#[derive(Debug, Default)]
+pub struct Enumeration {
+    /// Σ, in the order the schedules were found.
+    pub pairs: Vec<Pair>,
+    /// The inputs the runs drew: name and type.
+    pub inputs: BTreeMap<String, Ty>,
+    /// Paths run (each one `ExecutePath`).
+    pub paths: u64,
+    /// Runs an assumption discarded.
+    pub discarded: u64,
+    /// Failing runs merged into a longer schedule as its prefix.
+    pub prefixes: u64,
+    pub solver: Stats,
+    /// Every input is covered (nothing below cut the search).
+    pub complete: bool,
+    /// Why not complete, in words (a budget, a solver timeout, a pin with its location).
+    pub incomplete: Vec<String>,
+    pub seconds: f64,
+}
+
+/// Enumerates the input-covering schedules of `executor`'s test (Fig. 3.4).
+pub fn enumerate(executor: &mut dyn Executor, opts: &Options) -> Enumeration {
+    let mut search = Search {
+        opts,
+        started: Instant::now(),
+        smt: Smt::new(opts.query_timeout),
+        queue: VecDeque::from([InputValues::new()]),
+        asked: HashSet::new(),
+        explored: HashSet::new(),
+        found: pairs::Found::default(),
+        repeats: None,
+        cut: BTreeSet::new(),
+        out: Enumeration::default(),
+    };
+    search.run(executor);
+    search.finish()
+}
+
+struct Search<'o> {
+    opts: &'o Options,
+    started: Instant,
+    smt: Smt,
+    /// Input assignments still to run (the worklist of constraints, each as one model).
+    queue: VecDeque<InputValues>,
+    /// Sides taken by a path or already asked of the solver: the prefix's terms and the
+    /// side's.
+    asked: HashSet<(Vec<String>, String)>,
+    explored: HashSet<Vec<(String, i128)>>,
+    found: pairs::Found,
+    /// The condition site repeated most on one path, and how often.
+    repeats: Option<(String, u64)>,
+    cut: BTreeSet<String>,
+    out: Enumeration,
+}
+
+impl Search<'_> {
+    fn run(&mut self, executor: &mut dyn Executor) {
+        while let Some(inputs) = self.queue.pop_front() {
+            if !self
+                .explored
+                .insert(inputs.iter().map(|(k, &v)| (k.clone(), v)).collect())
+            {
+                continue;
+            }
+            if self.out.paths >= self.opts.max_paths {
+                self.cut.insert(format!(
+                    "the path budget ({}) stopped the enumeration{}",
+                    self.opts.max_paths,
+                    self.unbounded_loop()
+                ));
+                return;
+            }
+            if self
+                .opts
+                .time_budget
+                .is_some_and(|t| self.started.elapsed() >= t)
+            {
+                self.cut
+                    .insert("the time budget stopped the enumeration".into());
+                return;
+            }
+            self.execute_path(executor, inputs);
+        }
+    }
+
+    /// Names the loop that most likely keeps the enumeration going (§3.2.2: a loop on an
+    /// input needs as many schedules as the input has values, unless bounded epochs cut it).
+    fn unbounded_loop(&self) -> String {
+        match &self.repeats {
+            Some((site, n)) if *n > 1 => format!(
+                ": the condition at {site} repeats {n} times on one path, a loop whose trip \
+                 count an input decides (bounded epochs, which would cut it, are not \
+                 implemented)"
+            ),
+            _ => String::new(),
+        }
+    }
+
+    /// `ExecutePath`, then the schedule's bookkeeping and the sides to explore next.
+    fn execute_path(&mut self, executor: &mut dyn Executor, inputs: InputValues) {
+        let guide = Guide {
+            inputs,
+            ..Guide::default()
+        };
+        let ran = match executor.run(&guide) {
+            Ok(r) => r,
+            Err(why) => {
+                self.cut.insert(format!("a path could not run: {why}"));
+                return;
+            }
+        };
+        self.out.paths += 1;
+        let path = PathCondition::of(&ran.trace);
+        for (name, ty, _) in &path.inputs {
+            self.out.inputs.insert(name.clone(), *ty);
+        }
+        let Some(schedule) = HbSchedule::of(&ran.trace) else {
+            self.out.discarded += 1;
+            return;
+        };
+        let drawn: InputValues = (path.inputs.iter())
+            .map(|(n, _, v)| (n.clone(), *v))
+            .collect();
+        self.explored
+            .insert(drawn.iter().map(|(k, &v)| (k.clone(), v)).collect());
+        self.cover(&path);
+        self.note_repeats(&path);
+        let precondition = self.precondition(&path);
+        self.found.add(schedule, precondition, drawn, ran.failure);
+        self.expand(&path);
+    }
+
+    /// The conditions of `path` that decide its schedule: all its symbolic ones but the
+    /// assertions and checks that held, when prefix pruning is on (departure 2), and the
+    /// assumptions: I is stated within the test's `symx::assume`s (an input outside them is
+    /// discarded and has no schedule). Leaving them out keeps the pairs exclusive: two paths
+    /// first differ at a branch or an element choice, never at an assumption.
+    fn precondition(&mut self, path: &PathCondition) -> Vec<Bool> {
+        let mut out = Vec::new();
+        for c in path.conditions.iter().filter(|c| c.symbolic()) {
+            if c.role == Role::Pin {
+                self.cut.insert(format!(
+                    "a value that depends on an input was made concrete at {}",
+                    at(&c.location)
+                ));
+            }
+            let left_out = c.role == Role::Assume || (self.opts.prefix && exits_at_once(c));
+            if !left_out {
+                out.push(c.taken.clone());
+            }
+        }
+        out
+    }
+
+    /// Keeps the condition site that repeats most often on one path: where a loop runs as
+    /// often as an input says, which is what keeps an enumeration without epochs from ending.
+    fn note_repeats(&mut self, path: &PathCondition) {
+        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+        for c in path
+            .conditions
+            .iter()
+            .filter(|c| c.role == Role::Branch && c.symbolic())
+        {
+            *counts.entry(at(&c.location)).or_default() += 1;
+        }
+        if let Some((site, n)) = counts.into_iter().max_by_key(|(_, n)| *n) {
+            if self.repeats.as_ref().is_none_or(|(_, m)| n > *m) {
+                self.repeats = Some((site, n));
+            }
+        }
+    }
+
+    /// Marks the sides `path` took, after their prefixes, as taken: not worth asking.
+    fn cover(&mut self, path: &PathCondition) {
+        let mut prefix: Vec<String> = Vec::new();
+        for c in path.conditions.iter().filter(|c| c.symbolic()) {
+            let taken = key(&c.taken);
+            self.asked.insert((prefix.clone(), taken.clone()));
+            prefix.push(taken);
+        }
+    }
+
+    /// Queues the other side of every condition of `path`, after the same prefix
+    /// (Fig. 3.4, lines 21-28).
+    fn expand(&mut self, path: &PathCondition) {
+        let mut prefix: Vec<&Condition> = Vec::new();
+        for c in path.conditions.iter().filter(|c| c.symbolic()) {
+            for target in self.other_sides(c) {
+                let key = (prefix.iter().map(|p| key(&p.taken)).collect(), key(&target));
+                if self.asked.insert(key) {
+                    self.ask(path, &prefix, c, &target);
+                }
+            }
+            prefix.push(c);
+        }
+    }
+
+    fn other_sides(&self, c: &Condition) -> Vec<Bool> {
+        match c.role {
+            Role::Branch => vec![c.taken.not()],
+            Role::Element => c.alternatives.clone(),
+            Role::Assertion | Role::Check if c.held && !self.opts.prefix => vec![c.taken.not()],
+            _ => Vec::new(),
+        }
+    }
+
+    fn ask(&mut self, path: &PathCondition, prefix: &[&Condition], c: &Condition, target: &Bool) {
+        let mut query: Vec<Bool> = prefix.iter().map(|p| p.taken.clone()).collect();
+        query.push(target.clone());
+        match self.smt.check(&query) {
+            Answer::Sat(model) => {
+                let known: BTreeMap<String, (Ty, i128)> = (path.inputs.iter())
+                    .map(|(n, ty, v)| (n.clone(), (*ty, *v)))
+                    .collect();
+                self.queue.push_back(model_inputs(&model, &known));
+            }
+            Answer::Unsat => {}
+            Answer::Unknown => {
+                self.cut.insert(format!(
+                    "the solver gave up on a side at {}",
+                    at(&c.location)
+                ));
+            }
+        }
+    }
+
+    fn finish(mut self) -> Enumeration {
+        let (pairs, prefixes) = self.found.finish(self.opts.prefix, &mut self.smt);
+        self.out.pairs = pairs;
+        self.out.prefixes = prefixes;
+        self.out.solver = self.smt.stats.clone();
+        if !self.queue.is_empty() && self.cut.is_empty() {
+            self.cut.insert("inputs were left unexplored".into());
+        }
+        self.out.incomplete = self.cut.into_iter().collect();
+        self.out.complete = self.out.incomplete.is_empty();
+        self.out.seconds = self.started.elapsed().as_secs_f64();
+        self.out
+    }
+}
+
+/// A condition whose failing side ends the run where it stands (an assertion or a check):
+/// whatever fails there does no further synchronization.
+fn exits_at_once(c: &Condition) -> bool {
+    matches!(c.role, Role::Assertion | Role::Check)
+}
+
+/// A condition's identity across paths: its simplified term (the same condition of two
+/// paths can be built differently, `not (not c)` and `c`).
+fn key(b: &Bool) -> String {
+    b.simplify().to_string()
+}
+
+fn at(location: &Option<Location>) -> String {
+    match location {
+        Some(l) => format!("{}:{}:{}", l.file, l.line, l.column),
+        None => "an unknown location".into(),
+    }
+}

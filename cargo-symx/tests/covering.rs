@@ -1,0 +1,257 @@
+//! Input-covering schedules on the acceptance programs of Bergan's dissertation (ch. 3), in
+//! process: the exact numbers of schedules, their constraints, the prefix pruning, the
+//! deadlock check, and that every (constraint, schedule) pair runs constrained without
+//! divergence for a model of its constraint.
+
+use cargo_symx::engine::covering::{self, DeadlockVerdict, Enumeration, Options};
+use cargo_symx::engine::symbolic;
+use cargo_symx::engine::{Executor, InProcess};
+use symx::covering::End;
+use symx::{Builder, InputValues};
+use symx_test_programs::covering as programs;
+
+fn enumerate_with(body: fn(), opts: Options) -> Enumeration {
+    let mut exec = InProcess::new(Builder::new(), body);
+    let e = covering::enumerate(&mut exec, &opts);
+    assert!(e.complete, "{:?}", e.incomplete);
+    every_pair_runs_constrained(&mut exec, &e);
+    e
+}
+
+fn enumerate(body: fn()) -> Enumeration {
+    enumerate_with(body, Options::default())
+}
+
+/// Each pair's schedule, run constrained with its model input, is followed to the end
+/// (or to a failure on a prefix of it).
+fn every_pair_runs_constrained(exec: &mut dyn Executor, e: &Enumeration) {
+    for p in &e.pairs {
+        let ran = exec.run_constrained(&p.schedule, &p.model).unwrap();
+        assert_eq!(ran.divergence, None, "I = {}", p.constraint_text);
+    }
+}
+
+fn constraints(e: &Enumeration) -> Vec<&str> {
+    e.pairs.iter().map(|p| p.constraint_text.as_str()).collect()
+}
+
+/// Executions DPOR runs over every input class (the symbolic engine): the interleavings
+/// input-covering schedules stand for.
+fn interleavings(body: fn()) -> u64 {
+    let mut exec = InProcess::new(Builder::new(), body);
+    let opts = symbolic::Options {
+        keep_going: true,
+        ..symbolic::Options::default()
+    };
+    symbolic::explore(&mut exec, &opts).executions
+}
+
+#[test]
+fn fork_join_is_one_schedule_for_every_input_and_worker_count() {
+    for body in [
+        programs::fork_join::<2> as fn(),
+        programs::fork_join::<4>,
+        programs::fork_join::<8>,
+    ] {
+        let e = enumerate(body);
+        assert_eq!(constraints(&e), ["true"]);
+        assert!(!e.pairs[0].deadlocks());
+        // The branch on the data was explored (two paths) but is not a schedule of its own.
+        assert_eq!(e.paths, 2);
+    }
+}
+
+#[test]
+fn a_lock_chosen_by_the_input_is_two_schedules_against_240_interleavings() {
+    let e = enumerate(programs::lock_chosen_by_input);
+    assert_eq!(
+        constraints(&e),
+        ["(= x #x00000000)", "(not (= x #x00000000))"]
+    );
+    assert_eq!(interleavings(programs::lock_chosen_by_input), 240);
+    // Work inside the critical sections that never writes `x` changes nothing.
+    let e = enumerate(programs::lock_chosen_by_input_with_work);
+    assert_eq!(e.pairs.len(), 2);
+    assert!(
+        e.paths > 2,
+        "the work's own branch was explored: {}",
+        e.paths
+    );
+    // Branches on `x` around one fixed lock choose no lock: one schedule.
+    let e = enumerate(programs::branches_around_one_lock);
+    assert_eq!(constraints(&e), ["true"]);
+}
+
+#[test]
+fn another_input_satisfying_a_constraint_follows_its_schedule() {
+    let mut exec = InProcess::new(Builder::new(), programs::lock_chosen_by_input as fn());
+    let e = covering::enumerate(&mut exec, &Options::default());
+    let not_zero = &e.pairs[1];
+    let five: InputValues = [("x".to_string(), 5)].into();
+    let ran = exec.run_constrained(&not_zero.schedule, &five).unwrap();
+    assert_eq!(ran.divergence, None);
+    // An input outside the constraint takes the other lock: the run diverges, and says where.
+    let zero: InputValues = [("x".to_string(), 0)].into();
+    let ran = exec.run_constrained(&not_zero.schedule, &zero).unwrap();
+    let divergence = ran.divergence.expect("x = 0 takes the other lock");
+    assert!(divergence.contains("covering.rs"), "{divergence}");
+}
+
+#[test]
+fn schedule_specialization_is_one_schedule_under_which_the_panic_cannot_happen() {
+    let e = enumerate(programs::specialization);
+    assert_eq!(constraints(&e), ["true"]);
+    // One run per pair (the testing argument): no failure under constrained execution ...
+    let mut exec = InProcess::new(Builder::new(), programs::specialization as fn());
+    let ran = exec
+        .run_constrained(&e.pairs[0].schedule, &e.pairs[0].model)
+        .unwrap();
+    assert_eq!(ran.failure.map(|f| f.kind), None);
+    // ... while free exploration finds it (T2 first, x odd).
+    let opts = symbolic::Options::default();
+    let out = symbolic::explore(&mut exec, &opts);
+    assert_eq!(out.findings.len(), 1);
+    assert_eq!(out.findings[0].inputs["x"] % 2, 1);
+}
+
+#[test]
+fn an_fft_like_skeleton_is_two_schedules_whose_barriers_run_constrained() {
+    let e = enumerate(programs::fft_like::<2>);
+    assert_eq!(
+        constraints(&e),
+        [
+            "(not (= ((_ extract 0 0) log_n) #b1))",
+            "(= ((_ extract 0 0) log_n) #b1)"
+        ]
+    );
+}
+
+#[test]
+fn a_failure_before_any_synchronization_is_a_prefix_schedule() {
+    let e = enumerate(programs::prefix_abort);
+    assert_eq!(constraints(&e), ["true"]);
+    assert_eq!(e.pairs[0].prefixes, 1);
+    // A lock before the abort makes it a schedule of its own.
+    let e = enumerate(programs::prefix_abort_after_lock);
+    assert_eq!(e.pairs.len(), 2);
+    // Without the pruning the abort is a schedule too.
+    let no_prefix = Options {
+        prefix: false,
+        ..Options::default()
+    };
+    let e = enumerate_with(programs::prefix_abort, no_prefix);
+    assert_eq!(e.pairs.len(), 2);
+    let ends: Vec<&End> = e.pairs.iter().map(|p| &p.schedule.end).collect();
+    assert!(ends.contains(&&End::Exit) && ends.len() == 2, "{ends:?}");
+}
+
+#[test]
+fn a_lock_order_inversion_is_deadlock_free_under_constrained_execution_only() {
+    let e = enumerate(programs::lock_order_inversion);
+    assert_eq!(e.pairs.len(), 1);
+    let mut exec = InProcess::new(Builder::new(), programs::lock_order_inversion as fn());
+    let verdicts = covering::check_deadlocks(&mut exec, &e);
+    assert!(verdicts.deadlocks.is_empty());
+    // Free exploration deadlocks.
+    let report = Builder::new().explore(programs::lock_order_inversion);
+    assert_eq!(report.failure().map(|f| f.kind().name()), Some("deadlock"));
+}
+
+#[test]
+fn an_input_triggered_self_deadlock_is_confirmed_with_its_witness() {
+    let e = enumerate(programs::self_deadlock_on_seven);
+    assert_eq!(e.pairs.len(), 2);
+    let deadlocking: Vec<_> = e.pairs.iter().filter(|p| p.deadlocks()).collect();
+    assert_eq!(deadlocking.len(), 1);
+    assert_eq!(deadlocking[0].constraint_text, "(= x #x00000007)");
+    let mut exec = InProcess::new(Builder::new(), programs::self_deadlock_on_seven as fn());
+    let verdicts = covering::check_deadlocks(&mut exec, &e);
+    assert_eq!((verdicts.confirmed(), verdicts.unconfirmed()), (1, 0));
+    let (_, inputs, verdict) = &verdicts.deadlocks[0];
+    assert_eq!(inputs["x"], 7);
+    let DeadlockVerdict::Confirmed { token, .. } = verdict else {
+        panic!("{verdict:?}")
+    };
+    let schedule: symx::Schedule = token.parse().unwrap();
+    let again = Builder::new().replay(&schedule, programs::self_deadlock_on_seven);
+    assert_eq!(again.failure().map(|f| f.kind().name()), Some("deadlock"));
+}
+
+#[test]
+fn a_loop_on_an_input_halts_at_the_budget_and_names_the_loop() {
+    let opts = Options {
+        max_paths: 30,
+        ..Options::default()
+    };
+    let mut exec = InProcess::new(Builder::new(), programs::lock_loops as fn());
+    let e = covering::enumerate(&mut exec, &opts);
+    assert!(!e.complete);
+    assert_eq!(e.paths, 30);
+    let why = e.incomplete.join("; ");
+    assert!(why.contains("path budget (30)"), "{why}");
+    assert!(
+        why.contains("tests/src/covering.rs:"),
+        "the loop's file:line: {why}"
+    );
+    assert!(
+        why.contains("a loop whose trip count an input decides"),
+        "{why}"
+    );
+    // Every trip-count pair found so far is a schedule of its own (the runs the assumption
+    // discards, after its `&&` was flipped, have none).
+    assert_eq!(e.pairs.len() as u64 + e.discarded, e.paths);
+}
+
+/// The figures of BENCHMARKS.md: |Σ| and the runs of the enumeration against the executions
+/// DPOR explores over every input class, for each acceptance program (exact counts, so a
+/// change shows here first). About 30 s, so not in CI: `cargo test -p cargo-symx --test
+/// covering figures -- --ignored --nocapture` prints the table.
+#[test]
+#[ignore]
+fn figures() {
+    // Name, program, |Σ|, DPOR executions where pinned (0: printed only).
+    type Row = (&'static str, fn(), usize, u64);
+    let programs: [Row; 10] = [
+        ("fork_join W=2", programs::fork_join::<2>, 1, 0),
+        ("fork_join W=4", programs::fork_join::<4>, 1, 0),
+        ("fork_join W=8", programs::fork_join::<8>, 1, 0),
+        (
+            "lock_chosen_by_input",
+            programs::lock_chosen_by_input,
+            2,
+            240,
+        ),
+        (
+            "  with work in the sections",
+            programs::lock_chosen_by_input_with_work,
+            2,
+            0,
+        ),
+        (
+            "  branches around one lock",
+            programs::branches_around_one_lock,
+            1,
+            0,
+        ),
+        ("specialization", programs::specialization, 1, 0),
+        (
+            "prefix_abort_after_lock",
+            programs::prefix_abort_after_lock,
+            2,
+            0,
+        ),
+        ("fft_like W=2", programs::fft_like::<2>, 2, 0),
+        ("fft_like W=4", programs::fft_like::<4>, 2, 0),
+    ];
+    println!("| program | |Σ| | enumeration runs | DPOR executions, all input classes |");
+    println!("|---|---|---|---|");
+    for (name, body, sigma, dpor) in programs {
+        let e = enumerate(body);
+        let n = interleavings(body);
+        println!("| {name} | {} | {} | {n} |", e.pairs.len(), e.paths);
+        assert_eq!(e.pairs.len(), sigma, "{name}");
+        if dpor > 0 {
+            assert_eq!(n, dpor, "{name}");
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! The programs of the input-covering-schedules acceptance tests (Bergan's dissertation,
+//! ch. 3, and the checks derived from its algorithm): each draws its inputs by name and is
+//! instrumented so its branches are recorded. The expected counts are in the tests that run
+//! them (`cargo-symx/tests/covering.rs`).
+
+use std::sync::Arc;
+
+use symx::sync::Mutex;
+use symx::Sym;
+
+/// Fork-join (blackscholes, swaptions): `W` workers in a scope each sum their own inputs
+/// with a synchronization-free loop; main branches on the total. One schedule covers all.
+#[symx::instrument]
+pub fn fork_join<const W: usize>() {
+    let data: Vec<Sym<u32>> = (0..2 * W).map(|i| small(&format!("n{i}"))).collect();
+    let total = symx::thread::scope(|s| {
+        let handles: Vec<_> = data
+            .chunks(2)
+            .map(|chunk| {
+                s.spawn(move || {
+                    let mut sum = Sym::from(0u32);
+                    for v in chunk {
+                        sum += *v;
+                    }
+                    sum
+                })
+            })
+            .collect();
+        let mut total = Sym::from(0u32);
+        for h in handles {
+            total += h.join().unwrap();
+        }
+        total
+    });
+    if total > 10u32 {
+        symx::assume(true);
+    }
+}
+
+/// Bergan's Fig. 3.1: five workers each take the lock the input chooses (`x == 0`: `a`,
+/// otherwise `b`). Two schedules against 5! + 5! interleavings.
+#[symx::instrument]
+pub fn lock_chosen_by_input() {
+    let x: Sym<u32> = symx::any_named("x");
+    let locks = (Mutex::new(0u32), Mutex::new(0u32));
+    symx::thread::scope(|s| {
+        for _ in 0..5 {
+            s.spawn(|| {
+                let m = if x == 0u32 { &locks.0 } else { &locks.1 };
+                let _g = m.lock().unwrap();
+            });
+        }
+    });
+}
+
+/// Fig. 3.1 with a synchronization-free computation inside each critical section that
+/// branches on another input and writes the protected data, never `x`: still two schedules.
+#[symx::instrument]
+pub fn lock_chosen_by_input_with_work() {
+    let x: Sym<u32> = symx::any_named("x");
+    let y = small("y");
+    let locks = (Mutex::new(Sym::from(0u32)), Mutex::new(Sym::from(0u32)));
+    symx::thread::scope(|s| {
+        for _ in 0..5 {
+            s.spawn(|| {
+                let m = if x == 0u32 { &locks.0 } else { &locks.1 };
+                let mut g = m.lock().unwrap();
+                if y > 3u32 {
+                    *g += y;
+                } else {
+                    *g += 1u32;
+                }
+            });
+        }
+    });
+}
+
+/// An input below 1000, so that sums of a few of them cannot overflow.
+#[symx::instrument]
+fn small(name: &str) -> Sym<u32> {
+    let v = symx::any_named::<u32>(name);
+    symx::assume(v < 1000u32);
+    v
+}
+
+#[symx::instrument]
+fn no_sync(v: Sym<u32>) -> Sym<u32> {
+    v * 3u32
+}
+
+/// The jump-threading shape (§3.4.1.4): `if x == 0 { f() }; m.lock(); if x == 0 { g() }`
+/// with synchronization-free `f` and `g`: one schedule.
+#[symx::instrument]
+pub fn branches_around_one_lock() {
+    let x: Sym<u32> = symx::any_named("x");
+    let m = Mutex::new(Sym::from(0u32));
+    symx::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                let mut v = Sym::from(1u32);
+                if x == 0u32 {
+                    v = no_sync(v);
+                }
+                let mut g = m.lock().unwrap();
+                if x == 0u32 {
+                    *g = no_sync(v);
+                }
+            });
+        }
+    });
+}
+
+/// Schedule specialization (§3.1): T1 makes an odd value even under the lock, T2 panics on
+/// an odd value under it. One schedule (T1 first), under which T2 never panics.
+#[symx::instrument]
+pub fn specialization() {
+    let l = Mutex::new(small("x"));
+    symx::thread::scope(|s| {
+        s.spawn(|| {
+            let mut g = l.lock().unwrap();
+            if *g % 2u32 != 0u32 {
+                *g += 1u32;
+            }
+        });
+        s.spawn(|| {
+            let g = l.lock().unwrap();
+            if *g % 2u32 != 0u32 {
+                panic!("odd under the lock");
+            }
+        });
+    });
+}
+
+/// Prefix schedules (§3.4.1.1): `a.lock(); if x == 0 { panic!() } b.lock();` is one schedule
+/// (A then B); the failing path is its prefix.
+#[symx::instrument]
+pub fn prefix_abort() {
+    let x: Sym<u32> = symx::any_named("x");
+    let (a, b) = (Mutex::new(()), Mutex::new(()));
+    let _ga = a.lock().unwrap();
+    if x == 0u32 {
+        panic!("x is zero");
+    }
+    let _gb = b.lock().unwrap();
+}
+
+/// `prefix_abort` with a lock taken before the abort: two schedules.
+#[symx::instrument]
+pub fn prefix_abort_after_lock() {
+    let x: Sym<u32> = symx::any_named("x");
+    let (a, b, c) = (Mutex::new(()), Mutex::new(()), Mutex::new(()));
+    let _ga = a.lock().unwrap();
+    if x == 0u32 {
+        let _gc = c.lock().unwrap();
+        panic!("x is zero");
+    }
+    let _gb = b.lock().unwrap();
+}
+
+/// A lock-order inversion without inputs: T1 takes `a` then `b`, T2 `b` then `a`.
+#[symx::instrument]
+pub fn lock_order_inversion() {
+    let (a, b) = (Arc::new(Mutex::new(())), Arc::new(Mutex::new(())));
+    let (a1, b1) = (a.clone(), b.clone());
+    let t1 = symx::thread::spawn(move || {
+        let _ga = a1.lock().unwrap();
+        let _gb = b1.lock().unwrap();
+    });
+    let t2 = symx::thread::spawn(move || {
+        let _gb = b.lock().unwrap();
+        let _ga = a.lock().unwrap();
+    });
+    t1.join().unwrap();
+    t2.join().unwrap();
+}
+
+/// An input-triggered self-deadlock: `x == 7` locks a non-reentrant mutex twice.
+#[symx::instrument]
+pub fn self_deadlock_on_seven() {
+    let x: Sym<u32> = symx::any_named("x");
+    let m = Mutex::new(());
+    if x == 7u32 {
+        let _g = m.lock().unwrap();
+        let _h = m.lock().unwrap();
+    }
+}
+
+/// Bounded epochs' motivating loop (§3.2.2): T1 locks `x` times, T2 `y` times. Without epochs
+/// every pair of trip counts is its own schedule (256 here, 2^64 for all of `u32`): the
+/// enumeration outruns any budget.
+#[symx::instrument]
+pub fn lock_loops() {
+    let (x, y) = (symx::any_named::<u32>("x"), symx::any_named::<u32>("y"));
+    symx::assume(x < 16u32 && y < 16u32);
+    let m = Mutex::new(());
+    symx::thread::scope(|s| {
+        s.spawn(|| {
+            let mut i = 0u32;
+            while x > i {
+                drop(m.lock().unwrap());
+                i += 1;
+            }
+        });
+        s.spawn(|| {
+            let mut i = 0u32;
+            while y > i {
+                drop(m.lock().unwrap());
+                i += 1;
+            }
+        });
+    });
+}
+
+/// An fft-like skeleton (SPLASH-2 fft's shape: fork-join and a static number of barriers):
+/// `W` workers compute, meet at a barrier, and do a transpose phase with one more barrier
+/// only when the input size is odd: two schedules, as the dissertation's fft has.
+#[symx::instrument]
+pub fn fft_like<const W: usize>() {
+    let log_n = symx::any_named::<u32>("log_n");
+    let barrier = symx::sync::Barrier::new(W);
+    let data: Vec<Mutex<u32>> = (0..W).map(|_| Mutex::new(0)).collect();
+    symx::thread::scope(|s| {
+        for me in 0..W {
+            let (barrier, data) = (&barrier, &data);
+            s.spawn(move || {
+                *data[me].lock().unwrap() += 1;
+                barrier.wait();
+                if log_n % 2u32 == 1u32 {
+                    *data[(me + 1) % W].lock().unwrap() += 1;
+                    barrier.wait();
+                }
+            });
+        }
+    });
+}
