@@ -46,6 +46,44 @@ pub struct Settings {
     /// Which facts of a declared program context hold (`full`, `no-rd`, `no-si`, `naive`),
     /// over the test attribute's `context_mode`.
     pub context_mode: Option<String>,
+    /// Search passing tests with assertion-guided pruning: `true`, `false` or `"audit"`.
+    pub assertion_guided: Option<GuidedKey>,
+}
+
+/// The value of `assertion-guided`: a switch, or the name of a mode (`"audit"`).
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum GuidedKey {
+    Switch(bool),
+    Mode(String),
+}
+
+/// Whether and how `cargo symx test` searches with assertion-guided pruning.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Guided {
+    /// Only tests whose attribute asks (`assertion_guided = true`).
+    #[default]
+    Attribute,
+    /// Every passing `#[symx::test]`.
+    On,
+    /// Every passing `#[symx::test]`, pruned and unpruned side by side: a difference in
+    /// verdict or failing assertion sites is a failure.
+    Audit,
+    /// No test.
+    Off,
+}
+
+impl GuidedKey {
+    fn resolve(&self) -> Result<Guided, String> {
+        match self {
+            GuidedKey::Switch(true) => Ok(Guided::On),
+            GuidedKey::Switch(false) => Ok(Guided::Off),
+            GuidedKey::Mode(m) if m == "audit" => Ok(Guided::Audit),
+            GuidedKey::Mode(m) => Err(format!(
+                "assertion-guided is true, false or \"audit\", not \"{m}\""
+            )),
+        }
+    }
 }
 
 impl Settings {
@@ -70,7 +108,8 @@ impl Settings {
             symbolic,
             max_branch_depth,
             features,
-            context_mode
+            context_mode,
+            assertion_guided
         );
         self.expect
             .extend(over.expect.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -104,6 +143,7 @@ pub struct Resolved {
     pub features: Vec<String>,
     /// The configured `context-mode` (checked), over the test attribute's.
     pub context_mode: Option<symx::context::ContextMode>,
+    pub assertion_guided: Guided,
 }
 
 /// The symbolic exploration's settings.
@@ -224,6 +264,12 @@ impl Layers {
                 .map(str::parse)
                 .transpose()
                 .map_err(|e| format!("context-mode: {e}"))?,
+            assertion_guided: s
+                .assertion_guided
+                .as_ref()
+                .map(GuidedKey::resolve)
+                .transpose()?
+                .unwrap_or_default(),
         })
     }
 }
@@ -380,10 +426,29 @@ mod tests {
             max_branch_depth: Some(10),
             features: Some(vec!["model".into()]),
             context_mode: Some("naive".into()),
+            assertion_guided: Some(GuidedKey::Mode("audit".into())),
         };
         let merged = Settings::default().merge(&over);
         // Debug output covers every field, so a key left out of `merge` shows here.
         assert_eq!(format!("{merged:?}"), format!("{over:?}"));
+    }
+
+    #[test]
+    fn assertion_guided_is_a_switch_or_audit() {
+        let file = |text: &str| toml::from_str::<ConfigFile>(text).unwrap().profile["p"].clone();
+        for (text, mode) in [
+            ("[profile.p]\nassertion-guided = true\n", Guided::On),
+            ("[profile.p]\nassertion-guided = false\n", Guided::Off),
+            ("[profile.p]\nassertion-guided = \"audit\"\n", Guided::Audit),
+            ("[profile.p]\n", Guided::Attribute),
+        ] {
+            let key = file(text).assertion_guided;
+            let got = key.as_ref().map(GuidedKey::resolve).transpose().unwrap();
+            assert_eq!(got.unwrap_or_default(), mode, "{text}");
+        }
+        let bad = file("[profile.p]\nassertion-guided = \"sometimes\"\n").assertion_guided;
+        let err = bad.unwrap().resolve().unwrap_err();
+        assert!(err.contains("\"sometimes\""), "{err}");
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub struct CargoOptions {
     pub target_dir: Option<PathBuf>,
     /// Build as plain `cargo test` does: without `--cfg symx`, in cargo's own target directory.
     pub no_cfg_symx: bool,
+    /// Build with `--cfg loom` too (`--cfg-loom`): the crate's loom tests, against symx's loom
+    /// API.
+    pub cfg_loom: bool,
 }
 
 impl CargoOptions {
@@ -48,6 +51,9 @@ impl CargoOptions {
         }
         if self.no_cfg_symx {
             out.push_str("--no-cfg-symx ");
+        }
+        if self.cfg_loom {
+            out.push_str("--cfg-loom ");
         }
         out
     }
@@ -167,7 +173,7 @@ fn add_build_flags(
     if !args.no_cfg_symx {
         cmd.env(
             "CARGO_ENCODED_RUSTFLAGS",
-            rustflags::symx_rustflags(&cargo()?)?,
+            rustflags::symx_rustflags(&cargo()?, args.cfg_loom)?,
         );
     }
     Ok(())
@@ -341,6 +347,32 @@ mod tests {
         assert_eq!(build_dir(&args, ws), Some(PathBuf::from("/t")));
         args.no_cfg_symx = false;
         assert_eq!(build_dir(&args, ws), Some(PathBuf::from("/t/symx")));
+        args.target_dir = None;
+        args.cfg_loom = true;
+        assert_eq!(args.as_typed(), "--cfg-loom ");
+    }
+
+    #[test]
+    fn cfg_loom_appends_loom_after_symx_to_the_users_flags() {
+        let user = vec!["-Cdebuginfo=1".to_string()];
+        let sep = '\x1f'.to_string();
+        assert_eq!(
+            rustflags::encoded(&user, true),
+            [
+                "-Cdebuginfo=1",
+                "--cfg",
+                "symx",
+                "--check-cfg",
+                "cfg(symx)",
+                "--cfg",
+                "loom"
+            ]
+            .into_iter()
+            .chain(["--check-cfg", "cfg(loom)"])
+            .collect::<Vec<_>>()
+            .join(&sep)
+        );
+        assert!(!rustflags::encoded(&user, false).contains("loom"));
     }
 
     #[test]

@@ -30,10 +30,12 @@ const KEYS: &[&str] = &[
     "seed",
     "depth",
     "spurious_wakeups",
+    "leak_check",
     "stack_size",
     "time_budget_ms",
     "max_branch_depth",
     "context_mode",
+    "assertion_guided",
     "context",
 ];
 

@@ -150,9 +150,12 @@ pub struct Builder {
     pub(crate) strategy: Strategy,
     pub(crate) spurious_wakeups: bool,
     pub(crate) stack_size: usize,
+    pub(crate) leak_check: bool,
     pub(crate) time_budget: Option<Duration>,
     /// Symbolic conditions per path that `cargo symx test`'s symbolic exploration may flip.
     pub(crate) max_branch_depth: Option<u32>,
+    /// `cargo symx test` searches inputs and schedules with assertion-guided pruning.
+    pub(crate) assertion_guided: bool,
     pub(crate) test_name: Option<String>,
     /// Record every execution's trace (symbolic notes and all).
     pub(crate) record: bool,
@@ -194,8 +197,10 @@ impl Builder {
             strategy: Strategy::Dpor,
             spurious_wakeups: false,
             stack_size: 256 * 1024,
+            leak_check: true,
             time_budget: None,
             max_branch_depth: None,
+            assertion_guided: false,
             test_name: None,
             record: false,
             inputs: None,
@@ -248,6 +253,14 @@ impl Builder {
         self
     }
 
+    /// Report a `symx::sync::Arc`, a `Track`ed value or a block from `symx::loom::alloc` still
+    /// alive when every thread of an execution has finished, as failure kind `leak` with the
+    /// allocation's location (default: on, as in loom).
+    pub fn leak_check(mut self, on: bool) -> Self {
+        self.leak_check = on;
+        self
+    }
+
     /// Stop exploring after this much wall-clock time.
     pub fn time_budget(mut self, budget: Option<Duration>) -> Self {
         self.time_budget = budget;
@@ -291,6 +304,14 @@ impl Builder {
     /// The mode [`Builder::context_mode`] set.
     pub fn context_mode_setting(&self) -> crate::context::ContextMode {
         self.context_mode
+    }
+
+    /// Asks `cargo symx test` to search this test's inputs and schedules with
+    /// assertion-guided pruning (skipping every state proved unable to fail an assertion).
+    /// In process (`cargo test`) it has no effect.
+    pub fn assertion_guided(mut self, on: bool) -> Self {
+        self.assertion_guided = on;
+        self
     }
 
     /// The bound [`Builder::max_branch_depth`] set.
@@ -345,6 +366,7 @@ impl Builder {
             preemption_bound: self.preemption_bound,
             spurious_wakeups: self.spurious_wakeups,
             stack_size: self.stack_size,
+            leak_check: self.leak_check,
             sym: crate::sym::record::SymConfig {
                 recording: self.record,
                 inputs: self.inputs.clone(),
@@ -400,6 +422,11 @@ impl Builder {
     }
 
     #[doc(hidden)]
+    pub fn __attr_leak_check(self, on: bool) -> Self {
+        self.leak_check(on)
+    }
+
+    #[doc(hidden)]
     pub fn __attr_time_budget_ms(self, ms: u64) -> Self {
         self.time_budget(Some(Duration::from_millis(ms)))
     }
@@ -420,6 +447,11 @@ impl Builder {
     #[doc(hidden)]
     pub fn __attr_max_branch_depth(self, depth: u32) -> Self {
         self.max_branch_depth(Some(depth))
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_assertion_guided(self, on: bool) -> Self {
+        self.assertion_guided(on)
     }
 
     #[doc(hidden)]
@@ -468,6 +500,27 @@ pub struct Guide {
     pub choices: Vec<u32>,
     /// Values of the symbolic inputs; those not given take the builder's defaults.
     pub inputs: InputValues,
+}
+
+/// What the function driving an execution ([`Builder::run_driven`]) is shown at each
+/// scheduling point.
+#[derive(Debug)]
+pub struct DrivenPoint<'a> {
+    /// Steps already taken.
+    pub step: u64,
+    /// The threads that can take the next step (execution-local ids, as traces number them).
+    pub enabled: &'a [usize],
+    /// The execution so far: every event up to this point.
+    pub trace: &'a Trace,
+}
+
+/// The decision of the function driving an execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drive {
+    /// This thread takes the next step.
+    Run(usize),
+    /// Abandon the execution here: it ends as discarded, nothing runs again.
+    Stop,
 }
 
 /// The result of [`Builder::run_guided`].

@@ -32,6 +32,18 @@ impl<T> UnsafeCell<T> {
 }
 
 impl<T: ?Sized> UnsafeCell<T> {
+    /// An access that lasts until [`end_access`] (loom's `ConstPtr`/`MutPtr`): checked now, and
+    /// again when it ends. Returns the pointer and the object it was checked against.
+    pub(crate) fn begin_access(
+        &self,
+        write: bool,
+        location: &'static Location<'static>,
+    ) -> (*mut T, Option<rt::ObjId>) {
+        self.check(write, location);
+        let id = rt::with(|e| self.obj.get(e.objects.generation)).flatten();
+        (self.data.get(), id)
+    }
+
     fn check(&self, write: bool, location: &'static Location<'static>) {
         let Some(found) = rt::with(|e| {
             let id = e.objects.of(&self.obj, ObjKind::Cell, "UnsafeCell", 0);
@@ -65,5 +77,15 @@ impl<T: ?Sized> UnsafeCell<T> {
     /// Exclusive access needs no check: `&mut self` proves nobody else can access it.
     pub fn get_mut(&mut self) -> &mut T {
         self.data.get_mut()
+    }
+}
+
+/// Ends an access [`UnsafeCell::begin_access`] began: checks it once more, so that an access by
+/// another thread while it lasted is a race even if it came after the beginning in
+/// happens-before.
+pub(crate) fn end_access(id: Option<rt::ObjId>, write: bool, location: &'static Location<'static>) {
+    let Some(id) = id else { return };
+    if let Some(found) = rt::with(|e| e.cell_access(id, write, location)).flatten() {
+        rt::fail(found);
     }
 }

@@ -1,11 +1,12 @@
 //! The verbs that run an exploration: [`Builder`]'s `explore`, `check`, `replay`,
-//! `try_replay`, `explore_traces` and `run_guided`, and [`model`]. They hand the builder's
+//! `try_replay`, `explore_traces`, `run_guided` and `run_driven`, and [`model`]. They hand the builder's
 //! settings down to the explorer (`explore`) and return its report; they live apart from the
 //! settings (`builder`) because the explorer reads those.
 
-use crate::builder::{Builder, Guide, GuidedRun};
+use crate::builder::{Builder, Drive, DrivenPoint, Guide, GuidedRun};
 use crate::report::Report;
 use crate::schedule::{ReplayError, Schedule};
+use crate::sym::InputValues;
 use crate::trace::Trace;
 
 impl Builder {
@@ -21,6 +22,21 @@ impl Builder {
     /// primitive the driver's engines are built on.
     pub fn run_guided<F: Fn()>(&self, guide: &Guide, f: F) -> GuidedRun {
         crate::explore::run_guided(self, guide, &f)
+    }
+
+    /// Runs one recorded execution of `f` with the symbolic `inputs` given, in which `decide`
+    /// takes every scheduling decision, shown the execution so far; it may also abandon the
+    /// execution (the trace then ends there, discarded). For engines that decide from the
+    /// state an execution reaches; `divergence` says where `decide` named a thread that could
+    /// not run. Nondeterministic choices (which waiter a `notify_one` wakes) take the first
+    /// alternative.
+    pub fn run_driven<F: Fn()>(
+        &self,
+        inputs: &InputValues,
+        decide: &mut dyn FnMut(&DrivenPoint<'_>) -> Drive,
+        f: F,
+    ) -> GuidedRun {
+        crate::explore::run_driven(self, inputs, decide, &f)
     }
 
     /// Explores `f`; a found bug is in the report, never a panic.

@@ -55,6 +55,7 @@ mod rng;
 mod rt;
 mod schedule;
 mod sym;
+mod thread_local;
 pub mod trace;
 // cargo symx: the worker side of the driver protocol. Reached only through the hidden
 // `__worker` below (not part of the API), so the API's `missing_docs` does not hold it.
@@ -65,11 +66,14 @@ pub mod annotate;
 pub mod cell;
 pub mod context;
 pub mod hint;
+pub mod loom;
 pub mod sync;
 pub mod thread;
 pub mod wait_queue;
 
-pub use builder::{Builder, Guide, GuidedRun, Strategy, StrategyKind, DEFAULT_ITERATIONS};
+pub use builder::{
+    Builder, Drive, DrivenPoint, Guide, GuidedRun, Strategy, StrategyKind, DEFAULT_ITERATIONS,
+};
 pub use entry::model;
 pub use names::UnknownName;
 pub use report::{Failure, FailureKind, Report, SourceLocation, Step, StopReason};

@@ -22,24 +22,29 @@ pub enum FailureKind {
     /// A synchronization annotation's contract was broken: a lock released by a thread that
     /// does not hold it, two holders at once, a thread leaving a barrier early.
     Misuse,
+    /// A tracked allocation (a `symx::sync::Arc`, a `Track`ed value, a block from
+    /// `symx::loom::alloc::alloc`) was still alive when every thread had finished
+    /// (`Builder::leak_check`).
+    Leak,
     /// A model thread ran past the end of its stack.
     StackOverflow,
 }
 
 impl FailureKind {
     /// Every kind, in the order of the enum.
-    pub const ALL: [FailureKind; 6] = [
+    pub const ALL: [FailureKind; 7] = [
         FailureKind::Panic,
         FailureKind::Deadlock,
         FailureKind::DataRace,
         FailureKind::StepLimit,
         FailureKind::Misuse,
+        FailureKind::Leak,
         FailureKind::StackOverflow,
     ];
 
     /// The kind's stable name in every machine-readable output (`cargo symx`'s reports, the
     /// worker protocol, traces) and in `expect` tables: `panic`, `deadlock`, `data-race`,
-    /// `step-limit`, `misuse`, `stack-overflow`.
+    /// `step-limit`, `misuse`, `leak`, `stack-overflow`.
     pub fn name(self) -> &'static str {
         match self {
             FailureKind::Panic => "panic",
@@ -47,6 +52,7 @@ impl FailureKind {
             FailureKind::DataRace => "data-race",
             FailureKind::StepLimit => "step-limit",
             FailureKind::Misuse => "misuse",
+            FailureKind::Leak => "leak",
             FailureKind::StackOverflow => "stack-overflow",
         }
     }
@@ -69,6 +75,7 @@ impl fmt::Display for FailureKind {
             FailureKind::DataRace => "data race",
             FailureKind::StepLimit => "step limit exceeded",
             FailureKind::Misuse => "synchronization misuse",
+            FailureKind::Leak => "leak",
             FailureKind::StackOverflow => "stack overflow",
         })
     }
@@ -218,6 +225,7 @@ impl Failure {
             FailureKind::DataRace => "symx found a data race",
             FailureKind::StepLimit => "symx hit the step limit",
             FailureKind::Misuse => "symx found a synchronization misuse",
+            FailureKind::Leak => "symx found a leak",
             FailureKind::StackOverflow => "symx found a stack overflow",
         }
     }

@@ -7,6 +7,9 @@ use std::sync::{Arc, Mutex as StdMutex};
 
 use crate::rt::{self, spawn as rt_spawn, OpKind};
 
+pub use crate::thread_local::{AccessError, LocalKey};
+pub use std::thread::{panicking, Result};
+
 /// Identifies a model thread within its execution (the main thread is 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ThreadId(usize);
@@ -57,6 +60,14 @@ pub fn current() -> Thread {
 #[track_caller]
 pub fn park() {
     rt_spawn::park(Location::caller());
+}
+
+/// Blocks until the thread's unpark token is available or the timeout elapses. Time does not
+/// pass in a model: the timeout is a wake-up the explorer chooses, so both a timed-out return
+/// and one after an unpark are explored.
+#[track_caller]
+pub fn park_timeout(_dur: std::time::Duration) {
+    rt_spawn::park_timeout(Location::caller());
 }
 
 /// A scheduling point at which other threads run first if they can.
@@ -178,7 +189,7 @@ impl Builder {
 
 /// # Safety
 /// Whatever `f` borrows must outlive the thread.
-unsafe fn spawn_inner<'a, F, T>(
+pub(crate) unsafe fn spawn_inner<'a, F, T>(
     f: F,
     name: Option<String>,
     stack_size: Option<usize>,

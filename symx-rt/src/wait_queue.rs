@@ -23,6 +23,7 @@ pub fn wait<T: ?Sized>(obj: &T) {
         obj: id.unwrap_or(0),
         wake: None,
         spurious: false,
+        timeout: false,
         location,
         what: "a wait_queue notify",
     });

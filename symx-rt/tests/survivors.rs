@@ -47,7 +47,7 @@ fn a_lock_captured_from_outside_the_model_is_misuse_too() {
     });
     let f = report.failure().expect("a misuse");
     assert_eq!(f.kind(), FailureKind::Misuse, "{f}");
-    assert!(f.message().contains("survivors.rs:40:"), "{}", f.message());
+    assert!(f.message().contains("survivors.rs:41:"), "{}", f.message());
 }
 
 static GATE: Mutex<()> = Mutex::new(());

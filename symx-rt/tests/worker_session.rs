@@ -113,7 +113,7 @@ fn one_worker_answers_many_guided_runs_in_a_session() {
     assert!(passed, "the worker ends the test normally after `end`");
     assert!(matches!(&messages[0], Message::Hello { .. }));
     assert!(matches!(&messages[1], Message::Session { serves }
-            if serves == &["run_one", "replay", "run_constrained"]));
+            if serves == &["run_one", "replay", "run_constrained", "drive"]));
     assert_eq!(messages.len(), n + 2, "one answer per request");
     for (k, m) in messages[2..].iter().enumerate() {
         let Message::Ran(ran) = m else {
@@ -162,4 +162,48 @@ fn a_session_answers_what_it_cannot_serve_and_goes_on() {
         })
         .collect();
     assert_eq!(kinds, ["hello", "session", "error", "unsupported", "ran"]);
+}
+
+/// A driven execution in a session: each scheduling point comes as a `point` with the trace so
+/// far and waits for a `decide`; naming thread 0 runs its step, naming none abandons the
+/// execution there, whose `ran` then ends as discarded with no failure.
+#[test]
+fn a_driven_execution_asks_at_every_point_and_stops_when_told() {
+    let mut requests = line(Request::Session);
+    requests.push_str(&line(Request::Drive {
+        inputs: vec![InputValue {
+            name: "n".into(),
+            value: 37,
+        }],
+    }));
+    requests.push_str(&line(Request::Decide { thread: Some(0) }));
+    requests.push_str(&line(Request::Decide { thread: None }));
+    requests.push_str(&line(Request::End));
+    let (messages, passed) = converse(requests);
+    assert!(passed, "the worker ends the test normally after `end`");
+    let kinds: Vec<&str> = messages
+        .iter()
+        .map(|m| match m {
+            Message::Point { .. } => "point",
+            Message::Ran(_) => "ran",
+            Message::Hello { .. } => "hello",
+            Message::Session { .. } => "session",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["hello", "session", "point", "point", "ran"]);
+    let Message::Point { step, trace, .. } = &messages[3] else {
+        unreachable!()
+    };
+    assert_eq!(*step, 1, "the second point comes after one step");
+    let Message::Ran(ran) = &messages[4] else {
+        unreachable!()
+    };
+    assert!(ran.failure.is_none(), "{ran:?}");
+    assert_eq!(ran.trace.verdict, symx::trace::format::Verdict::Discarded);
+    assert_eq!(
+        ran.trace.events.len(),
+        trace.events.len(),
+        "the trace ends where the driver stopped it"
+    );
 }

@@ -8,6 +8,8 @@
 //!   `symx::sync`'s locks alike;
 //! - [`wang`]: the figures of Wang et al., "Symbolic Predictive Analysis for Concurrent
 //!   Programs";
+//! - [`guided`]: the figures of Guo et al., "Assertion Guided Symbolic Execution of
+//!   Multithreaded Programs", and the soundness pitfalls of its algorithm;
 //! - [`classic`]: lost updates and a bounded buffer that waits with `if`;
 //! - [`rng`]: SplitMix64, the same draws on every machine;
 //! - [`symbolic`]: bugs that need an input value and an interleaving at once;
@@ -21,6 +23,7 @@
 pub mod annotated;
 pub mod classic;
 pub mod covering;
+pub mod guided;
 pub mod observe;
 pub mod rng;
 pub mod symbolic;

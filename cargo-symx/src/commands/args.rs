@@ -167,6 +167,10 @@ pub struct CargoArgs {
     /// the rustflags), in cargo's own target directory rather than its `symx/`.
     #[arg(long)]
     pub no_cfg_symx: bool,
+    /// Build with `--cfg loom` too, for a crate whose loom tests and `cfg(loom)` swap use symx's
+    /// loom API (its `loom` dependency pointed at symx-loom: docs/coming-from-loom.md).
+    #[arg(long)]
+    pub cfg_loom: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -223,6 +227,12 @@ pub struct TestArgs {
     /// attribute).
     #[arg(long, value_name = "MODE", help_heading = SYMBOLIC)]
     pub context_mode: Option<String>,
+    /// Search every passing symx test's inputs and schedules again with assertion-guided
+    /// pruning (states proved unable to fail an assertion are skipped); `=audit` runs the
+    /// pruned and the unpruned search side by side and fails the test if they disagree.
+    #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = "on",
+          value_parser = ["on", "audit"], help_heading = SYMBOLIC)]
+    pub assertion_guided: Option<String>,
     /// Arguments passed to every test binary (listing and running), e.g. --include-ignored or
     /// --skip NAME; the driver itself sets the test name, --exact and --test-threads.
     #[arg(last = true)]
@@ -352,6 +362,7 @@ impl CargoArgs {
             release: self.release,
             target_dir: self.target_dir.clone(),
             no_cfg_symx: self.no_cfg_symx,
+            cfg_loom: self.cfg_loom,
         }
     }
 }

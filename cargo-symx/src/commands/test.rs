@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use crate::commands::args::TestArgs;
-use crate::config::{Layers, Resolved, Settings};
+use crate::config::{GuidedKey, Layers, Resolved, Settings};
 use crate::discover;
 use crate::report::progress::Progress;
 use crate::report::style::{ColorChoice, Style};
@@ -26,6 +26,10 @@ fn flag_settings(args: &TestArgs) -> Settings {
         symbolic: args.no_symbolic.then_some(false),
         max_branch_depth: args.max_branch_depth,
         context_mode: args.context_mode.clone(),
+        assertion_guided: args.assertion_guided.as_deref().map(|m| match m {
+            "audit" => GuidedKey::Mode(m.into()),
+            _ => GuidedKey::Switch(true),
+        }),
         ..Settings::default()
     };
     args.predict_options.apply(&mut s);

@@ -26,6 +26,10 @@ pub const PROBE_ENV: &str = "__SYMX_PROBE_RUSTFLAGS";
 pub const SYMX_FLAGS: [&str; 4] = ["--cfg", "symx", "--check-cfg", "cfg(symx)"];
 
 /// The directory under the target directory that the symx build uses.
+/// What `--cfg-loom` appends as well: a crate's loom tests and `cfg(loom)` swap, built against
+/// symx's loom API when the crate's `loom` dependency points at it.
+pub const LOOM_FLAGS: [&str; 4] = ["--cfg", "loom", "--check-cfg", "cfg(loom)"];
+
 pub const SYMX_DIR: &str = "symx";
 
 /// The separator of `CARGO_ENCODED_RUSTFLAGS`.
@@ -66,15 +70,16 @@ impl UserFlags {
 }
 
 /// `CARGO_ENCODED_RUSTFLAGS` for the symx build: `user`'s flags, then ours.
-pub fn encoded(user: &[String]) -> String {
-    let ours = SYMX_FLAGS.iter().map(|s| s.to_string());
+pub fn encoded(user: &[String], cfg_loom: bool) -> String {
+    let loom = if cfg_loom { &LOOM_FLAGS[..] } else { &[] };
+    let ours = SYMX_FLAGS.iter().chain(loom).map(|s| s.to_string());
     let all: Vec<String> = user.iter().cloned().chain(ours).collect();
     all.join(&SEP.to_string())
 }
 
 /// The value of `CARGO_ENCODED_RUSTFLAGS` that builds what the user's own build would, with
-/// `--cfg symx` appended.
-pub fn symx_rustflags(cargo: &Path) -> Result<String, String> {
+/// `--cfg symx` appended (and `--cfg loom` with `--cfg-loom`).
+pub fn symx_rustflags(cargo: &Path, cfg_loom: bool) -> Result<String, String> {
     let user = match UserFlags::from_env(
         std::env::var_os("CARGO_ENCODED_RUSTFLAGS"),
         std::env::var_os("RUSTFLAGS"),
@@ -82,7 +87,7 @@ pub fn symx_rustflags(cargo: &Path) -> Result<String, String> {
         UserFlags::Encoded(f) | UserFlags::Plain(f) => f,
         UserFlags::Configured => configured(cargo)?,
     };
-    Ok(encoded(&user))
+    Ok(encoded(&user, cfg_loom))
 }
 
 /// The target directory of the symx build: `symx/` under the one cargo would use (`--target-dir`,
@@ -222,10 +227,13 @@ mod tests {
     #[test]
     fn our_flags_come_after_the_users() {
         assert_eq!(
-            encoded(&words("--cfg user")),
+            encoded(&words("--cfg user"), false),
             "--cfg\x1fuser\x1f--cfg\x1fsymx\x1f--check-cfg\x1fcfg(symx)"
         );
-        assert_eq!(encoded(&[]), "--cfg\x1fsymx\x1f--check-cfg\x1fcfg(symx)");
+        assert_eq!(
+            encoded(&[], false),
+            "--cfg\x1fsymx\x1f--check-cfg\x1fcfg(symx)"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! in worker processes instead (`crate::run::engines`).
 
 use symx::covering::HbSchedule;
-use symx::{Builder, Guide, InputValues};
+use symx::{Builder, Drive, DrivenPoint, Guide, InputValues};
 
 use super::{Executor, Exploration, Limits};
 use crate::solver::replayed::Replayed;
@@ -40,6 +40,14 @@ impl<F: Fn()> Executor for InProcess<F> {
 
     fn run(&mut self, guide: &Guide) -> Result<Replayed, String> {
         Ok(self.builder.run_guided(guide, &self.body).into())
+    }
+
+    fn drive(
+        &mut self,
+        inputs: &InputValues,
+        decide: &mut dyn FnMut(&DrivenPoint<'_>) -> Drive,
+    ) -> Result<Replayed, String> {
+        Ok(self.builder.run_driven(inputs, decide, &self.body).into())
     }
 
     fn run_constrained(

@@ -11,10 +11,15 @@
 //! - `context`: exploration from a program context a test declares (Bergan, Grossman,
 //!   Ceze, "Symbolic Execution of Multithreaded Programs from Arbitrary Program Contexts",
 //!   OOPSLA 2014), counted per context mode;
+//! - `assertion_guided`: the same space searched as one tree of schedule and branch choices,
+//!   pruning every state that summaries of explored subtrees prove cannot fail an assertion
+//!   (Guo, Kusano, Wang, Yang, Gupta, "Assertion Guided Symbolic Execution of Multithreaded
+//!   Programs", ESEC/FSE 2015);
 //! - `covering`: input-covering schedules (Bergan, dissertation ch. 3): a small set of
 //!   (input constraint, schedule) pairs covering every input, for constrained execution
 //!   and the per-schedule deadlock check.
 
+pub mod assertion_guided;
 pub mod context;
 pub mod covering;
 mod in_process;
@@ -28,7 +33,7 @@ use std::time::Duration;
 use symx::__worker::protocol::FailureReport;
 use symx::covering::HbSchedule;
 use symx::trace::Trace;
-use symx::{Guide, InputValues};
+use symx::{Drive, DrivenPoint, Guide, InputValues};
 
 use crate::solver::replayed::Replayed;
 
@@ -41,6 +46,18 @@ pub trait Executor {
     fn explore(&mut self, inputs: &InputValues, limits: &Limits) -> Result<Exploration, String>;
     /// Runs the one execution `guide` describes.
     fn run(&mut self, guide: &Guide) -> Result<Replayed, String>;
+    /// Runs one execution with `inputs` in which `decide` takes every scheduling decision,
+    /// shown the execution so far, and may abandon it (`symx::Builder::run_driven`). An
+    /// executor that cannot says why.
+    fn drive(
+        &mut self,
+        inputs: &InputValues,
+        decide: &mut dyn FnMut(&DrivenPoint<'_>) -> Drive,
+    ) -> Result<Replayed, String> {
+        let _ = (inputs, decide);
+        Err("this executor cannot drive an execution".into())
+    }
+
     /// Runs one execution held to `schedule`'s happens-before order with `inputs`
     /// (constrained execution); its `divergence` says where it left the schedule.
     fn run_constrained(

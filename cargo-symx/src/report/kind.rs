@@ -77,6 +77,7 @@ mod tests {
                 "data-race",
                 "step-limit",
                 "misuse",
+                "leak",
                 "stack-overflow",
                 "atomicity-violation",
                 "crash",

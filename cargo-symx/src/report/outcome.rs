@@ -144,6 +144,9 @@ pub struct Outcome {
     /// What the symbolic exploration did, when the test drew symbolic inputs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbolic: Option<SymbolicReport>,
+    /// What the assertion-guided search did, when it ran on this test.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assertion_guided: Option<GuidedReport>,
     /// What the verdict cannot back: a `PASS` or `complete` beside a warning is not a proof.
     pub warnings: Vec<Warning>,
 }
@@ -207,6 +210,46 @@ pub struct SymbolicReport {
     /// The branch-depth bound in force, if any.
     pub max_branch_depth: Option<u32>,
     pub seconds: f64,
+}
+
+/// The assertion-guided search of one test (documented field by field in
+/// `docs/report-format.md`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GuidedReport {
+    /// Executions started, of which run to their end, cut short by a summary, and stopped
+    /// where every thread was asleep (partial-order reduction).
+    pub executions: u64,
+    pub full: u64,
+    pub cut: u64,
+    pub blocked: u64,
+    /// States with a summary, and the disjuncts over all summaries.
+    pub summaries: u64,
+    pub disjuncts: u64,
+    /// Pruning checks asked of the solver, and every solver query with its time.
+    pub checks: u64,
+    pub queries: u64,
+    pub solver_seconds: f64,
+    /// Every input and schedule within the bounds was explored or pruned by a proof.
+    pub complete: bool,
+    pub incomplete: Vec<String>,
+    /// Pruning only keeps assertion failures: deadlocks and data races below a pruned
+    /// state were not searched (always true; the report says so).
+    pub assertions_only: bool,
+    /// Audit mode: the unpruned search's executions, and whether both searches agreed on
+    /// the verdict and the failing assertion sites.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit: Option<GuidedAudit>,
+    pub seconds: f64,
+}
+
+/// The unpruned search run beside the pruned one (`--assertion-guided=audit`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GuidedAudit {
+    pub executions: u64,
+    pub agreed: bool,
+    /// The failing sites (`file:line:column`) each search found.
+    pub pruned_sites: Vec<String>,
+    pub unpruned_sites: Vec<String>,
 }
 
 /// A pin that cut the symbolic exploration.
@@ -299,6 +342,7 @@ impl Outcome {
             output: String::new(),
             predict: None,
             symbolic: None,
+            assertion_guided: None,
             warnings: Vec::new(),
         }
     }

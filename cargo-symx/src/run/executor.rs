@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use symx::__worker::protocol::{InputValue, Message, Overrides, Request};
 use symx::covering::HbSchedule;
-use symx::{Guide, InputValues};
+use symx::{Drive, DrivenPoint, Guide, InputValues};
 
 use crate::discover::TestCase;
 use crate::engine::{Executor, Exploration, Limits};
@@ -90,6 +90,26 @@ impl Executor for WorkerExecutor<'_> {
         })
     }
 
+    /// A driven execution needs a session: its decisions are taken while it runs.
+    fn drive(
+        &mut self,
+        inputs: &InputValues,
+        decide: &mut dyn FnMut(&DrivenPoint<'_>) -> Drive,
+    ) -> Result<Replayed, String> {
+        let request = Request::Drive {
+            inputs: values(inputs),
+        };
+        let result = self.session()?.drive(request, decide);
+        match result {
+            Ok(Message::Ran(ran)) => Ok(ran.into()),
+            Ok(other) => Err(format!("unexpected answer: {other:?}")),
+            Err(e) => {
+                self.session = None;
+                Err(e)
+            }
+        }
+    }
+
     fn run(&mut self, guide: &Guide) -> Result<Replayed, String> {
         let request = Request::RunOne {
             prefix: guide.steps.iter().map(|&t| t as u32).collect(),
@@ -126,6 +146,14 @@ impl WorkerExecutor<'_> {
             Some(ran) => Ok((*ran).into()),
             None => Err("the test did not answer: is it a #[symx::test]?".into()),
         }
+    }
+
+    /// The open session (opened on first use).
+    fn session(&mut self) -> Result<&mut Session, String> {
+        if self.session.is_none() {
+            self.session = Some(Session::open(self.case, self.extra, self.timeout)?);
+        }
+        Ok(self.session.as_mut().expect("just opened"))
     }
 
     /// Runs `request` in the session (opened on first use); `None` when there is no session

@@ -3,6 +3,7 @@
 //! the queue and kills what runs. A test that passed goes on to the engines it asked for
 //! (`engines`); a test split across processes runs through `shards`.
 
+pub mod assertion_guided;
 pub mod crash;
 pub mod engines;
 pub mod executor;
@@ -205,6 +206,14 @@ fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcom
             timeout: job.settings.timeout,
         };
         crate::run::symbolic::explore(case, &job.settings.symbolic, &bounds, extra, &mut o);
+        o.duration += started.elapsed();
+    }
+    let guided = job.settings.assertion_guided;
+    let asked = crate::run::assertion_guided::wanted(guided, run.assertion_guided);
+    if asked && o.status == Status::Passed && run.verdict.is_some() {
+        let started = std::time::Instant::now();
+        let timeout = job.settings.timeout;
+        crate::run::assertion_guided::search(case, guided, overrides, timeout, extra, &mut o);
         o.duration += started.elapsed();
     }
     expectation(o)

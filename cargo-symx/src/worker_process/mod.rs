@@ -51,6 +51,8 @@ pub struct Run {
     pub symx_strategy: Option<String>,
     /// The test's own `max_branch_depth` (it said hello).
     pub max_branch_depth: Option<u32>,
+    /// The test's own `assertion_guided` (it said hello).
+    pub assertion_guided: bool,
     pub verdict: Option<Verdict>,
     pub replayed: Option<Replayed>,
     /// The answer to `run_one`, for the engines that will ask for single guided executions.
@@ -278,10 +280,12 @@ fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
             Message::Hello {
                 strategy,
                 max_branch_depth,
+                assertion_guided,
                 ..
             } => {
                 run.symx_strategy = Some(strategy);
                 run.max_branch_depth = max_branch_depth;
+                run.assertion_guided = assertion_guided;
                 events(Event::Hello);
             }
             Message::Progress {
@@ -313,8 +317,9 @@ fn take(run: &mut Run, name: &str, line: Line, events: &mut dyn FnMut(Event)) {
                 run.unsupported.push(request);
             }
             Message::Error { message } => run.errors.push(message),
-            // Sessions are opened by the engines that run many guided executions, not here.
-            Message::Session { .. } | Message::Unknown => {}
+            // Sessions (and the points of their driven executions) belong to the engines
+            // that run many guided executions, not here.
+            Message::Session { .. } | Message::Point { .. } | Message::Unknown => {}
         },
         Line::Text(text) => {
             if let Some(result) = libtest_result(&text, name) {

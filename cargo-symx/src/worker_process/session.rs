@@ -56,6 +56,39 @@ impl Session {
         self.answer()
     }
 
+    /// Runs one driven execution (`drive`): every `point` the worker sends is answered with
+    /// `decide`'s decision, until its `ran`. Holds one slot of the `--jobs` budget meanwhile.
+    pub fn drive(
+        &mut self,
+        request: Request,
+        decide: &mut dyn FnMut(&symx::DrivenPoint<'_>) -> symx::Drive,
+    ) -> Result<Message, String> {
+        let _slot = budget::acquire(None).map_err(|_| "interrupted (Ctrl-C)".to_string())?;
+        self.send(request)?;
+        loop {
+            match self.answer()? {
+                Message::Point {
+                    step,
+                    enabled,
+                    trace,
+                } => {
+                    let enabled: Vec<usize> = enabled.iter().map(|&t| t as usize).collect();
+                    let point = symx::DrivenPoint {
+                        step,
+                        enabled: &enabled,
+                        trace: &trace,
+                    };
+                    let thread = match decide(&point) {
+                        symx::Drive::Run(t) => Some(t as u32),
+                        symx::Drive::Stop => None,
+                    };
+                    self.send(Request::Decide { thread })?;
+                }
+                m => return Ok(m),
+            }
+        }
+    }
+
     fn send(&mut self, request: Request) -> Result<(), String> {
         let line = RequestLine {
             v: PROTOCOL_VERSION,

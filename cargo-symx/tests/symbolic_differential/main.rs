@@ -34,6 +34,7 @@
 //! that a failing one can be run alone; `SYMX_DIFF_SLOW` prints the programs whose search
 //! took over 0.3 s. `bench/symbolic/differential.sh` runs 10,000 in release.
 
+mod oracle;
 mod program;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -42,54 +43,10 @@ use std::time::Instant;
 
 use cargo_symx::engine::symbolic::{self, Finding, Options};
 use cargo_symx::engine::InProcess;
-use symx::{Builder, InputValues, Strategy};
+use symx::Builder;
 
+use oracle::{brute_force, cases, overflow_checks, BruteForce, MAX_RUNS};
 use program::{body, generate, Family, FinalState, Program};
-
-/// Brute-force executions a program may need at most (input assignments times an upper
-/// bound on interleavings).
-const MAX_RUNS: f64 = 600.0;
-
-/// What the brute force found for one program.
-struct BruteForce {
-    /// Per input assignment in range: the sites whose condition failed in some execution,
-    /// and the kind of failure its DFS stopped at, if any.
-    per_input: BTreeMap<InputValues, (BTreeSet<usize>, Option<String>)>,
-    sites: BTreeSet<usize>,
-    kinds: BTreeSet<String>,
-    finals: BTreeSet<FinalState>,
-    executions: u64,
-}
-
-/// Every input assignment, every schedule (DFS), every site disarmed.
-fn brute_force(p: &Arc<Program>) -> BruteForce {
-    let f = body(p, &Arc::new(p.all_sites()));
-    let mut out = BruteForce {
-        per_input: BTreeMap::new(),
-        sites: BTreeSet::new(),
-        kinds: BTreeSet::new(),
-        finals: BTreeSet::new(),
-        executions: 0,
-    };
-    program::take_finals();
-    program::take_soft_failures();
-    for w in p.assignments() {
-        let report = Builder::new()
-            .strategy(Strategy::Dfs)
-            .inputs(w.clone())
-            .explore(&f);
-        assert_eq!(report.discarded(), 0, "every assignment is in range");
-        let kind = report.failure().map(|f| f.kind().name().to_string());
-        assert!(report.complete() || kind.is_some(), "{p:?}");
-        let sites = program::take_soft_failures();
-        out.executions += report.executions();
-        out.sites.extend(sites.iter().copied());
-        out.kinds.extend(kind.clone());
-        out.per_input.insert(w, (sites, kind));
-    }
-    out.finals = program::take_finals();
-    out
-}
 
 /// What the engine found for one program.
 #[derive(Default)]
@@ -288,23 +245,6 @@ fn case(seed: u64, checked: bool, tally: &mut Tally) {
     tally.brute_force_executions += bf.executions;
     tally.queries += e.queries;
     tally.solver_seconds += e.solver_seconds;
-}
-
-/// `SYMX_DIFF_CASES` programs (or `default`), from `SYMX_DIFF_FROM` (default 0).
-fn cases(default: u64) -> std::ops::Range<u64> {
-    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse().ok());
-    let from = var("SYMX_DIFF_FROM").unwrap_or(0);
-    from..from + var("SYMX_DIFF_CASES").unwrap_or(default)
-}
-
-/// Whether `u8` overflow panics in this build: arithmetic sites fail only then (a release
-/// build without `overflow-checks` draws no arithmetic sites).
-fn overflow_checks() -> bool {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let on = std::panic::catch_unwind(|| std::hint::black_box(u8::MAX) + std::hint::black_box(1));
-    std::panic::set_hook(hook);
-    on.is_err()
 }
 
 #[test]

@@ -107,6 +107,7 @@ pub(crate) fn wait_entry(
         obj,
         wake: None,
         spurious: false,
+        timeout: false,
         location,
         what,
     }

@@ -8,6 +8,7 @@
 pub(crate) mod announce;
 pub(crate) mod dfs;
 mod dpor;
+mod driven;
 mod guided;
 mod minimise;
 mod pct;
@@ -16,7 +17,7 @@ mod replay;
 
 use std::time::Instant;
 
-use crate::builder::{Builder, Guide, GuidedRun, Strategy};
+use crate::builder::{Builder, Drive, DrivenPoint, Guide, GuidedRun, Strategy};
 use crate::report::{Failure, Report, StopReason};
 use crate::rt::chooser::Chooser;
 use crate::rt::op::Event;
@@ -185,6 +186,19 @@ fn outcome_schedule(b: &Builder, outcome: &ExecutionResult) -> Schedule {
 pub(crate) fn run_guided(b: &Builder, guide: &Guide, body: &dyn Fn()) -> GuidedRun {
     let mut strategy = guided::Guided::new(guide);
     let mut run = run_followed(b, &guide.inputs, &mut strategy, body);
+    run.divergence = strategy.divergence();
+    run
+}
+
+/// Runs one execution that `decide` drives, recorded (see [`Builder::run_driven`]).
+pub(crate) fn run_driven(
+    b: &Builder,
+    inputs: &crate::sym::InputValues,
+    decide: &mut dyn FnMut(&DrivenPoint<'_>) -> Drive,
+    body: &dyn Fn(),
+) -> GuidedRun {
+    let mut strategy = driven::Driven::new(decide);
+    let mut run = run_followed(b, inputs, &mut strategy, body);
     run.divergence = strategy.divergence();
     run
 }

@@ -30,6 +30,9 @@ pub(crate) struct SchedulingPoint<'a> {
     pub step: u64,
     /// The threads that can run, in thread-id order; never empty.
     pub candidates: &'a [Candidate],
+    /// The execution so far as a trace, for a chooser that asked for it
+    /// ([`Chooser::wants_trace`]).
+    pub trace: Option<&'a crate::trace::Trace>,
 }
 
 impl SchedulingPoint<'_> {
@@ -53,6 +56,16 @@ pub(crate) trait Chooser {
     /// Whether to be asked at every step, even where only one thread can run (a partial-order
     /// reduction must see every event); otherwise only at real choices.
     fn sees_every_step(&self) -> bool {
+        false
+    }
+    /// Whether to be shown the execution so far as a trace at every scheduling point (costly:
+    /// the trace is assembled each time). Only a driver that decides from the state does.
+    fn wants_trace(&self) -> bool {
+        false
+    }
+    /// Asked after each choice: whether to abandon the execution here instead (it ends as
+    /// discarded: no failure, no thread runs again).
+    fn stop(&mut self) -> bool {
         false
     }
     /// Picks one of `n >= 2` alternatives of a nondeterministic operation.

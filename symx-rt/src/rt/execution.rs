@@ -20,6 +20,8 @@ pub(crate) struct Config {
     pub preemption_bound: Option<u32>,
     pub spurious_wakeups: bool,
     pub stack_size: usize,
+    /// Report tracked allocations still alive when every thread has finished.
+    pub leak_check: bool,
     /// Recording and the symbolic inputs.
     pub sym: crate::sym::record::SymConfig,
 }
@@ -56,6 +58,10 @@ pub(crate) struct Execution {
     pub quiet_step: bool,
     /// Symbolic values and, when recording, the notes the trace is built from.
     pub sym: crate::sym::record::SymState,
+    /// Tracked allocations: `Arc` counts, `Track`s, loom's `alloc` blocks.
+    pub heap: super::heap::Heap,
+    /// `thread_local!` values per thread and `LazyLock` statics of this execution.
+    pub locals: super::locals::Locals,
 }
 
 impl Execution {
@@ -75,6 +81,8 @@ impl Execution {
             preemptions: 0,
             quiet_step: false,
             sym,
+            heap: Default::default(),
+            locals: Default::default(),
         }
     }
 
@@ -97,6 +105,17 @@ impl Execution {
         let mut f = th.after.clone();
         f.extend(th.last_event);
         f
+    }
+
+    /// Records that the running step changed `obj`'s state outside the step's own operation
+    /// (see `switch::touch`).
+    pub fn touch(&mut self, obj: super::op::ObjId) {
+        let me = self.current;
+        if let Some(ev) = self.trace.last_mut().filter(|ev| ev.thread == me) {
+            if ev.obj != Some(obj) && !ev.touched.contains(&obj) {
+                ev.touched.push(obj);
+            }
+        }
     }
 
     pub fn hash_step(&mut self, parts: &[u64]) {

@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 use super::clock::VClock;
 use super::execution::{Execution, Found};
 use super::op::ObjId;
-use super::race::Access;
+use super::race::{Access, CellState};
 use crate::report::FailureKind;
 
 fn acquires(o: Ordering) -> bool {
@@ -82,6 +82,16 @@ impl Execution {
         }
     }
 
+    /// Remembers an atomic write to `obj`, which a later `unsync_load` must be ordered after;
+    /// an earlier `unsync_load` it is not ordered after is a race.
+    pub fn atomic_write(
+        &mut self,
+        obj: ObjId,
+        location: &'static Location<'static>,
+    ) -> Option<Found> {
+        self.check_cell(obj, true, location, CellState::atomic_write)
+    }
+
     /// Checks an `UnsafeCell` access against the cell's history; a race is a failure that
     /// names both accesses.
     pub fn cell_access(
@@ -89,6 +99,18 @@ impl Execution {
         obj: ObjId,
         write: bool,
         location: &'static Location<'static>,
+    ) -> Option<Found> {
+        self.check_cell(obj, write, location, CellState::access)
+    }
+
+    /// The current thread's access to `obj`'s cell history, checked by `check` (which returns
+    /// the earlier access it races with, if any).
+    fn check_cell(
+        &mut self,
+        obj: ObjId,
+        write: bool,
+        location: &'static Location<'static>,
+        check: fn(&mut CellState, Access, &VClock) -> Option<Access>,
     ) -> Option<Found> {
         let t = self.current;
         let clock = &self.threads[t].clock;
@@ -103,10 +125,17 @@ impl Execution {
             .get_mut(obj)
             .cell
             .get_or_insert_with(Default::default);
-        let other = state.access(access, clock)?;
+        let other = check(state, access, clock)?;
+        Some(self.race(obj, other, access))
+    }
+
+    /// The report of `access` (by the current thread) racing with the earlier `other`.
+    fn race(&self, obj: ObjId, other: Access, access: Access) -> Found {
+        let t = access.thread;
+        let location = access.location;
         let what = |a: &Access| if a.write { "write" } else { "read" };
         let cell = self.objects.label(obj);
-        Some(Found {
+        Found {
             kind: FailureKind::DataRace,
             message: format!(
                 "data race on {cell}: {} by {} and {} by {} are not ordered by happens-before",
@@ -131,6 +160,6 @@ impl Execution {
             ],
             location: Some(location.into()),
             thread: Some(t),
-        })
+        }
     }
 }

@@ -11,6 +11,8 @@ pub(crate) mod diagnose;
 pub(crate) mod execution;
 pub(crate) mod foreign;
 pub(crate) mod hb;
+pub(crate) mod heap;
+pub(crate) mod locals;
 pub(crate) mod locks;
 pub(crate) mod objects;
 pub(crate) mod op;

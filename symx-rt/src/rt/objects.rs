@@ -238,6 +238,17 @@ impl Objects {
         id
     }
 
+    /// A new object known by neither an identity slot nor an address (an `Arc`'s allocation,
+    /// made at `created`).
+    pub fn fresh(
+        &mut self,
+        kind: ObjKind,
+        type_name: &'static str,
+        created: &'static Location<'static>,
+    ) -> ObjId {
+        self.push(kind, type_name, 0, Some(created))
+    }
+
     fn push(
         &mut self,
         kind: ObjKind,

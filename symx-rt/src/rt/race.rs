@@ -48,6 +48,21 @@ impl CellState {
     }
 }
 
+impl CellState {
+    /// Records an atomic write: atomics do not race with each other, only with an
+    /// unsynchronised read of the same memory (`unsync_load`), the only reads recorded here.
+    /// Returns such a read the write is not ordered after.
+    pub fn atomic_write(&mut self, access: Access, clock: &VClock) -> Option<Access> {
+        let unordered = |a: &Access| a.thread != access.thread && !clock.has_seen(a.thread, a.time);
+        if let Some(r) = self.reads.iter().find(|r| unordered(r)) {
+            return Some(*r);
+        }
+        self.last_write = Some(access);
+        self.reads.clear();
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

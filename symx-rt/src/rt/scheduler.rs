@@ -217,16 +217,27 @@ impl Scheduler<'_> {
                 return;
             }
             let enabled = self.enabled();
+            if enabled.is_empty() && self.time_out_waiters() {
+                continue;
+            }
             let deadlock = diagnose::deadlock(&self.ctx.exec.borrow(), &enabled);
             if let Some(found) = deadlock {
                 self.exec().set_failure(found);
                 return;
             }
             if enabled.is_empty() {
-                return; // every thread finished
+                // Every thread finished: what is still allocated has leaked.
+                let mut e = self.exec();
+                if let Some(found) = e.config.leak_check.then(|| e.leak()).flatten() {
+                    e.set_failure(found);
+                }
+                return;
             }
             let (options, choice) = self.options(&enabled, last);
             let (t, op) = self.pick(&options, choice, last, steps);
+            if self.failed() {
+                return; // the chooser abandoned the execution
+            }
             steps += 1;
             let max_steps = self.ctx.exec.borrow().config.max_steps;
             if steps > max_steps {
@@ -246,6 +257,23 @@ impl Scheduler<'_> {
             self.after_step(t);
             last = Some(t);
         }
+    }
+
+    /// Nothing can run: time passes, and every wait with a timeout times out (the waiters
+    /// run on, told so). Returns whether any did; if none did, it is a deadlock or the end.
+    fn time_out_waiters(&mut self) -> bool {
+        let mut e = self.exec();
+        let timed: Vec<ThreadId> = e
+            .queue
+            .iter()
+            .copied()
+            .filter(|&t| matches!(e.threads[t].status, Status::Waiting(w) if w.timeout))
+            .collect();
+        for &t in &timed {
+            switch::wake(&mut e, t);
+            e.threads[t].timed_out = true;
+        }
+        !timed.is_empty()
     }
 
     /// The enabled threads the chooser may choose from: threads that yielded give way to
@@ -309,12 +337,20 @@ impl Scheduler<'_> {
                     })
                     .collect()
             };
+            // SAFETY: see `run_execution`; no model thread runs during the call.
+            let partial = unsafe { (*chooser).wants_trace() }
+                .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
             let point = SchedulingPoint {
                 step,
                 candidates: &candidates,
+                trace: partial.as_ref(),
             };
             // SAFETY: see `run_execution`; no model thread runs during the call.
             let t = unsafe { (*chooser).choose_thread(&point) };
+            // SAFETY: as above.
+            if unsafe { (*chooser).stop() } {
+                self.exec().sym.discarded = true;
+            }
             let chosen = options
                 .iter()
                 .copied()

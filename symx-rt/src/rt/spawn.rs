@@ -80,6 +80,8 @@ pub(crate) fn thread_finished(id: ThreadId, panic: Option<Box<dyn Any + Send>>) 
         });
         // A payload whose own Drop panics must not take the process down with it.
         std::mem::forget(payload);
+    } else {
+        super::locals::thread_exit(id);
     }
     with(|e| {
         e.note_local(Local::Exit, None);
@@ -100,6 +102,7 @@ pub(crate) fn join(t: ThreadId, at: &'static Location<'static>) {
             obj,
             wake: None,
             spurious: false,
+            timeout: false,
             location: at,
             what: "the thread to finish",
         });
@@ -124,22 +127,37 @@ fn thread_obj(t: ThreadId) -> ObjId {
 
 /// `thread::park`: consumes the unpark token, or waits for one.
 pub(crate) fn park(at: &'static Location<'static>) {
+    park_or_time_out(at, false)
+}
+
+/// `thread::park_timeout`: as [`park`], but when there is no token the explorer may also let
+/// the wait time out (a choice: time does not pass in a model).
+pub(crate) fn park_timeout(at: &'static Location<'static>) {
+    park_or_time_out(at, true)
+}
+
+fn park_or_time_out(at: &'static Location<'static>, timeout: bool) {
     let Some(me) = switch::current_thread() else {
         return;
     };
     let obj = thread_obj(me);
     switch::visible(OpKind::Park, Some(obj), at);
     let has_token = with(|e| std::mem::take(&mut e.threads[me].park_token)).unwrap_or(true);
-    if !has_token {
+    let timed_out = !has_token && timeout && switch::choose(2) == 1;
+    if !has_token && !timed_out {
         switch::wait(Wait {
             key: park_key(me),
             obj,
             wake: None,
             spurious: false,
+            timeout,
             location: at,
             what: "an unpark",
         });
-        with(|e| e.threads[me].park_token = false);
+        with(|e| {
+            e.threads[me].park_token = false;
+            e.threads[me].timed_out = false;
+        });
     }
     with(|e| e.acquire_from(obj, std::sync::atomic::Ordering::SeqCst));
 }

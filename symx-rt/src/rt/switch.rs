@@ -45,13 +45,7 @@ pub(crate) fn visible_op(op: Op) {
 /// Records that the running step changed `obj`'s state outside the step's own operation.
 pub(crate) fn touch(obj: ObjId) {
     if let Some(ctx) = ctx() {
-        let mut e = ctx.exec.borrow_mut();
-        let me = e.current;
-        if let Some(ev) = e.trace.last_mut().filter(|ev| ev.thread == me) {
-            if ev.obj != Some(obj) && !ev.touched.contains(&obj) {
-                ev.touched.push(obj);
-            }
-        }
+        ctx.exec.borrow_mut().touch(obj);
     }
 }
 

@@ -34,6 +34,9 @@ pub(crate) struct Wait {
     pub wake: Option<Op>,
     /// A condvar waiter may wake spuriously (when the Builder allows it).
     pub spurious: bool,
+    /// A wait with a timeout (`wait_timeout`, `park_timeout`): when no thread can run, time
+    /// passes and it times out instead of deadlocking.
+    pub timeout: bool,
     pub location: &'static Location<'static>,
     /// What it waits for, for deadlock reports (`a notify on Condvar#2`).
     pub what: &'static str,
@@ -61,6 +64,9 @@ pub(crate) struct Thread {
     /// Inside a `#[symx::acquire]` call (spinning on its lock, typically).
     pub acquiring: Option<Acquiring>,
     pub park_token: bool,
+    /// Woken from a timed wait because it timed out (see `Wait::timeout`); read and cleared
+    /// by the waiter.
+    pub timed_out: bool,
     pub yielder: *const Yielder<(), ()>,
     /// Events that must precede this thread's next event (see `Event::enablers`).
     pub after: Vec<u32>,
@@ -101,6 +107,7 @@ impl Thread {
             spurious_used: false,
             acquiring: None,
             park_token: false,
+            timed_out: false,
             yielder: std::ptr::null(),
             after: Vec::new(),
             last_event: None,

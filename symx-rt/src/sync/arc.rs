@@ -1,12 +1,22 @@
-//! `symx::sync::Arc` and `Weak`: std's reference counting (a wrapper around std's), with the
-//! happens-before std's implementation provides. Dropping a strong reference releases into
-//! the allocation's clock (std's `fetch_sub(Release)`); the thread that drops the last one, or
-//! otherwise finds itself the only owner (`try_unwrap`, `into_inner`, `get_mut`, `make_mut`),
-//! acquires that clock before it touches the value (std's `Acquire` fence). So a destructor
-//! that reads what other owners wrote is not reported as a race.
+//! `symx::sync::Arc` and `Weak`: std's reference counting (a wrapper around std's, so unsized
+//! values, `into_raw`/`from_raw` and `from_std` work as std's do), with its strong count also
+//! kept by the model (`rt::heap`). The model's count is what makes a `from_raw` or an
+//! `increment_strong_count` after the last reference went away a reported use-after-free rather
+//! than undefined behaviour in the checker, and an `Arc` still alive at the end of an execution
+//! a reported leak (with the location of its `Arc::new`).
 //!
-//! Reference-count operations are not scheduling points: they are atomic within a thread's
-//! step and keep the number of executions down. Cloning creates no happens-before, as in std.
+//! Happens-before as std's implementation provides it: dropping a strong reference releases
+//! into the allocation's clock (std's `fetch_sub(Release)`); the thread that drops the last one,
+//! or otherwise finds itself the only owner (`try_unwrap`, `into_inner`, `get_mut`,
+//! `make_mut`), acquires that clock before it touches the value (std's `Acquire` fence). So a
+//! destructor that reads what other owners wrote is not reported as a race. Cloning and
+//! dropping are not scheduling points (they keep the number of executions down); the one count
+//! operation on a raw pointer, `increment_strong_count`, is, and the drop that frees the value
+//! is an event on the count, so a thread that takes a reference through a pointer it loaded
+//! earlier is explored against every drop of the last reference. Cloning creates no
+//! happens-before, as in std.
+//!
+//! An `Arc` created outside any execution is not tracked and behaves exactly as std's.
 
 use std::borrow::Borrow;
 use std::cmp::Ordering as CmpOrdering;
@@ -14,68 +24,92 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::mem::ManuallyDrop;
 use std::ops::Deref;
-use std::sync::atomic::Ordering;
+use std::panic::Location;
+use std::pin::Pin;
 
-use crate::rt::{self, ObjKind, ObjRef};
-
-/// The shared allocation: the value and the identity that carries its clock.
-struct Inner<T: ?Sized> {
-    obj: ObjRef,
-    value: T,
-}
-
-impl<T> Inner<T> {
-    #[track_caller]
-    fn new(value: T) -> Self {
-        Inner {
-            obj: ObjRef::new(),
-            value,
-        }
-    }
-}
-
-/// Only for `std::sync::Arc::make_mut`'s bound: `Arc::make_mut` clones through `Arc::new`
-/// before it could be called, so a clone never shares the original's identity.
-impl<T: Clone> Clone for Inner<T> {
-    fn clone(&self) -> Self {
-        Inner::new(self.value.clone())
-    }
-}
+use crate::rt::heap::AllocKind;
+use crate::rt::{self, short_type_name};
 
 /// A thread-safe reference-counted pointer.
 pub struct Arc<T: ?Sized> {
-    /// Dropped by hand, after the happens-before bookkeeping of `Drop`.
-    inner: ManuallyDrop<std::sync::Arc<Inner<T>>>,
+    /// Dropped by hand, after the model's count is updated.
+    inner: ManuallyDrop<std::sync::Arc<T>>,
 }
 
 /// A non-owning reference to an [`Arc`]'s allocation.
 pub struct Weak<T: ?Sized> {
-    inner: std::sync::Weak<Inner<T>>,
+    inner: std::sync::Weak<T>,
+}
+
+/// The address the model knows an allocation by: that of its value.
+fn address<T: ?Sized>(ptr: *const T) -> usize {
+    ptr as *const () as usize
+}
+
+/// Fails the execution if the tracked `Arc` whose value is at `ptr` has no strong reference
+/// left; `what` names the operation for the report.
+fn check_alive<T: ?Sized>(ptr: *const T, what: &str, location: &'static Location<'static>) {
+    let at = address(ptr);
+    let found = rt::with(|e| {
+        let dead = e.heap.get_mut(AllocKind::Arc, at)?.strong == 0;
+        dead.then(|| e.use_after_free(AllocKind::Arc, at, what, location))
+    });
+    if let Some(found) = found.flatten() {
+        rt::fail(found);
+    }
+}
+
+/// Adds one to the model's count of the tracked `Arc` at `at`.
+fn count_up(at: usize) {
+    rt::with(|e| {
+        if let Some(a) = e.heap.get_mut(AllocKind::Arc, at) {
+            a.strong += 1;
+        }
+    });
 }
 
 impl<T> Arc<T> {
-    /// A new `Arc` holding `value` (an object of the model: its count is shared state).
+    /// A new `Arc` holding `value`; inside an execution, its count is tracked from here.
     #[track_caller]
     pub fn new(value: T) -> Arc<T> {
-        Arc::from_std(std::sync::Arc::new(Inner::new(value)))
+        Arc::track(std::sync::Arc::new(value), Location::caller())
+    }
+
+    /// A new `Arc` whose value is built with a `Weak` to itself (which cannot upgrade yet).
+    #[track_caller]
+    pub fn new_cyclic<F: FnOnce(&Weak<T>) -> T>(data_fn: F) -> Arc<T> {
+        let inner = std::sync::Arc::new_cyclic(|weak| {
+            data_fn(&Weak {
+                inner: weak.clone(),
+            })
+        });
+        Arc::track(inner, Location::caller())
+    }
+
+    /// A new pinned `Arc`.
+    #[track_caller]
+    pub fn pin(data: T) -> Pin<Arc<T>> {
+        // SAFETY: the value lives in the allocation and never moves while any `Arc` exists.
+        unsafe { Pin::new_unchecked(Arc::new(data)) }
     }
 
     /// The value, if `this` is the only strong reference; otherwise `this` back.
     pub fn try_unwrap(this: Self) -> Result<T, Self> {
-        if std::sync::Arc::strong_count(&this.inner) != 1 {
-            return Err(this);
-        }
-        this.acquire_unique();
+        let at = address(Arc::as_ptr(&this));
         match std::sync::Arc::try_unwrap(Arc::into_std(this)) {
-            Ok(inner) => Ok(inner.value),
-            Err(inner) => Err(Arc::from_std(inner)),
+            Ok(value) => {
+                rt::with(|e| e.arc_release(at));
+                Ok(value)
+            }
+            Err(inner) => Err(Arc::wrap(inner)),
         }
     }
 
     /// Drops `this`; returns the value if it was the last strong reference.
     pub fn into_inner(this: Self) -> Option<T> {
-        this.release();
-        std::sync::Arc::into_inner(Arc::into_std(this)).map(|inner| inner.value)
+        let at = address(Arc::as_ptr(&this));
+        rt::with(|e| e.arc_release(at));
+        std::sync::Arc::into_inner(Arc::into_std(this))
     }
 
     /// The value if `this` is the only strong reference, else a clone of it.
@@ -88,39 +122,85 @@ impl<T> Arc<T> {
 }
 
 impl<T: ?Sized> Arc<T> {
-    fn from_std(inner: std::sync::Arc<Inner<T>>) -> Self {
+    /// Wraps std's pointer without tracking (a reference whose count the model already has).
+    fn wrap(inner: std::sync::Arc<T>) -> Self {
         Arc {
             inner: ManuallyDrop::new(inner),
         }
     }
 
+    /// Wraps a new allocation and, inside an execution, starts tracking it.
+    fn track(inner: std::sync::Arc<T>, location: &'static Location<'static>) -> Self {
+        let at = address(std::sync::Arc::as_ptr(&inner));
+        rt::with(|e| e.track(AllocKind::Arc, at, short_type_name::<T>(), location));
+        Arc::wrap(inner)
+    }
+
     /// Takes std's pointer out of `this` without running `Drop` (the reference lives on).
-    fn into_std(this: Self) -> std::sync::Arc<Inner<T>> {
+    fn into_std(this: Self) -> std::sync::Arc<T> {
         let mut this = ManuallyDrop::new(this);
         // SAFETY: `this` is never used or dropped again, so `inner` is taken exactly once.
         unsafe { ManuallyDrop::take(&mut this.inner) }
     }
 
-    /// This strong reference goes away: std's `fetch_sub(Release)`, and for the last one the
-    /// `Acquire` fence before the value is dropped or moved out. Returns whether it was last.
-    fn release(&self) -> bool {
-        let last = std::sync::Arc::strong_count(&self.inner) == 1;
-        rt::with(|e| {
-            let id = e.objects.of(&self.inner.obj, ObjKind::Arc, "Arc", 0);
-            e.release_to(id, Ordering::Release, true);
-            if last {
-                e.acquire_from(id, Ordering::Acquire);
-            }
-        });
-        last
+    /// loom's `Arc::from_std`: a symx `Arc` from a std one, which must be the only reference
+    /// to its value (tracked from here, like a new one).
+    #[track_caller]
+    pub fn from_std(mut std: std::sync::Arc<T>) -> Self {
+        assert!(
+            std::sync::Arc::get_mut(&mut std).is_some(),
+            "the std::sync::Arc given to Arc::from_std is not the only reference to its value"
+        );
+        Arc::track(std, Location::caller())
     }
 
-    /// `self` is the only strong reference: as std, take what every earlier owner released.
-    fn acquire_unique(&self) {
-        rt::with(|e| {
-            let id = e.objects.of(&self.inner.obj, ObjKind::Arc, "Arc", 0);
-            e.acquire_from(id, Ordering::Acquire);
-        });
+    /// Consumes the `Arc`, returning the pointer to its value; the reference lives on until
+    /// [`Arc::from_raw`] or [`Arc::decrement_strong_count`] gives it back.
+    pub fn into_raw(this: Self) -> *const T {
+        std::sync::Arc::into_raw(Arc::into_std(this))
+    }
+
+    /// Takes back a reference [`Arc::into_raw`] gave out. A pointer whose allocation's last
+    /// reference is already gone is reported as a use-after-free.
+    ///
+    /// # Safety
+    /// As std's: `ptr` must come from `Arc::into_raw` of an `Arc<U>` with `U`'s size and
+    /// alignment, and each `into_raw` may be given back once.
+    #[track_caller]
+    pub unsafe fn from_raw(ptr: *const T) -> Self {
+        check_alive(ptr, "Arc::from_raw", Location::caller());
+        // SAFETY: forwarded from the caller; the model has checked the allocation is alive.
+        Arc::wrap(unsafe { std::sync::Arc::from_raw(ptr) })
+    }
+
+    /// Adds a strong reference to the allocation `ptr` points into (reported as a
+    /// use-after-free when it has none left).
+    ///
+    /// # Safety
+    /// As std's: `ptr` must come from `Arc::into_raw`, and its allocation must be alive.
+    #[track_caller]
+    pub unsafe fn increment_strong_count(ptr: *const T) {
+        let location = Location::caller();
+        // std's `fetch_add` on the count: a scheduling point, so another thread may drop the
+        // last reference just before it (the use-after-free lock-free code must rule out).
+        if let Some(obj) = rt::with(|e| e.arc_obj(address(ptr))).flatten() {
+            rt::visible(rt::OpKind::Rmw, Some(obj), location);
+        }
+        check_alive(ptr, "Arc::increment_strong_count", location);
+        count_up(address(ptr));
+        // SAFETY: forwarded from the caller.
+        unsafe { std::sync::Arc::increment_strong_count(ptr) }
+    }
+
+    /// Drops a strong reference to the allocation `ptr` points into (reported as a
+    /// use-after-free when it has none left).
+    ///
+    /// # Safety
+    /// As std's: `ptr` must come from `Arc::into_raw`, and its allocation must be alive.
+    #[track_caller]
+    pub unsafe fn decrement_strong_count(ptr: *const T) {
+        // SAFETY: forwarded from the caller (`from_raw` checks the allocation).
+        drop(unsafe { Arc::from_raw(ptr) })
     }
 
     /// A weak pointer to the allocation.
@@ -147,34 +227,75 @@ impl<T: ?Sized> Arc<T> {
 
     /// The pointer to the value.
     pub fn as_ptr(this: &Self) -> *const T {
-        &this.inner.value as *const T
+        std::sync::Arc::as_ptr(&this.inner)
+    }
+
+    /// `this` is the only strong reference: as std, take what every earlier owner released.
+    fn acquire_unique(this: &Self) {
+        let at = address(Arc::as_ptr(this));
+        rt::with(|e| {
+            if let Some(obj) = e.heap.get_mut(AllocKind::Arc, at).and_then(|a| a.obj) {
+                e.acquire_from(obj, std::sync::atomic::Ordering::Acquire);
+            }
+        });
     }
 
     /// Mutable access if no other `Arc` or `Weak` points to the value.
     pub fn get_mut(this: &mut Self) -> Option<&mut T> {
         std::sync::Arc::get_mut(&mut this.inner)?;
-        this.acquire_unique();
-        std::sync::Arc::get_mut(&mut this.inner).map(|inner| &mut inner.value)
+        Arc::acquire_unique(this);
+        std::sync::Arc::get_mut(&mut this.inner)
     }
 }
 
 impl<T: Clone> Arc<T> {
     /// Mutable access, cloning the value into a new allocation if other `Arc`s share it (and
     /// moving it out, uncloned, if only `Weak`s do), as std's.
+    #[track_caller]
     pub fn make_mut(this: &mut Self) -> &mut T {
-        if std::sync::Arc::strong_count(&this.inner) == 1 {
-            this.acquire_unique();
-        } else {
-            // Assigning drops the old reference through `Drop`, which releases as std's does.
-            *this = Arc::new((**this).clone());
+        let before = address(Arc::as_ptr(this));
+        Arc::acquire_unique(this);
+        std::sync::Arc::make_mut(&mut this.inner);
+        let after = address(Arc::as_ptr(this));
+        if after != before {
+            // std moved or cloned the value into a new allocation: `this` no longer holds
+            // the old one, and the new one is tracked from here.
+            rt::with(|e| {
+                e.arc_release(before);
+                e.track(
+                    AllocKind::Arc,
+                    after,
+                    short_type_name::<T>(),
+                    Location::caller(),
+                );
+            });
         }
-        &mut std::sync::Arc::make_mut(&mut this.inner).value
+        std::sync::Arc::get_mut(&mut this.inner).expect("make_mut leaves `this` unique")
     }
 }
 
 impl<T: ?Sized> Drop for Arc<T> {
+    #[track_caller]
     fn drop(&mut self) {
-        self.release();
+        let at = address(Arc::as_ptr(self));
+        match rt::with(|e| e.arc_release(at)).flatten() {
+            Some(Err(())) => {
+                let at_loc = Location::caller();
+                let found = rt::with(|e| e.use_after_free(AllocKind::Arc, at, "drop", at_loc));
+                if let Some(found) = found {
+                    rt::fail(found);
+                }
+                return;
+            }
+            Some(Ok(true)) => {
+                // The value goes now; its memory stays until the execution ends, so that a
+                // stale pointer still finds the allocation it came from.
+                let keep = Box::new(std::sync::Arc::downgrade(&self.inner));
+                // SAFETY: a `Weak` only releases memory when dropped.
+                rt::with(|e| unsafe { e.heap.keep(at, keep) });
+            }
+            _ => {}
+        }
         // SAFETY: `inner` is dropped exactly once, here, and not used afterwards.
         unsafe { ManuallyDrop::drop(&mut self.inner) }
     }
@@ -182,14 +303,15 @@ impl<T: ?Sized> Drop for Arc<T> {
 
 impl<T: ?Sized> Clone for Arc<T> {
     fn clone(&self) -> Self {
-        Arc::from_std(std::sync::Arc::clone(&self.inner))
+        count_up(address(Arc::as_ptr(self)));
+        Arc::wrap(std::sync::Arc::clone(&self.inner))
     }
 }
 
 impl<T: ?Sized> Deref for Arc<T> {
     type Target = T;
     fn deref(&self) -> &T {
-        &self.inner.value
+        &self.inner
     }
 }
 
@@ -205,6 +327,8 @@ impl<T: ?Sized> Borrow<T> for Arc<T> {
     }
 }
 
+impl<T: ?Sized> Unpin for Arc<T> {}
+
 impl<T: Default> Default for Arc<T> {
     #[track_caller]
     fn default() -> Self {
@@ -216,6 +340,48 @@ impl<T> From<T> for Arc<T> {
     #[track_caller]
     fn from(value: T) -> Self {
         Arc::new(value)
+    }
+}
+
+impl<T: ?Sized> From<Box<T>> for Arc<T> {
+    #[track_caller]
+    fn from(value: Box<T>) -> Self {
+        Arc::track(std::sync::Arc::from(value), Location::caller())
+    }
+}
+
+impl<T> From<Vec<T>> for Arc<[T]> {
+    #[track_caller]
+    fn from(value: Vec<T>) -> Self {
+        Arc::track(std::sync::Arc::from(value), Location::caller())
+    }
+}
+
+impl<T: Clone> From<&[T]> for Arc<[T]> {
+    #[track_caller]
+    fn from(value: &[T]) -> Self {
+        Arc::track(std::sync::Arc::from(value), Location::caller())
+    }
+}
+
+impl From<&str> for Arc<str> {
+    #[track_caller]
+    fn from(value: &str) -> Self {
+        Arc::track(std::sync::Arc::from(value), Location::caller())
+    }
+}
+
+impl From<String> for Arc<str> {
+    #[track_caller]
+    fn from(value: String) -> Self {
+        Arc::track(std::sync::Arc::from(value), Location::caller())
+    }
+}
+
+impl<T> FromIterator<T> for Arc<[T]> {
+    #[track_caller]
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        Arc::track(iter.into_iter().collect(), Location::caller())
     }
 }
 
@@ -234,6 +400,12 @@ impl<T: ?Sized + fmt::Display> fmt::Display for Arc<T> {
 impl<T: ?Sized> fmt::Pointer for Arc<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Pointer::fmt(&Arc::as_ptr(self), f)
+    }
+}
+
+impl<T: ?Sized + std::error::Error> std::error::Error for Arc<T> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        (**self).source()
     }
 }
 
@@ -270,12 +442,25 @@ impl<T> Weak<T> {
             inner: std::sync::Weak::new(),
         }
     }
+
+    /// Takes back a `Weak` that [`Weak::into_raw`] gave out.
+    ///
+    /// # Safety
+    /// As std's: `ptr` must come from `Weak::into_raw`, and be given back once.
+    pub unsafe fn from_raw(ptr: *const T) -> Weak<T> {
+        Weak {
+            // SAFETY: forwarded from the caller.
+            inner: unsafe { std::sync::Weak::from_raw(ptr) },
+        }
+    }
 }
 
 impl<T: ?Sized> Weak<T> {
     /// A strong reference, if the value is still alive (not a scheduling point).
     pub fn upgrade(&self) -> Option<Arc<T>> {
-        self.inner.upgrade().map(Arc::from_std)
+        let inner = self.inner.upgrade()?;
+        count_up(address(std::sync::Arc::as_ptr(&inner)));
+        Some(Arc::wrap(inner))
     }
 
     /// How many `Arc`s to the allocation exist (0 once the value is dropped).
@@ -291,6 +476,16 @@ impl<T: ?Sized> Weak<T> {
     /// Whether both point to the same allocation.
     pub fn ptr_eq(&self, other: &Self) -> bool {
         self.inner.ptr_eq(&other.inner)
+    }
+
+    /// The pointer to the value (dangling once the value is dropped).
+    pub fn as_ptr(&self) -> *const T {
+        self.inner.as_ptr()
+    }
+
+    /// Consumes the `Weak`, returning the pointer [`Weak::from_raw`] takes back.
+    pub fn into_raw(self) -> *const T {
+        self.inner.into_raw()
     }
 }
 

@@ -12,6 +12,17 @@ use crate::rt::{self, ObjKind, ObjRef, OpKind, Value};
 use crate::sym::expr::Ty;
 use crate::sym::SymValue;
 
+/// A compiler fence: orders nothing between threads, so nothing for the model to do.
+pub fn compiler_fence(order: Ordering) {
+    std::sync::atomic::compiler_fence(order);
+}
+
+/// loom's (and std's deprecated) name for [`crate::hint::spin_loop`].
+#[track_caller]
+pub fn spin_loop_hint() {
+    crate::hint::spin_loop();
+}
+
 /// A memory fence. Interleavings are sequentially consistent; the fence matters to
 /// happens-before (relaxed accesses around it synchronise).
 #[track_caller]
@@ -67,7 +78,7 @@ fn access(
         return None;
     };
     rt::visible(kind, Some(id), location);
-    rt::with(|e| {
+    let (old, new, race) = rt::with(|e| {
         let old = e.objects.get(id).value;
         let new = update(old);
         let read = if new.is_some() {
@@ -76,9 +87,11 @@ fn access(
             failure_order
         };
         e.acquire_from(id, read);
+        let mut race = None;
         match new {
             Some(v) => {
                 e.objects.get_mut(id).value = v;
+                race = e.atomic_write(id, location);
                 e.release_to(id, order, kind != OpKind::Store);
             }
             None => e.quiet_step = true,
@@ -91,8 +104,36 @@ fn access(
         if let Some(v) = new {
             e.note_write(None, ty, ty.truncate(v as u128));
         }
-        (old, new)
+        (old, new, race)
+    })?;
+    if let Some(found) = race {
+        rt::fail(found);
+    }
+    Some((old, new))
+}
+
+/// An unsynchronised read of an atomic's current value: no scheduling point, and a data race
+/// with any write to it that happens-before does not order before the read. `None` outside a
+/// model.
+fn unsync_read(
+    obj: &ObjRef,
+    type_name: &'static str,
+    location: &'static Location<'static>,
+) -> Option<u64> {
+    let (value, found) = rt::with(|e| {
+        let id = obj.get(e.objects.generation)?;
+        e.me().accessed = true;
+        Some((e.objects.get(id).value, e.cell_access(id, false, location)))
     })
+    .flatten()
+    .or_else(|| {
+        rt::foreign::check(obj, type_name, location);
+        None
+    })?;
+    if let Some(found) = found {
+        rt::fail(found);
+    }
+    Some(value)
 }
 
 macro_rules! atomic_int {
@@ -228,6 +269,35 @@ macro_rules! atomic_int {
             #[track_caller]
             pub fn fetch_min(&self, val: $t, order: Ordering) -> $t { self.rmw(order, |v| v.min(val)) }
 
+            /// Writes `new` if the value is `current`; returns the previous value either way
+            /// (std's deprecated form of [`compare_exchange`](Self::compare_exchange), kept
+            /// undeprecated here so that loom code under `#![deny(warnings)]` builds).
+            #[track_caller]
+            pub fn compare_and_swap(&self, current: $t, new: $t, order: Ordering) -> $t {
+                let failure = read_order(order);
+                match self.compare_exchange(current, new, order, failure) {
+                    Ok(v) | Err(v) => v,
+                }
+            }
+
+            /// loom's unsynchronised load: reads the value without a scheduling point; a write
+            /// to the atomic that happens-before does not order before it is a data race.
+            ///
+            /// # Safety
+            /// Every write to the atomic must happen before this read (as loom requires).
+            #[track_caller]
+            pub unsafe fn unsync_load(&self) -> $t {
+                match unsync_read(&self.obj, stringify!($name), Location::caller()) {
+                    Some(v) => v as $t,
+                    None => self.init.load(Ordering::Relaxed),
+                }
+            }
+
+            /// Runs `f` with exclusive access to the value (loom's `with_mut`).
+            pub fn with_mut<R>(&mut self, f: impl FnOnce(&mut $t) -> R) -> R {
+                f(self.get_mut())
+            }
+
             /// Exclusive access: the value is synchronised back into the object's own storage
             /// and the object starts afresh at its next use.
             pub fn get_mut(&mut self) -> &mut $t {
@@ -337,6 +407,30 @@ impl AtomicBool {
     pub fn fetch_or(&self, val: bool, order: Ordering) -> bool {
         self.0.fetch_or(val as u8, order) != 0
     }
+    /// Logical not, returning the previous value.
+    #[track_caller]
+    pub fn fetch_not(&self, order: Ordering) -> bool {
+        self.0.fetch_xor(1, order) != 0
+    }
+    /// Writes `new` if the value is `current`; returns the previous value (std's deprecated
+    /// form of [`compare_exchange`](Self::compare_exchange)).
+    #[track_caller]
+    pub fn compare_and_swap(&self, current: bool, new: bool, order: Ordering) -> bool {
+        self.0.compare_and_swap(current as u8, new as u8, order) != 0
+    }
+    /// loom's unsynchronised load (see [`AtomicU8::unsync_load`]).
+    ///
+    /// # Safety
+    /// Every write to the atomic must happen before this read (as loom requires).
+    #[track_caller]
+    pub unsafe fn unsync_load(&self) -> bool {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.0.unsync_load() != 0 }
+    }
+    /// Runs `f` with exclusive access to the value (loom's `with_mut`).
+    pub fn with_mut<R>(&mut self, f: impl FnOnce(&mut bool) -> R) -> R {
+        f(self.get_mut())
+    }
     /// Bitwise xor, returning the previous value.
     #[track_caller]
     pub fn fetch_xor(&self, val: bool, order: Ordering) -> bool {
@@ -386,6 +480,12 @@ impl<T> Default for AtomicPtr<T> {
     #[track_caller]
     fn default() -> Self {
         Self::new(std::ptr::null_mut())
+    }
+}
+
+impl<T> From<*mut T> for AtomicPtr<T> {
+    fn from(p: *mut T) -> Self {
+        Self::new(p)
     }
 }
 
@@ -504,6 +604,32 @@ impl<T> AtomicPtr<T> {
             }
         }
         Err(prev)
+    }
+
+    /// Writes `new` if the value is `current`; returns the previous value (std's deprecated
+    /// form of [`compare_exchange`](Self::compare_exchange)).
+    #[track_caller]
+    pub fn compare_and_swap(&self, current: *mut T, new: *mut T, order: Ordering) -> *mut T {
+        match self.compare_exchange(current, new, order, read_order(order)) {
+            Ok(v) | Err(v) => v,
+        }
+    }
+
+    /// loom's unsynchronised load (see [`AtomicU8::unsync_load`]).
+    ///
+    /// # Safety
+    /// Every write to the atomic must happen before this read (as loom requires).
+    #[track_caller]
+    pub unsafe fn unsync_load(&self) -> *mut T {
+        match unsync_read(&self.obj, "AtomicPtr", Location::caller()) {
+            Some(v) => v as usize as *mut T,
+            None => self.init.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Runs `f` with exclusive access to the value (loom's `with_mut`).
+    pub fn with_mut<R>(&mut self, f: impl FnOnce(&mut *mut T) -> R) -> R {
+        f(self.get_mut())
     }
 
     /// Exclusive access to the value (no scheduling point: nothing else can see it).

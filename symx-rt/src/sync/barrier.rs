@@ -92,6 +92,7 @@ impl Barrier {
                 obj: id,
                 wake: None,
                 spurious: false,
+                timeout: false,
                 location,
                 what: "the other threads to arrive",
             });

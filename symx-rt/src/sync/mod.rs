@@ -15,8 +15,8 @@ mod rwlock;
 
 pub use arc::{Arc, Weak};
 pub use barrier::{Barrier, BarrierWaitResult};
-pub use condvar::Condvar;
+pub use condvar::{Condvar, WaitTimeoutResult};
 pub use mutex::{Mutex, MutexGuard};
-pub use once::{Once, OnceLock, OnceState};
+pub use once::{LazyLock, Once, OnceLock, OnceState};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};

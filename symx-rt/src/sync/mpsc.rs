@@ -151,6 +151,7 @@ impl<T> Chan<T> {
                 location,
             }),
             spurious: false,
+            timeout: false,
             location,
             what,
         });

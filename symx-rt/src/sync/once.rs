@@ -83,6 +83,7 @@ impl OnceCore {
                     obj: id,
                     wake: None,
                     spurious: false,
+                    timeout: false,
                     location,
                     what: "another thread's initialisation",
                 }),
@@ -404,5 +405,91 @@ impl<T: fmt::Debug> fmt::Debug for OnceLock<T> {
             None => d.field(&format_args!("<uninit>")),
         };
         d.finish()
+    }
+}
+
+/// A value initialised on first access, once per execution (std's `LazyLock`): a `static`
+/// `LazyLock` starts every execution uninitialised, as a fresh process would, and its value is
+/// dropped when the execution's last thread ends. Each access is one visible operation, as a
+/// [`OnceLock::get_or_init`]; a thread that finds another running the initialiser waits for it.
+///
+/// The initialiser runs once per execution, so it is `Fn` here rather than std's `FnOnce` (a
+/// `fn` item or a closure that does not move out of its captures).
+pub struct LazyLock<T, F = fn() -> T> {
+    core: OnceCore,
+    init: F,
+    /// The value forced outside any model: every execution starts with it.
+    outside: std::sync::OnceLock<T>,
+}
+
+impl<T, F: Fn() -> T> LazyLock<T, F> {
+    /// A lazy value that `f` initialises. `const`, as in `std`: usable in statics.
+    pub const fn new(f: F) -> LazyLock<T, F> {
+        LazyLock {
+            core: OnceCore::new(),
+            init: f,
+            outside: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The value, initialising it in this execution if no thread has yet.
+    #[track_caller]
+    pub fn force(this: &LazyLock<T, F>) -> &T {
+        let location = Location::caller();
+        let Some(id) = this.core.id("LazyLock", this.outside.get().is_some()) else {
+            return this.outside.get_or_init(&this.init);
+        };
+        rt::visible(OpKind::Once, Some(id), location);
+        if let Turn::Run { .. } = this.core.enter(id, true, location) {
+            let running = Running {
+                core: &this.core,
+                id,
+                end: INCOMPLETE,
+            };
+            let value = crate::rt::locals::Erased::new((this.init)());
+            rt::with(|e| e.set_static(id, value));
+            running.complete();
+        }
+        match rt::with(|e| e.static_value(id)).flatten() {
+            // SAFETY: the value is boxed in the execution and dropped only when the
+            // execution's last thread ends or `this` is dropped, neither while `this` is
+            // borrowed by a running thread.
+            Some(ptr) => unsafe { &*(ptr as *const T) },
+            None => this
+                .outside
+                .get()
+                .expect("a complete LazyLock holds a value"),
+        }
+    }
+}
+
+impl<T, F: Fn() -> T> std::ops::Deref for LazyLock<T, F> {
+    type Target = T;
+
+    #[track_caller]
+    fn deref(&self) -> &T {
+        LazyLock::force(self)
+    }
+}
+
+impl<T, F> Drop for LazyLock<T, F> {
+    fn drop(&mut self) {
+        let value = rt::with(|e| {
+            let id = self.core.obj.get(e.objects.generation)?;
+            e.take_static(id)
+        });
+        drop(value);
+    }
+}
+
+impl<T: Default> Default for LazyLock<T> {
+    fn default() -> Self {
+        LazyLock::new(T::default)
+    }
+}
+
+impl<T: fmt::Debug, F> fmt::Debug for LazyLock<T, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LazyLock").finish_non_exhaustive()
     }
 }

@@ -60,6 +60,7 @@ pub(crate) fn serve(path: &str, builder: &Builder, body: fn()) -> bool {
         strategy: builder.strategy.kind().name().to_string(),
         symx_version: env!("CARGO_PKG_VERSION").to_string(),
         max_branch_depth: builder.max_branch_depth,
+        assertion_guided: builder.assertion_guided,
     });
     arm_watchdog(path);
     if version.trim() != protocol::PROTOCOL_VERSION.to_string() {
@@ -158,12 +159,16 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
         Request::Session => session(builder, body),
         // Outside a session there is nothing to end.
         Request::End => {}
+        Request::Drive { .. } | Request::Decide { .. } => send(&Message::Unsupported {
+            request: request_name(&request).into(),
+            reason: "only a session answers it".into(),
+        }),
     }
 }
 
 /// The request kinds a session answers: single guided executions, whose answers are small
 /// and whose cost a process per request would dominate.
-const SESSION_SERVES: [&str; 3] = ["run_one", "replay", "run_constrained"];
+const SESSION_SERVES: [&str; 4] = ["run_one", "replay", "run_constrained", "drive"];
 
 /// A persistent session: one answer per request line, in order, until `end` or the end of
 /// input. Every execution is a fresh one (objects and `static` symx objects start afresh, as
@@ -172,15 +177,8 @@ fn session(builder: &Builder, body: fn()) {
     send(&Message::Session {
         serves: SESSION_SERVES.iter().map(|s| s.to_string()).collect(),
     });
-    let stdin = std::io::stdin();
-    let mut line = String::new();
     loop {
-        line.clear();
-        match stdin.lock().read_line(&mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) if line.trim().is_empty() => continue,
-            Ok(_) => {}
-        }
+        let Some(line) = next_line() else { return };
         let request = match serde_json::from_str::<RequestLine>(&line) {
             Ok(RequestLine { request, .. }) => request,
             Err(e) => {
@@ -194,11 +192,55 @@ fn session(builder: &Builder, body: fn()) {
             Request::RunOne { .. } | Request::Replay { .. } | Request::RunConstrained { .. } => {
                 answer(builder, body, request)
             }
-            Request::Explore { .. } | Request::Session => send(&Message::Unsupported {
-                request: request_name(&request).into(),
-                reason: format!("a session answers {}", SESSION_SERVES.join(" and ")),
-            }),
+            Request::Drive { inputs } => {
+                let inputs = inputs.into_iter().map(|i| (i.name, i.value)).collect();
+                send(&Message::Ran(drive(builder, body, &inputs)));
+            }
+            Request::Explore { .. } | Request::Session | Request::Decide { .. } => {
+                send(&Message::Unsupported {
+                    request: request_name(&request).into(),
+                    reason: format!("a session answers {}", SESSION_SERVES.join(", ")),
+                })
+            }
         }
+    }
+}
+
+/// The next non-empty line of the worker's input; `None` at its end.
+fn next_line() -> Option<String> {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match std::io::stdin().lock().read_line(&mut line) {
+            Ok(0) | Err(_) => return None,
+            Ok(_) if line.trim().is_empty() => continue,
+            Ok(_) => return Some(line),
+        }
+    }
+}
+
+/// A driven execution: each scheduling point is sent as a `point` and decided by the
+/// driver's `decide` line. A line that is not a decision, or the end of input, abandons the
+/// execution.
+fn drive(builder: &Builder, body: fn(), inputs: &crate::InputValues) -> Ran {
+    let mut decide = |p: &crate::DrivenPoint<'_>| {
+        send(&Message::Point {
+            step: p.step,
+            enabled: p.enabled.iter().map(|&t| t as u32).collect(),
+            trace: Box::new(p.trace.clone()),
+        });
+        let decision = next_line().and_then(|l| serde_json::from_str::<RequestLine>(&l).ok());
+        match decision.map(|d| d.request) {
+            Some(Request::Decide { thread: Some(t) }) => crate::Drive::Run(t as usize),
+            _ => crate::Drive::Stop,
+        }
+    };
+    let run = builder.run_driven(inputs, &mut decide, body);
+    Ran {
+        failure: run.report.failure().map(report::failure),
+        trace: Box::new(run.trace),
+        divergence: run.divergence,
+        preemptions: run.preemptions,
     }
 }
 
@@ -209,6 +251,8 @@ fn request_name(request: &Request) -> &'static str {
         Request::RunOne { .. } => "run_one",
         Request::RunConstrained { .. } => "run_constrained",
         Request::Session => "session",
+        Request::Drive { .. } => "drive",
+        Request::Decide { .. } => "decide",
         Request::End => "end",
     }
 }

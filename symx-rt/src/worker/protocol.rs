@@ -82,6 +82,21 @@ pub enum Request {
     ///
     /// [`End`]: Request::End
     Session,
+    /// In a session: run one execution with the given input values in which the driver
+    /// takes every scheduling decision: at each scheduling point the worker sends
+    /// [`Message::Point`] and reads one [`Request::Decide`] line; at the end it sends
+    /// [`Message::Ran`]. What assertion-guided pruning uses to stop an execution as soon as
+    /// its state is covered.
+    Drive {
+        #[serde(default)]
+        inputs: Vec<InputValue>,
+    },
+    /// The answer to a [`Message::Point`]: the thread that takes the next step, or none to
+    /// abandon the execution there.
+    Decide {
+        #[serde(default)]
+        thread: Option<u32>,
+    },
     /// Close a session: the worker ends the test (it passes).
     End,
 }
@@ -131,6 +146,9 @@ pub enum Message {
         /// The test's `max_branch_depth`, for the driver's symbolic exploration.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         max_branch_depth: Option<u32>,
+        /// The test asked for assertion-guided pruning (`assertion_guided = true`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        assertion_guided: bool,
     },
     /// Sent at most a few times a second while exploring.
     Progress {
@@ -163,6 +181,14 @@ pub enum Message {
     },
     /// The answer to [`Request::RunOne`].
     Ran(Ran),
+    /// A scheduling point of a driven execution ([`Request::Drive`]): the threads that can
+    /// take the next step and the execution so far; the worker waits for a
+    /// [`Request::Decide`].
+    Point {
+        step: u64,
+        enabled: Vec<u32>,
+        trace: Box<crate::trace::Trace>,
+    },
     /// A session is open ([`Request::Session`]): the request kinds it answers.
     Session {
         /// The request kinds the session answers (`run_one`, `replay`).

@@ -1,0 +1,131 @@
+//! Assertion-guided pruning: the space of inputs × schedules searched as one tree, skipping
+//! every state that summaries of already explored subtrees prove cannot fail an assertion.
+//!
+//! **The algorithm.** Guo, Kusano, Wang, Yang, Gupta, "Assertion Guided Symbolic Execution
+//! of Multithreaded Programs", ESEC/FSE 2015, Algorithm 2, with DPOR (their §5.2). The tree
+//! has a node per scheduling point (an *i-PP*: which thread takes the next step) and per
+//! condition that depends on an input (a *b-PP*: a branch, an assertion, an overflow check,
+//! a symbolic index). A depth-first walk explores it one execution per path: every execution
+//! is *driven* (`Executor::drive`): the driver takes each scheduling decision while it runs,
+//! shown the trace so far; a flipped condition is a new input from z3 that follows the same
+//! prefix. When a node's subtree is complete, its weakest precondition `wp` (`wp.rs`: the
+//! conditions and assertions of the explored paths below it, conjoined along each path) is
+//! formed in post-order, disjoined over a condition's sides and conjoined over a scheduling
+//! point's explored threads, and added to the *summary* `PS[key]` of the node's state
+//! (`summary.rs`, keyed as `names.rs` says). When a new execution reaches a state whose key
+//! has a summary, z3 is asked whether the path condition implies the summary instantiated
+//! with this path's values; if so, no continuation can fail an assertion, and the execution
+//! stops there.
+//!
+//! The schedules are source-DPOR with sleep sets (Abdulla et al., POPL 2014), run over the
+//! traces (`races.rs`); `por = false` explores every interleaving instead.
+//!
+//! **Departures from the paper's listing, each keeping the search sound** (Theorem 1: the
+//! pruned search reaches an assertion failure iff the full one does):
+//! - *Leaves.* A normal end is `true`; a failure (assertion, panic, deadlock, anything) is
+//!   `false`; a side the solver proved infeasible, or could not decide, or did not explore,
+//!   is `false`; a state cut by a summary is that summary; a state where every enabled thread
+//!   sleeps is `false`. (The listing's "end state ⇒ true" would let an infeasible side cover a
+//!   feasible failing state.)
+//! - *Where the check runs.* At every new scheduling point and at the state after an
+//!   execution's last step, not only at branches: checking anywhere is as sound, and prunes
+//!   more. The check after the last step is decided when the execution has ended (no
+//!   scheduling point follows to stop at): that execution ran to its end natively, and the
+//!   search skips what is below the state.
+//! - *DPOR.* A pruned execution never shows the races its subtree would have: every access
+//!   below a key (`RVar`/`WVar`, transitively, pruned leaves included) is stored with its
+//!   summary and pretended to happen right after the pruned state, so the reversals it would
+//!   have planted are planted (the paper's §5.2, after Yang et al.'s stateful DPOR).
+//! - *Sleep sets*, which the paper does not use: a summary made where some threads slept only
+//!   covers a later visit where those threads sleep too.
+//! - *Solver answers.* Only `unsat` prunes: `unknown` (a timeout) continues the execution.
+//! - *Summary size.* A key takes at most `max_disjuncts` disjuncts (the paper's `bnd`, §6.2);
+//!   dropping one under-approximates, which is sound.
+//!
+//! Only assertion properties are pruned for: a state a summary covers can still deadlock or
+//! race below, and a search that must find deadlocks or races needs every execution.
+
+mod names;
+mod races;
+mod search;
+mod summary;
+mod tree;
+pub mod wp;
+
+use std::time::Duration;
+
+use symx::__worker::protocol::FailureReport;
+use symx::InputValues;
+
+use super::Executor;
+use crate::solver::smt::Stats;
+
+/// How to search.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Prune states summaries cover (off: the same search without summaries, the baseline).
+    pub prune: bool,
+    /// Partial-order reduction (source-DPOR with sleep sets); off: every interleaving.
+    pub por: bool,
+    /// Go on after the first failure.
+    pub keep_going: bool,
+    pub max_executions: Option<u64>,
+    pub time_budget: Option<Duration>,
+    /// Solver time per query.
+    pub query_timeout: Option<Duration>,
+    /// Disjuncts one summary keeps at most.
+    pub max_disjuncts: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            prune: true,
+            por: true,
+            keep_going: false,
+            max_executions: None,
+            time_budget: None,
+            query_timeout: Some(Duration::from_secs(10)),
+            max_disjuncts: 64,
+        }
+    }
+}
+
+/// A failing execution the search ran.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// Its report (kind, message, location, replay token with the inputs).
+    pub failure: FailureReport,
+    pub inputs: InputValues,
+}
+
+/// What a search did and found.
+#[derive(Clone, Debug, Default)]
+pub struct SearchResult {
+    pub findings: Vec<Finding>,
+    /// Executions started.
+    pub executions: u64,
+    /// Executions that ran to their end.
+    pub full: u64,
+    /// Executions cut short by a summary.
+    pub cut: u64,
+    /// Executions stopped where every enabled thread was asleep.
+    pub blocked: u64,
+    /// Keys with a summary, and disjuncts over all summaries.
+    pub summaries: u64,
+    pub disjuncts: u64,
+    /// Pruning checks asked of the solver.
+    pub checks: u64,
+    pub solver: Stats,
+    /// Every input and schedule within the bounds was explored or pruned by a proof.
+    pub complete: bool,
+    pub incomplete: Vec<String>,
+    pub seconds: f64,
+}
+
+/// Searches `executor`'s test.
+pub fn explore(executor: &mut dyn Executor, opts: &Options) -> SearchResult {
+    let mut search = search::Search::new(opts);
+    search.run(executor);
+    search.finish_result()
+}

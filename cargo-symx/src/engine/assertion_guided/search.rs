@@ -1,0 +1,648 @@
+//! The search: a depth-first walk of the tree of scheduling choices and input-dependent
+//! conditions, one driven execution per path, summarising each node in post-order and
+//! pruning every new state a summary covers (the paper's Algorithm 2 with the refinements
+//! listed in `mod.rs`).
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+use std::time::Instant;
+
+use symx::trace::format::{EventKind, Verdict};
+use symx::trace::Trace;
+use symx::{Drive, DrivenPoint, InputValues};
+use z3::ast::Bool;
+
+use super::names::{self, Names, Objects};
+use super::races::{self, Hb, Step};
+use super::summary::{Rw, Table};
+use super::tree::{Kind, Node, Sleeper, Status};
+use super::wp;
+use super::{Finding, Options, SearchResult};
+use crate::engine::Executor;
+use crate::solver::model::model_inputs;
+use crate::solver::path::{PathCondition, Role};
+use crate::solver::smt::{Answer, Smt};
+
+/// What the next execution follows.
+struct Plan {
+    inputs: InputValues,
+    /// The thread of each step up to and including the choice being explored.
+    prefix: Vec<usize>,
+    /// Nodes are created for events from here on (the ones before are on the stack).
+    first_new: usize,
+}
+
+/// How the current execution was stopped.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// A summary covered the state before this event.
+    Pruned(usize),
+    /// Every enabled thread was asleep here.
+    Blocked(usize),
+}
+
+pub struct Search<'o> {
+    opts: &'o Options,
+    started: Instant,
+    smt: Smt,
+    table: Table,
+    stack: Vec<Node>,
+    /// The trace of the last execution.
+    last: Option<Rc<Trace>>,
+    pub out: SearchResult,
+    cut: BTreeSet<String>,
+}
+
+impl<'o> Search<'o> {
+    pub fn new(opts: &'o Options) -> Self {
+        Search {
+            opts,
+            started: Instant::now(),
+            smt: Smt::new(opts.query_timeout),
+            table: Table::new(opts.max_disjuncts),
+            stack: Vec::new(),
+            last: None,
+            out: SearchResult::default(),
+            cut: BTreeSet::new(),
+        }
+    }
+
+    pub fn run(&mut self, executor: &mut dyn Executor) {
+        let mut plan = Some(Plan {
+            inputs: InputValues::new(),
+            prefix: Vec::new(),
+            first_new: 0,
+        });
+        while let Some(p) = plan {
+            if !self.within_budget() {
+                return;
+            }
+            if !self.execute(executor, p) {
+                return;
+            }
+            if !self.opts.keep_going && !self.out.findings.is_empty() {
+                return;
+            }
+            plan = self.next();
+        }
+    }
+
+    fn within_budget(&mut self) -> bool {
+        if (self.opts.max_executions).is_some_and(|m| self.out.executions >= m) {
+            self.cut.insert("max_executions stopped the search".into());
+            return false;
+        }
+        if (self.opts.time_budget).is_some_and(|t| self.started.elapsed() >= t) {
+            self.cut.insert("time_budget stopped the search".into());
+            return false;
+        }
+        true
+    }
+
+    /// Runs one execution along `plan`, deciding every new scheduling point.
+    fn execute(&mut self, executor: &mut dyn Executor, plan: Plan) -> bool {
+        self.out.executions += 1;
+        let mut stop = None;
+        let ran = {
+            let mut decide = |p: &DrivenPoint<'_>| self.decide(&plan, p, &mut stop);
+            executor.drive(&plan.inputs, &mut decide)
+        };
+        let replayed = match ran {
+            Ok(r) => r,
+            Err(why) => {
+                self.cut
+                    .insert(format!("an execution could not run: {why}"));
+                return false;
+            }
+        };
+        if let Some(d) = &replayed.divergence {
+            self.cut.insert(format!(
+                "an execution did not replay its prefix (is the test deterministic?): {d}"
+            ));
+        }
+        if let Some(failure) = replayed.failure.clone() {
+            let inputs = (replayed.trace.inputs.iter())
+                .map(|i| (i.name.clone(), i.value))
+                .collect();
+            self.out.findings.push(Finding { failure, inputs });
+        }
+        self.finish(&plan, replayed.trace, stop);
+        true
+    }
+
+    /// The decision at one scheduling point of the current execution.
+    fn decide(&mut self, plan: &Plan, p: &DrivenPoint<'_>, stop: &mut Option<Stop>) -> Drive {
+        let step = p.step as usize;
+        if let Some(&t) = plan.prefix.get(step) {
+            return Drive::Run(t);
+        }
+        let trace = p.trace;
+        let pos = trace.events.len();
+        let names = Names::of(trace);
+        let sleep = self.sleep_at(trace, pos);
+        let key = names::key(trace, &names, pos);
+        let mut node = new_node(plan, pos, key, &sleep, Kind::Last);
+        if let Some((wp, rw)) = self.covered(trace, &names, pos, key, &sleep) {
+            node.wp = Some(wp);
+            node.rw = rw;
+            node.closed = true;
+            self.stack.push(node);
+            *stop = Some(Stop::Pruned(pos));
+            return Drive::Stop;
+        }
+        let asleep = |t: &usize| sleep.iter().any(|s| s.thread == *t);
+        let previous = trace.events.iter().rev().find(|e| e.step.is_some());
+        let chosen = (previous.map(|e| e.thread))
+            .filter(|t| p.enabled.contains(t) && !asleep(t))
+            .or_else(|| p.enabled.iter().copied().find(|t| !asleep(t)));
+        let Some(t) = chosen else {
+            node.wp = Some(Bool::from_bool(false));
+            node.closed = true;
+            self.stack.push(node);
+            *stop = Some(Stop::Blocked(pos));
+            return Drive::Stop;
+        };
+        let backtrack = if self.opts.por {
+            vec![t]
+        } else {
+            p.enabled.to_vec()
+        };
+        node.kind = Kind::Schedule {
+            enabled: p.enabled.to_vec(),
+            chosen: t,
+            backtrack,
+            done: vec![t],
+            sleep,
+        };
+        self.stack.push(node);
+        Drive::Run(t)
+    }
+
+    /// The threads asleep at the state before `pos`: those asleep at the last scheduling
+    /// point above it whose next step is independent of the step taken there.
+    fn sleep_at(&self, trace: &Trace, pos: usize) -> Vec<Sleeper> {
+        if !self.opts.por {
+            return Vec::new();
+        }
+        let parent = self.stack.iter().rev().find_map(|n| match &n.kind {
+            Kind::Schedule { sleep, chosen, .. } if n.pos < pos => Some((n.pos, sleep, chosen)),
+            _ => None,
+        });
+        let Some((at, sleep, chosen)) = parent else {
+            return Vec::new();
+        };
+        let taken = races::steps(trace, at + 1).pop();
+        let Some(taken) = taken.filter(|s| s.pos == at) else {
+            return Vec::new();
+        };
+        sleep
+            .iter()
+            .filter(|s| s.thread != *chosen)
+            .filter(|s| races::independent(&s.access, &|o| s.known.contains(&o), &taken.access))
+            .cloned()
+            .collect()
+    }
+
+    /// The summary covering the state before `pos`, if one does: its formula and the
+    /// accesses below it.
+    fn covered(
+        &mut self,
+        trace: &Trace,
+        names: &Names,
+        pos: usize,
+        key: u64,
+        sleep: &[Sleeper],
+    ) -> Option<(Bool, BTreeSet<Rw>)> {
+        if !self.opts.prune {
+            return None;
+        }
+        let asleep: BTreeSet<String> = sleep.iter().map(|s| s.canonical.clone()).collect();
+        let (formula, rw) = self.table.covering(key, &asleep)?;
+        let (formula, rw) = (formula, rw.clone());
+        self.out.checks += 1;
+        let query = wp::transfer(trace, names, 0, pos, &formula.not());
+        match self.smt.check(&[query]) {
+            Answer::Unsat => Some((formula, rw)),
+            // Satisfiable: some value of this state may fail; unknown: not proved. Go on.
+            Answer::Sat(_) | Answer::Unknown => None,
+        }
+    }
+
+    /// Completes the nodes of the execution that just ran, closes its leaf and plants the
+    /// races it showed.
+    fn finish(&mut self, plan: &Plan, trace: Trace, stop: Option<Stop>) {
+        let trace = Rc::new(trace);
+        let names = Rc::new(Names::of(&trace));
+        for n in self.stack.iter_mut().filter(|n| n.trace.is_none()) {
+            n.trace = Some(Rc::clone(&trace));
+            n.names = Some(Rc::clone(&names));
+            n.inputs = plan.inputs.clone();
+        }
+        let mut stop = stop;
+        let mut end = match stop {
+            Some(Stop::Pruned(p) | Stop::Blocked(p)) => p,
+            None => trace.events.len(),
+        };
+        if stop.is_none() {
+            if let Some(last) = self.last_node(plan, &trace, &names) {
+                if last.closed {
+                    end = last.pos;
+                    stop = Some(Stop::Pruned(last.pos));
+                }
+                self.stack.push(last);
+            }
+        }
+        self.conditions(plan, &trace, &names, end);
+        match stop {
+            Some(Stop::Pruned(_)) => self.out.cut += 1,
+            Some(Stop::Blocked(_)) => self.out.blocked += 1,
+            None => {
+                self.out.full += 1;
+                let pass = matches!(trace.verdict, Verdict::Pass);
+                self.leaf(&trace, &names, pass);
+            }
+        }
+        if self.opts.por {
+            let steps = races::steps(&trace, end);
+            let hb = Hb::of(&trace, &steps);
+            for &(i, j) in &hb.races {
+                let initials = hb.initials(&steps, i, j);
+                self.reverse(steps[i].pos, &initials);
+            }
+            if let Some(Stop::Pruned(at)) = stop {
+                self.replay_accesses(&trace, &names, &steps, &hb, at);
+            }
+        }
+        self.last = Some(trace);
+    }
+
+    /// The node after the execution's last step, before the first assertion or branch that
+    /// follows it (where every thread that could finish has, so that executions ending in
+    /// different orders meet), when it is new; closed when a summary covers it (decided after
+    /// the run: no scheduling point follows to stop at).
+    fn last_node(&mut self, plan: &Plan, trace: &Rc<Trace>, names: &Rc<Names>) -> Option<Node> {
+        let last_step = trace.events.iter().rposition(|e| e.step.is_some())?;
+        let pos = (last_step + 1..trace.events.len()).find(|&i| {
+            let e = &trace.events[i];
+            e.asserted().is_some() || e.kind == EventKind::Branch
+        })?;
+        if pos < plan.first_new {
+            return None;
+        }
+        let sleep = self.sleep_at(trace, pos);
+        let key = names::key(trace, names, pos);
+        let mut node = new_node(plan, pos, key, &sleep, Kind::Last);
+        node.trace = Some(Rc::clone(trace));
+        node.names = Some(Rc::clone(names));
+        if let Some((wp, rw)) = self.covered(trace, names, pos, key, &sleep) {
+            node.wp = Some(wp);
+            node.rw = rw;
+            node.closed = true;
+        }
+        Some(node)
+    }
+
+    /// Inserts a node for every new input-dependent condition before `end`, in event order.
+    fn conditions(&mut self, plan: &Plan, trace: &Rc<Trace>, names: &Rc<Names>, end: usize) {
+        let path = PathCondition::of(trace);
+        let mut before: Vec<Bool> = Vec::new();
+        for c in &path.conditions {
+            let pivot = matches!(
+                c.role,
+                Role::Branch | Role::Assertion | Role::Check | Role::Element
+            );
+            if c.role == Role::Pin && c.symbolic() && c.event >= plan.first_new {
+                self.cut
+                    .insert("a value that depends on an input was made concrete".into());
+            }
+            if pivot && c.symbolic() && c.event >= plan.first_new && c.event < end {
+                let mut sides = vec![(c.taken.clone(), Status::Explored)];
+                if c.role == Role::Element {
+                    sides.extend(c.alternatives.iter().map(|a| (a.clone(), Status::Pending)));
+                } else {
+                    sides.push((c.taken.not(), Status::Pending));
+                }
+                let mut node = new_node(
+                    plan,
+                    c.event,
+                    0,
+                    &[],
+                    Kind::Condition {
+                        sides,
+                        before: before.clone(),
+                    },
+                );
+                node.trace = Some(Rc::clone(trace));
+                node.names = Some(Rc::clone(names));
+                self.stack.push(node);
+            }
+            before.push(c.taken.clone());
+        }
+        let first = self.stack.partition_point(|n| n.pos < plan.first_new);
+        self.stack[first..].sort_by_key(|n| n.pos);
+    }
+
+    /// Closes the execution's leaf under the deepest node: `true` for a normal end, `false`
+    /// for a failure or a discarded execution.
+    fn leaf(&mut self, trace: &Trace, names: &Names, pass: bool) {
+        let prune = self.opts.prune;
+        let Some(n) = self.stack.last_mut() else {
+            return;
+        };
+        if n.closed || !prune {
+            return;
+        }
+        let end = trace.events.len();
+        n.add_child(wp::transfer(
+            trace,
+            names,
+            n.pos,
+            end,
+            &Bool::from_bool(pass),
+        ));
+        n.rw.extend(edge_accesses(trace, names, n.pos, end));
+    }
+
+    /// Plants the reversal of a race whose first step is at `pos`: one of `initials` joins
+    /// the backtrack set there, unless one is already explored, planned or asleep.
+    fn reverse(&mut self, pos: usize, initials: &[usize]) {
+        let Some(n) = self.stack.iter_mut().find(|n| n.pos == pos) else {
+            return;
+        };
+        let Kind::Schedule {
+            enabled,
+            backtrack,
+            done,
+            sleep,
+            ..
+        } = &mut n.kind
+        else {
+            return;
+        };
+        let covered = |t: &usize| {
+            backtrack.contains(t) || done.contains(t) || sleep.iter().any(|s| s.thread == *t)
+        };
+        if initials.iter().any(covered) {
+            return;
+        }
+        match initials.iter().find(|t| enabled.contains(t)) {
+            Some(&t) => backtrack.push(t),
+            // Not enabled there: every enabled thread (Flanagan and Godefroid's fallback).
+            None => {
+                for &t in enabled.iter() {
+                    if !backtrack.contains(&t) {
+                        backtrack.push(t);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The races the pruned subtree would have shown (the paper's §5.2): every access below
+    /// the summary's key is pretended to happen right after the pruned state, by its thread
+    /// (or the nearest ancestor alive there), and races with the last conflicting step of the
+    /// prefix that does not happen before it.
+    fn replay_accesses(
+        &mut self,
+        trace: &Trace,
+        names: &Names,
+        steps: &[Step],
+        hb: &Hb,
+        at: usize,
+    ) {
+        let Some(node) = self.stack.iter().find(|n| n.pos == at) else {
+            return;
+        };
+        let rw = node.rw.clone();
+        let objects = Objects::at(trace, names, at);
+        for access in &rw {
+            let Some(&o) = objects.id.get(&access.object) else {
+                continue;
+            };
+            let Some(t) = alive(trace, names, at, &access.thread) else {
+                continue;
+            };
+            let mine = steps.iter().rposition(|s| s.thread == t);
+            let before_mine = |k: usize| mine.is_some_and(|l| l == k || hb.before[l][k]);
+            let racing = (0..steps.len()).rev().find(|&k| {
+                steps[k].thread != t
+                    && !before_mine(k)
+                    && (steps[k].access.iter()).any(|&a| races::conflict(a, (o, access.class)))
+            });
+            if let Some(k) = racing {
+                self.reverse(steps[k].pos, &[t]);
+            }
+        }
+    }
+
+    /// The next execution: the deepest node with something left to explore. Nodes with
+    /// nothing left are completed on the way up.
+    fn next(&mut self) -> Option<Plan> {
+        loop {
+            let i = self.stack.len().checked_sub(1)?;
+            if let Some(plan) = self.alternative(i) {
+                return Some(plan);
+            }
+            self.complete();
+        }
+    }
+
+    fn alternative(&mut self, i: usize) -> Option<Plan> {
+        let last = self.last.clone();
+        let n = &mut self.stack[i];
+        let trace = Rc::clone(n.trace.as_ref()?);
+        let prefix: Vec<usize> = (trace.events[..n.pos].iter())
+            .filter(|e| e.step.is_some())
+            .map(|e| e.thread)
+            .collect();
+        match &mut n.kind {
+            Kind::Schedule {
+                enabled,
+                chosen,
+                backtrack,
+                done,
+                sleep,
+            } => {
+                let next = backtrack.iter().copied().find(|t| {
+                    !done.contains(t)
+                        && enabled.contains(t)
+                        && !sleep.iter().any(|s| s.thread == *t)
+                })?;
+                if self.opts.por {
+                    if let Some(s) = last.and_then(|l| sleeper(&l, n.pos, *chosen)) {
+                        sleep.push(s);
+                    }
+                }
+                done.push(next);
+                *chosen = next;
+                let mut prefix = prefix;
+                prefix.push(next);
+                Some(Plan {
+                    inputs: n.inputs.clone(),
+                    prefix,
+                    first_new: n.pos + 1,
+                })
+            }
+            Kind::Last => None,
+            Kind::Condition { sides, before } => {
+                for (side, status) in sides.iter_mut() {
+                    if *status != Status::Pending {
+                        continue;
+                    }
+                    let mut query = before.clone();
+                    query.push(side.clone());
+                    match self.smt.check(&query) {
+                        Answer::Sat(model) => {
+                            *status = Status::Explored;
+                            let mut inputs = n.inputs.clone();
+                            let known = (trace.inputs.iter())
+                                .map(|i| (i.name.clone(), (i.ty, i.value)))
+                                .collect();
+                            inputs.extend(model_inputs(&model, &known));
+                            return Some(Plan {
+                                inputs,
+                                prefix,
+                                first_new: n.pos + 1,
+                            });
+                        }
+                        Answer::Unsat => *status = Status::Infeasible,
+                        Answer::Unknown => {
+                            *status = Status::Unknown;
+                            self.cut.insert("the solver gave up on a condition".into());
+                        }
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Pops the deepest node, whose subtree is complete: stores its summary and carries its
+    /// precondition and accesses up to its parent.
+    fn complete(&mut self) {
+        let Some(n) = self.stack.pop() else { return };
+        if !self.opts.prune {
+            return;
+        }
+        let wp = n.wp.clone().unwrap_or_else(|| Bool::from_bool(false));
+        if n.is_checkpoint() {
+            self.table.add(n.key, &wp, n.sleep0.clone(), &n.rw);
+        }
+        let (Some(trace), Some(names)) = (n.trace.as_ref(), n.names.as_ref()) else {
+            return;
+        };
+        let Some(parent) = self.stack.last_mut() else {
+            return;
+        };
+        parent.add_child(wp::transfer(trace, names, parent.pos, n.pos, &wp));
+        parent
+            .rw
+            .extend(edge_accesses(trace, names, parent.pos, n.pos));
+        parent
+            .rw
+            .extend(rename(&n.rw, trace, names, n.pos, parent.pos));
+    }
+
+    pub fn finish_result(mut self) -> SearchResult {
+        self.out.solver = self.smt.stats.clone();
+        self.out.summaries = self.table.keys() as u64;
+        self.out.disjuncts = self.table.disjuncts;
+        self.out.incomplete = self.cut.into_iter().collect();
+        self.out.complete = self.out.incomplete.is_empty() && self.out.findings.is_empty();
+        self.out.seconds = self.started.elapsed().as_secs_f64();
+        self.out
+    }
+}
+
+fn new_node(plan: &Plan, pos: usize, key: u64, sleep: &[Sleeper], kind: Kind) -> Node {
+    Node {
+        trace: None,
+        names: None,
+        inputs: plan.inputs.clone(),
+        pos,
+        key,
+        sleep0: sleep.iter().map(|s| s.canonical.clone()).collect(),
+        kind,
+        wp: None,
+        rw: BTreeSet::new(),
+        closed: false,
+    }
+}
+
+/// Thread `thread`'s step at `pos` of `trace`, as a sleeper.
+fn sleeper(trace: &Trace, pos: usize, thread: usize) -> Option<Sleeper> {
+    let step = races::steps(trace, pos + 1)
+        .pop()
+        .filter(|s| s.pos == pos)?;
+    if step.thread != thread {
+        return None;
+    }
+    let known = (trace.events[..pos].iter())
+        .flat_map(names::touched)
+        .collect();
+    Some(Sleeper {
+        thread,
+        canonical: Names::of(trace).thread[thread].clone(),
+        access: step.access,
+        known,
+    })
+}
+
+/// The accesses of the steps between `from` and `to`, by canonical names at `from` (an
+/// object first touched in between cannot race with anything before `from`).
+fn edge_accesses(trace: &Trace, names: &Names, from: usize, to: usize) -> Vec<Rw> {
+    let objects = Objects::at(trace, names, from);
+    let steps = races::steps(trace, to);
+    let mut out = Vec::new();
+    for s in steps.iter().filter(|s| s.pos >= from) {
+        for &(o, class) in &s.access {
+            if let Some(name) = objects.name.get(&o) {
+                out.push(Rw {
+                    object: name.clone(),
+                    thread: names.thread[s.thread].clone(),
+                    class,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Accesses named at `from` renamed to the names at `to` (earlier) of the same trace.
+fn rename(rw: &BTreeSet<Rw>, trace: &Trace, names: &Names, from: usize, to: usize) -> Vec<Rw> {
+    let (below, above) = (
+        Objects::at(trace, names, from),
+        Objects::at(trace, names, to),
+    );
+    rw.iter()
+        .filter_map(|a| {
+            let o = below.id.get(&a.object)?;
+            Some(Rw {
+                object: above.name.get(o)?.clone(),
+                ..a.clone()
+            })
+        })
+        .collect()
+}
+
+/// The trace id of the thread called `canonical`, or of its nearest ancestor, that is alive
+/// (started and not finished) before `pos`.
+fn alive(trace: &Trace, names: &Names, pos: usize, canonical: &str) -> Option<usize> {
+    let mut name = canonical.to_string();
+    loop {
+        let id = names.thread.iter().position(|n| *n == name);
+        if let Some(t) = id {
+            let started = trace.threads[t]
+                .spawned_at
+                .is_none_or(|s| (s as usize) < pos);
+            let exited = trace.events[..pos]
+                .iter()
+                .any(|e| e.thread == t && e.kind == EventKind::Exit);
+            if started && !exited {
+                return Some(t);
+            }
+        }
+        let cut = name.rfind('.')?;
+        name.truncate(cut);
+    }
+}

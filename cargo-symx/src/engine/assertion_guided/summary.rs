@@ -1,0 +1,84 @@
+//! The predicate summaries `PS[key]` (the paper's §4) and the accesses below each key
+//! (`RVar`/`WVar`, §5.2).
+//!
+//! A summary is a disjunction: each disjunct is the weakest precondition of one completed
+//! visit of a state with that key, under which every explored continuation from it passes
+//! every assertion. Each disjunct keeps the sleep set its visit had: threads asleep there were
+//! not explored below it, so it only covers a later visit whose sleep set contains them too.
+//! Past `bound` disjuncts a key takes no more (dropping a disjunct under-approximates, which
+//! the paper's §6.2 shows sound).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use z3::ast::{Ast, Bool};
+
+use super::races::Class;
+
+/// An access somewhere below a state: the object and thread by their canonical names there.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rw {
+    pub object: String,
+    pub thread: String,
+    pub class: Class,
+}
+
+#[derive(Default)]
+struct Summary {
+    disjuncts: Vec<(Bool, BTreeSet<String>)>,
+    seen: HashSet<String>,
+    rw: BTreeSet<Rw>,
+}
+
+/// Every key's summary.
+pub struct Table {
+    map: HashMap<u64, Summary>,
+    bound: usize,
+    /// Disjuncts stored over all keys.
+    pub disjuncts: u64,
+}
+
+impl Table {
+    pub fn new(bound: usize) -> Table {
+        Table {
+            map: HashMap::new(),
+            bound,
+            disjuncts: 0,
+        }
+    }
+
+    /// Keys with a summary.
+    pub fn keys(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Adds the precondition `wp` of a completed visit with sleep set `sleep`, and the
+    /// accesses below it.
+    pub fn add(&mut self, key: u64, wp: &Bool, sleep: BTreeSet<String>, rw: &BTreeSet<Rw>) {
+        let s = self.map.entry(key).or_default();
+        s.rw.extend(rw.iter().cloned());
+        let wp = wp.simplify();
+        if wp.as_bool() == Some(false) || s.disjuncts.len() >= self.bound {
+            return;
+        }
+        if s.seen.insert(format!("{wp}|{sleep:?}")) {
+            s.disjuncts.push((wp, sleep));
+            self.disjuncts += 1;
+        }
+    }
+
+    /// The disjunction of the disjuncts of `key` that cover a visit with sleep set `sleep`,
+    /// and every access below the key; `None` when none does.
+    pub fn covering(&self, key: u64, sleep: &BTreeSet<String>) -> Option<(Bool, &BTreeSet<Rw>)> {
+        let s = self.map.get(&key)?;
+        let usable: Vec<&Bool> = s
+            .disjuncts
+            .iter()
+            .filter(|(_, stored)| stored.is_subset(sleep))
+            .map(|(f, _)| f)
+            .collect();
+        if usable.is_empty() {
+            return None;
+        }
+        Some((Bool::or(&usable), &s.rw))
+    }
+}

@@ -1,0 +1,174 @@
+//! The assertion-guided engine on the paper's programs (Guo et al., "Assertion Guided
+//! Symbolic Execution of Multithreaded Programs", ESEC/FSE 2015) and on the programs that pin
+//! the soundness pitfalls of its algorithm, in process, with exact counts.
+
+use cargo_symx::engine::assertion_guided::{self, wp, Options, SearchResult};
+use cargo_symx::engine::InProcess;
+use cargo_symx::solver::path::input_var;
+use symx::trace::format::{EventKind, Ty};
+use symx::Builder;
+use symx_test_programs::guided;
+use z3::ast::{Bool, BV};
+
+fn search(body: fn(), opts: Options) -> SearchResult {
+    let mut exec = InProcess::new(Builder::new(), body);
+    assertion_guided::explore(&mut exec, &opts)
+}
+
+fn pruned() -> Options {
+    Options {
+        keep_going: true,
+        ..Options::default()
+    }
+}
+
+fn baseline() -> Options {
+    Options {
+        prune: false,
+        ..pruned()
+    }
+}
+
+/// Every finding replays from its token to the same failure.
+fn replays(out: &SearchResult, body: fn()) {
+    for f in &out.findings {
+        let schedule: symx::Schedule = f.failure.token.parse().expect("a valid token");
+        let again = Builder::new().replay(&schedule, body);
+        let failure = again.failure().expect("the token replays the failure");
+        assert_eq!(failure.message(), f.failure.message);
+    }
+}
+
+fn messages(out: &SearchResult) -> Vec<&str> {
+    out.findings
+        .iter()
+        .map(|f| f.failure.message.as_str())
+        .collect()
+}
+
+#[test]
+fn fig2_the_baseline_runs_six_executions_and_pruning_one_full_and_four_cut() {
+    let base = search(guided::fig2_a_le_b, baseline());
+    assert_eq!(
+        (base.executions, base.full, base.cut),
+        (6, 6, 0),
+        "{base:#?}"
+    );
+    assert!(base.complete && base.findings.is_empty(), "{base:#?}");
+    let ag = search(guided::fig2_a_le_b, pruned());
+    assert_eq!((ag.executions, ag.full, ag.cut), (5, 1, 4), "{ag:#?}");
+    assert!(ag.complete && ag.findings.is_empty(), "{ag:#?}");
+    assert!(ag.summaries > 0 && ag.checks >= 4, "{ag:#?}");
+}
+
+#[test]
+fn fig2_with_x_up_to_11_fails_in_both_searches() {
+    for opts in [baseline(), pruned()] {
+        let out = search(guided::fig2_x_gt_11, opts);
+        assert!(!out.findings.is_empty(), "{out:#?}");
+        let f = &out.findings[0];
+        assert!(f.failure.message.contains("a <= b"), "{f:#?}");
+        assert_eq!(f.inputs["V"], 11, "{f:#?}");
+        replays(&out, guided::fig2_x_gt_11);
+    }
+}
+
+#[test]
+fn fig3_k_blocks_take_2_to_the_k_executions_and_k_plus_1_pruned() {
+    for k in 1..=6usize {
+        let body: fn() = match k {
+            1 => || guided::fig3(1),
+            2 => || guided::fig3(2),
+            3 => || guided::fig3(3),
+            4 => || guided::fig3(4),
+            5 => || guided::fig3(5),
+            _ => || guided::fig3(6),
+        };
+        let base = search(body, baseline());
+        assert_eq!(base.executions, 1 << k, "k = {k}: {base:#?}");
+        let ag = search(body, pruned());
+        assert_eq!(ag.executions, k as u64 + 1, "k = {k}: {ag:#?}");
+        assert!(ag.complete && ag.findings.is_empty(), "k = {k}: {ag:#?}");
+    }
+}
+
+#[test]
+fn fig4_has_54_paths_without_reduction() {
+    let every = Options {
+        por: false,
+        ..baseline()
+    };
+    let out = search(guided::fig4_gig, every);
+    assert_eq!(out.executions, 54, "{out:#?}");
+    assert!(out.complete, "{out:#?}");
+    // With DPOR only the order of each counter's two increments matters: 4 × 3 × 3.
+    let out = search(guided::fig4_gig, baseline());
+    assert_eq!(out.executions, 36, "{out:#?}");
+}
+
+/// The paper's §4 table: the weakest precondition at each location of the path that takes
+/// all three branches.
+#[test]
+fn the_wp_table() {
+    let run = Builder::new().run_guided(&symx::Guide::default(), guided::wp_table);
+    let trace = run.trace;
+    let branches: Vec<usize> = (trace.events.iter().enumerate())
+        .filter(|(_, e)| e.kind == EventKind::Branch)
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(branches.len(), 3);
+    let var = |n: &str| input_var(n, Ty::I32);
+    let le0 = |n: &str| var(n).bvsle(BV::from_i64(0, 32));
+    let (a, b, c) = (le0("a"), le0("b"), le0("c"));
+    let rows: [(usize, Bool); 6] = [
+        (branches[0], Bool::and(&[&a, &b, &c])),
+        (branches[0] + 1, Bool::and(&[&b, &c])),
+        (branches[1], Bool::and(&[&b, &c])),
+        (branches[1] + 1, c.clone()),
+        (branches[2], c.clone()),
+        (branches[2] + 1, Bool::from_bool(true)),
+    ];
+    for (at, expected) in rows {
+        let got = wp::path(&trace, at, true);
+        let solver = z3::Solver::new();
+        solver.assert(got.eq(&expected).not());
+        assert_eq!(
+            solver.check(),
+            z3::SatResult::Unsat,
+            "at event {at}: {got} is not {expected}"
+        );
+    }
+}
+
+#[test]
+fn prune_infeasible_branch_finds_the_violation() {
+    for opts in [baseline(), pruned()] {
+        let out = search(guided::prune_infeasible_branch, opts);
+        assert_eq!(messages(&out).len(), 1, "{out:#?}");
+        assert!(messages(&out)[0].contains("r <= 0"), "{out:#?}");
+        replays(&out, guided::prune_infeasible_branch);
+    }
+}
+
+#[test]
+fn prune_abort_leaf_reports_the_failure_in_both_orders() {
+    let base = search(guided::prune_abort_leaf, baseline());
+    let ag = search(guided::prune_abort_leaf, pruned());
+    assert_eq!(base.findings.len(), 2, "{base:#?}");
+    assert_eq!(ag.findings.len(), 2, "{ag:#?}");
+    for f in &ag.findings {
+        assert!(f.failure.message.contains("V == 1"), "{f:#?}");
+    }
+    replays(&ag, guided::prune_abort_leaf);
+}
+
+#[test]
+fn dpor_backtrack_after_prune_finds_the_one_failing_schedule() {
+    for opts in [baseline(), pruned()] {
+        let out = search(guided::dpor_backtrack_after_prune, opts);
+        assert_eq!(messages(&out).len(), 1, "{out:#?}");
+        assert!(messages(&out)[0].contains("b >= 10"), "{out:#?}");
+        assert!(out.findings[0].inputs["V"] < 10, "{out:#?}");
+        replays(&out, guided::dpor_backtrack_after_prune);
+    }
+}

@@ -1,0 +1,159 @@
+//! Assertion-guided pruning against the unpruned search and brute force, on the random
+//! programs of the symbolic differential test (its generator and brute force, reused):
+//!
+//! - with every site armed, the pruned and the unpruned search (both going on after each
+//!   failure) report the same failing sites, and every failure either reports replays from
+//!   its token to the same message;
+//! - the pruned search, run in rounds that disarm the sites found so far (as the symbolic
+//!   differential test does, so that no failure hides another), finds exactly the sites the
+//!   brute force finds failing at some input in some schedule, each at inputs where the brute
+//!   force sees it fail, and its last round is complete.
+//!
+//! Only *panicky* programs are compared: pruning keeps assertion failures, not the deadlocks
+//! and data races of the other families (docs/assertion-guided.md).
+//!
+//! `SYMX_DIFF_CASES` (default 100 programs: the search still costs about 0.6 s a program in
+//! debug builds) and `SYMX_DIFF_FROM` choose the programs.
+
+#[path = "../symbolic_differential/oracle.rs"]
+mod oracle;
+#[path = "../symbolic_differential/program.rs"]
+mod program;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use cargo_symx::engine::assertion_guided::{self, Finding, Options, SearchResult};
+use cargo_symx::engine::InProcess;
+use symx::Builder;
+
+use oracle::{brute_force, cases, overflow_checks, BruteForce, MAX_RUNS};
+use program::{body, generate, Family, Program};
+
+fn search(p: &Arc<Program>, disarmed: &BTreeSet<usize>, prune: bool) -> SearchResult {
+    let mut exec = InProcess::new(Builder::new(), body(p, &Arc::new(disarmed.clone())));
+    let opts = Options {
+        prune,
+        keep_going: true,
+        ..Options::default()
+    };
+    assertion_guided::explore(&mut exec, &opts)
+}
+
+/// Replays a finding: the same message; its site.
+fn site_of(seed: u64, p: &Arc<Program>, disarmed: &BTreeSet<usize>, f: &Finding) -> usize {
+    let schedule: symx::Schedule = (f.failure.token.parse())
+        .unwrap_or_else(|e| panic!("case {seed}: token {}: {e:?}", f.failure.token));
+    program::last_site();
+    let again = Builder::new().replay(&schedule, body(p, &Arc::new(disarmed.clone())));
+    let failure =
+        (again.failure()).unwrap_or_else(|| panic!("case {seed}: {f:#?} does not replay\n{p:?}"));
+    assert_eq!(failure.message(), f.failure.message, "case {seed}\n{p:?}");
+    assert_eq!(f.failure.kind, "panic", "case {seed}: {f:#?}\n{p:?}");
+    program::last_site().unwrap_or_else(|| panic!("case {seed}: no site failed\n{p:?}"))
+}
+
+fn sites(seed: u64, p: &Arc<Program>, d: &BTreeSet<usize>, out: &SearchResult) -> BTreeSet<usize> {
+    out.findings
+        .iter()
+        .map(|f| site_of(seed, p, d, f))
+        .collect()
+}
+
+#[derive(Debug, Default)]
+struct Tally {
+    programs: u64,
+    failing: u64,
+    rounds: u64,
+    pruned_executions: u64,
+    unpruned_executions: u64,
+    cut: u64,
+    brute_force_seconds: f64,
+    search_seconds: f64,
+    solver_seconds: f64,
+}
+
+fn case(seed: u64, checked: bool, tally: &mut Tally) -> bool {
+    let p = Arc::new(generate(seed, MAX_RUNS, checked));
+    if p.family != Family::Panicky {
+        return false;
+    }
+    let t = Instant::now();
+    let bf: BruteForce = brute_force(&p);
+    tally.brute_force_seconds += t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let none = BTreeSet::new();
+    let pruned = search(&p, &none, true);
+    let unpruned = search(&p, &none, false);
+    tally.solver_seconds += (pruned.solver.time + unpruned.solver.time).as_secs_f64();
+    let (a, b) = (
+        sites(seed, &p, &none, &pruned),
+        sites(seed, &p, &none, &unpruned),
+    );
+    assert_eq!(
+        a, b,
+        "case {seed}: pruned and unpruned failing sites\n{p:?}"
+    );
+    assert!(
+        unpruned.complete || !unpruned.findings.is_empty(),
+        "case {seed}: {unpruned:#?}"
+    );
+    tally.unpruned_executions += unpruned.executions;
+    let mut found = BTreeSet::new();
+    let mut out = pruned;
+    loop {
+        tally.rounds += 1;
+        tally.pruned_executions += out.executions;
+        tally.cut += out.cut;
+        if out.findings.is_empty() {
+            assert!(out.complete, "case {seed}: {:?}\n{p:?}", out.incomplete);
+            break;
+        }
+        let disarmed = found.clone();
+        for f in &out.findings {
+            let site = site_of(seed, &p, &disarmed, f);
+            let w = p.in_range(&f.inputs);
+            assert!(
+                bf.per_input[&w].0.contains(&site),
+                "case {seed}: site {site} fails at {w:?} for the pruned search only\n{p:?}"
+            );
+            found.insert(site);
+        }
+        out = search(&p, &found, true);
+        tally.solver_seconds += out.solver.time.as_secs_f64();
+    }
+    tally.search_seconds += t.elapsed().as_secs_f64();
+    assert_eq!(
+        found, bf.sites,
+        "case {seed}: failing sites against brute force\n{p:?}"
+    );
+    tally.programs += 1;
+    tally.failing += u64::from(!found.is_empty());
+    true
+}
+
+#[test]
+fn pruning_finds_the_failing_sites_of_the_unpruned_search_and_of_brute_force() {
+    let checked = overflow_checks();
+    let started = Instant::now();
+    let mut tally = Tally::default();
+    let wanted = cases(100);
+    let n = wanted.end - wanted.start;
+    let mut seed = wanted.start;
+    while tally.programs < n {
+        case(seed, checked, &mut tally);
+        seed += 1;
+    }
+    eprintln!(
+        "assertion-guided differential: {tally:?}, {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    if n >= 100 {
+        assert!(
+            tally.failing > 0 && tally.failing < tally.programs,
+            "{tally:?}"
+        );
+        assert!(tally.cut > 0, "pruning never cut an execution: {tally:?}");
+    }
+}

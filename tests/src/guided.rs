@@ -1,0 +1,175 @@
+//! The programs of Guo, Kusano, Wang, Yang, Gupta, "Assertion Guided Symbolic Execution of
+//! Multithreaded Programs" (ESEC/FSE 2015), and the programs that pin the soundness pitfalls
+//! of its algorithm, for the assertion-guided engine's tests and the bench.
+
+use std::sync::Arc;
+
+use symx::sync::atomic::Ordering::SeqCst;
+use symx::sync::atomic::{AtomicI32, AtomicU32, AtomicU8};
+use symx::{Shared, Sym};
+
+/// Fig. 2 with `assume(x <= cutoff)` for the paper's `if (x > cutoff) return`: T1 writes 10
+/// then 20, T2 reads `a` then `b`, and `check` judges `(a, b)` after both finished.
+fn fig2(cutoff: i32, check: fn(Sym<i32>, Sym<i32>)) {
+    let x = Arc::new(AtomicI32::new(0));
+    let v: Sym<i32> = symx::any_named("V");
+    symx::assume(v.sym_le(cutoff));
+    x.store_sym(v, SeqCst);
+    let x1 = x.clone();
+    let t1 = symx::thread::spawn(move || {
+        x1.store_sym(10i32, SeqCst);
+        x1.store_sym(20i32, SeqCst);
+    });
+    let x2 = x.clone();
+    let t2 = symx::thread::spawn(move || {
+        let a = x2.load_sym(SeqCst);
+        let b = x2.load_sym(SeqCst);
+        (a, b)
+    });
+    t1.join().unwrap();
+    let (a, b) = t2.join().unwrap();
+    check(a, b);
+}
+
+#[symx::instrument]
+fn a_le_b(a: Sym<i32>, b: Sym<i32>) {
+    symx::assert!(a <= b, "a <= b");
+}
+
+/// Fig. 2: the assertion holds (`V <= 10`): six schedules, each ending in another state.
+pub fn fig2_a_le_b() {
+    fig2(10, a_le_b);
+}
+
+/// Fig. 2 with `V <= 11`: `V = 11` read first, then 10, fails `a <= b`.
+pub fn fig2_x_gt_11() {
+    fig2(11, a_le_b);
+}
+
+#[symx::instrument]
+fn b_ge_10(_a: Sym<i32>, b: Sym<i32>) {
+    symx::assert!(b >= 10i32, "b >= 10");
+}
+
+/// Fig. 2 with `assert(b >= 10)`: fails only when both reads come before both writes and
+/// `V < 10`, the one schedule a pruned search reaches only through the races its pruned
+/// subtrees would have shown.
+pub fn dpor_backtrack_after_prune() {
+    fig2(10, b_ge_10);
+}
+
+/// Fig. 3 with its `k` blocks run in sequence, as the paper's run list orders them: block `i`
+/// is a writer `x_i = 10` and a reader `assert(x_i > 0)` racing, from `x_i = 1`; `2^k`
+/// schedules, each ending in another state.
+pub fn fig3(k: usize) {
+    for _ in 0..k {
+        let x = Arc::new(AtomicI32::new(1));
+        let w = x.clone();
+        let writer = symx::thread::spawn(move || w.store_sym(10i32, SeqCst));
+        let r = x.clone();
+        let reader = symx::thread::spawn(move || positive(r.load_sym(SeqCst)));
+        writer.join().unwrap();
+        reader.join().unwrap();
+    }
+}
+
+#[symx::instrument]
+fn positive(a: Sym<i32>) {
+    symx::assert!(a > 0i32, "a > 0");
+}
+
+/// Fig. 4: two threads each take `x++` and `y++` (atomic) from symbolic `X` and `Y` and branch
+/// on whether they saw 0. No assertion: 6 orders of the four increments times 3 feasible
+/// outcomes of each counter's two branches.
+pub fn fig4_gig() {
+    let x = Arc::new(AtomicU32::new(0));
+    let y = Arc::new(AtomicU32::new(0));
+    x.store_sym(symx::any_named::<u32>("X"), SeqCst);
+    y.store_sym(symx::any_named::<u32>("Y"), SeqCst);
+    let (x1, y1) = (x.clone(), y.clone());
+    let t1 = symx::thread::spawn(move || increments(&x1, &y1));
+    let t2 = symx::thread::spawn(move || increments(&x, &y));
+    t1.join().unwrap();
+    t2.join().unwrap();
+}
+
+#[symx::instrument]
+fn increments(x: &AtomicU32, y: &AtomicU32) {
+    let a = x.fetch_add_sym(1u32, SeqCst);
+    if a == 0u32 {
+        std::hint::black_box(1);
+    } else {
+        std::hint::black_box(2);
+    }
+    let a = y.fetch_add_sym(1u32, SeqCst);
+    if a == 0u32 {
+        std::hint::black_box(3);
+    } else {
+        std::hint::black_box(4);
+    }
+}
+
+/// The paper's §4 example of a weakest precondition: `res` grows by 1, 2, 3 under `a <= 0`,
+/// `b <= 0`, `c <= 0`, one after the other.
+#[symx::instrument]
+pub fn wp_table() {
+    let (a, b, c): (Sym<i32>, Sym<i32>, Sym<i32>) = (
+        symx::any_named("a"),
+        symx::any_named("b"),
+        symx::any_named("c"),
+    );
+    let res = Shared::new(0i32);
+    if a <= 0i32 {
+        res.set(res.get().wrapping_add(1i32));
+        if b <= 0i32 {
+            res.set(res.get().wrapping_add(2i32));
+            if c <= 0i32 {
+                res.set(res.get().wrapping_add(3i32));
+            }
+        }
+    }
+}
+
+/// T1 reads `y`, writes `z`, and fails if it read 1; T2 writes `y = 1`. A summary that took
+/// the infeasible side of T1's condition as safe would cover the state where T2 wrote first.
+pub fn prune_infeasible_branch() {
+    let y = Arc::new(AtomicI32::new(0));
+    let z = Arc::new(AtomicI32::new(0));
+    let y1 = y.clone();
+    let t1 = symx::thread::spawn(move || {
+        let r = y1.load_sym(SeqCst);
+        z.store_sym(1i32, SeqCst);
+        at_most_zero(r);
+    });
+    let t2 = symx::thread::spawn(move || y.store_sym(1i32, SeqCst));
+    t1.join().unwrap();
+    t2.join().unwrap();
+}
+
+#[symx::instrument]
+fn at_most_zero(r: Sym<i32>) {
+    symx::assert!(r <= 0i32, "r <= 0");
+}
+
+/// The assertion `V == 1` fails in the first execution (`V = 0`); T1's read and T2's write
+/// race, and the other order reaches the same state with `V = 0` again. A failing leaf that
+/// counted as safe would prune it.
+#[symx::instrument]
+pub fn prune_abort_leaf() {
+    let v: Sym<u8> = symx::any_named("V");
+    symx::assume(v < 2u8);
+    let x = Arc::new(AtomicU8::new(0));
+    let x1 = x.clone();
+    let t1 = symx::thread::spawn(move || {
+        x1.load_sym(SeqCst);
+    });
+    let t2 = symx::thread::spawn(move || x.store_sym(0u8, SeqCst));
+    t1.join().unwrap();
+    t2.join().unwrap();
+    is_one(v);
+}
+
+#[symx::instrument]
+fn is_one(v: Sym<u8>) {
+    symx::assert!(v == 1u8, "V == 1");
+}
