@@ -11,11 +11,17 @@ use std::str::FromStr;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 
+use crate::context::ContextMode;
+
 const PREFIX: &str = "symx";
 const VERSION: u32 = 1;
 /// Tokens that carry symbolic input values (version 1 tokens carry none, so a symx that reads
 /// only version 1 says it cannot use them rather than replaying with other inputs).
 const VERSION_WITH_INPUTS: u32 = 2;
+/// Tokens of an execution that ran in a context mode other than `full`: the inputs, then the
+/// mode, so that a failure found from a context replays in the mode that found it whatever
+/// the replaying test's attribute or environment says.
+const VERSION_WITH_CONTEXT: u32 = 3;
 
 /// The choices that make up one execution, in order: at every point with more than one
 /// option, the thread that ran (or the alternative taken at a value choice).
@@ -29,12 +35,20 @@ pub struct Schedule {
     /// The symbolic inputs whose value was not zero, by name: replay gives every other input
     /// zero, so the token reproduces the execution whatever inputs the replaying builder has.
     pub(crate) inputs: Vec<(String, i128)>,
+    /// The context mode the execution ran in, when not `full` (`symx::context`); replay runs
+    /// in it (`full` when the token has none).
+    pub(crate) context_mode: Option<ContextMode>,
 }
 
 impl Schedule {
     /// The values of the symbolic inputs the execution used (those not listed were zero).
     pub fn inputs(&self) -> &[(String, i128)] {
         &self.inputs
+    }
+
+    /// The context mode the execution ran in (`full` unless the token says otherwise).
+    pub fn context_mode(&self) -> ContextMode {
+        self.context_mode.unwrap_or_default()
     }
 
     /// The recorded choices.
@@ -46,6 +60,12 @@ impl Schedule {
     pub fn steps(&self) -> u64 {
         self.steps
     }
+}
+
+/// The context mode a token carries for an execution in `mode`: none for `full`, so that
+/// tokens of every other test keep their older, shorter form.
+pub(crate) fn carried(mode: ContextMode) -> Option<ContextMode> {
+    Some(mode).filter(|m| *m != ContextMode::Full)
 }
 
 /// Hash of a test name, as stored in tokens.
@@ -83,17 +103,23 @@ impl fmt::Display for Schedule {
         for &d in &self.decisions {
             put_varint(&mut bytes, d as u64);
         }
-        let version = if self.inputs.is_empty() {
-            VERSION
-        } else {
+        let mode = self.context_mode.and_then(carried);
+        let version = match (self.inputs.is_empty(), mode) {
+            (true, None) => VERSION,
+            (false, None) => VERSION_WITH_INPUTS,
+            (_, Some(_)) => VERSION_WITH_CONTEXT,
+        };
+        if version != VERSION {
             put_varint(&mut bytes, self.inputs.len() as u64);
             for (name, value) in &self.inputs {
                 put_varint(&mut bytes, name.len() as u64);
                 bytes.extend_from_slice(name.as_bytes());
                 bytes.extend_from_slice(&value.to_le_bytes());
             }
-            VERSION_WITH_INPUTS
-        };
+        }
+        if let Some(m) = mode {
+            put_varint(&mut bytes, m as u64);
+        }
         let sum = checksum(&bytes);
         bytes.extend_from_slice(&sum);
         write!(f, "{PREFIX}{version}-{}", URL_SAFE_NO_PAD.encode(bytes))
@@ -120,7 +146,8 @@ impl fmt::Display for ReplayError {
             ReplayError::Corrupt(why) => write!(f, "the replay token is corrupted: {why}"),
             ReplayError::UnsupportedVersion(v) => write!(
                 f,
-                "the replay token has format version {v}, but this symx reads version {VERSION}; \
+                "the replay token has format version {v}, but this symx reads versions {VERSION} to \
+                 {VERSION_WITH_CONTEXT}; \
                  replay it with the symx that produced it"
             ),
             ReplayError::OtherTest => write!(
@@ -204,7 +231,7 @@ impl FromStr for Schedule {
         let version: u32 = version
             .parse()
             .map_err(|_| ReplayError::Corrupt(format!("`{version}` is not a version number")))?;
-        if version != VERSION && version != VERSION_WITH_INPUTS {
+        if !(VERSION..=VERSION_WITH_CONTEXT).contains(&version) {
             return Err(ReplayError::UnsupportedVersion(version));
         }
         let bytes = URL_SAFE_NO_PAD
@@ -228,10 +255,17 @@ impl FromStr for Schedule {
         for _ in 0..n {
             decisions.push(r.varint()? as u32);
         }
-        let inputs = if version == VERSION_WITH_INPUTS {
+        let inputs = if version >= VERSION_WITH_INPUTS {
             r.inputs()?
         } else {
             Vec::new()
+        };
+        let context_mode = if version == VERSION_WITH_CONTEXT {
+            let m = r.varint()? as usize;
+            let mode = ContextMode::ALL.get(m).copied();
+            Some(mode.ok_or_else(|| ReplayError::Corrupt(format!("no context mode {m}")))?)
+        } else {
+            None
         };
         if !r.0.is_empty() {
             return Err(ReplayError::Corrupt("it has trailing data".into()));
@@ -242,6 +276,7 @@ impl FromStr for Schedule {
             steps,
             fingerprint,
             inputs,
+            context_mode,
         })
     }
 }
@@ -257,6 +292,7 @@ mod tests {
             steps: 17,
             fingerprint: 0xdead_beef_1234_5678,
             inputs: Vec::new(),
+            context_mode: None,
         }
     }
 
@@ -270,6 +306,32 @@ mod tests {
         assert!(token.starts_with("symx2-"), "{token}");
         assert_eq!(token.parse::<Schedule>().unwrap(), s);
         assert!(sample().to_string().starts_with("symx1-"));
+    }
+
+    #[test]
+    fn tokens_of_a_context_mode_carry_it_as_version_3() {
+        let naive = Schedule {
+            context_mode: Some(ContextMode::Naive),
+            ..sample()
+        };
+        let token = naive.to_string();
+        assert!(token.starts_with("symx3-"), "{token}");
+        let back = token.parse::<Schedule>().unwrap();
+        assert_eq!(back, naive);
+        assert_eq!(back.context_mode(), ContextMode::Naive);
+        let with_inputs = Schedule {
+            inputs: vec![("i".into(), 1)],
+            context_mode: Some(ContextMode::NoSi),
+            ..sample()
+        };
+        assert_eq!(with_inputs.to_string().parse::<Schedule>().unwrap(), with_inputs);
+        // `full` is every token's default: it writes the older versions.
+        let full = Schedule {
+            context_mode: Some(ContextMode::Full),
+            ..sample()
+        };
+        assert!(full.to_string().starts_with("symx1-"));
+        assert_eq!(full.to_string().parse::<Schedule>().unwrap().context_mode(), ContextMode::Full);
     }
 
     #[test]

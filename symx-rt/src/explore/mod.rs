@@ -179,6 +179,7 @@ fn outcome_schedule(b: &Builder, outcome: &ExecutionResult) -> Schedule {
         steps: outcome.steps,
         fingerprint: outcome.fingerprint,
         inputs: outcome.inputs.clone(),
+        context_mode: crate::schedule::carried(b.context_mode),
     }
 }
 
@@ -276,6 +277,7 @@ pub(crate) fn to_failure(b: &Builder, outcome: ExecutionResult) -> Failure {
             steps: outcome.steps,
             fingerprint: outcome.fingerprint,
             inputs: outcome.inputs,
+            context_mode: crate::schedule::carried(b.context_mode),
         },
         preemptions: outcome.preemptions,
         test_name: b.test_name.clone(),
@@ -293,11 +295,13 @@ pub(crate) fn replay(
             return Err(ReplayError::OtherTest);
         }
     }
-    // The token's inputs, and zero for every other: whatever inputs the builder gives.
+    // The token's inputs, and zero for every other: whatever inputs the builder gives; and
+    // the token's context mode, whatever the attribute or the environment says.
     let b = &b
         .clone()
         .inputs(schedule.inputs.iter().cloned().collect())
-        .input_seed(0);
+        .input_seed(0)
+        .context_mode(schedule.context_mode());
     let start = Instant::now();
     let mut strategy = Replay::new(&schedule.decisions);
     strategy.next_execution();

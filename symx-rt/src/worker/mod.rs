@@ -389,6 +389,7 @@ pub mod tokens {
             steps: 0,
             fingerprint: 0,
             inputs: Vec::new(),
+            context_mode: None,
         }
         .to_string()
     }
