@@ -149,6 +149,8 @@ pub struct Builder {
     pub(crate) max_steps: u64,
     pub(crate) strategy: Strategy,
     pub(crate) spurious_wakeups: bool,
+    /// Run preemption-bounded passes for shallow bugs alongside the optimal DPOR.
+    pub(crate) shallow_first: bool,
     pub(crate) stack_size: usize,
     pub(crate) leak_check: bool,
     pub(crate) time_budget: Option<Duration>,
@@ -196,6 +198,7 @@ impl Builder {
             max_steps: 100_000,
             strategy: Strategy::Dpor,
             spurious_wakeups: false,
+            shallow_first: true,
             stack_size: 256 * 1024,
             leak_check: true,
             time_budget: None,
@@ -219,6 +222,18 @@ impl Builder {
     /// At most this many preemptions per execution (`None`: unbounded, the default).
     pub fn preemption_bound(mut self, bound: Option<u32>) -> Self {
         self.preemption_bound = bound;
+        self
+    }
+
+    /// Whether the optimal DPOR (the default strategy, unbounded) runs alongside it passes of
+    /// iterative preemption bounding (bounds 0, 1, 2), which find bugs that need few
+    /// preemptions early in a long execution much sooner than a depth-first reduction does.
+    /// They get at most half as many executions as the DPOR plus a small head start, are
+    /// counted in [`Report::shallow_executions`], and stop when the DPOR finishes, which alone
+    /// decides completeness. On by default; not run under an execution bound
+    /// ([`Builder::max_executions`] then counts exactly the DPOR's executions).
+    pub fn shallow_first(mut self, on: bool) -> Self {
+        self.shallow_first = on;
         self
     }
 

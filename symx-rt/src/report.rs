@@ -323,6 +323,8 @@ pub struct Report {
     pub(crate) failure: Option<Failure>,
     pub(crate) elapsed: Duration,
     pub(crate) max_preemptions_bounded: bool,
+    /// Executions of the preemption-bounded passes run alongside the exploration.
+    pub(crate) shallow_executions: u64,
     /// The interleaving of a replayed execution (empty for explorations).
     pub(crate) replayed_steps: Vec<Step>,
     pub(crate) discarded: u64,
@@ -331,9 +333,19 @@ pub struct Report {
 }
 
 impl Report {
-    /// Executions actually run.
+    /// Executions actually run: those of the exploration (not the shallow passes the default
+    /// strategy runs alongside it, see [`Report::shallow_executions`]), or, when a failure
+    /// ended it, every execution that ran.
     pub fn executions(&self) -> u64 {
         self.executions
+    }
+
+    /// Executions run by the default exploration's search for shallow bugs (iterative
+    /// preemption bounding alongside the optimal DPOR). Without a failure they are not counted
+    /// in [`Report::executions`], which then counts the exploration whose completeness
+    /// [`Report::complete`] reports; a failure's count is every execution that ran.
+    pub fn shallow_executions(&self) -> u64 {
+        self.shallow_executions
     }
 
     /// Executions abandoned because a `symx::assume` did not hold (counted in

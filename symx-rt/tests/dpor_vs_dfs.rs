@@ -50,7 +50,9 @@ struct Run<S> {
 }
 
 fn explore<S>(body: &dyn Fn(), take: &dyn Fn() -> Option<S>, strategy: Strategy) -> Run<S> {
+    // The DPOR alone: the default's shallow passes would only add executions to compare.
     let builder = Builder::new()
+        .shallow_first(false)
         .strategy(strategy)
         .max_executions(Some(MAX_EXECUTIONS));
     // A failure makes the explorer re-run executions to minimise it, and those leave their

@@ -70,4 +70,8 @@ impl Chooser for Announcing {
     fn end_execution(&mut self, events: &[Event]) {
         self.inner.end_execution(events)
     }
+
+    fn shallow(&self) -> bool {
+        self.inner.shallow()
+    }
 }

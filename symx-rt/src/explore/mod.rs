@@ -14,6 +14,7 @@ mod minimise;
 mod pct;
 mod random;
 mod replay;
+mod shallow;
 
 use std::time::Instant;
 
@@ -32,6 +33,9 @@ pub(crate) use replay::Replay;
 /// when `b` explores a shard, and announcing every choice when `b` has an announcer.
 fn make(b: &Builder) -> Box<dyn Chooser> {
     let strategy: Box<dyn Chooser> = match b.strategy {
+        Strategy::Dpor if shallow_first(b) => {
+            Box::new(shallow::ShallowFirst::new(dpor::Dpor::default()))
+        }
         Strategy::Dpor if !explored_by_dfs(b) => Box::new(dpor::Dpor::default()),
         Strategy::Dpor | Strategy::Dfs => Box::new(dfs::Dfs::new(b.dfs_shard)),
         Strategy::Random { seed } => Box::new(random::Random::new(seed)),
@@ -53,6 +57,18 @@ pub(crate) fn explored_by_dfs(b: &Builder) -> bool {
         Strategy::Dpor => b.preemption_bound.is_some() || b.spurious_wakeups,
         Strategy::Random { .. } | Strategy::Pct { .. } => false,
     }
+}
+
+/// Whether `b`'s exploration runs preemption-bounded passes for shallow bugs alongside the
+/// optimal DPOR (see [`shallow`]): the default, unless turned off, the exploration is itself
+/// preemption-bounded, an execution bound asks for exactly that many executions, or every
+/// execution is wanted.
+fn shallow_first(b: &Builder) -> bool {
+    b.shallow_first
+        && b.preemption_bound.is_none()
+        && b.max_executions.is_none()
+        && !b.keep_going
+        && !explored_by_dfs(b)
 }
 
 /// Runs executions of `body` as the builder says, until a failure, a bound, or exhaustion.
@@ -81,6 +97,7 @@ pub(crate) fn explore_with(
     let b = &recording_as_asked(b);
     let mut strategy = make(b);
     let mut executions = 0;
+    let mut shallow = 0;
     let mut discarded = 0;
     let mut drew_inputs = false;
     let mut idle_threads = 0;
@@ -89,22 +106,36 @@ pub(crate) fn explore_with(
         if !strategy.next_execution() {
             break StopReason::Exhausted;
         }
-        if b.max_executions.is_some_and(|max| executions >= max) {
+        let deep = !strategy.shallow();
+        if deep && b.max_executions.is_some_and(|max| executions >= max) {
             break StopReason::MaxExecutions;
         }
         if b.time_budget.is_some_and(|t| start.elapsed() >= t) {
             break StopReason::TimeBudget;
         }
         let mut outcome = run_execution(b.config(), strategy.as_mut(), body, false);
-        executions += 1;
+        if deep {
+            executions += 1;
+            observe(&outcome.events, outcome.preemptions);
+        } else {
+            shallow += 1;
+        }
         discarded += outcome.discarded as u64;
         drew_inputs |= outcome.drew_inputs;
         idle_threads = idle_threads.max(outcome.idle_threads);
-        observe(&outcome.events, outcome.preemptions);
         strategy.end_execution(&outcome.events);
-        if let Some(mut trace) = outcome.trace.take() {
+        // A pass's traces are not the exploration's (its set of traces is the DPOR's), unless
+        // the pass found the failure.
+        let delivered = deep || outcome.failure.is_some();
+        if let Some(mut trace) = outcome.trace.take().filter(|_| delivered) {
             let schedule = outcome_schedule(b, &outcome);
-            deliver(b, executions, &schedule, &mut trace, &mut on_trace);
+            deliver(
+                b,
+                executions + shallow,
+                &schedule,
+                &mut trace,
+                &mut on_trace,
+            );
         }
         if outcome.failure.is_some() && b.keep_going {
             // Every execution is wanted (a context's paths are counted): the first failure
@@ -115,7 +146,10 @@ pub(crate) fn explore_with(
         if outcome.failure.is_some() {
             let found = to_failure(b, outcome);
             let failure = minimise::fewest_preemptions(b, body, found);
-            let mut report = finish(b, start, executions, StopReason::Failure, Some(failure));
+            // A failure ends the exploration: its count is every execution that ran.
+            let all = executions + shallow;
+            let mut report = finish(b, start, all, StopReason::Failure, Some(failure));
+            report.shallow_executions = shallow;
             report.discarded = discarded;
             report.drew_inputs = drew_inputs;
             report.idle_threads = idle_threads;
@@ -126,6 +160,7 @@ pub(crate) fn explore_with(
         Some(found) => finish(b, start, executions, StopReason::Failure, Some(found)),
         None => finish(b, start, executions, stop, None),
     };
+    report.shallow_executions = shallow;
     report.discarded = discarded;
     report.drew_inputs = drew_inputs;
     report.idle_threads = idle_threads;
@@ -255,6 +290,7 @@ fn finish(
         failure,
         elapsed: start.elapsed(),
         max_preemptions_bounded: b.preemption_bound.is_some(),
+        shallow_executions: 0,
         replayed_steps: Vec::new(),
         discarded: 0,
         drew_inputs: false,

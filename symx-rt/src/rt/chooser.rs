@@ -72,4 +72,10 @@ pub(crate) trait Chooser {
     fn choose_value(&mut self, n: usize) -> usize;
     /// The execution that just ended, step by step.
     fn end_execution(&mut self, _events: &[Event]) {}
+    /// Whether the current execution belongs to a search for shallow bugs run alongside the
+    /// exploration (see `explore::shallow`) rather than to the exploration itself, which alone
+    /// decides completeness and is what the report's execution count counts.
+    fn shallow(&self) -> bool {
+        false
+    }
 }
