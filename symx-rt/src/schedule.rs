@@ -324,14 +324,20 @@ mod tests {
             context_mode: Some(ContextMode::NoSi),
             ..sample()
         };
-        assert_eq!(with_inputs.to_string().parse::<Schedule>().unwrap(), with_inputs);
+        assert_eq!(
+            with_inputs.to_string().parse::<Schedule>().unwrap(),
+            with_inputs
+        );
         // `full` is every token's default: it writes the older versions.
         let full = Schedule {
             context_mode: Some(ContextMode::Full),
             ..sample()
         };
         assert!(full.to_string().starts_with("symx1-"));
-        assert_eq!(full.to_string().parse::<Schedule>().unwrap().context_mode(), ContextMode::Full);
+        assert_eq!(
+            full.to_string().parse::<Schedule>().unwrap().context_mode(),
+            ContextMode::Full
+        );
     }
 
     #[test]

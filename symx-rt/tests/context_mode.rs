@@ -57,6 +57,8 @@ fn a_failure_replays_in_the_mode_that_found_it() {
     // Replayed by a builder in `full` (the attribute's default): the token's mode wins.
     let full = symx::Builder::new();
     assert!(full.explore(fails_without_value_facts).failure().is_none());
-    let replayed = full.try_replay(&schedule, fails_without_value_facts).unwrap();
+    let replayed = full
+        .try_replay(&schedule, fails_without_value_facts)
+        .unwrap();
     assert_eq!(replayed.failure().map(|f| f.kind().name()), Some("panic"));
 }

@@ -70,6 +70,7 @@ fn generalise<T: SymValue>(
     if here != Some(true) {
         return value;
     }
+    crate::context::note_used();
     let thread = crate::rt::current_thread().unwrap_or(0);
     let input = format!("{label}.t{thread}.{name}");
     let g: Sym<T> = record::input_defaulting(&input, value.peek(), location);

@@ -37,6 +37,8 @@ pub(crate) struct InputSlot {
     pub name: String,
     pub ty: Ty,
     pub bits: u128,
+    /// The value the run computed, for an input that generalises it (a checkpoint's capture).
+    pub recorded: Option<u128>,
 }
 
 /// What a visible step read, wrote and assumed, attached to its event.
@@ -264,7 +266,12 @@ impl SymState {
         };
         let i = self.inputs.len() as u32;
         self.names.insert(name.clone(), i);
-        self.inputs.push(InputSlot { name, ty, bits });
+        self.inputs.push(InputSlot {
+            name,
+            ty,
+            bits,
+            recorded: default,
+        });
         Ok((i, bits))
     }
 }
