@@ -51,7 +51,7 @@ fn a_naive_failure_replays_in_naive_whatever_the_attribute_says() {
     assert_eq!(f["kind"], "panic", "{f:#}");
     let token = f["token"].as_str().unwrap();
     assert!(
-        token.starts_with("symx3-"),
+        token.starts_with("symx4-"),
         "the token carries the mode: {token}"
     );
     // Replayed without --context-mode: the attribute says full, the token naive.

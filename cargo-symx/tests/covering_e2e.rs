@@ -55,7 +55,7 @@ fn deadlock_confirms_an_input_triggered_deadlock_with_a_working_replay() {
     assert!(said.contains("inputs: x = 7"), "{said}");
     assert!(said.contains("constrained execution only"), "{said}");
     let token = (said.split_whitespace())
-        .find(|w| w.starts_with("symx2-"))
+        .find(|w| w.starts_with("symx3-"))
         .expect("a replay command with its token");
     assert_replays("fixture-covering", token, "self-deadlock");
 }

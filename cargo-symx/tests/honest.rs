@@ -240,3 +240,30 @@ fn a_thread_that_never_reaches_a_scheduling_point_is_reported_within_seconds() {
     );
     assert!(started.elapsed() < std::time::Duration::from_secs(120));
 }
+
+#[test]
+fn a_spin_without_a_hint_is_a_step_limit_with_a_short_token_and_collapsed_rows() {
+    let name = "spin_without_a_hint";
+    let (out, report) = json_report("fixture-stdlib", &[name]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let t = test(&report, name);
+    assert!(t["duration"].as_f64().unwrap() < 30.0, "{t:#}");
+    let failure = &t["failure"];
+    assert_eq!(failure["kind"], "step-limit", "{failure:#}");
+    let steps = failure["steps"].as_array().unwrap();
+    assert!(steps.len() < 20, "{} rows", steps.len());
+    let spinning = steps
+        .iter()
+        .find(|s| s["omitted"].as_u64().unwrap_or(0) > 99_000)
+        .unwrap_or_else(|| panic!("a summary row: {failure:#}"));
+    assert_eq!(spinning["op"], "load");
+    assert_eq!(spinning["obj"], "AtomicBool#0");
+    assert_eq!(spinning["location"]["line"], 11);
+    let token = failure["token"].as_str().unwrap();
+    assert!(token.len() < 200, "{} characters", token.len());
+    assert_replays("fixture-stdlib", token, "step-limit:");
+
+    let out = symx("test", &["-p", "fixture-stdlib", name]);
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert!(human.contains("more steps: repeating load"), "{human}");
+}

@@ -23,7 +23,7 @@ fn inputs_are_explored_by_default_and_a_failure_carries_its_inputs() {
     assert_eq!(f["inputs"]["n"], 37, "{f:#}");
     let token = f["token"].as_str().unwrap();
     assert!(
-        token.starts_with("symx2-"),
+        token.starts_with("symx3-"),
         "the token carries the input: {token}"
     );
     assert_replays("fixture-symbolic", token, "the order 3-2-1 with n = 37");

@@ -78,6 +78,14 @@ pub(crate) fn replay_test(builder: &Builder, token: &str, body: &dyn Fn()) -> cr
         Ok(r) => r,
         Err(e) => panic!("symx: cannot use SYMX_REPLAY: {e}"),
     };
+    if let Some(moved) = report.moved_locations() {
+        let places: Vec<String> = moved.iter().map(|l| l.to_string()).collect();
+        println!(
+            "symx: the code moved since the token was recorded; the same operations ran \
+             (locations the token did not record: {})",
+            places.join(", ")
+        );
+    }
     if let Some(failure) = report.failure() {
         panic!("\nreplayed:\n{failure}");
     }

@@ -125,10 +125,26 @@ pub struct Step {
     pub value: String,
     /// Where in the source the step's operation was called.
     pub location: SourceLocation,
+    /// Non-zero on a summary row: this many identical steps (from `index` on) are left out.
+    pub omitted: u64,
 }
 
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.omitted > 0 {
+            return write!(
+                f,
+                "      … {} more steps: {} repeating {}{}  at {}",
+                self.omitted,
+                self.thread_label,
+                self.operation,
+                self.object
+                    .as_ref()
+                    .map(|o| format!(" {o}"))
+                    .unwrap_or_default(),
+                self.location
+            );
+        }
         write!(
             f,
             "{:>4}. {:<18} {}",
@@ -330,6 +346,9 @@ pub struct Report {
     pub(crate) discarded: u64,
     pub(crate) drew_inputs: bool,
     pub(crate) idle_threads: u32,
+    /// A replay whose steps ran at other source locations than the token recorded: the new
+    /// locations (empty when the same lines only ran in another combination).
+    pub(crate) moved: Option<Vec<SourceLocation>>,
 }
 
 impl Report {
@@ -386,6 +405,12 @@ impl Report {
     /// Wall-clock time the exploration took (minimising a failure included).
     pub fn elapsed(&self) -> Duration {
         self.elapsed
+    }
+
+    /// For a replay: `Some` when the same operations ran at source locations other than the
+    /// token recorded (code moved since), with the locations it did not record.
+    pub fn moved_locations(&self) -> Option<&[SourceLocation]> {
+        self.moved.as_deref()
     }
 
     /// For a replay: every step of the replayed execution, failing or not.

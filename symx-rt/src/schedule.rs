@@ -1,9 +1,13 @@
 //! Schedules and replay tokens: the choices of one execution, written as a short string that
 //! replays it exactly, and the errors of tokens that are corrupt or no longer fit the program.
 //!
-//! A token carries, besides the choices, the number of steps and a fingerprint of the steps
-//! (thread, operation, object, source location) so that replaying it into a changed program is
-//! an error rather than a different execution. A checksum catches truncation and typos.
+//! A token carries, besides the choices, the number of steps and a fingerprint of what ran
+//! (thread, operation kind, object, per step) so that replaying it into a program whose
+//! operations changed is an error rather than a different execution. Source locations are
+//! fingerprinted apart (a hash of them all, and a short hash of each distinct one): a program
+//! in which only lines moved (a comment or an `eprintln!` added above the test) still replays,
+//! and the replay says which locations are new. Choices are run-length encoded, so the token
+//! of a 100,000-step spin stays short. A checksum catches truncation and typos.
 
 use std::fmt;
 use std::str::FromStr;
@@ -14,14 +18,15 @@ use base64::Engine as _;
 use crate::context::ContextMode;
 
 const PREFIX: &str = "symx";
-const VERSION: u32 = 1;
-/// Tokens that carry symbolic input values (version 1 tokens carry none, so a symx that reads
-/// only version 1 says it cannot use them rather than replaying with other inputs).
-const VERSION_WITH_INPUTS: u32 = 2;
-/// Tokens of an execution that ran in a context mode other than `full`: the inputs, then the
-/// mode, so that a failure found from a context replays in the mode that found it whatever
-/// the replaying test's attribute or environment says.
-const VERSION_WITH_CONTEXT: u32 = 3;
+/// The format written: location-insensitive fingerprint, run-length encoded choices, inputs.
+const VERSION: u32 = 3;
+/// Formats of older symx versions (1: no inputs, 2: with inputs), whose fingerprints hashed
+/// source locations in: they decode, and replaying them says to record the token again.
+const OLD_VERSIONS: [u32; 2] = [1, 2];
+/// The current format followed by the context mode, written for an execution in a mode other
+/// than `full`: a failure found from a program context replays in the mode that found it,
+/// whatever the replaying test's attribute or environment says.
+const VERSION_WITH_CONTEXT: u32 = 4;
 
 /// The choices that make up one execution, in order: at every point with more than one
 /// option, the thread that ran (or the alternative taken at a value choice).
@@ -35,20 +40,44 @@ pub struct Schedule {
     /// The symbolic inputs whose value was not zero, by name: replay gives every other input
     /// zero, so the token reproduces the execution whatever inputs the replaying builder has.
     pub(crate) inputs: Vec<(String, i128)>,
+    /// Where the steps ran: a hash of every step's location, and a short hash of each distinct
+    /// location (see [`location_tag`]).
+    pub(crate) locations: Locations,
+    /// Decoded from a token of an older format (its fingerprint cannot be checked).
+    pub(crate) old_format: Option<u32>,
     /// The context mode the execution ran in, when not `full` (`symx::context`); replay runs
     /// in it (`full` when the token has none).
     pub(crate) context_mode: Option<ContextMode>,
 }
 
-impl Schedule {
-    /// The values of the symbolic inputs the execution used (those not listed were zero).
-    pub fn inputs(&self) -> &[(String, i128)] {
-        &self.inputs
-    }
+/// The context mode a token carries for an execution in `mode`: none for `full`, so that
+/// tokens of every other test keep the shorter form.
+pub(crate) fn carried(mode: ContextMode) -> Option<ContextMode> {
+    Some(mode).filter(|m| *m != ContextMode::Full)
+}
 
+/// Where an execution's steps ran, as a token records it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Locations {
+    pub hash: u64,
+    /// The distinct locations' tags, sorted.
+    pub tags: Vec<u16>,
+}
+
+/// The short hash of a source location kept in tokens.
+pub(crate) fn location_tag(location_hash: u64) -> u16 {
+    (location_hash ^ (location_hash >> 16) ^ (location_hash >> 32) ^ (location_hash >> 48)) as u16
+}
+
+impl Schedule {
     /// The context mode the execution ran in (`full` unless the token says otherwise).
     pub fn context_mode(&self) -> ContextMode {
         self.context_mode.unwrap_or_default()
+    }
+
+    /// The values of the symbolic inputs the execution used (those not listed were zero).
+    pub fn inputs(&self) -> &[(String, i128)] {
+        &self.inputs
     }
 
     /// The recorded choices.
@@ -60,12 +89,6 @@ impl Schedule {
     pub fn steps(&self) -> u64 {
         self.steps
     }
-}
-
-/// The context mode a token carries for an execution in `mode`: none for `full`, so that
-/// tokens of every other test keep their older, shorter form.
-pub(crate) fn carried(mode: ContextMode) -> Option<ContextMode> {
-    Some(mode).filter(|m| *m != ContextMode::Full)
 }
 
 /// Hash of a test name, as stored in tokens.
@@ -95,35 +118,50 @@ fn checksum(bytes: &[u8]) -> [u8; 4] {
 
 impl fmt::Display for Schedule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut bytes = Vec::with_capacity(self.decisions.len() + 24);
+        let mut bytes = Vec::with_capacity(64 + 2 * self.locations.tags.len());
         put_varint(&mut bytes, self.test as u64);
         put_varint(&mut bytes, self.steps);
         bytes.extend_from_slice(&self.fingerprint.to_le_bytes());
-        put_varint(&mut bytes, self.decisions.len() as u64);
-        for &d in &self.decisions {
-            put_varint(&mut bytes, d as u64);
+        bytes.extend_from_slice(&self.locations.hash.to_le_bytes());
+        put_varint(&mut bytes, self.locations.tags.len() as u64);
+        for tag in &self.locations.tags {
+            bytes.extend_from_slice(&tag.to_le_bytes());
         }
-        let mode = self.context_mode.and_then(carried);
-        let version = match (self.inputs.is_empty(), mode) {
-            (true, None) => VERSION,
-            (false, None) => VERSION_WITH_INPUTS,
-            (_, Some(_)) => VERSION_WITH_CONTEXT,
-        };
-        if version != VERSION {
-            put_varint(&mut bytes, self.inputs.len() as u64);
-            for (name, value) in &self.inputs {
-                put_varint(&mut bytes, name.len() as u64);
-                bytes.extend_from_slice(name.as_bytes());
-                bytes.extend_from_slice(&value.to_le_bytes());
+        let runs = runs(&self.decisions);
+        put_varint(&mut bytes, runs.len() as u64);
+        for (value, count) in runs {
+            put_varint(&mut bytes, value as u64);
+            put_varint(&mut bytes, count);
+        }
+        put_varint(&mut bytes, self.inputs.len() as u64);
+        for (name, value) in &self.inputs {
+            put_varint(&mut bytes, name.len() as u64);
+            bytes.extend_from_slice(name.as_bytes());
+            bytes.extend_from_slice(&value.to_le_bytes());
+        }
+        let version = match self.context_mode.and_then(carried) {
+            Some(mode) => {
+                put_varint(&mut bytes, mode as u64);
+                VERSION_WITH_CONTEXT
             }
-        }
-        if let Some(m) = mode {
-            put_varint(&mut bytes, m as u64);
-        }
+            None => VERSION,
+        };
         let sum = checksum(&bytes);
         bytes.extend_from_slice(&sum);
         write!(f, "{PREFIX}{version}-{}", URL_SAFE_NO_PAD.encode(bytes))
     }
+}
+
+/// The choices as (value, how many times in a row).
+fn runs(decisions: &[u32]) -> Vec<(u32, u64)> {
+    let mut runs: Vec<(u32, u64)> = Vec::new();
+    for &d in decisions {
+        match runs.last_mut() {
+            Some((value, count)) if *value == d => *count += 1,
+            _ => runs.push((d, 1)),
+        }
+    }
+    runs
 }
 
 /// Why a replay token cannot be used.
@@ -134,6 +172,8 @@ pub enum ReplayError {
     Corrupt(String),
     /// The token was written by a newer symx.
     UnsupportedVersion(u32),
+    /// The token was written by an older symx, whose fingerprints this one cannot check.
+    OldVersion(u32),
     /// The token belongs to another test.
     OtherTest,
     /// The program no longer makes the choices the token records: it changed since.
@@ -146,9 +186,13 @@ impl fmt::Display for ReplayError {
             ReplayError::Corrupt(why) => write!(f, "the replay token is corrupted: {why}"),
             ReplayError::UnsupportedVersion(v) => write!(
                 f,
-                "the replay token has format version {v}, but this symx reads versions {VERSION} to \
-                 {VERSION_WITH_CONTEXT}; \
-                 replay it with the symx that produced it"
+                "the replay token has format version {v}, but this symx reads versions {VERSION} \
+                 and {VERSION_WITH_CONTEXT}; replay it with the symx that produced it"
+            ),
+            ReplayError::OldVersion(v) => write!(
+                f,
+                "the replay token has format version {v}, written by an older symx whose \
+                 fingerprints this one cannot check; run the test again for a new token"
             ),
             ReplayError::OtherTest => write!(
                 f,
@@ -231,7 +275,8 @@ impl FromStr for Schedule {
         let version: u32 = version
             .parse()
             .map_err(|_| ReplayError::Corrupt(format!("`{version}` is not a version number")))?;
-        if !(VERSION..=VERSION_WITH_CONTEXT).contains(&version) {
+        let current = version == VERSION || version == VERSION_WITH_CONTEXT;
+        if !current && !OLD_VERSIONS.contains(&version) {
             return Err(ReplayError::UnsupportedVersion(version));
         }
         let bytes = URL_SAFE_NO_PAD
@@ -247,36 +292,84 @@ impl FromStr for Schedule {
             ));
         }
         let mut r = Reader(payload);
-        let test = r.varint()? as u32;
-        let steps = r.varint()?;
-        let fingerprint = r.u64()?;
-        let n = r.varint()? as usize;
-        let mut decisions = Vec::with_capacity(n.min(payload.len()));
-        for _ in 0..n {
-            decisions.push(r.varint()? as u32);
-        }
-        let inputs = if version >= VERSION_WITH_INPUTS {
-            r.inputs()?
+        let mut schedule = if current {
+            r.current()?
         } else {
-            Vec::new()
+            r.old(version)?
         };
-        let context_mode = if version == VERSION_WITH_CONTEXT {
+        if version == VERSION_WITH_CONTEXT {
             let m = r.varint()? as usize;
             let mode = ContextMode::ALL.get(m).copied();
-            Some(mode.ok_or_else(|| ReplayError::Corrupt(format!("no context mode {m}")))?)
-        } else {
-            None
-        };
+            schedule.context_mode =
+                Some(mode.ok_or_else(|| ReplayError::Corrupt(format!("no context mode {m}")))?);
+        }
         if !r.0.is_empty() {
             return Err(ReplayError::Corrupt("it has trailing data".into()));
+        }
+        Ok(schedule)
+    }
+}
+
+impl Reader<'_> {
+    /// The body of a token of the current format.
+    fn current(&mut self) -> Result<Schedule, ReplayError> {
+        let test = self.varint()? as u32;
+        let steps = self.varint()?;
+        let fingerprint = self.u64()?;
+        let hash = self.u64()?;
+        let n = self.varint()? as usize;
+        let mut tags = Vec::with_capacity(n.min(self.0.len()));
+        for _ in 0..n {
+            tags.push(u16::from_le_bytes(
+                self.bytes(2)?.try_into().expect("2 bytes"),
+            ));
+        }
+        let n = self.varint()? as usize;
+        let mut decisions = Vec::new();
+        for _ in 0..n {
+            let value = self.varint()? as u32;
+            let count = self.varint()?;
+            if count > steps.max(1 << 24) {
+                return Err(ReplayError::Corrupt("a run of choices is too long".into()));
+            }
+            decisions.extend(std::iter::repeat_n(value, count as usize));
         }
         Ok(Schedule {
             test,
             decisions,
             steps,
             fingerprint,
+            inputs: self.inputs()?,
+            locations: Locations { hash, tags },
+            old_format: None,
+            context_mode: None,
+        })
+    }
+
+    /// The body of a token of an older format: its choices and inputs, for the error.
+    fn old(&mut self, version: u32) -> Result<Schedule, ReplayError> {
+        let test = self.varint()? as u32;
+        let steps = self.varint()?;
+        let fingerprint = self.u64()?;
+        let n = self.varint()? as usize;
+        let mut decisions = Vec::with_capacity(n.min(self.0.len()));
+        for _ in 0..n {
+            decisions.push(self.varint()? as u32);
+        }
+        let inputs = if version == 2 {
+            self.inputs()?
+        } else {
+            Vec::new()
+        };
+        Ok(Schedule {
+            test,
+            decisions,
+            steps,
+            fingerprint,
             inputs,
-            context_mode,
+            locations: Locations::default(),
+            old_format: Some(version),
+            context_mode: None,
         })
     }
 }
@@ -292,60 +385,73 @@ mod tests {
             steps: 17,
             fingerprint: 0xdead_beef_1234_5678,
             inputs: Vec::new(),
+            locations: Locations {
+                hash: 0x0123_4567_89ab_cdef,
+                tags: vec![3, 700, 65_000],
+            },
+            old_format: None,
             context_mode: None,
         }
     }
 
     #[test]
-    fn tokens_with_inputs_round_trip_as_version_2() {
+    fn tokens_round_trip_with_inputs_and_locations() {
+        let s = sample();
+        let token = s.to_string();
+        assert!(token.starts_with("symx3-"), "{token}");
+        assert_eq!(token.parse::<Schedule>().unwrap(), s);
         let s = Schedule {
             inputs: vec![("amount".into(), 60), ("t1#0".into(), i128::MIN)],
             ..sample()
         };
-        let token = s.to_string();
-        assert!(token.starts_with("symx2-"), "{token}");
-        assert_eq!(token.parse::<Schedule>().unwrap(), s);
-        assert!(sample().to_string().starts_with("symx1-"));
+        assert_eq!(s.to_string().parse::<Schedule>().unwrap(), s);
     }
 
     #[test]
-    fn tokens_of_a_context_mode_carry_it_as_version_3() {
+    fn tokens_of_a_context_mode_carry_it_as_version_4() {
         let naive = Schedule {
+            inputs: vec![("i".into(), 1)],
             context_mode: Some(ContextMode::Naive),
             ..sample()
         };
         let token = naive.to_string();
-        assert!(token.starts_with("symx3-"), "{token}");
+        assert!(token.starts_with("symx4-"), "{token}");
         let back = token.parse::<Schedule>().unwrap();
         assert_eq!(back, naive);
         assert_eq!(back.context_mode(), ContextMode::Naive);
-        let with_inputs = Schedule {
-            inputs: vec![("i".into(), 1)],
-            context_mode: Some(ContextMode::NoSi),
-            ..sample()
-        };
-        assert_eq!(
-            with_inputs.to_string().parse::<Schedule>().unwrap(),
-            with_inputs
-        );
-        // `full` is every token's default: it writes the older versions.
+        // `full` is every token's default: it writes the shorter version 3.
         let full = Schedule {
             context_mode: Some(ContextMode::Full),
             ..sample()
         };
-        assert!(full.to_string().starts_with("symx1-"));
-        assert_eq!(
-            full.to_string().parse::<Schedule>().unwrap().context_mode(),
-            ContextMode::Full
-        );
+        assert!(full.to_string().starts_with("symx3-"));
+        let back = full.to_string().parse::<Schedule>().unwrap();
+        assert_eq!(back.context_mode(), ContextMode::Full);
     }
 
     #[test]
-    fn tokens_round_trip() {
-        let s = sample();
+    fn long_runs_of_one_choice_make_a_short_token() {
+        let mut decisions = vec![0, 1];
+        decisions.extend(std::iter::repeat_n(0, 99_990));
+        decisions.extend([1, 1, 0]);
+        let s = Schedule {
+            decisions,
+            steps: 100_000,
+            ..sample()
+        };
         let token = s.to_string();
-        assert!(token.starts_with("symx1-"), "{token}");
+        assert!(token.len() < 80, "{} characters: {token}", token.len());
         assert_eq!(token.parse::<Schedule>().unwrap(), s);
+    }
+
+    #[test]
+    fn tokens_of_older_formats_decode_and_say_they_are_old() {
+        // Written by symx before fingerprints left out source locations.
+        let old: Schedule = "symx1-z6qt1AgCQOU8f5qlyQECAAEzcWEr".parse().unwrap();
+        assert_eq!(old.old_format, Some(1));
+        let message = ReplayError::OldVersion(1).to_string();
+        assert!(message.contains("older symx"), "{message}");
+        assert!(message.contains("run the test again"), "{message}");
     }
 
     #[test]
@@ -371,7 +477,7 @@ mod tests {
             matches!("symx1-***".parse::<Schedule>(), Err(ReplayError::Corrupt(m)) if m.contains("base64"))
         );
         assert_eq!(
-            token.replacen("symx1-", "symx9-", 1).parse::<Schedule>(),
+            token.replacen("symx3-", "symx9-", 1).parse::<Schedule>(),
             Err(ReplayError::UnsupportedVersion(9))
         );
     }

@@ -51,7 +51,7 @@ fn a_failure_replays_in_the_mode_that_found_it() {
     let report = naive.explore(fails_without_value_facts);
     let failure = report.failure().expect("naive mode drops the fact");
     let token = failure.schedule().to_string();
-    assert!(token.starts_with("symx3-"), "{token}");
+    assert!(token.starts_with("symx4-"), "{token}");
     let schedule: symx::Schedule = token.parse().unwrap();
     assert_eq!(schedule.context_mode(), ContextMode::Naive);
     // Replayed by a builder in `full` (the attribute's default): the token's mode wins.

@@ -3,6 +3,7 @@
 
 mod common;
 
+use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use symx::sync::{Arc, Mutex};
 use symx::{thread, Builder, FailureKind, ReplayError, Schedule};
 use symx_test_programs::classic::lost_update;
@@ -119,4 +120,49 @@ fn symx_replay_in_a_test_reproduces_the_failure() {
         message.contains("cannot use SYMX_REPLAY") && message.contains("corrupted"),
         "{message}"
     );
+}
+
+/// `lost_update`'s operations, written at other lines (and in another file): what a token
+/// meets after a comment or an `eprintln!` was added above the test.
+fn lost_update_moved() {
+    let c = Arc::new(AtomicUsize::new(0));
+    let c2 = c.clone();
+
+    let t = thread::spawn(move || {
+        let v = c2.load(SeqCst);
+        c2.store(v + 1, SeqCst);
+    });
+    // A line that moves the rest down.
+    let v = c.load(SeqCst);
+    c.store(v + 1, SeqCst);
+    t.join().unwrap();
+    assert_eq!(c.load(SeqCst), 2, "lost update");
+}
+
+#[test]
+fn a_token_replays_when_only_source_locations_moved_and_says_which() {
+    let schedule = token_of(lost_update);
+    let report = Builder::new()
+        .try_replay(&schedule, lost_update_moved)
+        .expect("the same operations replay");
+    assert_eq!(report.failure().unwrap().kind(), FailureKind::Panic);
+    let moved = report
+        .moved_locations()
+        .expect("the replay says lines moved");
+    assert!(!moved.is_empty());
+    assert!(
+        moved.iter().all(|l| l.file.ends_with("replay.rs")),
+        "{moved:?}"
+    );
+    // Replayed into the program it was recorded from, nothing moved.
+    let same = Builder::new().try_replay(&schedule, lost_update).unwrap();
+    assert_eq!(same.moved_locations(), None);
+}
+
+#[test]
+fn a_token_of_an_older_format_is_rejected_with_what_to_do() {
+    let old: Schedule = "symx1-z6qt1AgCQOU8f5qlyQECAAEzcWEr".parse().unwrap();
+    let err = Builder::new().try_replay(&old, lost_update).unwrap_err();
+    assert_eq!(err, ReplayError::OldVersion(1));
+    assert!(err.to_string().contains("run the test again"), "{err}");
 }

@@ -12,6 +12,7 @@
 //!   Multithreaded Programs", and the soundness pitfalls of its algorithm;
 //! - [`classic`]: lost updates and a bounded buffer that waits with `if`;
 //! - [`rng`]: SplitMix64, the same draws on every machine;
+//! - [`svcomp`]: the SV-COMP and concurrency-benchmark programs of Guo et al.'s Table 2;
 //! - [`symbolic`]: bugs that need an input value and an interleaving at once;
 //! - [`covering`]: the input-covering-schedules acceptance programs;
 //! - [`observe`](mod@observe): the run a predictive test starts from, forced along a schedule.
@@ -26,6 +27,7 @@ pub mod covering;
 pub mod guided;
 pub mod observe;
 pub mod rng;
+pub mod svcomp;
 pub mod symbolic;
 pub mod wang;
 

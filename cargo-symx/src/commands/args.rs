@@ -47,8 +47,8 @@ pub enum Command {
     List(ListArgs),
     /// Run exactly the execution a replay token (or a saved failure file) describes.
     #[command(after_help = "EXAMPLES:
-    cargo symx replay symx1-AAU45mE0czQX3QMBAgHHHc_e
-    cargo symx replay --trace symx1-AAU45mE0czQX3QMBAgHHHc_e   # print every step
+    cargo symx replay symx3-…
+    cargo symx replay --trace symx3-…   # print every step
     cargo symx replay failure.json                              # a failure from --format json")]
     Replay(ReplayArgs),
     /// Predict bugs from a saved trace: ask z3 whether another interleaving of its events
@@ -265,7 +265,7 @@ pub struct ListArgs {
 pub struct ReplayArgs {
     #[command(flatten)]
     pub cargo: CargoArgs,
-    /// A replay token (symx1-..., symx2-...) or a file holding one (a failure JSON from --format json, or
+    /// A replay token (symx3-...) or a file holding one (a failure JSON from --format json, or
     /// a text file whose first token-looking word is used).
     pub token: String,
     /// Print every step of the replayed execution, not only the failure.

@@ -141,6 +141,9 @@ fn show(
     if let Some(e) = &replayed.error {
         return Err(e.clone());
     }
+    if let Some(moved) = &replayed.moved {
+        println!("{}", moved_note(moved));
+    }
     match &replayed.failure {
         Some(f) => {
             println!("replayed {title}: the failure happens again");
@@ -162,6 +165,21 @@ fn show(
             Ok(0)
         }
     }
+}
+
+/// The note of a replay whose operations ran at other source lines than the token recorded.
+fn moved_note(moved: &[symx::__worker::protocol::Location]) -> String {
+    let mut note = "note: the code moved since the token was recorded; the same operations ran, \
+                    so the replay goes on"
+        .to_string();
+    if !moved.is_empty() {
+        let places: Vec<String> = moved.iter().map(|l| l.to_string()).collect();
+        note.push_str(&format!(
+            "; locations the token did not record: {}",
+            places.join(", ")
+        ));
+    }
+    note
 }
 
 #[cfg(test)]

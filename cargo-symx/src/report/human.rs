@@ -145,14 +145,20 @@ pub fn interleaving(steps: &[StepReport]) -> String {
     let rows: Vec<Vec<String>> = steps
         .iter()
         .map(|s| {
-            let mut row = vec![s.index.to_string()];
-            row.extend(threads.iter().map(|(t, _)| {
-                if *t == s.thread {
-                    step_text(s)
-                } else {
-                    String::new()
-                }
-            }));
+            let mut row = vec![if s.omitted > 0 {
+                "…".to_string()
+            } else {
+                s.index.to_string()
+            }];
+            row.extend(
+                threads
+                    .iter()
+                    .map(|(t, _)| match (*t == s.thread, s.omitted) {
+                        (false, _) => String::new(),
+                        (true, 0) => step_text(s),
+                        (true, n) => format!("{n} more steps: repeating {}", step_text(s)),
+                    }),
+            );
             row.push(s.location.to_string());
             row
         })

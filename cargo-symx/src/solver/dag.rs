@@ -43,54 +43,177 @@ pub fn translate_leaves(
     mut read: impl FnMut(u32, &[BV]) -> BV,
 ) -> Vec<BV> {
     let mut out: Vec<BV> = Vec::with_capacity(exprs.len());
-    let mut arrays: HashMap<usize, Array> = HashMap::new();
+    let mut arrays: HashMap<u32, Array> = HashMap::new();
     for (i, node) in exprs.iter().enumerate() {
-        if let Some(array) = array_term(node, &out, &arrays) {
-            arrays.insert(i, array);
+        if let Some(array) = array_term(node, |o| out[o as usize].clone(), |a| arrays[&a].clone()) {
+            arrays.insert(i as u32, array);
             out.push(BV::from_u64(0, 1));
             continue;
         }
         let term = match *node {
-            Expr::Const { ty, value } => constant(ty, value),
             Expr::Input { ty, input: i } => input(i, ty),
             Expr::Read { var, .. } => read(var, &out),
-            Expr::Unary { un, a, .. } => match un {
-                UnOp::Neg => out[a as usize].bvneg(),
-                UnOp::Not => out[a as usize].bvnot(),
-            },
-            Expr::Binary { ty, bin, a, b } => {
-                let b_ty = exprs[b as usize].ty();
-                binary(ty, bin, &out[a as usize], &out[b as usize], b_ty)
-            }
-            Expr::Compare { cmp, a, b } => {
-                let ty = exprs[a as usize].ty();
-                bool_bv(&compare(ty, cmp, &out[a as usize], &out[b as usize]))
-            }
-            Expr::Cast { ty, a } => cast(exprs[a as usize].ty(), ty, &out[a as usize]),
-            Expr::Select { array, index, .. } => arrays[&(array as usize)]
-                .select(&out[index as usize])
-                .as_bv()
-                .expect("an array's elements are bit-vectors"),
-            Expr::ConstArray { .. } | Expr::Store { .. } => unreachable!("array nodes are above"),
+            _ => operation(
+                exprs,
+                node,
+                |o| out[o as usize].clone(),
+                |a| arrays[&a].clone(),
+            ),
         };
         out.push(term);
     }
     out
 }
 
+/// What a `Read` leaf stands for, to a [`Cone`].
+pub enum Leaf {
+    Term(BV),
+    /// The value of an earlier node.
+    Node(u32),
+}
+
+/// The terms of only the nodes that asked-for nodes need (their operands, transitively),
+/// memoised: for a caller that needs a few nodes of a long DAG, many times over. Reads are
+/// `read(var)`, inputs `input(i, ty)`.
+pub struct Cone<'e, I, R> {
+    exprs: &'e [Expr],
+    input: I,
+    read: R,
+    terms: HashMap<u32, BV>,
+    arrays: HashMap<u32, Array>,
+    /// Reads that stand for another node.
+    aliases: HashMap<u32, u32>,
+}
+
+impl<'e, I: FnMut(u32, Ty) -> BV, R: FnMut(u32) -> Leaf> Cone<'e, I, R> {
+    pub fn new(exprs: &'e [Expr], input: I, read: R) -> Self {
+        Cone {
+            exprs,
+            input,
+            read,
+            terms: HashMap::new(),
+            arrays: HashMap::new(),
+            aliases: HashMap::new(),
+        }
+    }
+
+    /// Node `id`'s term (translating the nodes it needs first, without recursion: chains of
+    /// operations can be as long as the execution).
+    pub fn term(&mut self, id: u32) -> BV {
+        let mut stack = vec![id];
+        while let Some(&n) = stack.last() {
+            if self.done(n) {
+                stack.pop();
+                continue;
+            }
+            let needs = self.needs(n);
+            let missing: Vec<u32> = needs.into_iter().filter(|&d| !self.done(d)).collect();
+            if self.done(n) {
+                // A read that is a term of its own.
+                stack.pop();
+            } else if missing.is_empty() {
+                self.build(n);
+                stack.pop();
+            } else {
+                stack.extend(missing);
+            }
+        }
+        self.terms[&id].clone()
+    }
+
+    fn done(&self, n: u32) -> bool {
+        self.terms.contains_key(&n) || self.arrays.contains_key(&n)
+    }
+
+    /// The nodes `n`'s term is made of.
+    fn needs(&mut self, n: u32) -> Vec<u32> {
+        match self.exprs[n as usize] {
+            Expr::Read { var, .. } => {
+                if let Some(&a) = self.aliases.get(&n) {
+                    return vec![a];
+                }
+                match (self.read)(var) {
+                    Leaf::Term(t) => {
+                        self.terms.insert(n, t);
+                        Vec::new()
+                    }
+                    Leaf::Node(a) => {
+                        self.aliases.insert(n, a);
+                        vec![a]
+                    }
+                }
+            }
+            ref node => node.operands().collect(),
+        }
+    }
+
+    /// Makes `n`'s term from its operands' (all done).
+    fn build(&mut self, n: u32) {
+        let node = &self.exprs[n as usize];
+        let (terms, arrays) = (&self.terms, &self.arrays);
+        let term = |o: u32| terms[&o].clone();
+        let array = |a: u32| arrays[&a].clone();
+        if let Some(a) = array_term(node, term, array) {
+            self.arrays.insert(n, a);
+            return;
+        }
+        let t = match *node {
+            Expr::Input { ty, input } => (self.input)(input, ty),
+            Expr::Read { .. } => terms[&self.aliases[&n]].clone(),
+            _ => operation(self.exprs, node, term, array),
+        };
+        self.terms.insert(n, t);
+    }
+}
+
+/// The term of an operation node, from its operands' terms (`term`) and arrays (`array`).
+fn operation(
+    exprs: &[Expr],
+    node: &Expr,
+    term: impl Fn(u32) -> BV,
+    array: impl Fn(u32) -> Array,
+) -> BV {
+    match *node {
+        Expr::Const { ty, value } => constant(ty, value),
+        Expr::Unary { un, a, .. } => match un {
+            UnOp::Neg => term(a).bvneg(),
+            UnOp::Not => term(a).bvnot(),
+        },
+        Expr::Binary { ty, bin, a, b } => {
+            binary(ty, bin, &term(a), &term(b), exprs[b as usize].ty())
+        }
+        Expr::Compare { cmp, a, b } => {
+            bool_bv(&compare(exprs[a as usize].ty(), cmp, &term(a), &term(b)))
+        }
+        Expr::Cast { ty, a } => cast(exprs[a as usize].ty(), ty, &term(a)),
+        Expr::Select {
+            array: arr, index, ..
+        } => array(arr)
+            .select(&term(index))
+            .as_bv()
+            .expect("an array's elements are bit-vectors"),
+        Expr::Input { .. } | Expr::Read { .. } => unreachable!("leaves are the caller's"),
+        Expr::ConstArray { .. } | Expr::Store { .. } => unreachable!("array nodes are apart"),
+    }
+}
+
 /// The z3 array of an array node (`None` for every other node).
-fn array_term(node: &Expr, out: &[BV], arrays: &HashMap<usize, Array>) -> Option<Array> {
+fn array_term(
+    node: &Expr,
+    term: impl Fn(u32) -> BV,
+    array: impl Fn(u32) -> Array,
+) -> Option<Array> {
     match *node {
         Expr::ConstArray { ty, value } => Some(Array::const_array(
             &Sort::bitvector(Ty::Usize.bits()),
             &constant(ty, value),
         )),
         Expr::Store {
-            array,
+            array: arr,
             index,
             value,
             ..
-        } => Some(arrays[&(array as usize)].store(&out[index as usize], &out[value as usize])),
+        } => Some(array(arr).store(&term(index), &term(value))),
         _ => None,
     }
 }

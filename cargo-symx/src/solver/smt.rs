@@ -4,6 +4,12 @@
 //!
 //! Queries are asked as assumptions (`check_assumptions`), not as pushed assertions, so the
 //! solver keeps what it learned from one query for the next.
+//!
+//! Two things keep small queries cheap, which is most of them (a flipped branch, a pruning
+//! check over a few reads): the solver is made for the logic every query is in
+//! (quantifier-free bit-vectors and arrays), which spares z3 guessing it per query, and a
+//! query first runs under a resource limit, with no timer; only a query that exhausts it
+//! is asked again under the wall-clock timeout (a timer costs a thread per check in z3).
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -38,6 +44,7 @@ pub enum Answer {
 /// An incremental solver with statistics and a counterexample cache.
 pub struct Smt {
     solver: Solver,
+    timeout: Option<Duration>,
     cache: Vec<Rc<Model>>,
     pub stats: Stats,
 }
@@ -45,17 +52,19 @@ pub struct Smt {
 /// Models kept for the counterexample cache (the most recent ones).
 const CACHED_MODELS: usize = 16;
 
+/// The resource limit of a query's first attempt (z3's `rlimit` units: a few milliseconds).
+const FIRST_ATTEMPT_RLIMIT: u32 = 2_000_000;
+
 impl Smt {
     /// A solver that gives up on a query after `timeout`.
     pub fn new(timeout: Option<Duration>) -> Smt {
-        let solver = Solver::new();
-        if let Some(t) = timeout {
-            let mut params = Params::new();
-            params.set_u32("timeout", t.as_millis().min(u32::MAX as u128) as u32);
-            solver.set_params(&params);
+        let solver = Solver::new_for_logic("QF_ABV").unwrap_or_default();
+        if timeout.is_some() {
+            solver.set_params(&limits(FIRST_ATTEMPT_RLIMIT, u32::MAX));
         }
         Smt {
             solver,
+            timeout,
             cache: Vec::new(),
             stats: Stats::default(),
         }
@@ -70,7 +79,7 @@ impl Smt {
             return Answer::Sat(m);
         }
         let start = Instant::now();
-        let result = self.solver.check_assumptions(conjuncts);
+        let result = self.attempt(conjuncts);
         self.stats.time += start.elapsed();
         match result {
             SatResult::Sat => match self.solver.get_model() {
@@ -96,6 +105,21 @@ impl Smt {
         }
     }
 
+    /// Checks under the resource limit, then, if that was not enough, again under the
+    /// timeout (without a timeout there is no limit at all).
+    fn attempt(&mut self, conjuncts: &[Bool]) -> SatResult {
+        let first = self.solver.check_assumptions(conjuncts);
+        let Some(timeout) = self.timeout.filter(|_| first == SatResult::Unknown) else {
+            return first;
+        };
+        let millis = timeout.as_millis().min(u32::MAX as u128) as u32;
+        self.solver.set_params(&limits(0, millis));
+        let second = self.solver.check_assumptions(conjuncts);
+        self.solver
+            .set_params(&limits(FIRST_ATTEMPT_RLIMIT, u32::MAX));
+        second
+    }
+
     /// An earlier model under which every conjunct is true (variables it leaves open count
     /// as false answers: the cache only says yes when it is sure).
     fn cached(&self, conjuncts: &[Bool]) -> Option<Rc<Model>> {
@@ -116,4 +140,13 @@ impl Smt {
         }
         self.cache.push(Rc::clone(m));
     }
+}
+
+/// Solver parameters: a resource limit per check (0: none) and a timeout in milliseconds
+/// (`u32::MAX`: none).
+fn limits(rlimit: u32, timeout: u32) -> Params {
+    let mut params = Params::new();
+    params.set_u32("rlimit", rlimit);
+    params.set_u32("timeout", timeout);
+    params
 }

@@ -12,8 +12,8 @@
 //! Only *panicky* programs are compared: pruning keeps assertion failures, not the deadlocks
 //! and data races of the other families (docs/assertion-guided.md).
 //!
-//! `SYMX_DIFF_CASES` (default 100 programs: the search still costs about 0.6 s a program in
-//! debug builds) and `SYMX_DIFF_FROM` choose the programs.
+//! `SYMX_DIFF_CASES` (default 500 programs, in four shards that run in parallel) and
+//! `SYMX_DIFF_FROM` choose the programs; `bench/guided-differential` runs 10,000.
 
 #[path = "../symbolic_differential/oracle.rs"]
 mod oracle;
@@ -133,20 +133,22 @@ fn case(seed: u64, checked: bool, tally: &mut Tally) -> bool {
     true
 }
 
-#[test]
-fn pruning_finds_the_failing_sites_of_the_unpruned_search_and_of_brute_force() {
+/// Runs one shard of the programs: the panicky ones among the seeds from `SYMX_DIFF_FROM`
+/// that are `shard` modulo [`SHARDS`], until it has its share of `SYMX_DIFF_CASES` (default
+/// 500). The shards are separate tests so that they run in parallel.
+fn shard(shard: u64) {
     let checked = overflow_checks();
     let started = Instant::now();
     let mut tally = Tally::default();
-    let wanted = cases(100);
-    let n = wanted.end - wanted.start;
-    let mut seed = wanted.start;
+    let wanted = cases(500);
+    let n = (wanted.end - wanted.start).div_ceil(SHARDS);
+    let mut seed = wanted.start + (shard + SHARDS - wanted.start % SHARDS) % SHARDS;
     while tally.programs < n {
         case(seed, checked, &mut tally);
-        seed += 1;
+        seed += SHARDS;
     }
     eprintln!(
-        "assertion-guided differential: {tally:?}, {:.1} s",
+        "assertion-guided differential, shard {shard}: {tally:?}, {:.1} s",
         started.elapsed().as_secs_f64()
     );
     if n >= 100 {
@@ -156,4 +158,26 @@ fn pruning_finds_the_failing_sites_of_the_unpruned_search_and_of_brute_force() {
         );
         assert!(tally.cut > 0, "pruning never cut an execution: {tally:?}");
     }
+}
+
+const SHARDS: u64 = 4;
+
+#[test]
+fn pruning_finds_the_failing_sites_of_the_unpruned_search_and_of_brute_force_0() {
+    shard(0);
+}
+
+#[test]
+fn pruning_finds_the_failing_sites_of_the_unpruned_search_and_of_brute_force_1() {
+    shard(1);
+}
+
+#[test]
+fn pruning_finds_the_failing_sites_of_the_unpruned_search_and_of_brute_force_2() {
+    shard(2);
+}
+
+#[test]
+fn pruning_finds_the_failing_sites_of_the_unpruned_search_and_of_brute_force_3() {
+    shard(3);
 }

@@ -19,11 +19,12 @@ mod shallow;
 use std::time::Instant;
 
 use crate::builder::{Builder, Drive, DrivenPoint, Guide, GuidedRun, Strategy};
-use crate::report::{Failure, Report, StopReason};
+use crate::report::{Failure, Report, SourceLocation, StopReason};
 use crate::rt::chooser::Chooser;
+use crate::rt::execution::location_hash;
 use crate::rt::op::Event;
 use crate::rt::scheduler::{run_execution, ExecutionResult};
-use crate::schedule::{test_hash, ReplayError, Schedule};
+use crate::schedule::{location_tag, test_hash, Locations, ReplayError, Schedule};
 use crate::trace::Trace;
 
 pub(crate) use replay::Replay;
@@ -214,8 +215,35 @@ fn outcome_schedule(b: &Builder, outcome: &ExecutionResult) -> Schedule {
         steps: outcome.steps,
         fingerprint: outcome.fingerprint,
         inputs: outcome.inputs.clone(),
+        locations: Locations {
+            hash: outcome.locations,
+            tags: location_tags(&outcome.events),
+        },
+        old_format: None,
         context_mode: crate::schedule::carried(b.context_mode),
     }
+}
+
+/// The short hashes of the distinct locations `events` ran at, sorted.
+fn location_tags(events: &[Event]) -> Vec<u16> {
+    let tags: std::collections::BTreeSet<u16> = events
+        .iter()
+        .map(|ev| location_tag(location_hash(ev.location)))
+        .collect();
+    tags.into_iter().collect()
+}
+
+/// The distinct locations of `events` that `recorded` does not know: where lines moved.
+fn moved_locations(events: &[Event], recorded: &[u16]) -> Vec<SourceLocation> {
+    let mut moved: Vec<SourceLocation> = Vec::new();
+    for ev in events {
+        let at = SourceLocation::from(ev.location);
+        let tag = location_tag(location_hash(ev.location));
+        if recorded.binary_search(&tag).is_err() && !moved.contains(&at) {
+            moved.push(at);
+        }
+    }
+    moved
 }
 
 /// Runs the one execution `guide` describes, recorded (see [`Builder::run_guided`]).
@@ -295,10 +323,12 @@ fn finish(
         discarded: 0,
         drew_inputs: false,
         idle_threads: 0,
+        moved: None,
     }
 }
 
 pub(crate) fn to_failure(b: &Builder, outcome: ExecutionResult) -> Failure {
+    let schedule = outcome_schedule(b, &outcome);
     let found = outcome.failure.expect("a failed execution");
     Failure {
         kind: found.kind,
@@ -307,14 +337,7 @@ pub(crate) fn to_failure(b: &Builder, outcome: ExecutionResult) -> Failure {
         location: found.location,
         thread: found.thread,
         steps: outcome.rendered,
-        schedule: Schedule {
-            test: b.test_name.as_deref().map_or(0, test_hash),
-            decisions: outcome.decisions,
-            steps: outcome.steps,
-            fingerprint: outcome.fingerprint,
-            inputs: outcome.inputs,
-            context_mode: crate::schedule::carried(b.context_mode),
-        },
+        schedule,
         preemptions: outcome.preemptions,
         test_name: b.test_name.clone(),
     }
@@ -326,6 +349,9 @@ pub(crate) fn replay(
     schedule: &Schedule,
     body: &dyn Fn(),
 ) -> Result<Report, ReplayError> {
+    if let Some(version) = schedule.old_format {
+        return Err(ReplayError::OldVersion(version));
+    }
     if let Some(name) = &b.test_name {
         if schedule.test != 0 && schedule.test != test_hash(name) {
             return Err(ReplayError::OtherTest);
@@ -352,10 +378,17 @@ pub(crate) fn replay(
     if (outcome.steps, outcome.fingerprint) != (schedule.steps, schedule.fingerprint) {
         return Err(ReplayError::Diverged(format!(
             "the token records {} steps with fingerprint {:016x}; this program ran {} steps with \
-             fingerprint {:016x}",
+             fingerprint {:016x} (the operations differ: threads, operation kinds or objects)",
             schedule.steps, schedule.fingerprint, outcome.steps, outcome.fingerprint
         )));
     }
+    // The same operations: lines that moved do not matter, but are told.
+    let moved = if outcome.locations == schedule.locations.hash {
+        Vec::new()
+    } else {
+        moved_locations(&outcome.events, &schedule.locations.tags)
+    };
+    let moved_any = outcome.locations != schedule.locations.hash;
     let rendered = outcome.rendered.clone();
     let failure = outcome.failure.is_some().then(|| {
         let mut f = to_failure(b, outcome);
@@ -364,5 +397,6 @@ pub(crate) fn replay(
     });
     let mut report = finish(b, start, 1, StopReason::Exhausted, failure);
     report.replayed_steps = rendered;
+    report.moved = moved_any.then_some(moved);
     Ok(report)
 }

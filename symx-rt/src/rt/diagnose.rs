@@ -215,7 +215,8 @@ pub(crate) fn stack_overflow(e: &Execution, t: ThreadId) -> Found {
 
 /// The trace as numbered steps for reports.
 pub(crate) fn render_steps(e: &Execution) -> Vec<Step> {
-    e.trace
+    let steps = e
+        .trace
         .iter()
         .enumerate()
         .map(|(i, ev)| Step {
@@ -226,6 +227,40 @@ pub(crate) fn render_steps(e: &Execution) -> Vec<Step> {
             object: ev.obj.map(|o| e.objects.label(o)),
             value: ev.value.to_string(),
             location: SourceLocation::from(ev.location),
+            omitted: 0,
         })
-        .collect()
+        .collect();
+    collapse_repeats(steps)
+}
+
+/// Runs of at least this many identical steps are shown as their first step, one summary row
+/// and their last step.
+const COLLAPSE_AT: usize = 4;
+
+/// Collapses runs of identical steps (same thread, operation, object, value and location: a
+/// thread spinning): a 100,000-step spin reads as three rows, not 100,000.
+fn collapse_repeats(steps: Vec<Step>) -> Vec<Step> {
+    let same = |a: &Step, b: &Step| {
+        (a.thread, &a.operation, &a.object, &a.value, &a.location)
+            == (b.thread, &b.operation, &b.object, &b.value, &b.location)
+    };
+    let mut out: Vec<Step> = Vec::with_capacity(steps.len().min(1024));
+    let mut i = 0;
+    while i < steps.len() {
+        let run = steps[i..].iter().take_while(|s| same(s, &steps[i])).count();
+        if run >= COLLAPSE_AT {
+            let last = &steps[i + run - 1];
+            out.push(steps[i].clone());
+            out.push(Step {
+                index: steps[i + 1].index,
+                omitted: (run - 2) as u64,
+                ..steps[i + 1].clone()
+            });
+            out.push(last.clone());
+        } else {
+            out.extend_from_slice(&steps[i..i + run]);
+        }
+        i += run;
+    }
+    out
 }

@@ -50,9 +50,12 @@ pub(crate) struct Execution {
     pub spawns: Vec<(ThreadId, Box<dyn FnOnce()>)>,
     /// The choices made where there was more than one option: the schedule.
     pub decisions: Vec<u32>,
-    /// A hash of every step (thread, operation, object, location): a replayed schedule must
-    /// produce the same one, or the program changed under the token.
+    /// A hash of every step (thread, operation kind, object): a replayed schedule must produce
+    /// the same one, or the program's operations changed under the token.
     pub fingerprint: u64,
+    /// A hash of every step's source location: a replay where only this differs ran the same
+    /// operations at moved lines.
+    pub locations: u64,
     pub preemptions: u32,
     /// The current step changed no shared state (a load, a failed compare-exchange, a yield).
     pub quiet_step: bool,
@@ -78,6 +81,7 @@ impl Execution {
             spawns: Vec::new(),
             decisions: Vec::new(),
             fingerprint: FNV_OFFSET,
+            locations: FNV_OFFSET,
             preemptions: 0,
             quiet_step: false,
             sym,
@@ -122,6 +126,10 @@ impl Execution {
         for &p in parts {
             self.fingerprint = (self.fingerprint ^ p).wrapping_mul(FNV_PRIME);
         }
+    }
+
+    pub fn hash_location(&mut self, location_hash: u64) {
+        self.locations = (self.locations ^ location_hash).wrapping_mul(FNV_PRIME);
     }
 }
 

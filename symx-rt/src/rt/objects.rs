@@ -34,6 +34,8 @@ pub struct ObjRef {
     tag: AtomicU64,
     created: &'static Location<'static>,
     holds_state: bool,
+    /// The type the user wrote, when another type implements it (`AtomicBool` on `AtomicU8`).
+    user_type: Option<&'static str>,
 }
 
 impl Default for ObjRef {
@@ -51,7 +53,22 @@ impl ObjRef {
             tag: AtomicU64::new(0),
             created: Location::caller(),
             holds_state: false,
+            user_type: None,
         }
+    }
+
+    /// The slot of an object implementing the user's type `name` (reports say `name`).
+    #[track_caller]
+    pub const fn named(name: &'static str) -> Self {
+        ObjRef {
+            user_type: Some(name),
+            ..ObjRef::new()
+        }
+    }
+
+    /// The type reports name the object by, if not its implementing type's.
+    pub(crate) fn user_type(&self) -> Option<&'static str> {
+        self.user_type
     }
 
     /// The slot of an object that stores a `T` itself (locks, cells, channels).

@@ -27,6 +27,8 @@ pub(crate) struct ExecutionResult {
     pub failure: Option<Found>,
     pub decisions: Vec<u32>,
     pub fingerprint: u64,
+    /// The hash of the steps' source locations (see `Execution::locations`).
+    pub locations: u64,
     pub steps: u64,
     pub preemptions: u32,
     /// The trace, rendered for reports (only when asked for, or on failure).
@@ -375,7 +377,8 @@ impl Scheduler<'_> {
     fn record(&mut self, t: ThreadId, op: Op) {
         let mut e = self.exec();
         let obj = op.obj.map_or(u64::MAX, |o| o as u64);
-        e.hash_step(&[t as u64, op.kind as u64, obj, location_hash(op.location)]);
+        e.hash_step(&[t as u64, op.kind as u64, obj]);
+        e.hash_location(location_hash(op.location));
         let enablers = std::mem::take(&mut e.threads[t].after);
         e.threads[t].last_event = Some(e.trace.len() as u32);
         let thread_key = e.threads[t].key;
@@ -437,13 +440,19 @@ impl Scheduler<'_> {
             failure,
             decisions: std::mem::take(&mut e.decisions),
             fingerprint: e.fingerprint,
+            locations: e.locations,
             steps: e.trace.len() as u64,
             preemptions: e.preemptions,
             rendered,
             events: std::mem::take(&mut e.trace),
             discarded: e.sym.discarded,
             drew_inputs: !e.sym.inputs.is_empty(),
-            idle_threads: e.threads.iter().skip(1).filter(|t| t.is_idle()).count() as u32,
+            // A failure ends the execution early: threads that had no turn yet are not idle.
+            idle_threads: if e.failure.is_some() {
+                0
+            } else {
+                e.threads.iter().skip(1).filter(|t| t.is_idle()).count() as u32
+            },
             inputs: e
                 .sym
                 .inputs

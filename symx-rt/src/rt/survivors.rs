@@ -30,8 +30,9 @@ pub(crate) fn take(e: &mut Execution) -> Option<Found> {
         ),
         details: vec![
             "fix: create the object inside the test, so that every execution gets its own; \
-             for state that must live in a `static`, use symx::lazy_static! (or \
-             symx::sync::LazyLock), whose value is created anew in every execution"
+             for state that must live in a `static`, use symx::sync::LazyLock (loom's \
+             lazy_static! is symx::loom::lazy_static!), whose value is created anew in every \
+             execution"
                 .to_string(),
             "a replay runs one execution alone, in which the object starts fresh: run the \
              test again to see this report"

@@ -69,6 +69,7 @@ fn access(
         location,
         ty,
     } = op;
+    let type_name = obj.user_type().unwrap_or(type_name);
     let Some(id) = rt::with(|e| {
         let id = e.objects.of(obj, ObjKind::Atomic, type_name, initial);
         e.objects.note_initial(id, ty, ty.truncate(initial as u128));
@@ -341,6 +342,17 @@ atomic_int!(AtomicI32, i32);
 atomic_int!(AtomicI64, i64);
 atomic_int!(AtomicIsize, isize);
 
+impl AtomicU8 {
+    /// The atomic implementing another user-visible type, which reports name.
+    #[track_caller]
+    const fn implementing(v: u8, name: &'static str) -> Self {
+        AtomicU8 {
+            init: std::sync::atomic::AtomicU8::new(v),
+            obj: ObjRef::named(name),
+        }
+    }
+}
+
 /// `AtomicBool`, stored as a `u8` (0 or 1).
 #[derive(Debug, Default)]
 pub struct AtomicBool(AtomicU8);
@@ -349,7 +361,7 @@ impl AtomicBool {
     /// A new atomic holding the value. `const`, as in `std`: usable in statics.
     #[track_caller]
     pub const fn new(v: bool) -> Self {
-        AtomicBool(AtomicU8::new(v as u8))
+        AtomicBool(AtomicU8::implementing(v as u8, "AtomicBool"))
     }
     /// Reads the value: a scheduling point; `order` decides what it synchronises with.
     #[track_caller]

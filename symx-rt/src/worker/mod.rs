@@ -348,11 +348,15 @@ fn replay(builder: &Builder, body: fn(), token: &str) -> Replayed {
             steps: report.replayed_steps().iter().map(report::step).collect(),
             failure: report.failure().map(report::failure),
             error: None,
+            moved: report
+                .moved_locations()
+                .map(|m| m.iter().map(report::location).collect()),
         },
         Err(e) => Replayed {
             steps: Vec::new(),
             failure: None,
             error: Some(e.to_string()),
+            moved: None,
         },
     }
 }
@@ -394,6 +398,8 @@ pub mod tokens {
             steps: 0,
             fingerprint: 0,
             inputs: Vec::new(),
+            locations: Default::default(),
+            old_format: None,
             context_mode: None,
         }
         .to_string()

@@ -248,6 +248,10 @@ pub struct Replayed {
     pub failure: Option<FailureReport>,
     /// Why the token could not be replayed (corrupt, other test, program changed).
     pub error: Option<String>,
+    /// Present when the same operations ran at other source locations than the token
+    /// recorded (code moved since): the locations it did not record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<Vec<Location>>,
 }
 
 /// The answer to [`Request::RunOne`].
@@ -289,6 +293,14 @@ pub struct StepReport {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub value: String,
     pub location: Location,
+    /// Non-zero on a summary row: this many identical steps (a thread spinning), from
+    /// `index` on, are left out.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub omitted: u64,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]

@@ -3,7 +3,7 @@
 use super::protocol::{FailureReport, Location, StepReport};
 use crate::report::{Failure, SourceLocation, Step};
 
-fn location(l: &SourceLocation) -> Location {
+pub(crate) fn location(l: &SourceLocation) -> Location {
     Location {
         file: l.file.clone(),
         line: l.line,
@@ -20,6 +20,7 @@ pub(crate) fn step(s: &Step) -> StepReport {
         obj: s.object.clone(),
         value: s.value.clone(),
         location: location(&s.location),
+        omitted: s.omitted,
     }
 }
 

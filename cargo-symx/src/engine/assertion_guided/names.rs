@@ -21,39 +21,54 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
-use symx::trace::format::{EventKind, Expr};
+use symx::trace::format::{EventKind, Expr, TraceEvent};
 use symx::trace::Trace;
 
-/// The canonical names of one trace's threads and reads.
+/// The canonical names of one trace's threads and reads (of its events up to some point;
+/// [`Names::extend`] names the ones after it, which renames nothing).
+#[derive(Default)]
 pub struct Names {
     /// Per trace thread id, its spawn path.
     pub thread: Vec<String>,
     /// Per read variable: (trace thread id, rank among the thread's reads).
     pub read: HashMap<u32, (usize, u32)>,
+    /// Per thread: children spawned and reads made so far.
+    children: Vec<u32>,
+    reads: Vec<u32>,
+    /// The events named so far.
+    upto: usize,
 }
 
 impl Names {
     pub fn of(trace: &Trace) -> Names {
-        let mut thread = vec![String::new(); trace.threads.len()];
-        let mut children = vec![0u32; trace.threads.len()];
-        let mut reads = vec![0u32; trace.threads.len()];
-        let mut read = HashMap::new();
-        if let Some(t) = thread.first_mut() {
-            *t = "0".into();
+        let mut names = Names::default();
+        names.extend(trace, trace.events.len());
+        names
+    }
+
+    /// Names the threads and reads of the events before `upto`.
+    pub fn extend(&mut self, trace: &Trace, upto: usize) {
+        let n = trace.threads.len();
+        self.thread.resize(n, String::new());
+        self.children.resize(n, 0);
+        self.reads.resize(n, 0);
+        if let Some(t) = self.thread.first_mut() {
+            "0".clone_into(t);
         }
-        for ev in &trace.events {
+        for ev in &trace.events[self.upto.min(upto)..upto] {
             if ev.kind == EventKind::Spawn {
                 if let Some(c) = ev.child {
-                    children[ev.thread] += 1;
-                    thread[c] = format!("{}.{}", thread[ev.thread], children[ev.thread]);
+                    self.children[ev.thread] += 1;
+                    self.thread[c] =
+                        format!("{}.{}", self.thread[ev.thread], self.children[ev.thread]);
                 }
             }
             if let Some(r) = ev.read {
-                read.insert(r.var, (ev.thread, reads[ev.thread]));
-                reads[ev.thread] += 1;
+                self.read.insert(r.var, (ev.thread, self.reads[ev.thread]));
+                self.reads[ev.thread] += 1;
             }
         }
-        Names { thread, read }
+        self.upto = self.upto.max(upto);
     }
 
     /// The canonical name of read variable `var`.
@@ -107,57 +122,77 @@ impl Objects {
     }
 }
 
-/// The summary key of the state before event `pos`: every thread's own history.
-pub fn key(trace: &Trace, names: &Names, pos: usize) -> u64 {
-    let mut digests: BTreeMap<&str, DefaultHasher> = BTreeMap::new();
-    let mut rank: HashMap<(usize, u32), u32> = HashMap::new();
-    let mut per_thread = vec![0u32; trace.threads.len()];
-    let mut shape = ExprShape::new(trace, names);
-    for ev in &trace.events[..pos] {
-        let h = digests.entry(names.thread[ev.thread].as_str()).or_default();
-        ev.kind.hash(h);
-        ev.location.hash(h);
-        for o in touched(ev) {
-            let r = *rank.entry((ev.thread, o)).or_insert_with(|| {
-                per_thread[ev.thread] += 1;
-                per_thread[ev.thread] - 1
-            });
-            r.hash(h);
+/// The summary keys of the states of one execution, in the order it reaches them: each key
+/// is the digest of every thread's own history, so reaching a later state only adds the
+/// events since the last one to the histories.
+#[derive(Default)]
+pub struct Keys {
+    names: Names,
+    /// Per thread (by spawn path), the digest of its history so far.
+    digests: BTreeMap<String, DefaultHasher>,
+    /// Per (thread, object), the thread's own rank of the object.
+    rank: HashMap<(usize, u32), u32>,
+    per_thread: Vec<u32>,
+    shapes: HashMap<u32, u64>,
+}
+
+impl Keys {
+    /// The key of the state before event `pos` (no earlier than the last one asked).
+    pub fn at(&mut self, trace: &Trace, pos: usize) -> u64 {
+        let from = self.names.upto;
+        self.names.extend(trace, pos);
+        self.per_thread.resize(trace.threads.len(), 0);
+        for ev in &trace.events[from.min(pos)..pos] {
+            self.add(trace, ev);
         }
+        let mut h = DefaultHasher::new();
+        for (t, d) in &self.digests {
+            (t, d.finish()).hash(&mut h);
+        }
+        h.finish()
+    }
+
+    fn add(&mut self, trace: &Trace, ev: &TraceEvent) {
+        let mut h = (self.digests)
+            .remove(&self.names.thread[ev.thread])
+            .unwrap_or_default();
+        ev.kind.hash(&mut h);
+        ev.location.hash(&mut h);
+        for o in touched(ev) {
+            let per_thread = &mut self.per_thread[ev.thread];
+            let r = *self.rank.entry((ev.thread, o)).or_insert_with(|| {
+                *per_thread += 1;
+                *per_thread - 1
+            });
+            r.hash(&mut h);
+        }
+        let mut shape = ExprShape {
+            trace,
+            names: &self.names,
+            memo: &mut self.shapes,
+        };
         if let Some(g) = ev.guard {
-            shape.of(g).hash(h);
+            shape.of(g).hash(&mut h);
         }
         if let Some((cond, holds)) = ev.asserted() {
-            (shape.of(cond), holds).hash(h);
+            (shape.of(cond), holds).hash(&mut h);
         }
         if let Some(e) = ev.element {
-            e.value.hash(h);
+            e.value.hash(&mut h);
         }
-        ev.child.map(|c| names.thread[c].as_str()).hash(h);
+        ev.child.map(|c| self.names.thread[c].as_str()).hash(&mut h);
+        self.digests.insert(self.names.thread[ev.thread].clone(), h);
     }
-    let mut h = DefaultHasher::new();
-    for (t, d) in digests {
-        (t, d.finish()).hash(&mut h);
-    }
-    h.finish()
 }
 
 /// Structural hashes of expressions with reads and inputs by canonical name.
 struct ExprShape<'t> {
     trace: &'t Trace,
     names: &'t Names,
-    memo: HashMap<u32, u64>,
+    memo: &'t mut HashMap<u32, u64>,
 }
 
-impl<'t> ExprShape<'t> {
-    fn new(trace: &'t Trace, names: &'t Names) -> Self {
-        ExprShape {
-            trace,
-            names,
-            memo: HashMap::new(),
-        }
-    }
-
+impl ExprShape<'_> {
     fn of(&mut self, id: u32) -> u64 {
         if let Some(&h) = self.memo.get(&id) {
             return h;

@@ -12,7 +12,7 @@ use symx::trace::Trace;
 use symx::{Drive, DrivenPoint, InputValues};
 use z3::ast::Bool;
 
-use super::names::{self, Names, Objects};
+use super::names::{self, Keys, Names, Objects};
 use super::races::{self, Hb, Step};
 use super::summary::{Rw, Table};
 use super::tree::{Kind, Node, Sleeper, Status};
@@ -49,6 +49,8 @@ pub struct Search<'o> {
     stack: Vec<Node>,
     /// The trace of the last execution.
     last: Option<Rc<Trace>>,
+    /// The keys of the current execution's states.
+    keys: Keys,
     pub out: SearchResult,
     cut: BTreeSet<String>,
 }
@@ -62,6 +64,7 @@ impl<'o> Search<'o> {
             table: Table::new(opts.max_disjuncts),
             stack: Vec::new(),
             last: None,
+            keys: Keys::default(),
             out: SearchResult::default(),
             cut: BTreeSet::new(),
         }
@@ -102,6 +105,7 @@ impl<'o> Search<'o> {
     /// Runs one execution along `plan`, deciding every new scheduling point.
     fn execute(&mut self, executor: &mut dyn Executor, plan: Plan) -> bool {
         self.out.executions += 1;
+        self.keys = Keys::default();
         let mut stop = None;
         let ran = {
             let mut decide = |p: &DrivenPoint<'_>| self.decide(&plan, p, &mut stop);
@@ -138,11 +142,10 @@ impl<'o> Search<'o> {
         }
         let trace = p.trace;
         let pos = trace.events.len();
-        let names = Names::of(trace);
         let sleep = self.sleep_at(trace, pos);
-        let key = names::key(trace, &names, pos);
+        let key = self.key(trace, pos);
         let mut node = new_node(plan, pos, key, &sleep, Kind::Last);
-        if let Some((wp, rw)) = self.covered(trace, &names, pos, key, &sleep) {
+        if let Some((wp, rw)) = self.covered(trace, None, pos, key, &sleep) {
             node.wp = Some(wp);
             node.rw = rw;
             node.closed = true;
@@ -203,12 +206,22 @@ impl<'o> Search<'o> {
             .collect()
     }
 
+    /// The key of the state before `pos` of the current execution (only a search that
+    /// prunes needs keys).
+    fn key(&mut self, trace: &Trace, pos: usize) -> u64 {
+        if self.opts.prune {
+            self.keys.at(trace, pos)
+        } else {
+            0
+        }
+    }
+
     /// The summary covering the state before `pos`, if one does: its formula and the
-    /// accesses below it.
+    /// accesses below it. `names`: the trace's, if already known.
     fn covered(
         &mut self,
         trace: &Trace,
-        names: &Names,
+        names: Option<&Names>,
         pos: usize,
         key: u64,
         sleep: &[Sleeper],
@@ -220,7 +233,10 @@ impl<'o> Search<'o> {
         let (formula, rw) = self.table.covering(key, &asleep)?;
         let (formula, rw) = (formula, rw.clone());
         self.out.checks += 1;
-        let query = wp::transfer(trace, names, 0, pos, &formula.not());
+        let query = match names {
+            Some(names) => wp::transfer(trace, names, 0, pos, &formula.not()),
+            None => wp::transfer(trace, &Names::of(trace), 0, pos, &formula.not()),
+        };
         match self.smt.check(&[query]) {
             Answer::Unsat => Some((formula, rw)),
             // Satisfiable: some value of this state may fail; unknown: not proved. Go on.
@@ -290,11 +306,11 @@ impl<'o> Search<'o> {
             return None;
         }
         let sleep = self.sleep_at(trace, pos);
-        let key = names::key(trace, names, pos);
+        let key = self.key(trace, pos);
         let mut node = new_node(plan, pos, key, &sleep, Kind::Last);
         node.trace = Some(Rc::clone(trace));
         node.names = Some(Rc::clone(names));
-        if let Some((wp, rw)) = self.covered(trace, names, pos, key, &sleep) {
+        if let Some((wp, rw)) = self.covered(trace, Some(names), pos, key, &sleep) {
             node.wp = Some(wp);
             node.rw = rw;
             node.closed = true;
@@ -427,6 +443,7 @@ impl<'o> Search<'o> {
             let racing = (0..steps.len()).rev().find(|&k| {
                 steps[k].thread != t
                     && !before_mine(k)
+                    && !access.joined.contains(&names.thread[steps[k].thread])
                     && (steps[k].access.iter()).any(|&a| races::conflict(a, (o, access.class)))
             });
             if let Some(k) = racing {
@@ -593,17 +610,36 @@ fn sleeper(trace: &Trace, pos: usize, thread: usize) -> Option<Sleeper> {
 fn edge_accesses(trace: &Trace, names: &Names, from: usize, to: usize) -> Vec<Rw> {
     let objects = Objects::at(trace, names, from);
     let steps = races::steps(trace, to);
+    let joined = joined_before(trace, names, &steps);
     let mut out = Vec::new();
-    for s in steps.iter().filter(|s| s.pos >= from) {
+    for (s, joined) in steps.iter().zip(joined).filter(|(s, _)| s.pos >= from) {
         for &(o, class) in &s.access {
             if let Some(name) = objects.name.get(&o) {
                 out.push(Rw {
                     object: name.clone(),
                     thread: names.thread[s.thread].clone(),
                     class,
+                    joined: joined.clone(),
                 });
             }
         }
+    }
+    out
+}
+
+/// Per step, the threads (canonical names) its thread had joined before it.
+fn joined_before(trace: &Trace, names: &Names, steps: &[Step]) -> Vec<BTreeSet<String>> {
+    let mut joined: Vec<BTreeSet<String>> = vec![BTreeSet::new(); trace.threads.len()];
+    let mut next = 0;
+    let mut out = Vec::with_capacity(steps.len());
+    for s in steps {
+        for ev in &trace.events[next.min(s.pos)..s.pos] {
+            if let (EventKind::Join, Some(c)) = (ev.kind, ev.child) {
+                joined[ev.thread].insert(names.thread[c].clone());
+            }
+        }
+        next = next.max(s.pos);
+        out.push(joined[s.thread].clone());
     }
     out
 }

@@ -14,18 +14,22 @@ use z3::ast::{Ast, Bool};
 
 use super::races::Class;
 
-/// An access somewhere below a state: the object and thread by their canonical names there.
+/// An access somewhere below a state: the object and thread by their canonical names there,
+/// and the threads its thread had joined when it made it (their steps happen before it).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Rw {
     pub object: String,
     pub thread: String,
     pub class: Class,
+    pub joined: BTreeSet<String>,
 }
 
 #[derive(Default)]
 struct Summary {
     disjuncts: Vec<(Bool, BTreeSet<String>)>,
-    seen: HashSet<String>,
+    /// The disjuncts already stored: z3 shares equal terms, so equal formulas are equal
+    /// handles (no printing needed to compare them).
+    seen: HashSet<(Bool, BTreeSet<String>)>,
     rw: BTreeSet<Rw>,
 }
 
@@ -60,7 +64,7 @@ impl Table {
         if wp.as_bool() == Some(false) || s.disjuncts.len() >= self.bound {
             return;
         }
-        if s.seen.insert(format!("{wp}|{sleep:?}")) {
+        if s.seen.insert((wp.clone(), sleep.clone())) {
             s.disjuncts.push((wp, sleep));
             self.disjuncts += 1;
         }

@@ -26,7 +26,7 @@ use symx::trace::Trace;
 use z3::ast::{Ast, Bool, BV};
 
 use super::names::{Names, Objects};
-use crate::solver::dag;
+use crate::solver::dag::{self, Leaf};
 use crate::solver::path::input_var;
 
 /// The variable for the value read `name` returned.
@@ -51,26 +51,38 @@ enum Source {
 /// across the events of `trace` between them.
 pub fn transfer(trace: &Trace, names: &Names, from: usize, to: usize, phi: &Bool) -> Bool {
     let seg = Segment::new(trace, names, from, to);
-    let terms = seg.translate();
+    let inputs = &trace.inputs;
+    let mut terms = dag::Cone::new(
+        &trace.exprs,
+        |i, ty| input_var(&inputs[i as usize].name, ty),
+        |var| seg.read_leaf(var),
+    );
     let mut guards: Vec<Bool> = Vec::new();
     for ev in &trace.events[from..to] {
         if let Some(g) = ev.guard {
-            guards.push(dag::holds(&terms[g as usize]));
+            guards.push(dag::holds(&terms.term(g)));
         }
         if let Some((cond, true)) = ev.asserted() {
-            guards.push(dag::holds(&terms[cond as usize]));
+            guards.push(dag::holds(&terms.term(cond)));
         }
     }
     let mut pairs: Vec<(BV, BV)> = Vec::new();
     let at_end = Objects::at(trace, names, to);
     for (&o, name) in &at_end.name {
         if let Some(ty) = seg.ty[&o] {
-            pairs.push((object_var(name, ty), seg.content_at_end(o, &terms)));
+            let content = match seg.last_write.get(&o) {
+                Some(&e) => terms.term(e),
+                None => seg.at_start(o),
+            };
+            pairs.push((object_var(name, ty), content));
         }
     }
     for (&var, source) in &seg.sources {
         let ty = seg.read_ty[&var];
-        let value = seg.resolve(source, &terms);
+        let value = match *source {
+            Source::Write(e) => terms.term(e),
+            Source::Start(o) => seg.at_start(o),
+        };
         pairs.push((read_var(&names.read_name(var), ty), value));
     }
     let refs: Vec<(&BV, &BV)> = pairs.iter().map(|(a, b)| (a, b)).collect();
@@ -94,7 +106,6 @@ struct Segment<'t> {
     trace: &'t Trace,
     names: &'t Names,
     from: usize,
-    to: usize,
     start: Objects,
     /// Per read variable of the segment, where it got its value.
     sources: HashMap<u32, Source>,
@@ -113,7 +124,6 @@ impl<'t> Segment<'t> {
             trace,
             names,
             from,
-            to,
             start: Objects::at(trace, names, from),
             sources: HashMap::new(),
             read_ty: HashMap::new(),
@@ -157,42 +167,18 @@ impl<'t> Segment<'t> {
         }
     }
 
-    /// Every expression node recorded before `to` as a term over the start's names.
-    fn translate(&self) -> Vec<BV> {
-        let upto = self.trace.events[..self.to]
-            .iter()
-            .flat_map(|ev| {
-                let asserted = ev.asserted().map(|(c, _)| c);
-                [ev.guard, asserted, ev.write.map(|w| w.expr)]
-            })
-            .flatten()
-            .max()
-            .map_or(0, |m| m as usize + 1);
-        let exprs = &self.trace.exprs[..upto];
-        let inputs = &self.trace.inputs;
-        dag::translate_leaves(
-            exprs,
-            |i, ty| input_var(&inputs[i as usize].name, ty),
-            |var, done| self.read_term(var, done),
-        )
-    }
-
-    fn read_term(&self, var: u32, done: &[BV]) -> BV {
+    /// What read variable `var` stands for, as a term over the start's names: its own name
+    /// if it was read before the segment, else where it got its value in the segment.
+    fn read_leaf(&self, var: u32) -> Leaf {
         let ty = self.read_ty.get(&var).copied().unwrap_or(Ty::I128);
         match self.read_at.get(&var) {
-            Some(&at) if at < self.from => read_var(&self.names.read_name(var), ty),
+            Some(&at) if at < self.from => Leaf::Term(read_var(&self.names.read_name(var), ty)),
             _ => match self.sources.get(&var) {
-                Some(source) => self.resolve(source, done),
+                Some(&Source::Write(e)) => Leaf::Node(e),
+                Some(&Source::Start(o)) => Leaf::Term(self.at_start(o)),
                 // Read after the segment: nothing before `to` uses it.
-                None => fresh("later", ty),
+                None => Leaf::Term(fresh("later", ty)),
             },
-        }
-    }
-
-    fn resolve(&self, source: &Source, done: &[BV]) -> BV {
-        match *source {
-            Source::Write(e) => done[e as usize].clone(),
-            Source::Start(o) => self.at_start(o),
         }
     }
 
@@ -206,13 +192,6 @@ impl<'t> Segment<'t> {
         match self.trace.objects[o as usize].initial {
             Some(i) => dag::constant(i.ty, i.value),
             None => fresh("initial", ty),
-        }
-    }
-
-    fn content_at_end(&self, o: u32, terms: &[BV]) -> BV {
-        match self.last_write.get(&o) {
-            Some(&e) => terms[e as usize].clone(),
-            None => self.at_start(o),
         }
     }
 }
