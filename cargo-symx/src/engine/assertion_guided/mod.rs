@@ -36,8 +36,9 @@
 //!   below a key (`RVar`/`WVar`, transitively, pruned leaves included) is stored with its
 //!   summary and pretended to happen right after the pruned state, so the reversals it would
 //!   have planted are planted (the paper's §5.2, after Yang et al.'s stateful DPOR). An
-//!   access remembers the threads its thread had joined before it: their steps happen before
-//!   it and are not raced with.
+//!   access remembers the threads its thread had joined before it and the locks it held:
+//!   the joined threads' steps, and whatever happened before a held lock's last release,
+//!   happen before it and are not raced with.
 //! - *Sleep sets*, which the paper does not use: a summary made where some threads slept only
 //!   covers a later visit where those threads sleep too.
 //! - *Solver answers.* Only `unsat` prunes: `unknown` (a timeout) continues the execution.

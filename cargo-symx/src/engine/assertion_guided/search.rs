@@ -13,7 +13,7 @@ use symx::{Drive, DrivenPoint, InputValues};
 use z3::ast::Bool;
 
 use super::names::{self, Keys, Names, Objects};
-use super::races::{self, Hb, Step};
+use super::races::{self, Class, Hb, Step};
 use super::summary::{Rw, Table};
 use super::tree::{Kind, Node, Sleeper, Status};
 use super::wp;
@@ -417,7 +417,8 @@ impl<'o> Search<'o> {
     /// The races the pruned subtree would have shown (the paper's §5.2): every access below
     /// the summary's key is pretended to happen right after the pruned state, by its thread
     /// (or the nearest ancestor alive there), and races with the last conflicting step of the
-    /// prefix that does not happen before it.
+    /// prefix that does not happen before it: not before its thread's last step, not a step of
+    /// a thread it had joined, not before the last release of a lock it held.
     fn replay_accesses(
         &mut self,
         trace: &Trace,
@@ -439,11 +440,22 @@ impl<'o> Search<'o> {
                 continue;
             };
             let mine = steps.iter().rposition(|s| s.thread == t);
-            let before_mine = |k: usize| mine.is_some_and(|l| l == k || hb.before[l][k]);
+            // The last release of each lock the access was made holding: the access comes
+            // after it (its lock was taken again after it, or is still held).
+            let releases: Vec<usize> = (access.held.iter())
+                .filter_map(|l| objects.id.get(l))
+                .filter_map(|&l| {
+                    (steps.iter()).rposition(|s| s.access.contains(&(l, Class::Release)))
+                })
+                .collect();
+            let ordered = |k: usize| {
+                mine.is_some_and(|l| l == k || hb.before[l][k])
+                    || access.joined.contains(&names.thread[steps[k].thread])
+                    || releases.iter().any(|&r| r == k || hb.before[r][k])
+            };
             let racing = (0..steps.len()).rev().find(|&k| {
                 steps[k].thread != t
-                    && !before_mine(k)
-                    && !access.joined.contains(&names.thread[steps[k].thread])
+                    && !ordered(k)
                     && (steps[k].access.iter()).any(|&a| races::conflict(a, (o, access.class)))
             });
             if let Some(k) = racing {
@@ -610,9 +622,12 @@ fn sleeper(trace: &Trace, pos: usize, thread: usize) -> Option<Sleeper> {
 fn edge_accesses(trace: &Trace, names: &Names, from: usize, to: usize) -> Vec<Rw> {
     let objects = Objects::at(trace, names, from);
     let steps = races::steps(trace, to);
-    let joined = joined_before(trace, names, &steps);
+    let contexts = contexts(trace, names, &steps);
     let mut out = Vec::new();
-    for (s, joined) in steps.iter().zip(joined).filter(|(s, _)| s.pos >= from) {
+    for (s, (joined, held)) in steps.iter().zip(contexts).filter(|(s, _)| s.pos >= from) {
+        let held: BTreeSet<String> = (held.iter())
+            .filter_map(|l| objects.name.get(l).cloned())
+            .collect();
         for &(o, class) in &s.access {
             if let Some(name) = objects.name.get(&o) {
                 out.push(Rw {
@@ -620,6 +635,7 @@ fn edge_accesses(trace: &Trace, names: &Names, from: usize, to: usize) -> Vec<Rw
                     thread: names.thread[s.thread].clone(),
                     class,
                     joined: joined.clone(),
+                    held: held.clone(),
                 });
             }
         }
@@ -627,9 +643,16 @@ fn edge_accesses(trace: &Trace, names: &Names, from: usize, to: usize) -> Vec<Rw
     out
 }
 
-/// Per step, the threads (canonical names) its thread had joined before it.
-fn joined_before(trace: &Trace, names: &Names, steps: &[Step]) -> Vec<BTreeSet<String>> {
-    let mut joined: Vec<BTreeSet<String>> = vec![BTreeSet::new(); trace.threads.len()];
+/// Per step, what orders it after other threads' steps: the threads (canonical names) its
+/// thread had joined before it, and the locks (trace ids) its thread held.
+fn contexts(
+    trace: &Trace,
+    names: &Names,
+    steps: &[Step],
+) -> Vec<(BTreeSet<String>, BTreeSet<u32>)> {
+    let n = trace.threads.len();
+    let mut joined: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
+    let mut held: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n];
     let mut next = 0;
     let mut out = Vec::with_capacity(steps.len());
     for s in steps {
@@ -639,7 +662,14 @@ fn joined_before(trace: &Trace, names: &Names, steps: &[Step]) -> Vec<BTreeSet<S
             }
         }
         next = next.max(s.pos);
-        out.push(joined[s.thread].clone());
+        out.push((joined[s.thread].clone(), held[s.thread].clone()));
+        for &(o, class) in &s.access {
+            match class {
+                Class::Acquire => held[s.thread].insert(o),
+                Class::Release => held[s.thread].remove(&o),
+                _ => false,
+            };
+        }
     }
     out
 }
@@ -653,8 +683,12 @@ fn rename(rw: &BTreeSet<Rw>, trace: &Trace, names: &Names, from: usize, to: usiz
     rw.iter()
         .filter_map(|a| {
             let o = below.id.get(&a.object)?;
+            let held = (a.held.iter())
+                .filter_map(|l| above.name.get(below.id.get(l)?).cloned())
+                .collect();
             Some(Rw {
                 object: above.name.get(o)?.clone(),
+                held,
                 ..a.clone()
             })
         })

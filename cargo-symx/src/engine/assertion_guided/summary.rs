@@ -15,13 +15,15 @@ use z3::ast::{Ast, Bool};
 use super::races::Class;
 
 /// An access somewhere below a state: the object and thread by their canonical names there,
-/// and the threads its thread had joined when it made it (their steps happen before it).
+/// the threads its thread had joined when it made it (their steps happen before it) and the
+/// locks it held (named there; what happened before their last release happens before it).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Rw {
     pub object: String,
     pub thread: String,
     pub class: Class,
     pub joined: BTreeSet<String>,
+    pub held: BTreeSet<String>,
 }
 
 #[derive(Default)]
