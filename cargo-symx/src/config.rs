@@ -235,6 +235,7 @@ impl Layers {
                 shard: None,
                 checkpoint: None,
                 resume: false,
+                keep_going: false,
             },
             timeout: s
                 .timeout

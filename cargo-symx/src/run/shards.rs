@@ -178,6 +178,7 @@ fn merge_verdicts(verdicts: Vec<Verdict>) -> Verdict {
         resumed: verdicts.iter().map(|v| v.resumed).sum(),
         // Each shard estimates its own part: their sum, once every shard has one.
         estimated_executions: verdicts.iter().map(|v| v.estimated_executions).sum(),
+        context_mode: verdicts.iter().find_map(|v| v.context_mode.clone()),
     }
 }
 
@@ -204,6 +205,7 @@ mod tests {
             shallow_executions: 0,
             resumed: 0,
             estimated_executions: None,
+            context_mode: None,
         }
     }
 

@@ -276,6 +276,9 @@ fn apply(builder: &Builder, o: &Overrides) -> Builder {
     if let Some(file) = &o.checkpoint {
         b = b.checkpoint(Some(file.into())).resume(o.resume);
     }
+    if o.keep_going {
+        b = b.keep_going(true);
+    }
     b
 }
 
@@ -283,6 +286,7 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
 /// Explores as asked; an error when the checkpoint to resume from is refused.
 fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Result<Verdict, String> {
+    crate::context::take_used();
     let start = Instant::now();
     let mut last = start;
     let mut traced = 0u64;
@@ -332,6 +336,7 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Result
         shallow_executions: report.shallow_executions(),
         resumed: report.resumed(),
         estimated_executions: report.estimated_executions(),
+        context_mode: crate::context::take_used().then(|| builder.context_mode.name().into()),
     })
 }
 
@@ -404,6 +409,7 @@ pub mod tokens {
             inputs: Vec::new(),
             locations: Default::default(),
             old_format: None,
+            context_mode: None,
         }
         .to_string()
     }

@@ -131,6 +131,10 @@ pub struct Overrides {
     pub checkpoint: Option<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub resume: bool,
+    /// Run every execution even after a failure (`Builder::keep_going`): a context's paths
+    /// are all counted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_going: bool,
 }
 
 /// Shard `index` of `count` (`index < count`).
@@ -249,6 +253,10 @@ pub struct Verdict {
     /// ([`crate::Report::estimated_executions`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimated_executions: Option<u64>,
+    /// An execution used a program context (`symx::context`, or a checkpoint the test explores
+    /// from): the context mode it ran in. The driver reports such a test per context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_mode: Option<String>,
 }
 
 fn is_zero<N: Default + PartialEq>(n: &N) -> bool {
