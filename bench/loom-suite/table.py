@@ -23,7 +23,6 @@ WHY = {
     "spec::acq_rel": "expects z == 0 with AcqRel, a weak-memory outcome impossible under sequential consistency",
     "spec::relaxed": "expects a relaxed out-of-thin-air-like outcome, impossible under sequential consistency (loom cannot produce it either)",
     "atomic::compare_and_swap_reads_old_values": "expects both compare_and_swaps to read old values, impossible under sequential consistency (loom cannot produce it either)",
-    "thread_api::thread_stack_size": "reported as a stack overflow: the test asks thread::Builder for 128 KiB and puts a 512 KiB array on the stack (symx gives the larger of that and its 256 KiB default; loom's model threads have bigger stacks)",
 }
 
 

@@ -382,7 +382,7 @@ fn run_original_body(method: &ItemFn) -> TokenStream {
     let block = &method.block;
     quote! {{
         #[inline(always)]
-        fn __symx_call_once<R, F: ::core::ops::FnOnce() -> R>(body: F) -> R {
+        fn __symx_call_once<R, F: ::symx::__private::core::ops::FnOnce() -> R>(body: F) -> R {
             body()
         }
         __symx_call_once::<#output, _>(move || #block)
@@ -433,7 +433,7 @@ mod tests {
     fn call_once(output: TokenStream, block: TokenStream) -> TokenStream {
         quote! {{
             #[inline(always)]
-            fn __symx_call_once<R, F: ::core::ops::FnOnce() -> R>(body: F) -> R {
+            fn __symx_call_once<R, F: ::symx::__private::core::ops::FnOnce() -> R>(body: F) -> R {
                 body()
             }
             __symx_call_once::<#output, _>(move || #block)

@@ -148,7 +148,8 @@ pub(crate) fn rewrite(
     let enclosing = mac.delimiter.span().join();
     let mut tokens = generate(kind, &arguments, span, enclosing, instrumenter);
     if debug {
-        tokens = quote_spanned!(span=> if ::core::cfg!(debug_assertions) { #tokens });
+        tokens =
+            quote_spanned!(span=> if ::symx::__private::core::cfg!(debug_assertions) { #tokens });
     }
     let expr: Expr = syn::parse2(tokens).expect("a generated assertion is an expression");
     Some(with_attributes(attrs, expr))
@@ -220,10 +221,10 @@ fn condition(text: &TokenStream, cond: &Expr, message: &[TokenStream], span: Spa
     if message.is_empty() {
         // Through "{}", because the condition's text may contain braces.
         quote_spanned! {span=>
-            ::core::assert!(#holds, "{}", ::core::concat!("assertion failed: ", #text))
+            ::symx::__private::core::assert!(#holds, "{}", ::symx::__private::core::concat!("assertion failed: ", #text))
         }
     } else {
-        quote_spanned!(span=> ::core::assert!(#holds, #(#message),*))
+        quote_spanned!(span=> ::symx::__private::core::assert!(#holds, #(#message),*))
     }
 }
 
@@ -250,7 +251,7 @@ fn equality(
     let [left_value, right_value] = values;
     let separator = LitStr::new(&format!(" {op} "), span);
     let text = quote_spanned! {span=>
-        ::core::concat!(#left_text, #separator, #right_text)
+        ::symx::__private::core::concat!(#left_text, #separator, #right_text)
     };
     let panic = equality_panic(op, message, &left, &right, span);
     quote_spanned! {span=>
@@ -279,14 +280,14 @@ fn equality_panic(
     let values = "\n  left: {:?}\n right: {:?}";
     if message.is_empty() {
         let format = LitStr::new(&format!("assertion `left {op} right` failed{values}"), span);
-        quote_spanned!(span=> ::core::panic!(#format, #left, #right))
+        quote_spanned!(span=> ::symx::__private::core::panic!(#format, #left, #right))
     } else {
         let format = LitStr::new(
             &format!("assertion `left {op} right` failed: {{}}{values}"),
             span,
         );
         quote_spanned! {span=>
-            ::core::panic!(#format, ::core::format_args!(#(#message),*), #left, #right)
+            ::symx::__private::core::panic!(#format, ::symx::__private::core::format_args!(#(#message),*), #left, #right)
         }
     }
 }
@@ -332,14 +333,14 @@ mod tests {
     #[test]
     fn assert_records_the_rewritten_condition_and_panics_like_std() {
         let expected = expr(quote! {
-            ::core::assert!(
+            ::symx::__private::core::assert!(
                 ::symx::__private::assertion(
                     // Inside a macro call the tokens stay as generated: `& &`, not `&&`.
                     ::symx::branch(a) && ::symx::branch((& &::symx::__private::Cmp(&(x), &(1))).__symx_lt()),
-                    ::core::stringify!(a && x < 1)
+                    ::symx::__private::core::stringify!(a && x < 1)
                 ),
                 "{}",
-                ::core::concat!("assertion failed: ", ::core::stringify!(a && x < 1))
+                ::symx::__private::core::concat!("assertion failed: ", ::symx::__private::core::stringify!(a && x < 1))
             )
         });
         assert_eq!(rewritten(quote!(assert!(a && x < 1))), Some(expected));
@@ -350,7 +351,9 @@ mod tests {
         let out = rewritten(quote!(std::assert!(ok, "bad {} {}", x, y = 2,))).unwrap();
         let message = quote!(, "bad {} {}", x, y = 2).to_string();
         assert!(out.contains(&message), "{out}");
-        assert!(out.starts_with(":: core :: assert ! (:: symx :: __private :: assertion (ok ,"));
+        assert!(out.starts_with(
+            ":: symx :: __private :: core :: assert ! (:: symx :: __private :: assertion (ok ,"
+        ));
     }
 
     #[test]
@@ -360,13 +363,13 @@ mod tests {
         let compare = expr(quote!(
             (&&::symx::__private::Cmp(left_val, right_val)).__symx_eq()
         ));
-        let text = quote!(::core::concat!(
-            ::core::stringify!(a.len()),
+        let text = quote!(::symx::__private::core::concat!(
+            ::symx::__private::core::stringify!(a.len()),
             " == ",
-            ::core::stringify!(2)
+            ::symx::__private::core::stringify!(2)
         ))
         .to_string();
-        let panic = quote!(::core::panic!(
+        let panic = quote!(::symx::__private::core::panic!(
             "assertion `left == right` failed\n  left: {:?}\n right: {:?}",
             left_val,
             right_val
@@ -381,9 +384,9 @@ mod tests {
     fn assert_ne_with_a_message_formats_it_after_a_colon() {
         let out = rewritten(quote!(assert_ne!(a, b, "for {}", n))).unwrap();
         assert!(out.contains("__symx_ne ()"), "{out}");
-        let panic = quote!(::core::panic!(
+        let panic = quote!(::symx::__private::core::panic!(
             "assertion `left != right` failed: {}\n  left: {:?}\n right: {:?}",
-            ::core::format_args!("for {}", n),
+            ::symx::__private::core::format_args!("for {}", n),
             left_val,
             right_val
         ))
@@ -399,7 +402,7 @@ mod tests {
             quote!(debug_assert_ne!(x, y)),
         ] {
             let out = rewritten(mac).unwrap();
-            let guard = quote!(if ::core::cfg!(debug_assertions)).to_string();
+            let guard = quote!(if ::symx::__private::core::cfg!(debug_assertions)).to_string();
             assert!(out.starts_with(&guard), "{out}");
             assert!(out.contains("assertion"), "{out}");
         }

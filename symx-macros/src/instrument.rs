@@ -409,10 +409,10 @@ mod tests {
             quote! {
                 #[cfg(feature = "slow")]
                 {
-                    ::core::assert!(
-                        ::symx::__private::assertion(ok, ::core::stringify!(ok)),
+                    ::symx::__private::core::assert!(
+                        ::symx::__private::assertion(ok, ::symx::__private::core::stringify!(ok)),
                         "{}",
-                        ::core::concat!("assertion failed: ", ::core::stringify!(ok))
+                        ::symx::__private::core::concat!("assertion failed: ", ::symx::__private::core::stringify!(ok))
                     )
                 };
             },

@@ -266,12 +266,12 @@ fn generate(function: &ItemFn, settings: &[Setting]) -> TokenStream {
     });
     quote! {
         #(#outer)*
-        #[::core::prelude::v1::test]
+        #[::symx::__private::core::prelude::v1::test]
         #vis fn #name() {
             #(#inner)*
             fn __symx_body() #block
             ::symx::__private::run_test(
-                ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name)),
+                ::symx::__private::core::concat!(::symx::__private::core::module_path!(), "::", ::symx::__private::core::stringify!(#name)),
                 ::symx::Builder::new() #(#setters)*,
                 __symx_body,
             );
@@ -312,7 +312,7 @@ mod tests {
     #[test]
     fn plain_test_runs_the_body_with_a_default_builder() {
         let expected = quote! {
-            #[::core::prelude::v1::test]
+            #[::symx::__private::core::prelude::v1::test]
             fn lost_update() {
                 fn __symx_body() {
                     #[allow(unused_imports)]
@@ -320,7 +320,7 @@ mod tests {
                     work();
                 }
                 ::symx::__private::run_test(
-                    ::core::concat!(::core::module_path!(), "::", ::core::stringify!(lost_update)),
+                    ::symx::__private::core::concat!(::symx::__private::core::module_path!(), "::", ::symx::__private::core::stringify!(lost_update)),
                     ::symx::Builder::new(),
                     __symx_body,
                 );
@@ -394,7 +394,7 @@ mod tests {
             #[doc = r" Documented."]
             #[ignore = "slow"]
             #[should_panic(expected = "boom")]
-            #[::core::prelude::v1::test]
+            #[::symx::__private::core::prelude::v1::test]
             pub(crate) fn t()
         };
         let body_start = quote! {

@@ -17,7 +17,7 @@ use syn::LitStr;
 pub(crate) fn text(tokens: &TokenStream, enclosing: Span, span: Span) -> TokenStream {
     match source_text(tokens, enclosing) {
         Some(text) => LitStr::new(&text, span).into_token_stream(),
-        None => quote_spanned!(span=> ::core::stringify!(#tokens)),
+        None => quote_spanned!(span=> ::symx::__private::core::stringify!(#tokens)),
     }
 }
 
@@ -77,6 +77,6 @@ mod tests {
         // Outside a compiler run, spans have no source text.
         let tokens: TokenStream = "a == b".parse().unwrap();
         let out = text(&tokens, Span::call_site(), Span::call_site()).to_string();
-        assert_eq!(out, ":: core :: stringify ! (a == b)");
+        assert_eq!(out, ":: symx :: __private :: core :: stringify ! (a == b)");
     }
 }

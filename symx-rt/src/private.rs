@@ -9,6 +9,10 @@ use crate::sym::record::{Local, SyncOp};
 
 pub use crate::sym::assertion;
 pub use crate::sym::compare::Cmp;
+/// `core`, for generated code: in an edition 2015 crate `::core::…` names the crate root's
+/// `core`, which only an `extern crate core` declares, while `::symx` is there whenever the
+/// crate can name symx at all.
+pub use ::core;
 
 /// What instrumented bodies import so that rewritten comparisons resolve: the traits only,
 /// and anonymously, so that the glob import shadows none of the user's names.

@@ -72,3 +72,31 @@ fn the_main_model_thread_overflows_like_any_other_and_the_builder_raises_every_s
         .explore(|| spawns_a_thread_using_512_kib(None));
     assert!(raised.failure().is_none());
 }
+
+/// loom's `thread_stack_size` test: `2 * 65536` through loom's `Builder` is room for a
+/// 512 KiB array, because loom counts words.
+fn loom_thread_stack_size() {
+    const STACK_SIZE: usize = 1 << 16;
+    symx::loom::thread::Builder::new()
+        .stack_size(2 * STACK_SIZE)
+        .spawn(|| {
+            black_box(&mut [0usize; STACK_SIZE]);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn loom_s_builder_counts_words_and_std_s_counts_bytes() {
+    let report = Builder::new().explore(loom_thread_stack_size);
+    assert!(report.failure().is_none(), "{}", report.failure().unwrap());
+    // The same number through std's (and symx's) Builder is 128 KiB, raised to the 256 KiB
+    // default, which a 512 KiB array overflows.
+    let failure = common::assert_fails(FailureKind::StackOverflow, || {
+        spawns_a_thread_using_512_kib(Some(2 << 16))
+    });
+    assert!(failure
+        .message()
+        .starts_with("thread 1 overflowed its stack of 256 KiB"));
+}

@@ -14,9 +14,12 @@ use crate::report::Failure;
 use crate::rt::chooser::Chooser;
 use crate::rt::scheduler::{run_execution, ExecutionResult};
 
-/// Executions and time one minimisation may spend in all.
+/// Executions one minimisation may spend in all: the cap that decides, so that the schedule
+/// reported does not depend on how busy the machine is.
 const MAX_EXECUTIONS: u64 = 20_000;
-const MAX_TIME: Duration = Duration::from_secs(2);
+/// Only a safety net for programs whose executions are slow (20,000 executions at half a
+/// millisecond each); a tighter time cap made the report depend on the machine's load.
+const MAX_TIME: Duration = Duration::from_secs(10);
 
 /// The same failure: kind and place (for deadlocks and livelocks, which have no single place,
 /// the kind and the locations of the blocked steps in the report's last lines).

@@ -47,8 +47,10 @@ pub(crate) struct ExecutionResult {
 }
 
 thread_local! {
-    /// Stacks of finished coroutines, reused by the next threads on this OS thread.
-    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+    /// Stacks of finished coroutines, each with the size it was made for, reused by the next
+    /// threads on this OS thread that ask for that same size: handing out a larger stack would
+    /// hide an overflow the size asked for has, and make a verdict depend on what ran before.
+    static STACKS: RefCell<Vec<(usize, DefaultStack)>> = const { RefCell::new(Vec::new()) };
 }
 
 struct Scheduler<'a> {
@@ -106,12 +108,9 @@ impl Scheduler<'_> {
             e.threads[id].stack_size = Some(size);
             size
         };
-        let stack = STACKS
-            .with(|s| s.borrow_mut().pop())
-            .filter(|st| stack_len(st) >= size)
-            .unwrap_or_else(|| {
-                DefaultStack::new(size).expect("symx: cannot allocate a thread stack")
-            });
+        let stack = pooled_stack(size).unwrap_or_else(|| {
+            DefaultStack::new(size).expect("symx: cannot allocate a thread stack")
+        });
         let co = Co::with_stack(stack, move |yielder: &Yielder<(), ()>, ()| {
             super::execution::with(|e| e.threads[id].yielder = yielder as *const _);
             let result = catch_unwind(AssertUnwindSafe(f));
@@ -146,7 +145,10 @@ impl Scheduler<'_> {
         }
         if let CoroutineResult::Return(()) = result {
             let stack = self.coroutines[t].take().expect("coroutine").into_stack();
-            STACKS.with(|s| s.borrow_mut().push(stack));
+            let size = self.exec().threads[t]
+                .stack_size
+                .expect("set when its coroutine was made");
+            STACKS.with(|s| s.borrow_mut().push((size, stack)));
         }
         let spawns = std::mem::take(&mut self.exec().spawns);
         for (id, f) in spawns {
@@ -480,7 +482,11 @@ impl Scheduler<'_> {
     }
 }
 
-fn stack_len(stack: &DefaultStack) -> usize {
-    use corosensei::stack::Stack;
-    stack.base().get() - stack.limit().get()
+/// A finished coroutine's stack made for exactly `size` bytes, if this OS thread has one.
+fn pooled_stack(size: usize) -> Option<DefaultStack> {
+    STACKS.with(|s| {
+        let mut s = s.borrow_mut();
+        let i = s.iter().rposition(|(made_for, _)| *made_for == size)?;
+        Some(s.swap_remove(i).1)
+    })
 }
