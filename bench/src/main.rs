@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release --manifest-path bench/Cargo.toml -- \
 //!     [--filter NAME[,NAME..]] [--tools symx,loom,shuttle] [--timeout-secs 60] [--runs 3] \
-//!     [--preemption-bound N] [--list]
+//!     [--preemption-bound N[,N..]] [--list]
 //! cargo run --release --manifest-path bench/Cargo.toml -- pct-rate [--seeds 100] [--iterations 1000]
 //! ```
 //!
@@ -67,9 +67,26 @@ impl Args {
     }
 
     fn preemption_bound(&self) -> Result<Option<u32>, String> {
-        self.value("--preemption-bound")
-            .map(|v| v.parse().map_err(|_| format!("--preemption-bound: `{v}`")))
-            .transpose()
+        match self.preemption_bounds()?.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(*one),
+            _ => Err("--preemption-bound: one bound in this mode".to_string()),
+        }
+    }
+
+    /// The bounds of `--preemption-bound N[,N..]`: none given, the one run unbounded.
+    fn preemption_bounds(&self) -> Result<Vec<Option<u32>>, String> {
+        let Some(list) = self.value("--preemption-bound") else {
+            return Ok(vec![None]);
+        };
+        list.split(',')
+            .map(|v| {
+                v.trim()
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| format!("--preemption-bound: `{v}`"))
+            })
+            .collect()
     }
 
     /// The two positional words after an internal mode flag: tool and scenario.
@@ -111,9 +128,10 @@ fn main() -> ExitCode {
 
 const USAGE: &str = "\
 usage: symx-bench [--filter NAME[,NAME..]] [--tools LIST] [--timeout-secs 60] [--runs 3]
-                  [--preemption-bound N] [--list]
+                  [--preemption-bound N[,N..]] [--list]
        symx-bench pct-rate [--seeds 100] [--iterations 1000] [--tools LIST]
   --filter   run the scenarios whose name contains one of the words (see --list)
+  --preemption-bound  for symx, symx-dfs and loom; a list runs everything once per bound
   --tools    symx, loom, shuttle (each with all its modes) or single tools:
              symx, symx-dfs, symx-random, symx-pct, loom, shuttle-dfs, shuttle-random, shuttle-pct
 ";
@@ -130,15 +148,13 @@ fn list() {
     }
 }
 
-/// The default mode: every selected scenario × tool, then the tables.
+/// The default mode: every selected scenario × tool, then the tables; once per preemption
+/// bound when several are given.
 fn bench(args: &Args) -> Result<(), String> {
     let tools = args.tools()?;
     let runs: usize = args.parsed("--runs", 3)?;
     let timeout: u64 = args.parsed("--timeout-secs", 60)?;
-    let opts = RunOptions {
-        time_limit: Duration::from_secs(timeout),
-        preemption_bound: args.preemption_bound()?,
-    };
+    let bounds = args.preemption_bounds()?;
     let scenarios: Vec<Scenario> = match args.value("--filter") {
         None => Scenario::all(),
         Some(words) => Scenario::all()
@@ -150,15 +166,47 @@ fn bench(args: &Args) -> Result<(), String> {
         return Err("nothing to run".to_string());
     }
 
-    print_header(&tools, runs, &opts);
+    print_header(&tools, runs, timeout, &bounds);
+    for &preemption_bound in &bounds {
+        let opts = RunOptions {
+            time_limit: Duration::from_secs(timeout),
+            preemption_bound,
+        };
+        let cells = measure_all(&scenarios, &tools, runs, &opts);
+        let section = match (bounds.len(), preemption_bound) {
+            (1, _) => String::new(),
+            (_, Some(b)) => format!(", preemption bound {b}"),
+            (_, None) => ", no preemption bound".to_string(),
+        };
+        println!("## Per scenario and tool{section}\n");
+        print!("{}", table::main_table(&cells, opts.time_limit));
+        println!(
+            "\n## At a glance{section}: executions (bug@ = execution that found the bug) / wall time\n"
+        );
+        print!("{}", table::matrix(&cells, &scenarios, &tools));
+        println!();
+    }
+    Ok(())
+}
+
+/// Every scenario × tool under `opts`, with a progress line per run on stderr.
+fn measure_all(
+    scenarios: &[Scenario],
+    tools: &[Tool],
+    runs: usize,
+    opts: &RunOptions,
+) -> Vec<Cell> {
     let total = scenarios.len() * tools.len();
+    let bound = opts
+        .preemption_bound
+        .map_or(String::new(), |b| format!(" (bound {b})"));
     let mut cells: Vec<Cell> = Vec::new();
-    for &scenario in &scenarios {
-        for &tool in &tools {
+    for &scenario in scenarios {
+        for &tool in tools {
             let n = cells.len() + 1;
-            let cell = runner::measure(tool, scenario, runs, &opts, |i, r| {
+            let cell = runner::measure(tool, scenario, runs, opts, |i, r| {
                 eprintln!(
-                    "[{n}/{total}] {scenario} {} run {}/{runs}: {}",
+                    "[{n}/{total}]{bound} {scenario} {} run {}/{runs}: {}",
                     tool.name(),
                     i + 1,
                     describe(r)
@@ -167,12 +215,7 @@ fn bench(args: &Args) -> Result<(), String> {
             cells.push(cell);
         }
     }
-
-    println!("## Per scenario and tool\n");
-    print!("{}", table::main_table(&cells, opts.time_limit));
-    println!("\n## At a glance: executions (bug@ = execution that found the bug) / wall time\n");
-    print!("{}", table::matrix(&cells, &scenarios, &tools));
-    Ok(())
+    cells
 }
 
 /// One progress line per run, on stderr, so a long benchmark shows where it is.
@@ -192,7 +235,7 @@ fn describe(r: &RunResult) -> String {
     }
 }
 
-fn print_header(tools: &[Tool], runs: usize, opts: &RunOptions) {
+fn print_header(tools: &[Tool], runs: usize, timeout: u64, bounds: &[Option<u32>]) {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|c| {
@@ -224,13 +267,15 @@ fn print_header(tools: &[Tool], runs: usize, opts: &RunOptions) {
             .join(", ")
     );
     println!(
-        "- runs: median of {runs} (each a fresh process; sampling tools use seeds 1..={runs}); time limit {} s per run",
-        opts.time_limit.as_secs()
+        "- runs: median of {runs} (each a fresh process; sampling tools use seeds 1..={runs}); time limit {timeout} s per run"
     );
     println!(
         "- preemption bound (symx, symx-dfs, loom): {}",
-        opts.preemption_bound
-            .map_or("none".to_string(), |b| b.to_string())
+        bounds
+            .iter()
+            .map(|b| b.map_or("none".to_string(), |b| b.to_string()))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     println!(
         "- sampling tools: 1,000 iterations on correct programs, up to 100,000 on buggy ones; PCT depth {}\n",

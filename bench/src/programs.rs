@@ -1,7 +1,7 @@
 //! The scenario programs, written once and stamped out in each tool's module.
 //!
 //! `define_programs!()` expands to plain functions that name `Arc`, `Mutex`, `Condvar`,
-//! `AtomicUsize`, `Ordering` and `thread` without a path: they resolve where the macro is
+//! `AtomicUsize`, `Ordering`, `mpsc` and `thread` without a path: they resolve where the macro is
 //! invoked, so `scenarios_loom.rs` gets the programs over `loom::sync`/`loom::thread`,
 //! `scenarios_shuttle.rs` over shuttle's, `scenarios_symx.rs` over symx's. Every tool thus runs
 //! literally the same source, so their figures compare on the same programs and machine.
@@ -22,6 +22,9 @@ macro_rules! define_programs {
                 Scenario::StoreBuffering => store_buffering(),
                 Scenario::LostUpdate => lost_update(),
                 Scenario::BoundedBuffer => bounded_buffer(),
+                Scenario::ChannelPipeline => channel_pipeline(),
+                Scenario::TreiberStack => treiber_stack(),
+                Scenario::Spsc { capacity } => spsc(capacity),
             }
         }
 
@@ -165,6 +168,105 @@ macro_rules! define_programs {
             for c in consumers {
                 c.join().unwrap();
             }
+        }
+
+        /// Producer → doubler → main over two channels, two messages. loom's channels do not
+        /// model disconnection, so every stage receives a known count instead of until the
+        /// senders are gone.
+        fn channel_pipeline() {
+            $crate::measure::count_execution();
+            let (tx1, rx1) = mpsc::channel::<usize>();
+            let (tx2, rx2) = mpsc::channel::<usize>();
+            let producer = thread::spawn(move || {
+                for i in 1..=2 {
+                    tx1.send(i).unwrap();
+                }
+            });
+            let doubler = thread::spawn(move || {
+                for _ in 0..2 {
+                    let v = rx1.recv().unwrap();
+                    tx2.send(v * 2).unwrap();
+                }
+            });
+            let got = [rx2.recv().unwrap(), rx2.recv().unwrap()];
+            assert_eq!(got, [2, 4], "the pipeline keeps order");
+            producer.join().unwrap();
+            doubler.join().unwrap();
+        }
+
+        /// A Treiber stack over an arena of nodes (indices 1 and 2; 0 is null): 2 threads each
+        /// push their own node with a compare-exchange loop, then pop one. Each node is pushed
+        /// once, so there is no ABA; every pop finds a node (its own push came first) and the
+        /// two pops take different nodes.
+        fn treiber_stack() {
+            $crate::measure::count_execution();
+            let head = Arc::new(AtomicUsize::new(0));
+            let next: Arc<Vec<AtomicUsize>> =
+                Arc::new((0..3).map(|_| AtomicUsize::new(0)).collect());
+            let handles: Vec<_> = (1..=2)
+                .map(|node| {
+                    let (head, next) = (head.clone(), next.clone());
+                    thread::spawn(move || {
+                        loop {
+                            let h = head.load(Ordering::SeqCst);
+                            next[node].store(h, Ordering::SeqCst);
+                            if head
+                                .compare_exchange(h, node, Ordering::SeqCst, Ordering::SeqCst)
+                                .is_ok()
+                            {
+                                break;
+                            }
+                        }
+                        loop {
+                            let h = head.load(Ordering::SeqCst);
+                            assert_ne!(h, 0, "pop found the stack empty");
+                            let n = next[h].load(Ordering::SeqCst);
+                            if head
+                                .compare_exchange(h, n, Ordering::SeqCst, Ordering::SeqCst)
+                                .is_ok()
+                            {
+                                return h;
+                            }
+                        }
+                    })
+                })
+                .collect();
+            let popped: Vec<usize> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+            assert_ne!(popped[0], popped[1], "two pops took one node");
+        }
+
+        /// A single-producer single-consumer ring buffer of `capacity` slots: the producer
+        /// pushes 1, 2, 3 and the consumer pops three values, each spinning (with a yield) while
+        /// the buffer is full or empty. `head` and `tail` count pops and pushes.
+        fn spsc(capacity: usize) {
+            $crate::measure::count_execution();
+            let slots: Arc<Vec<AtomicUsize>> =
+                Arc::new((0..capacity).map(|_| AtomicUsize::new(0)).collect());
+            let head = Arc::new(AtomicUsize::new(0));
+            let tail = Arc::new(AtomicUsize::new(0));
+            let producer = {
+                let (slots, head, tail) = (slots.clone(), head.clone(), tail.clone());
+                thread::spawn(move || {
+                    for v in 1..=3 {
+                        let t = tail.load(Ordering::SeqCst);
+                        while t - head.load(Ordering::SeqCst) == capacity {
+                            thread::yield_now();
+                        }
+                        slots[t % capacity].store(v, Ordering::SeqCst);
+                        tail.store(t + 1, Ordering::SeqCst);
+                    }
+                })
+            };
+            for want in 1..=3 {
+                let h = head.load(Ordering::SeqCst);
+                while tail.load(Ordering::SeqCst) == h {
+                    thread::yield_now();
+                }
+                let v = slots[h % capacity].load(Ordering::SeqCst);
+                assert_eq!(v, want, "the queue keeps order");
+                head.store(h + 1, Ordering::SeqCst);
+            }
+            producer.join().unwrap();
         }
     };
 }

@@ -21,6 +21,13 @@ pub enum Scenario {
     /// 1 producer, 2 consumers, capacity-1 buffer, `if` instead of `while` around
     /// `Condvar::wait`: a woken consumer can find the buffer empty. Bug.
     BoundedBuffer,
+    /// Producer → doubler → main over two channels, two messages. Correct.
+    ChannelPipeline,
+    /// Two threads each push a node onto a Treiber stack and pop one. Correct.
+    TreiberStack,
+    /// Single-producer single-consumer ring buffer of `capacity` slots, 3 values, spinning
+    /// with a yield on full and empty. Correct.
+    Spsc { capacity: usize },
 }
 
 /// The N×K shapes of the counter scenario (BENCHMARKS.md reports each).
@@ -49,6 +56,10 @@ impl Scenario {
             Scenario::BoundedBuffer,
             Scenario::Philosophers(3),
             Scenario::Philosophers(5),
+            Scenario::ChannelPipeline,
+            Scenario::TreiberStack,
+            Scenario::Spsc { capacity: 1 },
+            Scenario::Spsc { capacity: 2 },
         ]);
         all
     }
@@ -75,6 +86,9 @@ impl fmt::Display for Scenario {
             Scenario::StoreBuffering => f.write_str("store-buffering"),
             Scenario::LostUpdate => f.write_str("lost-update"),
             Scenario::BoundedBuffer => f.write_str("bounded-buffer"),
+            Scenario::ChannelPipeline => f.write_str("channel-pipeline"),
+            Scenario::TreiberStack => f.write_str("treiber-stack"),
+            Scenario::Spsc { capacity } => write!(f, "spsc-{capacity}"),
         }
     }
 }

@@ -6,7 +6,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use loom::sync::atomic::{AtomicUsize, Ordering};
-use loom::sync::{Arc, Condvar, Mutex};
+use loom::sync::{mpsc, Arc, Condvar, Mutex};
 use loom::thread;
 
 use crate::measure::{self, End, Outcome};
@@ -20,8 +20,8 @@ pub fn run(scenario: Scenario, settings: &Settings) -> Outcome {
     // `Builder::new` reads the LOOM_* environment; every field that matters is then set here.
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound = settings.preemption_bound.map(|b| b as usize);
-    // The default of 1,000 branches per execution is for catching spin loops; these programs
-    // are loop-free, and a large cap keeps it from cutting any execution short.
+    // The default of 1,000 branches per execution is for catching spin loops; these programs'
+    // loops are bounded or yield, and a large cap keeps it from cutting any execution short.
     builder.max_branches = 100_000;
     builder.max_permutations = None;
     builder.max_duration = Some(settings.time_limit);

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use shuttle::scheduler::{DfsScheduler, PctScheduler, RandomScheduler, Scheduler};
 use shuttle::sync::atomic::{AtomicUsize, Ordering};
-use shuttle::sync::{Arc, Condvar, Mutex};
+use shuttle::sync::{mpsc, Arc, Condvar, Mutex};
 use shuttle::{thread, Config, FailurePersistence, Runner};
 
 use crate::measure::{self, End, Outcome};

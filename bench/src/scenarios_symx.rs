@@ -5,7 +5,7 @@
 //! `Strategy::Dfs` for a reduction-free comparison with shuttle's DFS.
 
 use symx::sync::atomic::{AtomicUsize, Ordering};
-use symx::sync::{Arc, Condvar, Mutex};
+use symx::sync::{mpsc, Arc, Condvar, Mutex};
 use symx::thread;
 use symx::{Builder, StopReason, Strategy};
 
@@ -42,9 +42,12 @@ pub fn run(tool: Tool, scenario: Scenario, settings: &Settings) -> Outcome {
     measure::record_entries();
     let report = if tool == Tool::SymxRecord {
         // Every trace is built and handed over, as the driver's engines would receive it.
-        builder.explore_traces(move || run_scenario(scenario), |t| {
-            std::hint::black_box(t);
-        })
+        builder.explore_traces(
+            move || run_scenario(scenario),
+            |t| {
+                std::hint::black_box(t);
+            },
+        )
     } else {
         builder.explore(move || run_scenario(scenario))
     };

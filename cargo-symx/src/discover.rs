@@ -3,6 +3,7 @@
 //! Compiler diagnostics are forwarded unchanged, so a build error looks like cargo's own.
 //! The tests are built with `--cfg symx` in a target directory of their own ([`rustflags`]).
 
+pub mod absent;
 pub mod rustflags;
 
 use std::ffi::OsString;

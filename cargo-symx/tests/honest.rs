@@ -40,6 +40,23 @@ fn a_filter_that_matches_nothing_exits_4_and_names_the_filter() {
         4,
         &["no test matches the filter `no_such_test_anywhere`"],
     );
+    // A misspelt filter: the names it nearly matches.
+    let typo = symx("test", &["-p", "fixture-clean", "locked_countr_is_exact"]);
+    assert_exit_saying(
+        &typo,
+        4,
+        &["no test matches the filter `locked_countr_is_exact`: did you mean `locked_counter_is_exact`"],
+    );
+    // A test behind a feature this build lacks: the feature that has it.
+    let featured = symx("test", &["-p", "fixture-featured", "command_line_feature"]);
+    assert_exit_saying(
+        &featured,
+        4,
+        &["no test matches the filter `command_line_feature`: \
+           `lost_update_with_the_command_line_feature` is in a build with \
+           `--features fixture-featured/extra`; this build has \
+           `--features fixture-featured/model`"],
+    );
     // A selection with a symx test is judged as before.
     let found = symx("test", &["-p", "fixture-clean", "locked_counter_is_exact"]);
     assert_eq!(found.status.code(), Some(0), "{}", text(&found));
@@ -80,6 +97,77 @@ fn configured_and_command_line_features_build_the_tests_and_their_replay_command
     assert_eq!(report["summary"]["tests"], 1, "{report:#}");
     let failure = &test(&report, "lost_update_with_the_configured_feature")["failure"];
     assert!(!failure["replay"].as_str().unwrap().contains("--features"));
+}
+
+#[test]
+fn a_token_or_trace_of_a_test_built_only_with_another_feature_names_that_feature() {
+    let (out, report) = json_report(
+        "fixture-featured",
+        &["--features", "extra", "command_line_feature"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let failure = &test(&report, "lost_update_with_the_command_line_feature")["failure"];
+    let token = failure["token"].as_str().unwrap();
+    // Replayed without the feature, even with -p: the cause is the feature, not the package.
+    let out = symx("replay", &["-p", "fixture-featured", token]);
+    assert_exit_saying(
+        &out,
+        2,
+        &["no test among the 1 tests built is the token's: \
+           `lost_update_with_the_command_line_feature` is in a build with \
+           `--features fixture-featured/extra`; this build has \
+           `--features fixture-featured/model` (add `--features fixture-featured/extra`)"],
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("select its package"));
+}
+
+#[test]
+fn the_replay_hint_of_plain_cargo_test_builds_with_the_features_the_run_had() {
+    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("plain-cargo-test");
+    let manifest = fixtures().join("featured/Cargo.toml");
+    let run = |command: &str| {
+        std::process::Command::new("sh")
+            .args(["-c", command])
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .expect("sh runs")
+    };
+    let first = format!(
+        "cargo test --manifest-path {} --features extra command_line_feature",
+        manifest.display()
+    );
+    let out = run(&first);
+    assert_eq!(out.status.code(), Some(101), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let hint = (stdout.lines())
+        .find_map(|l| l.trim().strip_prefix("replay with:"))
+        .unwrap_or_else(|| panic!("a replay hint:\n{}", text(&out)))
+        .trim();
+    assert!(hint.starts_with("SYMX_REPLAY=symx3-"), "{hint}");
+    assert!(
+        hint.contains(&format!(
+            "cargo test --manifest-path {} ",
+            manifest.display()
+        )),
+        "{hint}"
+    );
+    assert!(hint.contains(" --features extra "), "{hint}");
+    assert!(
+        hint.ends_with("lost_update_with_the_command_line_feature -- --exact"),
+        "{hint}"
+    );
+    // Pasted as printed: the same failure again.
+    let again = run(hint);
+    assert_eq!(again.status.code(), Some(101), "{hint}\n{}", text(&again));
+    let said = String::from_utf8_lossy(&again.stdout);
+    assert!(said.contains("replayed:"), "{hint}\n{}", text(&again));
+    assert!(
+        said.contains("an update was lost"),
+        "{hint}\n{}",
+        text(&again)
+    );
+    assert!(said.contains("0 passed; 1 failed"), "{said}");
 }
 
 const STDLIB_TEST: &str = "counter_on_std_sync";

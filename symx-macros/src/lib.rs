@@ -27,6 +27,7 @@ use crate::assertions::Kind;
 mod annotations;
 mod assertions;
 mod diagnostics;
+mod features;
 mod instrument;
 mod instrument_attr;
 mod strategy_names;

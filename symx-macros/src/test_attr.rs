@@ -264,12 +264,20 @@ fn generate(function: &ItemFn, settings: &[Setting]) -> TokenStream {
         let setter = format_ident!("__attr_{}", key, span = key.span());
         quote!(.#setter(#value))
     });
+    let features = crate::features::declared().into_iter().map(|f| {
+        let (name, in_default) = (f.name, f.in_default);
+        quote!((#name, ::symx::__private::core::cfg!(feature = #name), #in_default))
+    });
     quote! {
         #(#outer)*
         #[::symx::__private::core::prelude::v1::test]
         #vis fn #name() {
             #(#inner)*
             fn __symx_body() #block
+            ::symx::__private::built_with(
+                ::symx::__private::core::option_env!("CARGO_MANIFEST_DIR"),
+                &[#(#features),*],
+            );
             ::symx::__private::run_test(
                 ::symx::__private::core::concat!(::symx::__private::core::module_path!(), "::", ::symx::__private::core::stringify!(#name)),
                 ::symx::Builder::new() #(#setters)*,
@@ -319,6 +327,10 @@ mod tests {
                     use ::symx::__private::compare::*;
                     work();
                 }
+                ::symx::__private::built_with(
+                    ::symx::__private::core::option_env!("CARGO_MANIFEST_DIR"),
+                    &[],
+                );
                 ::symx::__private::run_test(
                     ::symx::__private::core::concat!(::symx::__private::core::module_path!(), "::", ::symx::__private::core::stringify!(lost_update)),
                     ::symx::Builder::new(),

@@ -17,7 +17,9 @@ use crate::trace::Trace;
 #[non_exhaustive]
 pub enum Strategy {
     /// Optimal dynamic partial-order reduction: one execution per Mazurkiewicz trace (the
-    /// default). With a preemption bound or spurious wake-ups, exploration is a DFS instead.
+    /// default). With a preemption bound or spurious wake-ups, bounded partial-order reduction
+    /// instead (Coons, Musuvathi, McKinley 2013): every trace that has a schedule within the
+    /// bound is explored at least once, by a schedule within the bound.
     Dpor,
     /// Every schedule, depth-first, without reduction.
     Dfs,
@@ -216,7 +218,10 @@ impl Builder {
         }
     }
 
-    /// At most this many preemptions per execution (`None`: unbounded, the default).
+    /// At most this many preemptions per execution (`None`: unbounded, the default). Under
+    /// [`Strategy::Dpor`] the bounded partial-order reduction explores every Mazurkiewicz trace
+    /// that has at least one schedule within the bound (the bound is on the trace, not on each
+    /// of its schedules), so a complete report means every such trace was explored.
     pub fn preemption_bound(mut self, bound: Option<u32>) -> Self {
         self.preemption_bound = bound;
         self
@@ -252,8 +257,9 @@ impl Builder {
         self
     }
 
-    /// Let `Condvar` waiters wake without a notify, as std allows. Explored by DFS (without
-    /// partial-order reduction) even under `Strategy::Dpor`.
+    /// Let `Condvar` waiters wake without a notify, as std allows. Under `Strategy::Dpor`,
+    /// explored by the bounded partial-order reduction (a spurious wake-up is one more event
+    /// that races on its condition variable), with or without a preemption bound.
     pub fn spurious_wakeups(mut self, on: bool) -> Self {
         self.spurious_wakeups = on;
         self

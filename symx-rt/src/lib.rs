@@ -50,6 +50,7 @@ mod entry;
 mod explore;
 mod names;
 mod private;
+mod replay_command;
 mod report;
 mod rng;
 mod rt;
@@ -90,6 +91,7 @@ pub use symx_macros::{
 #[doc(hidden)]
 pub mod __private {
     pub use crate::private::*;
+    pub use crate::replay_command::{built_with, Feature};
 }
 
 /// What `cargo symx` shares with the test binaries it drives. Not part of the API.

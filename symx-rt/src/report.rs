@@ -216,16 +216,11 @@ impl Failure {
         self.preemptions
     }
 
-    /// The command that replays this failure. In a build with `--cfg symx` (what `cargo symx`
-    /// builds), the command builds that way too, keeping the `RUSTFLAGS` of the environment.
+    /// The command that replays this failure: under `cargo test`, one that builds what this
+    /// run built (the package's manifest, its features, `RUSTFLAGS` and `--cfg symx`).
     pub fn replay_command(&self) -> String {
-        let rustflags = std::env::var("RUSTFLAGS").unwrap_or_default();
         match &self.test_name {
-            Some(name) => format!(
-                "SYMX_REPLAY={} {}cargo test {name} -- --exact",
-                self.schedule,
-                cfg_prefix(cfg!(symx), &rustflags)
-            ),
+            Some(name) => crate::replay_command::for_test(&self.schedule.to_string(), name),
             None => format!(
                 "symx::Builder::new().replay(&\"{}\".parse().unwrap(), || ...)",
                 self.schedule
@@ -245,16 +240,6 @@ impl Failure {
             FailureKind::StackOverflow => "symx found a stack overflow",
         }
     }
-}
-
-/// What a replay command puts before `cargo test` so that it builds with `--cfg symx` when
-/// this build had it: the environment's `RUSTFLAGS` with the cfg added, unless they have it.
-fn cfg_prefix(symx_build: bool, rustflags: &str) -> String {
-    if !symx_build || rustflags.contains("--cfg symx") {
-        return String::new();
-    }
-    let flags = format!("{rustflags} --cfg symx");
-    format!("RUSTFLAGS=\"{}\" ", flags.trim())
 }
 
 impl fmt::Display for Failure {
@@ -441,18 +426,5 @@ impl fmt::Display for Report {
             "symx: no bug in {} executions ({how}, {:.2?})",
             self.executions, self.elapsed
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::cfg_prefix;
-
-    #[test]
-    fn a_replay_command_of_a_symx_build_adds_the_cfg_to_the_environments_rustflags() {
-        assert_eq!(cfg_prefix(false, "-Cx"), "");
-        assert_eq!(cfg_prefix(true, ""), "RUSTFLAGS=\"--cfg symx\" ");
-        assert_eq!(cfg_prefix(true, "-Cx"), "RUSTFLAGS=\"-Cx --cfg symx\" ");
-        assert_eq!(cfg_prefix(true, "--cfg symx -Cx"), "");
     }
 }

@@ -81,10 +81,16 @@ fn the_replay_command_names_the_test_and_the_token() {
         .explore(lost_update);
     let failure = report.failure().unwrap();
     let command = failure.replay_command();
+    // The environment's RUSTFLAGS, when there are any, are repeated before `cargo test`.
+    let flags = std::env::var("RUSTFLAGS").unwrap_or_default();
+    let prefix = match flags.trim() {
+        "" => String::new(),
+        f => format!("RUSTFLAGS=\"{f}\" "),
+    };
     assert_eq!(
         command,
         format!(
-            "SYMX_REPLAY={} cargo test tests::lost_update -- --exact",
+            "SYMX_REPLAY={} {prefix}cargo test tests::lost_update -- --exact",
             failure.schedule()
         )
     );

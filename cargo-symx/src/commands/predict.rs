@@ -38,7 +38,7 @@ pub fn predict(args: &PredictArgs, color: ColorChoice) -> Result<u8, String> {
     super::add_configured_features(&mut cargo, &metadata, &layers)?;
     let cargo_color = Style::for_stderr(color).color;
     let cases = discover::build_and_list(&cargo, &metadata, Some(&name), &[], cargo_color)?;
-    let case = the_test(&cases, &name)?;
+    let case = the_test(&cases, &name, &cargo, &metadata)?;
     let mut settings = match metadata
         .packages
         .iter()
@@ -81,14 +81,23 @@ fn read_trace(path: &Path) -> Result<Trace, String> {
     Trace::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The one test called `name`.
-fn the_test<'a>(cases: &'a [TestCase], name: &str) -> Result<&'a TestCase, String> {
+/// The one test called `name`; when there is none, why (see [`discover::absent`]).
+fn the_test<'a>(
+    cases: &'a [TestCase],
+    name: &str,
+    cargo: &discover::CargoOptions,
+    metadata: &cargo_metadata::Metadata,
+) -> Result<&'a TestCase, String> {
     let found: Vec<&TestCase> = cases.iter().filter(|c| c.name == name).collect();
     match found.as_slice() {
         [one] => Ok(one),
-        [] => Err(format!(
-            "the trace was recorded by the test `{name}`, which is not among the tests built; \
-             select its package with -p (or its workspace with --manifest-path)"
+        [] => Err(discover::absent::not_built(
+            &format!(
+                "the trace was recorded by the test `{name}`, which is not among the tests built"
+            ),
+            cargo,
+            metadata,
+            &|c| c.name == name,
         )),
         many => {
             let where_: Vec<String> = many

@@ -54,17 +54,14 @@ pub fn replay(args: &ReplayArgs, color: ColorChoice) -> Result<u8, String> {
         .filter(|c| hash == 0 || test_hash_of(&c.name) == hash)
         .collect();
     if candidates.is_empty() {
-        // With -p the package is chosen: what differs is how it was built.
-        let fix = if cargo.packages.is_empty() {
-            "select its package with -p"
-        } else {
-            "was it recorded in a build with other features? the replay command cargo symx \
-             test prints carries the run's --features"
-        };
-        return Err(format!(
-            "no test of the selected packages matches the token (it was recorded by a test \
-             that is not among the {} tests built; {fix})",
-            cases.len()
+        return Err(discover::absent::not_built(
+            &format!(
+                "no test among the {} tests built is the token's",
+                cases.len()
+            ),
+            &cargo,
+            &metadata,
+            &|c| test_hash_of(&c.name) == hash,
         ));
     }
     let style = Style::for_stdout(color);

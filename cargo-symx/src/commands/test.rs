@@ -109,8 +109,38 @@ pub fn test(args: &TestArgs, color: ColorChoice) -> Result<u8, String> {
     report::render(&to, &outcomes, start, interrupted)?;
     let code = report::exit_code(&outcomes, interrupted);
     let mode = args.no_tests.into();
+    let cause = match filter {
+        Some(f) if outcomes.is_empty() && report::no_tests::will_judge(&outcomes, mode, code) => {
+            unmatched_filter(&cargo, &metadata, f, &args.test_args)
+        }
+        _ => None,
+    };
     let style = Style::for_stderr(color);
     Ok(report::no_tests::judge(
-        &outcomes, filter, mode, code, style,
+        &outcomes,
+        filter,
+        cause.as_deref(),
+        mode,
+        code,
+        style,
     ))
+}
+
+/// Why `filter` matched no test built: a matching test in a build with another feature, or
+/// tests of a similar name (a misspelling); `None` when neither explains it.
+fn unmatched_filter(
+    cargo: &discover::CargoOptions,
+    metadata: &cargo_metadata::Metadata,
+    filter: &str,
+    test_args: &[String],
+) -> Option<String> {
+    use discover::absent;
+    let all = discover::build_and_list(cargo, metadata, None, test_args, false).ok()?;
+    let close = absent::similar(all.iter().map(|c| c.name.as_str()), filter);
+    if !close.is_empty() {
+        let names: Vec<String> = close.iter().map(|n| format!("`{n}`")).collect();
+        return Some(format!("did you mean {}?", names.join(" or ")));
+    }
+    let found = absent::with_other_features(cargo, metadata, &|c| c.name.contains(filter))?;
+    Some(absent::elsewhere_said(&found, cargo))
 }

@@ -6,8 +6,9 @@
 //! ([`SchedulingPoint`](crate::rt::chooser::SchedulingPoint)), and after each execution the execution's events.
 
 pub(crate) mod announce;
+mod bounded;
 pub(crate) mod dfs;
-mod dpor;
+pub(crate) mod dpor;
 mod driven;
 mod guided;
 mod minimise;
@@ -29,16 +30,18 @@ use crate::trace::Trace;
 
 pub(crate) use replay::Replay;
 
-/// The whole chooser an exploration runs, from `b`'s settings: the strategy (optimal DPOR
-/// falls back to DFS, see [`explored_by_dfs`]), a DFS restricted to the subtrees of one shard
-/// when `b` explores a shard, and announcing every choice when `b` has an announcer.
+/// The whole chooser an exploration runs, from `b`'s settings: the strategy (the DPOR is the
+/// bounded partial-order reduction under a bound, see [`by_bpor`]), a DFS restricted to the
+/// subtrees of one shard when `b` explores a shard, and announcing every choice when `b` has
+/// an announcer.
 fn make(b: &Builder) -> Box<dyn Chooser> {
     let strategy: Box<dyn Chooser> = match b.strategy {
+        Strategy::Dpor if by_bpor(b) => Box::new(bounded::Bpor::new(b.preemption_bound)),
         Strategy::Dpor if shallow_first(b) => {
             Box::new(shallow::ShallowFirst::new(dpor::Dpor::default()))
         }
-        Strategy::Dpor if !explored_by_dfs(b) => Box::new(dpor::Dpor::default()),
-        Strategy::Dpor | Strategy::Dfs => Box::new(dfs::Dfs::new(b.dfs_shard)),
+        Strategy::Dpor => Box::new(dpor::Dpor::default()),
+        Strategy::Dfs => Box::new(dfs::Dfs::new(b.dfs_shard)),
         Strategy::Random { seed } => Box::new(random::Random::new(seed)),
         Strategy::Pct { seed, depth } => Box::new(pct::Pct::new(seed, depth)),
     };
@@ -48,28 +51,20 @@ fn make(b: &Builder) -> Box<dyn Chooser> {
     }
 }
 
-/// Whether `b` explores by plain DFS: asked to, or asked for DPOR where it does not apply.
-/// Bounding preemptions breaks the DPOR's assumption that every reordering of a race is
-/// reachable (Coons, Musuvathi, McKinley 2013), and a spurious wake-up is an event no trace
-/// shows until it happens, so no race ever asks for it: both explore by plain DFS.
-pub(crate) fn explored_by_dfs(b: &Builder) -> bool {
-    match b.strategy {
-        Strategy::Dfs => true,
-        Strategy::Dpor => b.preemption_bound.is_some() || b.spurious_wakeups,
-        Strategy::Random { .. } | Strategy::Pct { .. } => false,
-    }
+/// Whether `b`'s DPOR is the bounded partial-order reduction (`bounded`): under a preemption
+/// bound, which breaks the optimal DPOR's assumption that every reordering of a race is
+/// reachable (Coons, Musuvathi, McKinley 2013), and with spurious wake-ups, events no trace
+/// shows until they happen, which the optimal DPOR's races never ask for.
+fn by_bpor(b: &Builder) -> bool {
+    b.preemption_bound.is_some() || b.spurious_wakeups
 }
 
-/// Whether `b`'s exploration runs preemption-bounded passes for shallow bugs alongside the
-/// optimal DPOR (see [`shallow`]): the default, unless turned off, the exploration is itself
-/// preemption-bounded, an execution bound asks for exactly that many executions, or every
-/// execution is wanted.
+/// Whether `b`'s optimal DPOR runs preemption-bounded passes for shallow bugs alongside it
+/// (see [`shallow`]): the default, unless turned off, an execution bound asks for exactly that
+/// many executions, or every execution is wanted. (A preemption bound or spurious wake-ups
+/// make the DPOR the bounded reduction instead, see [`by_bpor`].)
 fn shallow_first(b: &Builder) -> bool {
-    b.shallow_first
-        && b.preemption_bound.is_none()
-        && b.max_executions.is_none()
-        && !b.keep_going
-        && !explored_by_dfs(b)
+    b.shallow_first && b.max_executions.is_none() && !b.keep_going
 }
 
 /// Runs executions of `body` as the builder says, until a failure, a bound, or exhaustion.

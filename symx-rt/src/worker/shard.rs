@@ -1,16 +1,15 @@
 //! Sharding one test's exploration across worker processes. Shard `i` of `n`:
 //!
-//! * **depth-first exploration** (strategy `dfs`, and `dpor` under a preemption bound or with
-//!   spurious wake-ups, which the explorer runs as a DFS) is split by schedule prefix: the
-//!   explorer's DFS runs only the subtrees shard `i` owns (see `explore::dfs`);
+//! * **depth-first exploration** (strategy `dfs`) is split by schedule prefix: the explorer's
+//!   DFS runs only the subtrees shard `i` owns (see `explore::dfs`);
 //! * **random and PCT** take independent seeds (`seed` mixed with `i`) and `1/n` of the
 //!   iterations each;
-//! * **optimal DPOR** cannot be split this way (its backtrack points in one subtree can lie in
-//!   another's prefix), so shard 0 explores everything and the others answer `unsupported`.
+//! * **DPOR** (optimal, or bounded partial-order reduction under a preemption bound or with
+//!   spurious wake-ups) cannot be split this way (its backtrack points in one subtree can lie
+//!   in another's prefix), so shard 0 explores everything and the others answer `unsupported`.
 
 use super::protocol::Shard;
 use crate::builder::{Builder, DfsShard, Strategy as Choice};
-use crate::explore::explored_by_dfs;
 
 /// How a shard of `builder`'s exploration runs; `None` when the strategy cannot be sharded.
 pub(crate) fn prepare(builder: Builder, shard: Shard) -> Option<Builder> {
@@ -28,8 +27,8 @@ pub(crate) fn prepare(builder: Builder, shard: Shard) -> Option<Builder> {
                 depth,
             }
         }
-        Choice::Dpor if !explored_by_dfs(&b) => return None,
-        Choice::Dpor | Choice::Dfs => {
+        Choice::Dpor => return None,
+        Choice::Dfs => {
             b.dfs_shard = Some(DfsShard {
                 index: shard.index,
                 count: shard.count,

@@ -277,3 +277,57 @@ impl Names {
         }
     }
 }
+
+/// The events of a finished execution, with everything only known after it ran: canonical and
+/// exact accesses, and enablers. `thread_of` names a thread by its spawn-path key.
+pub(crate) fn of_trace(
+    trace: &[crate::rt::op::Event],
+    names: &mut Names,
+    thread_of: &mut impl FnMut(u64) -> ThreadId,
+    execution: u64,
+) -> Vec<Ev> {
+    let mut counts: Vec<u32> = Vec::new();
+    let mut ids: Vec<(ThreadId, u32)> = Vec::with_capacity(trace.len());
+    let mut out = Vec::with_capacity(trace.len());
+    for ev in trace {
+        let thread = thread_of(ev.thread_key);
+        if counts.len() <= thread {
+            counts.resize(thread + 1, 0);
+        }
+        let index = counts[thread];
+        counts[thread] += 1;
+        ids.push((thread, index));
+        let at = EventKey {
+            thread,
+            index,
+            location: location_hash(ev.location),
+        };
+        let mut accesses: SmallVec<[Access; 2]> =
+            smallvec::smallvec![names.access(ev.kind, ev.obj, at, 0)];
+        if let (Access::TryLock(o), crate::rt::op::Value::Flag(true)) = (accesses[0], ev.value) {
+            accesses[0] = Access::TryLockOk(o);
+        }
+        if ev.obj2.is_some() {
+            accesses.push(names.access(OpKind::Unlock, ev.obj2, at, 1));
+        }
+        for (slot, &o) in ev.touched.iter().enumerate() {
+            accesses.push(names.access(OpKind::Once, Some(o), at, 2 + slot as u8));
+        }
+        let mut exact: SmallVec<[Access; 2]> = SmallVec::new();
+        exact.extend(ev.obj.map(|o| match accesses[0] {
+            Access::TryLockOk(_) => Access::TryLockOk(o),
+            _ => Access::of(ev.kind, o),
+        }));
+        exact.extend(ev.obj2.map(Access::Unlock));
+        exact.extend(ev.touched.iter().map(|&o| Access::Other(o)));
+        out.push(Ev {
+            thread,
+            index,
+            accesses,
+            exact,
+            execution,
+            enablers: ev.enablers.iter().map(|&i| ids[i as usize]).collect(),
+        });
+    }
+    out
+}

@@ -20,21 +20,24 @@
 //!   exhaustively per step, like a DFS nested in the DPOR tree.
 //! - Object names are canonicalised across executions ([`events::Names`]), and threads are
 //!   named by their spawn path, so both mean the same thing in every execution.
-//! - Preemption bounds and spurious wake-ups are explored by DFS instead (see `explore::make`).
+//! - Preemption bounds and spurious wake-ups are explored by the bounded partial-order
+//!   reduction instead (`explore::bounded`, chosen in `explore::make`).
 //! - A wakeup sequence whose next thread cannot run (the scheduler's fairness rule makes a
 //!   thread that yielded wait for the others) is abandoned; the execution continues with the
 //!   first runnable thread.
 
-mod events;
-mod races;
+pub(crate) mod events;
+pub(crate) mod races;
+pub(crate) mod steps;
 mod wakeup;
 
-use events::{Access, Ev, Names};
+use events::{Ev, Names};
 use races::HappensBefore;
+use steps::{Threads, Values};
 use wakeup::{is_weak_initial, Tree};
 
 use crate::rt::chooser::{Chooser, SchedulingPoint};
-use crate::rt::op::{Event, OpKind, ThreadId};
+use crate::rt::op::{Event, ThreadId};
 
 /// One step of the current execution and what remains to explore from the state before it.
 struct Node {
@@ -44,8 +47,8 @@ struct Node {
     sleep: Vec<Ev>,
     /// Sequences still to explore from here, after the current one.
     wut: Tree,
-    /// Nondeterministic choices made during this step: (taken, alternatives).
-    values: Vec<(u32, u32)>,
+    /// Nondeterministic choices made during this step.
+    values: Values,
 }
 
 #[derive(Default)]
@@ -56,11 +59,8 @@ pub(crate) struct Dpor {
     /// Steps taken in the current execution, and value choices made in the current step.
     step: usize,
     value_calls: usize,
-    /// Per-thread event counts in the current execution.
-    counts: Vec<u32>,
-    /// Threads as this strategy names them: dense indices of their spawn-path keys, stable
-    /// across executions (the runtime's ids follow spawn order, which is not).
-    dense: rustc_hash::FxHashMap<u64, ThreadId>,
+    /// Threads named stably across executions, with their event counts in this one.
+    threads: Threads,
     /// The wakeup subtree to follow below the last node taken from a tree.
     pending: Tree,
     /// Executions ended so far (numbers the events' executions, from 1).
@@ -68,25 +68,13 @@ pub(crate) struct Dpor {
 }
 
 impl Dpor {
-    fn dense(&mut self, key: u64) -> ThreadId {
-        let n = self.dense.len();
-        *self.dense.entry(key).or_insert(n)
-    }
-
     /// The runtime id of the enabled thread this strategy calls `t`, if it is enabled.
     fn runtime_id(&mut self, point: &SchedulingPoint<'_>, t: ThreadId) -> Option<ThreadId> {
         point
             .candidates
             .iter()
-            .find(|c| self.dense(c.key) == t)
+            .find(|c| self.threads.of(c.key) == t)
             .map(|c| c.thread)
-    }
-
-    fn next_index(&mut self, t: ThreadId) -> u32 {
-        if self.counts.len() <= t {
-            self.counts.resize(t + 1, 0);
-        }
-        self.counts[t]
     }
 
     /// Re-creates the node at this step after its wakeup sequence turned out not to be
@@ -106,7 +94,11 @@ impl Dpor {
 
     /// Creates the node for a step not on the replayed prefix.
     fn new_node(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
-        let threads: Vec<ThreadId> = point.candidates.iter().map(|c| self.dense(c.key)).collect();
+        let threads: Vec<ThreadId> = point
+            .candidates
+            .iter()
+            .map(|c| self.threads.of(c.key))
+            .collect();
         let sleep = match self.nodes.last() {
             None => Vec::new(),
             Some(parent) => {
@@ -135,64 +127,26 @@ impl Dpor {
         };
         // Only the chosen thread's event is needed here; the others are named when they run.
         let t = threads[slot];
-        let index = self.next_index(t);
+        let index = self.threads.next_index(t);
         let chosen = self.names.pending(t, index, &point.candidates[slot].op);
         self.nodes.push(Node {
             chosen,
             sleep,
             wut,
-            values: Vec::new(),
+            values: Values::default(),
         });
         point.candidates[slot].thread
     }
 
     /// The events of the finished execution, with everything only known after it ran.
     fn events_of(&mut self, trace: &[Event]) -> Vec<Ev> {
-        let mut counts: Vec<u32> = Vec::new();
-        let mut ids: Vec<(ThreadId, u32)> = Vec::with_capacity(trace.len());
-        let mut out = Vec::with_capacity(trace.len());
-        for ev in trace {
-            let thread = self.dense(ev.thread_key);
-            if counts.len() <= thread {
-                counts.resize(thread + 1, 0);
-            }
-            let index = counts[thread];
-            counts[thread] += 1;
-            ids.push((thread, index));
-            let at = events::EventKey {
-                thread,
-                index,
-                location: crate::rt::execution::location_hash(ev.location),
-            };
-            let mut accesses: smallvec::SmallVec<[Access; 2]> =
-                smallvec::smallvec![self.names.access(ev.kind, ev.obj, at, 0)];
-            if let (Access::TryLock(o), crate::rt::op::Value::Flag(true)) = (accesses[0], ev.value)
-            {
-                accesses[0] = Access::TryLockOk(o);
-            }
-            if ev.obj2.is_some() {
-                accesses.push(self.names.access(OpKind::Unlock, ev.obj2, at, 1));
-            }
-            for (slot, &o) in ev.touched.iter().enumerate() {
-                accesses.push(self.names.access(OpKind::Once, Some(o), at, 2 + slot as u8));
-            }
-            let mut exact: smallvec::SmallVec<[Access; 2]> = smallvec::SmallVec::new();
-            exact.extend(ev.obj.map(|o| match accesses[0] {
-                Access::TryLockOk(_) => Access::TryLockOk(o),
-                _ => Access::of(ev.kind, o),
-            }));
-            exact.extend(ev.obj2.map(Access::Unlock));
-            exact.extend(ev.touched.iter().map(|&o| Access::Other(o)));
-            out.push(Ev {
-                thread,
-                index,
-                accesses,
-                exact,
-                execution: self.executions,
-                enablers: ev.enablers.iter().map(|&i| ids[i as usize]).collect(),
-            });
-        }
-        out
+        let threads = &mut self.threads;
+        events::of_trace(
+            trace,
+            &mut self.names,
+            &mut |k| threads.of(k),
+            self.executions,
+        )
     }
 
     /// Finds every race of the execution and plants its reversal in the wakeup trees.
@@ -247,16 +201,14 @@ impl Chooser for Dpor {
     fn next_execution(&mut self) -> bool {
         self.step = 0;
         self.value_calls = 0;
-        self.counts.clear();
+        self.threads.new_execution();
         self.names.new_execution();
         if !self.started {
             self.started = true;
             return true;
         }
         while let Some(node) = self.nodes.last_mut() {
-            if let Some(pos) = node.values.iter().rposition(|&(taken, n)| taken + 1 < n) {
-                node.values[pos].0 += 1;
-                node.values.truncate(pos + 1);
+            if node.values.advance() {
                 self.pending = Tree::default();
                 return true;
             }
@@ -294,8 +246,7 @@ impl Chooser for Dpor {
             self.new_node(point)
         };
         let mine = self.nodes[step].chosen.thread;
-        let index = self.next_index(mine);
-        self.counts[mine] = index + 1;
+        self.threads.stepped(mine);
         thread
     }
 
@@ -303,15 +254,8 @@ impl Chooser for Dpor {
         let Some(node) = self.step.checked_sub(1).and_then(|s| self.nodes.get_mut(s)) else {
             return 0;
         };
-        let call = self.value_calls;
         self.value_calls += 1;
-        match node.values.get(call) {
-            Some(&(taken, _)) => taken as usize,
-            None => {
-                node.values.push((0, n as u32));
-                0
-            }
-        }
+        node.values.choose(self.value_calls - 1, n)
     }
 
     fn end_execution(&mut self, trace: &[Event]) {

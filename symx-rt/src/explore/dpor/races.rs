@@ -11,7 +11,7 @@ type Preds = smallvec::SmallVec<[usize; 4]>;
 /// Per object and thread, the latest event of each access class: the only earlier events of a
 /// thread that can race with (or order) a new one, since that thread's earlier events of the
 /// same class come before them in program order. Keeps race detection linear in the trace.
-pub(super) struct History {
+pub(crate) struct History {
     threads: usize,
     latest: rustc_hash::FxHashMap<Canon, Vec<[Option<usize>; CLASSES]>>,
 }
@@ -49,14 +49,14 @@ fn class_access(class: usize, o: Canon) -> Access {
 }
 
 impl History {
-    fn new(threads: usize) -> Self {
+    pub(crate) fn new(threads: usize) -> Self {
         History {
             threads,
             latest: rustc_hash::FxHashMap::default(),
         }
     }
 
-    fn record(&mut self, j: usize, ev: &Ev) {
+    pub(crate) fn record(&mut self, j: usize, ev: &Ev) {
         for &a in &ev.exact {
             if let Some((class, o)) = class_of(a) {
                 let per_thread = self
@@ -72,7 +72,7 @@ impl History {
     /// that order it without being its races. A `try_lock` that failed because the lock was
     /// held comes inside another critical section: a blocking acquisition cannot be moved
     /// before it alone, only before the acquisition that made it fail.
-    fn predecessors(&self, ev: &Ev) -> (Preds, Preds) {
+    pub(crate) fn predecessors(&self, ev: &Ev) -> (Preds, Preds) {
         let same = &mut |x: Canon, y: Canon| x == y;
         let blocking = matches!(ev.main(), Access::Lock(_) | Access::Shared(_));
         let (mut conflicts, mut orderings) = (Preds::new(), Preds::new());
@@ -109,7 +109,7 @@ impl History {
 }
 
 /// Happens-before over one execution's events, and the races in it.
-pub(super) struct HappensBefore {
+pub(crate) struct HappensBefore {
     threads: usize,
     /// clock[k * threads + t]: how many of thread t's events happen before or at event k.
     clock: Vec<u32>,
@@ -118,7 +118,7 @@ pub(super) struct HappensBefore {
 }
 
 impl HappensBefore {
-    pub(super) fn compute(evs: &[Ev]) -> HappensBefore {
+    pub(crate) fn compute(evs: &[Ev]) -> HappensBefore {
         let threads = evs.iter().map(|e| e.thread + 1).max().unwrap_or(0);
         let mut hb = HappensBefore {
             threads,
@@ -177,7 +177,7 @@ impl HappensBefore {
     }
 
     /// Whether event `i` (of thread `ti`) happens before event `k`.
-    pub(super) fn before(&self, i: usize, ti: ThreadId, k: usize) -> bool {
+    pub(crate) fn before(&self, i: usize, ti: ThreadId, k: usize) -> bool {
         self.clock[k * self.threads + ti] >= self.clock[i * self.threads + ti]
     }
 }

@@ -1,0 +1,314 @@
+//! Preemption-bounded exploration with partial-order reduction: bounded partial-order
+//! reduction (BPOR; Coons, Musuvathi, McKinley, "Bounded partial-order reduction", OOPSLA
+//! 2013) over persistent-set dynamic partial-order reduction with sleep sets (Flanagan and
+//! Godefroid, POPL 2005; Godefroid's sleep sets).
+//!
+//! The scheduler enforces the bound: at every step this strategy is shown only the threads
+//! that can run without exceeding it. The current execution is a stack of [`Node`]s, one per
+//! step, each holding the threads still to try from the state before it (its *backtrack set*),
+//! the ones tried, and its sleep set. After every execution, each race asks for the racing
+//! thread to run before it ([`backtrack`]), and again at the last context switch before it
+//! (a *conservative* point, where the reversal costs no preemption the original schedule did
+//! not pay).
+//!
+//! Guarantee (the bound on the class, not on each schedule): every Mazurkiewicz trace that
+//! has at least one schedule within the bound is explored by at least one execution, itself
+//! within the bound; so every deadlock, panic or failed assertion that some schedule within
+//! the bound reaches is found, with a schedule within the bound. One trace may be explored by
+//! more than one execution (unlike the optimal DPOR without a bound). The reasoning is Coons
+//! et al.'s for the backtracking points, and the argument at [`puts_to_sleep`] for the sleep
+//! sets; `tests/bounded_por.rs` checks it against the bounded DFS on random programs.
+//!
+//! Sleep sets under a bound: a thread sleeps at a state when an earlier sibling branch ran it
+//! first, which covers every continuation *that branch could reach within the bound*, not
+//! every continuation; so only branches that cost no preemption put their thread to sleep.
+//! A branch taken for a conservative point puts nothing to sleep either.
+//!
+//! Without a bound (spurious wake-ups on, see `explore::make`) this is the classic dynamic
+//! partial-order reduction with sleep sets, without conservative points.
+//!
+//! Nondeterministic choices inside a step (which waiter a `notify_one` wakes) are explored
+//! exhaustively per step, as in the optimal DPOR. A spurious wake-up is an operation a waiting
+//! thread offers at a step, and races like any other: on its condition variable.
+
+mod backtrack;
+
+use smallvec::SmallVec;
+
+use super::dpor::events::{self, dependent, Access, Ev, Names};
+use super::dpor::steps::{Threads, Values};
+use crate::rt::chooser::{Chooser, SchedulingPoint};
+use crate::rt::op::{Event, Op, OpKind, ThreadId};
+use backtrack::{Lookahead, Point};
+
+/// One step of the current execution and what remains to explore from the state before it.
+struct Node {
+    /// The threads that could run here (within the bound).
+    ready: Vec<ThreadId>,
+    /// The thread run here in the current execution, and its event.
+    chosen: ThreadId,
+    event: Ev,
+    /// Whether `chosen` runs here for a conservative point.
+    conservative: bool,
+    /// Threads still to try here, each with whether a conservative point asked for it.
+    backtrack: Vec<(ThreadId, bool)>,
+    /// Threads tried here (including `chosen`).
+    done: Vec<ThreadId>,
+    /// Threads (with their next events) not to run from here.
+    sleep: Vec<Ev>,
+    /// Events of the threads tried here before `chosen`, not for conservative points: they
+    /// sleep in the branches after them.
+    taken: Vec<Ev>,
+    /// Nondeterministic choices made during this step.
+    values: Values,
+}
+
+impl Node {
+    fn sleeps(&self, t: ThreadId) -> bool {
+        self.sleep.iter().any(|s| s.thread == t)
+    }
+
+    /// Asks for `t` here; a thread that cannot run here stands for every one that can.
+    fn ask(&mut self, t: ThreadId, conservative: bool) {
+        if self.ready.contains(&t) {
+            self.add(t, conservative);
+        } else {
+            for r in self.ready.clone() {
+                self.add(r, conservative);
+            }
+        }
+    }
+
+    fn add(&mut self, t: ThreadId, conservative: bool) {
+        if self.done.contains(&t) {
+            return;
+        }
+        match self.backtrack.iter_mut().find(|(b, _)| *b == t) {
+            Some((_, c)) => *c |= conservative,
+            None => self.backtrack.push((t, conservative)),
+        }
+    }
+
+    /// The next thread to try here: not tried yet, and awake.
+    fn next_choice(&mut self) -> Option<(ThreadId, bool)> {
+        while !self.backtrack.is_empty() {
+            let (t, c) = self.backtrack.remove(0);
+            if !self.sleeps(t) {
+                return Some((t, c));
+            }
+        }
+        None
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct Bpor {
+    /// The preemption bound the scheduler enforces, if any.
+    bound: Option<u32>,
+    nodes: Vec<Node>,
+    names: Names,
+    started: bool,
+    /// Steps taken in the current execution, and value choices made in the current step.
+    step: usize,
+    value_calls: usize,
+    /// Threads named stably across executions, with their event counts in this one.
+    threads: Threads,
+    /// Per step of the current execution, the threads that could run and their next events
+    /// over this execution's objects.
+    ready: Vec<Vec<Lookahead>>,
+    /// Executions ended so far.
+    executions: u64,
+}
+
+impl Bpor {
+    pub fn new(bound: Option<u32>) -> Self {
+        Bpor {
+            bound,
+            ..Bpor::default()
+        }
+    }
+
+    /// Records who could run at this step and what they would do, and returns them.
+    fn look(&mut self, point: &SchedulingPoint<'_>) -> Vec<ThreadId> {
+        let mut here = Vec::with_capacity(point.candidates.len());
+        let mut threads = Vec::with_capacity(point.candidates.len());
+        for c in point.candidates {
+            let thread = self.threads.of(c.key);
+            threads.push(thread);
+            here.push(Lookahead {
+                thread,
+                exact: exact(&c.op),
+            });
+        }
+        self.ready.push(here);
+        threads
+    }
+
+    /// Creates the node for a step past the replayed prefix: its sleep set is what slept at
+    /// the parent or was tried there before, and commutes with the parent's event.
+    fn new_node(&mut self, point: &SchedulingPoint<'_>, ready: Vec<ThreadId>) -> usize {
+        let (sleep, last) = match self.nodes.last() {
+            None => (Vec::new(), None),
+            Some(parent) => {
+                let candidates: Vec<Ev> =
+                    parent.sleep.iter().chain(&parent.taken).cloned().collect();
+                let event = parent.event.clone();
+                let sleep = candidates
+                    .into_iter()
+                    .filter(|s| !dependent(s, &event, &mut self.names))
+                    .collect();
+                (sleep, Some(parent.chosen))
+            }
+        };
+        let awake = |t: &ThreadId| !sleep.iter().any(|s: &Ev| s.thread == *t);
+        // Continuing the last thread costs no preemption; otherwise the first awake thread.
+        // When every thread sleeps the execution is redundant, but it runs to its end.
+        let slot = last
+            .and_then(|l| ready.iter().position(|&t| t == l && awake(&t)))
+            .or_else(|| ready.iter().position(awake))
+            .unwrap_or(0);
+        let chosen = ready[slot];
+        let event = self.pending(chosen, &point.candidates[slot].op);
+        self.nodes.push(Node {
+            ready,
+            chosen,
+            event,
+            conservative: false,
+            backtrack: Vec::new(),
+            done: vec![chosen],
+            sleep,
+            taken: Vec::new(),
+            values: Values::default(),
+        });
+        slot
+    }
+
+    fn pending(&mut self, t: ThreadId, op: &Op) -> Ev {
+        let index = self.threads.next_index(t);
+        self.names.pending(t, index, op)
+    }
+
+    /// Plants every backtracking point the finished execution asks for.
+    fn plant(&mut self, evs: &[Ev]) {
+        let bounded = self.bound.is_some();
+        for Point {
+            at,
+            thread,
+            conservative,
+        } in backtrack::points(evs, &self.ready, bounded)
+        {
+            if let Some(node) = self.nodes.get_mut(at) {
+                node.ask(thread, conservative);
+            }
+        }
+    }
+}
+
+/// Whether the branch just explored at `node` puts its thread to sleep in the branches after
+/// it. Without a bound, always (Godefroid's sleep sets), except for a conservative point.
+/// Under a bound, only when its thread `p` continued the previous step's (`last`): a later
+/// branch's schedule `q.w.p.x` (`p` commuting with `q.w`) is then equivalent to `p.q.w.x`,
+/// which pays at most as many preemptions (switching away from `p` at the front costs what
+/// switching to `q` did; taking `p` out of the middle removes switches, adds none), so the
+/// branch of `p`, complete for the bound, covers it. After a switch, moving `p` to the front
+/// can cost the preemption that the bound then cuts off: such a branch keeps its thread awake.
+fn puts_to_sleep(node: &Node, last: Option<ThreadId>, bounded: bool) -> bool {
+    !node.conservative && (!bounded || last.is_none_or(|l| l == node.chosen))
+}
+
+/// A pending operation's accesses over this execution's objects.
+fn exact(op: &Op) -> SmallVec<[Access; 2]> {
+    let mut out = SmallVec::new();
+    out.extend(op.obj.map(|o| Access::of(op.kind, o)));
+    out.extend(op.obj2.map(|o| Access::of(OpKind::Unlock, o)));
+    out
+}
+
+impl Chooser for Bpor {
+    fn sees_every_step(&self) -> bool {
+        true
+    }
+
+    fn next_execution(&mut self) -> bool {
+        self.step = 0;
+        self.value_calls = 0;
+        self.threads.new_execution();
+        self.ready.clear();
+        self.names.new_execution();
+        if !std::mem::replace(&mut self.started, true) {
+            return true;
+        }
+        while !self.nodes.is_empty() {
+            let n = self.nodes.len();
+            let last = n.checked_sub(2).map(|p| self.nodes[p].chosen);
+            let bounded = self.bound.is_some();
+            let node = &mut self.nodes[n - 1];
+            if node.values.advance() {
+                return true;
+            }
+            if puts_to_sleep(node, last, bounded) {
+                let event = node.event.clone();
+                node.taken.push(event);
+            }
+            if let Some((t, c)) = node.next_choice() {
+                node.chosen = t;
+                node.conservative = c;
+                node.done.push(t);
+                node.values.clear();
+                return true;
+            }
+            self.nodes.pop();
+        }
+        false
+    }
+
+    fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
+        let step = self.step;
+        self.step += 1;
+        self.value_calls = 0;
+        let ready = self.look(point);
+        let slot = match self.nodes.get(step).map(|n| n.chosen) {
+            Some(want) => match ready.iter().position(|&t| t == want) {
+                Some(slot) => {
+                    let event = self.pending(want, &point.candidates[slot].op);
+                    self.nodes[step].event = event;
+                    slot
+                }
+                // The program did not repeat itself: explore on from here afresh.
+                None => {
+                    self.nodes.truncate(step);
+                    self.new_node(point, ready)
+                }
+            },
+            None => self.new_node(point, ready),
+        };
+        let mine = self.nodes[step].chosen;
+        self.threads.stepped(mine);
+        point.candidates[slot].thread
+    }
+
+    fn choose_value(&mut self, n: usize) -> usize {
+        let Some(node) = self.step.checked_sub(1).and_then(|s| self.nodes.get_mut(s)) else {
+            return 0;
+        };
+        self.value_calls += 1;
+        node.values.choose(self.value_calls - 1, n)
+    }
+
+    fn end_execution(&mut self, trace: &[Event]) {
+        self.executions += 1;
+        let threads = &mut self.threads;
+        let evs = events::of_trace(
+            trace,
+            &mut self.names,
+            &mut |k| threads.of(k),
+            self.executions,
+        );
+        // Steps past the end of the trace (a failure ended it early) have no node.
+        self.nodes.truncate(evs.len());
+        for (node, ev) in self.nodes.iter_mut().zip(&evs) {
+            node.event = ev.clone();
+        }
+        self.plant(&evs);
+    }
+}

@@ -1,0 +1,76 @@
+//! Bookkeeping that every stateless partial-order reduction keeps per step of the current
+//! execution: threads named stably across executions with their event counts ([`Threads`]),
+//! and the nondeterministic choices made inside one step ([`Values`]), explored exhaustively
+//! like a DFS nested in the reduction's tree.
+
+use crate::rt::op::ThreadId;
+
+/// Threads as a reduction names them: dense indices of their spawn-path keys, stable across
+/// executions (the runtime's ids follow spawn order, which is not); and how many events each
+/// has taken in the current execution.
+#[derive(Default)]
+pub(crate) struct Threads {
+    dense: rustc_hash::FxHashMap<u64, ThreadId>,
+    counts: Vec<u32>,
+}
+
+impl Threads {
+    /// The name of the thread with spawn-path key `key`.
+    pub fn of(&mut self, key: u64) -> ThreadId {
+        let n = self.dense.len();
+        *self.dense.entry(key).or_insert(n)
+    }
+
+    /// The index thread `t`'s next event will have.
+    pub fn next_index(&mut self, t: ThreadId) -> u32 {
+        if self.counts.len() <= t {
+            self.counts.resize(t + 1, 0);
+        }
+        self.counts[t]
+    }
+
+    /// Thread `t` took a step.
+    pub fn stepped(&mut self, t: ThreadId) {
+        let index = self.next_index(t);
+        self.counts[t] = index + 1;
+    }
+
+    pub fn new_execution(&mut self) {
+        self.counts.clear();
+    }
+}
+
+/// The nondeterministic choices made during one step: (taken, alternatives) in call order.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Values(Vec<(u32, u32)>);
+
+impl Values {
+    /// The alternative to take at the `call`-th choice among `n` of this step: the one on the
+    /// current path, or the first for a choice not made before.
+    pub fn choose(&mut self, call: usize, n: usize) -> usize {
+        match self.0.get(call) {
+            Some(&(taken, _)) => taken as usize,
+            None => {
+                self.0.push((0, n as u32));
+                0
+            }
+        }
+    }
+
+    /// Moves to the next combination of choices (the last one with an alternative left
+    /// advances, the ones after it are forgotten); `false` when every one is explored.
+    pub fn advance(&mut self) -> bool {
+        match self.0.iter().rposition(|&(taken, n)| taken + 1 < n) {
+            Some(pos) => {
+                self.0[pos].0 += 1;
+                self.0.truncate(pos + 1);
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+}
