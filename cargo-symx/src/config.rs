@@ -233,6 +233,7 @@ impl Layers {
                     .map(|d| duration(d).map(|d| d.as_millis() as u64))
                     .transpose()?,
                 shard: None,
+                keep_going: false,
             },
             timeout: s
                 .timeout

@@ -124,6 +124,9 @@ pub struct TestBinary {
 pub struct TestCase {
     pub binary: TestBinary,
     pub name: String,
+    /// Environment variables its workers get besides the driver's own (the context mode a
+    /// comparison run explores in).
+    pub env: Vec<(String, String)>,
 }
 
 /// `cargo`: `$CARGO` when cargo runs us (`cargo symx ...` sets it), else the first `cargo` on
@@ -305,6 +308,7 @@ pub fn list(
         .map(|name| TestCase {
             binary: binary.clone(),
             name: name.to_string(),
+            env: Vec::new(),
         })
         .collect())
 }

@@ -26,10 +26,12 @@ use crate::assertions::Kind;
 
 mod annotations;
 mod assertions;
+mod checkpoint;
 mod diagnostics;
 mod features;
 mod instrument;
 mod instrument_attr;
+mod reaching;
 mod strategy_names;
 mod test_attr;
 mod written_text;
@@ -299,4 +301,22 @@ pub fn barrier_init(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn barrier_arrive(args: TokenStream, item: TokenStream) -> TokenStream {
     annotations::expand(Annotation::BarrierArrive, args.into(), item.into()).into()
+}
+
+/// A resume point of a program context: `symx::checkpoint!("label", a, b)` evaluates to its
+/// captures (one: its value; several: a tuple). When the test explores from `label`
+/// (`#[symx::test(context = "label")]`), every `symx::Sym` capture is generalised: replaced
+/// by a symbolic input whose first value is the one the run computed. Other captures pass
+/// through.
+#[proc_macro]
+pub fn checkpoint(input: TokenStream) -> TokenStream {
+    checkpoint::expand(input.into()).into()
+}
+
+/// Analyses an inline module: for each `symx::checkpoint!` at the top level of one of its
+/// functions, the must-reach definitions of the captured locals (over the module's call
+/// sites and the function's statements) become analysed value facts of the checkpoint.
+#[proc_macro_attribute]
+pub fn reaching_definitions(args: TokenStream, item: TokenStream) -> TokenStream {
+    reaching::expand(args.into(), item.into()).into()
 }

@@ -36,6 +36,7 @@ const KEYS: &[&str] = &[
     "max_branch_depth",
     "context_mode",
     "assertion_guided",
+    "context",
 ];
 
 /// One accepted `key = value` argument.

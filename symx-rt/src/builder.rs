@@ -169,6 +169,8 @@ pub struct Builder {
     pub(crate) context_mode: crate::context::ContextMode,
     /// Run every execution even after a failure (the first is reported).
     pub(crate) keep_going: bool,
+    /// The checkpoint whose symbolic captures are generalised.
+    pub(crate) context_label: Option<std::sync::Arc<str>>,
     pub(crate) trace_dir: Option<crate::trace::TraceDir>,
     /// Explore only this shard's subtrees of a depth-first exploration (set by the worker).
     pub(crate) dfs_shard: Option<DfsShard>,
@@ -210,6 +212,7 @@ impl Builder {
             input_seed: 0,
             context_mode: crate::context::ContextMode::Full,
             keep_going: false,
+            context_label: None,
             trace_dir: None,
             dfs_shard: None,
             announcer: None,
@@ -302,6 +305,15 @@ impl Builder {
         self
     }
 
+    /// Explores from the checkpoint `label` (`symx::checkpoint!("label", ..)`): its symbolic
+    /// captures are generalised, each a symbolic input `<label>.t<thread>.<name>` whose first
+    /// value is the one the run computed, with the analysed facts
+    /// `#[symx::reaching_definitions]` gives.
+    pub fn context(mut self, label: Option<&str>) -> Self {
+        self.context_label = label.map(std::sync::Arc::from);
+        self
+    }
+
     /// Runs every execution of the bounded space even after a failure, which the report
     /// then gives once the space is exhausted (the first found, not minimised): for counting
     /// paths, as exploring a context in its modes does. Off by default.
@@ -381,6 +393,7 @@ impl Builder {
                 inputs: self.inputs.clone(),
                 input_seed: self.input_seed,
                 context_mode: self.context_mode,
+                context_label: self.context_label.clone(),
             },
         }
     }
@@ -437,6 +450,11 @@ impl Builder {
     #[doc(hidden)]
     pub fn __attr_time_budget_ms(self, ms: u64) -> Self {
         self.time_budget(Some(Duration::from_millis(ms)))
+    }
+
+    #[doc(hidden)]
+    pub fn __attr_context(self, label: &str) -> Self {
+        self.context(Some(label))
     }
 
     #[doc(hidden)]

@@ -85,7 +85,8 @@ pub use sym::{
 };
 pub use symx_macros::{
     acquire, acquire_shared, assert, assert_eq, assert_ne, barrier_arrive, barrier_init,
-    instrument, release, release_shared, test, try_acquire, try_acquire_shared,
+    checkpoint, instrument, reaching_definitions, release, release_shared, test, try_acquire,
+    try_acquire_shared,
 };
 
 #[doc(hidden)]

@@ -8,6 +8,11 @@ use crate::rt::{self, ObjId};
 use crate::sym::record::{Local, SyncOp};
 
 pub use crate::sym::assertion;
+
+/// What `symx::checkpoint!` expands to.
+pub mod checkpoint {
+    pub use crate::context::checkpoint::{ViaAny, ViaSym, Wrap};
+}
 pub use crate::sym::compare::Cmp;
 /// `core`, for generated code: in an edition 2015 crate `::core::…` names the crate root's
 /// `core`, which only an `extern crate core` declares, while `::symx` is there whenever the

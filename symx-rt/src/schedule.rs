@@ -15,12 +15,18 @@ use std::str::FromStr;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 
+use crate::context::ContextMode;
+
 const PREFIX: &str = "symx";
 /// The format written: location-insensitive fingerprint, run-length encoded choices, inputs.
 const VERSION: u32 = 3;
 /// Formats of older symx versions (1: no inputs, 2: with inputs), whose fingerprints hashed
 /// source locations in: they decode, and replaying them says to record the token again.
 const OLD_VERSIONS: [u32; 2] = [1, 2];
+/// The current format followed by the context mode, written for an execution in a mode other
+/// than `full`: a failure found from a program context replays in the mode that found it,
+/// whatever the replaying test's attribute or environment says.
+const VERSION_WITH_CONTEXT: u32 = 4;
 
 /// The choices that make up one execution, in order: at every point with more than one
 /// option, the thread that ran (or the alternative taken at a value choice).
@@ -39,6 +45,15 @@ pub struct Schedule {
     pub(crate) locations: Locations,
     /// Decoded from a token of an older format (its fingerprint cannot be checked).
     pub(crate) old_format: Option<u32>,
+    /// The context mode the execution ran in, when not `full` (`symx::context`); replay runs
+    /// in it (`full` when the token has none).
+    pub(crate) context_mode: Option<ContextMode>,
+}
+
+/// The context mode a token carries for an execution in `mode`: none for `full`, so that
+/// tokens of every other test keep the shorter form.
+pub(crate) fn carried(mode: ContextMode) -> Option<ContextMode> {
+    Some(mode).filter(|m| *m != ContextMode::Full)
 }
 
 /// Where an execution's steps ran, as a token records it.
@@ -55,6 +70,11 @@ pub(crate) fn location_tag(location_hash: u64) -> u16 {
 }
 
 impl Schedule {
+    /// The context mode the execution ran in (`full` unless the token says otherwise).
+    pub fn context_mode(&self) -> ContextMode {
+        self.context_mode.unwrap_or_default()
+    }
+
     /// The values of the symbolic inputs the execution used (those not listed were zero).
     pub fn inputs(&self) -> &[(String, i128)] {
         &self.inputs
@@ -119,9 +139,16 @@ impl fmt::Display for Schedule {
             bytes.extend_from_slice(name.as_bytes());
             bytes.extend_from_slice(&value.to_le_bytes());
         }
+        let version = match self.context_mode.and_then(carried) {
+            Some(mode) => {
+                put_varint(&mut bytes, mode as u64);
+                VERSION_WITH_CONTEXT
+            }
+            None => VERSION,
+        };
         let sum = checksum(&bytes);
         bytes.extend_from_slice(&sum);
-        write!(f, "{PREFIX}{VERSION}-{}", URL_SAFE_NO_PAD.encode(bytes))
+        write!(f, "{PREFIX}{version}-{}", URL_SAFE_NO_PAD.encode(bytes))
     }
 }
 
@@ -159,8 +186,8 @@ impl fmt::Display for ReplayError {
             ReplayError::Corrupt(why) => write!(f, "the replay token is corrupted: {why}"),
             ReplayError::UnsupportedVersion(v) => write!(
                 f,
-                "the replay token has format version {v}, but this symx reads version {VERSION}; \
-                 replay it with the symx that produced it"
+                "the replay token has format version {v}, but this symx reads versions {VERSION} \
+                 and {VERSION_WITH_CONTEXT}; replay it with the symx that produced it"
             ),
             ReplayError::OldVersion(v) => write!(
                 f,
@@ -248,7 +275,8 @@ impl FromStr for Schedule {
         let version: u32 = version
             .parse()
             .map_err(|_| ReplayError::Corrupt(format!("`{version}` is not a version number")))?;
-        if version != VERSION && !OLD_VERSIONS.contains(&version) {
+        let current = version == VERSION || version == VERSION_WITH_CONTEXT;
+        if !current && !OLD_VERSIONS.contains(&version) {
             return Err(ReplayError::UnsupportedVersion(version));
         }
         let bytes = URL_SAFE_NO_PAD
@@ -264,11 +292,17 @@ impl FromStr for Schedule {
             ));
         }
         let mut r = Reader(payload);
-        let schedule = if version == VERSION {
+        let mut schedule = if current {
             r.current()?
         } else {
             r.old(version)?
         };
+        if version == VERSION_WITH_CONTEXT {
+            let m = r.varint()? as usize;
+            let mode = ContextMode::ALL.get(m).copied();
+            schedule.context_mode =
+                Some(mode.ok_or_else(|| ReplayError::Corrupt(format!("no context mode {m}")))?);
+        }
         if !r.0.is_empty() {
             return Err(ReplayError::Corrupt("it has trailing data".into()));
         }
@@ -308,6 +342,7 @@ impl Reader<'_> {
             inputs: self.inputs()?,
             locations: Locations { hash, tags },
             old_format: None,
+            context_mode: None,
         })
     }
 
@@ -334,6 +369,7 @@ impl Reader<'_> {
             inputs,
             locations: Locations::default(),
             old_format: Some(version),
+            context_mode: None,
         })
     }
 }
@@ -354,6 +390,7 @@ mod tests {
                 tags: vec![3, 700, 65_000],
             },
             old_format: None,
+            context_mode: None,
         }
     }
 
@@ -368,6 +405,28 @@ mod tests {
             ..sample()
         };
         assert_eq!(s.to_string().parse::<Schedule>().unwrap(), s);
+    }
+
+    #[test]
+    fn tokens_of_a_context_mode_carry_it_as_version_4() {
+        let naive = Schedule {
+            inputs: vec![("i".into(), 1)],
+            context_mode: Some(ContextMode::Naive),
+            ..sample()
+        };
+        let token = naive.to_string();
+        assert!(token.starts_with("symx4-"), "{token}");
+        let back = token.parse::<Schedule>().unwrap();
+        assert_eq!(back, naive);
+        assert_eq!(back.context_mode(), ContextMode::Naive);
+        // `full` is every token's default: it writes the shorter version 3.
+        let full = Schedule {
+            context_mode: Some(ContextMode::Full),
+            ..sample()
+        };
+        assert!(full.to_string().starts_with("symx3-"));
+        let back = full.to_string().parse::<Schedule>().unwrap();
+        assert_eq!(back.context_mode(), ContextMode::Full);
     }
 
     #[test]

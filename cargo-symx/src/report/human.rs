@@ -31,6 +31,7 @@ pub fn render(outcomes: &[Outcome], elapsed: Duration, style: Style) -> String {
         out.push('\n');
     }
     out.push_str(&super::symbolic::lines(outcomes));
+    out.push_str(&super::context::lines(outcomes));
     out.push_str(&super::guided::lines(outcomes));
     out
 }

@@ -3,6 +3,7 @@
 //! (the default, for people), and `json`, `junit`, `sarif` for machines; each is rendered from
 //! the same [`Outcome`] records. Also where a report goes and the exit code it implies.
 
+pub mod context;
 pub mod guided;
 pub mod human;
 pub mod json;

@@ -147,6 +147,9 @@ pub struct Outcome {
     /// What the assertion-guided search did, when it ran on this test.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub assertion_guided: Option<GuidedReport>,
+    /// What exploring its program context did, when the test declares or explores from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextReport>,
     /// What the verdict cannot back: a `PASS` or `complete` beside a warning is not a proof.
     pub warnings: Vec<Warning>,
 }
@@ -210,6 +213,72 @@ pub struct SymbolicReport {
     /// The branch-depth bound in force, if any.
     pub max_branch_depth: Option<u32>,
     pub seconds: f64,
+}
+
+/// The exploration of one test's program context in its mode (documented field by field in
+/// `docs/report-format.md`): the paper's counts (Bergan, Grossman, Ceze, OOPSLA 2014, Table 1).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ContextReport {
+    /// `full`, `no-rd`, `no-si` or `naive`.
+    pub mode: String,
+    /// Distinct paths explored (schedule and conditions), whatever their end.
+    pub paths: u64,
+    /// Paths that ran to an end, not discarded by a fact.
+    pub completed: u64,
+    /// Completed paths that failed, of which confirmed: runs of the program as it is (no
+    /// generalised value differs from the computed one).
+    pub failing: u64,
+    pub confirmed: u64,
+    /// Paths the naive initial state completes from the same context (not measured in
+    /// `naive` mode itself), and how many more than this mode: infeasible paths avoided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub naive_completed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub infeasible_avoided: Option<u64>,
+    pub executions: u64,
+    pub solver_seconds: f64,
+    /// Solver seconds over the exploration's seconds.
+    pub solver_share: f64,
+    /// The branch-depth bound in force (the paper's `br`), if any.
+    pub max_branch_depth: Option<u32>,
+    /// Every path within the bounds was explored; why not, in words.
+    pub complete: bool,
+    pub incomplete: Vec<String>,
+    /// The failing paths (the first few), each with the facts it depends on.
+    pub failures: Vec<ContextFailure>,
+    pub seconds: f64,
+}
+
+/// One failing path of a context.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ContextFailure {
+    pub kind: String,
+    pub message: String,
+    /// The inputs it ran with, by name.
+    pub inputs: BTreeMap<String, i128>,
+    /// The facts it depends on.
+    pub facts: Vec<ContextFact>,
+    /// A run of the program as it is; otherwise it needs the generalised values below.
+    pub confirmed: bool,
+    pub generalised: Vec<GeneralisedValue>,
+}
+
+/// A fact a failure depends on.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ContextFact {
+    /// `value` or `sync`.
+    pub family: String,
+    /// `declared`, `analysed`, `recorded` or `generalised`.
+    pub provenance: String,
+    pub text: String,
+}
+
+/// A generalised input a failure ran with, and the value the program computed there.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GeneralisedValue {
+    pub name: String,
+    pub value: i128,
+    pub recorded: i128,
 }
 
 /// The assertion-guided search of one test (documented field by field in
@@ -343,6 +412,7 @@ impl Outcome {
             predict: None,
             symbolic: None,
             assertion_guided: None,
+            context: None,
             warnings: Vec::new(),
         }
     }
@@ -387,6 +457,7 @@ mod tests {
         let case = TestCase {
             binary,
             name: "n".into(),
+            env: Vec::new(),
         };
         Outcome {
             failure,

@@ -4,6 +4,7 @@
 //! (`engines`); a test split across processes runs through `shards`.
 
 pub mod assertion_guided;
+pub mod context;
 pub mod crash;
 pub mod engines;
 pub mod executor;
@@ -205,7 +206,14 @@ fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcom
             attribute_depth: run.max_branch_depth,
             timeout: job.settings.timeout,
         };
-        crate::run::symbolic::explore(case, &job.settings.symbolic, &bounds, extra, &mut o);
+        let symbolic = &job.settings.symbolic;
+        // A test that used a program context is explored per context, in its mode.
+        match context_mode(&run) {
+            Some(mode) => {
+                crate::run::context::explore(case, mode, symbolic, &bounds, extra, &mut o)
+            }
+            None => crate::run::symbolic::explore(case, symbolic, &bounds, extra, &mut o),
+        }
         o.duration += started.elapsed();
     }
     let guided = job.settings.assertion_guided;
@@ -217,6 +225,12 @@ fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcom
         o.duration += started.elapsed();
     }
     expectation(o)
+}
+
+/// The context mode a test's exploration used a program context in, if it did.
+fn context_mode(run: &Run) -> Option<symx::context::ContextMode> {
+    let name = run.verdict.as_ref()?.context_mode.as_deref()?;
+    name.parse().ok()
 }
 
 /// Where an ordinary test panicked and with what message, from libtest's captured output:

@@ -174,6 +174,7 @@ fn merge_verdicts(verdicts: Vec<Verdict>) -> Verdict {
         failure,
         drew_inputs: verdicts.iter().any(|v| v.drew_inputs),
         idle_threads: verdicts.iter().map(|v| v.idle_threads).max().unwrap_or(0),
+        context_mode: verdicts.iter().find_map(|v| v.context_mode.clone()),
     }
 }
 
@@ -197,6 +198,7 @@ mod tests {
             failure,
             drew_inputs: false,
             idle_threads: 0,
+            context_mode: None,
         }
     }
 

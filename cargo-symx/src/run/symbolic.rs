@@ -21,6 +21,27 @@ pub struct Bounds<'a> {
     pub timeout: Duration,
 }
 
+/// The search's options: the configuration's depth over the attribute's, the test's bounds
+/// on the whole search.
+pub fn options(settings: &Symbolic, b: &Bounds) -> Options {
+    Options {
+        max_branch_depth: settings.max_branch_depth.or(b.attribute_depth),
+        max_executions: b.overrides.max_executions,
+        time_budget: b.overrides.time_budget_ms.map(Duration::from_millis),
+        ..Options::default()
+    }
+}
+
+/// What each class's exploration obeys: the test's own bounds; the search's totals are
+/// checked between classes.
+pub fn per_class(b: &Bounds) -> Overrides {
+    Overrides {
+        max_executions: None,
+        time_budget_ms: None,
+        ..b.overrides.clone()
+    }
+}
+
 /// Explores `case`'s input classes; records the result on `o`.
 pub fn explore(
     case: &TestCase,
@@ -29,19 +50,8 @@ pub fn explore(
     extra: &[String],
     o: &mut Outcome,
 ) {
-    let opts = Options {
-        max_branch_depth: settings.max_branch_depth.or(b.attribute_depth),
-        max_executions: b.overrides.max_executions,
-        time_budget: b.overrides.time_budget_ms.map(Duration::from_millis),
-        ..Options::default()
-    };
-    // Each class's exploration gets the test's own bounds; the search's totals are checked
-    // between classes.
-    let per_class = Overrides {
-        max_executions: None,
-        time_budget_ms: None,
-        ..b.overrides.clone()
-    };
+    let opts = options(settings, b);
+    let per_class = per_class(b);
     let mut executor = WorkerExecutor::new(case, extra, b.timeout).with_overrides(&per_class);
     let out = symbolic::explore(&mut executor, &opts);
     let report = SymbolicReport {

@@ -212,6 +212,7 @@ fn spawn(
         .args([case.name.as_str(), "--exact", "--test-threads=1"])
         .args(extra)
         .env(ENV_WORKER, PROTOCOL_VERSION.to_string())
+        .envs(case.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&case.binary.cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -7,6 +7,8 @@ mod barriers;
 mod heap;
 mod locks;
 mod notify;
+mod reaching;
+mod table;
 
 use cargo_symx::engine::context::{self, ContextResult};
 use cargo_symx::engine::symbolic::Options;

@@ -58,6 +58,7 @@ impl FactFamily {
 /// `symx::assume`.
 #[track_caller]
 pub fn fact(family: FactFamily, provenance: Provenance, text: &str, cond: impl Condition) {
+    super::note_used();
     if !super::mode().keeps(family) {
         return;
     }
@@ -94,6 +95,7 @@ pub fn sync_fact(text: &str, cond: impl Condition) {
 /// as the paper's evaluation keeps its points-to restriction in every configuration.
 #[track_caller]
 pub fn identity(name: &str, n: usize) -> Sym<usize> {
+    super::note_used();
     let id: Sym<usize> = crate::sym::any_named(name);
     crate::sym::assume(id.sym_lt(n));
     id

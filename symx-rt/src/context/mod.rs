@@ -24,6 +24,7 @@
 
 mod barriers;
 mod cells;
+pub(crate) mod checkpoint;
 mod condvars;
 mod facts;
 mod locks;
@@ -40,6 +41,24 @@ pub use mode::ContextMode;
 /// The environment variable that sets the context mode of every test of a test binary, over
 /// the attribute's `context_mode` (`cargo symx test --context-mode` sets it for its workers).
 pub const MODE_ENV: &str = "SYMX_CONTEXT_MODE";
+
+thread_local! {
+    /// An execution on this OS thread (model threads are coroutines on the test's own thread)
+    /// used a program context since [`take_used`] last asked.
+    static USED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Notes that the running execution uses a program context (a fact, a pool, an identity, a
+/// generalised checkpoint).
+pub(crate) fn note_used() {
+    USED.with(|u| u.set(true));
+}
+
+/// Whether an execution on this thread used a program context since the last call: the
+/// driver then reports the test per context.
+pub(crate) fn take_used() -> bool {
+    USED.with(|u| u.replace(false))
+}
 
 /// The builder with the context mode `SYMX_CONTEXT_MODE` asks for, if any.
 pub(crate) fn mode_from_env(builder: crate::Builder) -> crate::Builder {
@@ -64,6 +83,7 @@ pub(crate) fn class_of(
     type_name: &'static str,
     location: &'static std::panic::Location<'static>,
 ) -> crate::rt::ObjId {
+    note_used();
     let id = crate::rt::with(|e| e.objects.of(obj, crate::rt::ObjKind::User, type_name, 0));
     id.unwrap_or_else(|| {
         crate::rt::foreign::check(obj, type_name, location);

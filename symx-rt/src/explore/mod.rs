@@ -215,6 +215,7 @@ fn outcome_schedule(b: &Builder, outcome: &ExecutionResult) -> Schedule {
             tags: location_tags(&outcome.events),
         },
         old_format: None,
+        context_mode: crate::schedule::carried(b.context_mode),
     }
 }
 
@@ -351,11 +352,13 @@ pub(crate) fn replay(
             return Err(ReplayError::OtherTest);
         }
     }
-    // The token's inputs, and zero for every other: whatever inputs the builder gives.
+    // The token's inputs, and zero for every other: whatever inputs the builder gives; and
+    // the token's context mode, whatever the attribute or the environment says.
     let b = &b
         .clone()
         .inputs(schedule.inputs.iter().cloned().collect())
-        .input_seed(0);
+        .input_seed(0)
+        .context_mode(schedule.context_mode());
     let start = Instant::now();
     let mut strategy = Replay::new(&schedule.decisions);
     strategy.next_execution();

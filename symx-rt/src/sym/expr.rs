@@ -154,6 +154,22 @@ pub(crate) mod wide {
     }
 }
 
+/// [`wide`] for an optional `i128` (absent: `None`; use with `#[serde(default)]`).
+pub(crate) mod wide_opt {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    struct Wide(#[serde(with = "super::wide")] i128);
+
+    pub fn serialize<S: Serializer>(v: &Option<i128>, s: S) -> Result<S::Ok, S::Error> {
+        v.map(Wide).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i128>, D::Error> {
+        Ok(Option::<Wide>::deserialize(d)?.map(|w| w.0))
+    }
+}
+
 /// Index of an expression in its execution's arena.
 pub type ExprId = u32;
 

@@ -27,6 +27,8 @@ pub(crate) struct SymConfig {
     pub input_seed: u64,
     /// Which facts of a program context hold (`symx::context`).
     pub context_mode: crate::context::ContextMode,
+    /// The checkpoint label whose captures are generalised (`symx::checkpoint!`).
+    pub context_label: Option<std::sync::Arc<str>>,
 }
 
 /// One input handed out in this execution.
@@ -35,6 +37,8 @@ pub(crate) struct InputSlot {
     pub name: String,
     pub ty: Ty,
     pub bits: u128,
+    /// The value the run computed, for an input that generalises it (a checkpoint's capture).
+    pub recorded: Option<u128>,
 }
 
 /// What a visible step read, wrote and assumed, attached to its event.
@@ -229,6 +233,7 @@ impl SymState {
         thread: ThreadId,
         name: Option<&str>,
         ty: Ty,
+        default: Option<u128>,
     ) -> Result<(u32, u128), String> {
         let name = match name {
             Some(n) => n.to_string(),
@@ -254,13 +259,19 @@ impl SymState {
             .inputs
             .as_ref()
             .and_then(|m| m.get(&name).copied());
-        let bits = match given {
-            Some(v) => ty.from_i128(v),
-            None => ty.truncate(default_input(self.config.input_seed, &name)),
+        let bits = match (given, default) {
+            (Some(v), _) => ty.from_i128(v),
+            (None, Some(d)) => d,
+            (None, None) => ty.truncate(default_input(self.config.input_seed, &name)),
         };
         let i = self.inputs.len() as u32;
         self.names.insert(name.clone(), i);
-        self.inputs.push(InputSlot { name, ty, bits });
+        self.inputs.push(InputSlot {
+            name,
+            ty,
+            bits,
+            recorded: default,
+        });
         Ok((i, bits))
     }
 }
@@ -450,9 +461,27 @@ pub(crate) fn input<T: SymValue>(
     name: Option<&str>,
     location: &'static Location<'static>,
 ) -> Sym<T> {
+    input_from(name, None, location)
+}
+
+/// A fresh named input whose value, when the input assignment does not give one, is
+/// `default` (a generalised value: its first value is the one the run computed).
+pub(crate) fn input_defaulting<T: SymValue>(
+    name: &str,
+    default: T,
+    location: &'static Location<'static>,
+) -> Sym<T> {
+    input_from(Some(name), Some(default.to_bits()), location)
+}
+
+fn input_from<T: SymValue>(
+    name: Option<&str>,
+    default: Option<u128>,
+    location: &'static Location<'static>,
+) -> Sym<T> {
     let made = with_exec(|e| {
         let thread = e.current;
-        let (i, bits) = e.sym.input(thread, name, T::TY)?;
+        let (i, bits) = e.sym.input(thread, name, T::TY, default)?;
         let id = e.sym.arena.push(Expr::Input {
             ty: T::TY,
             input: i,

@@ -45,6 +45,7 @@ pub(crate) fn from_execution(e: &Execution) -> Trace {
                 name: i.name.clone(),
                 ty: i.ty,
                 value: i.ty.to_i128(i.bits),
+                recorded: i.recorded.map(|r| i.ty.to_i128(r)),
             })
             .collect(),
         exprs: e.sym.arena.nodes.clone(),

@@ -105,6 +105,15 @@ pub struct InputInfo {
     /// The value (for `u128` above `i128::MAX`: the bit pattern as an `i128`).
     #[serde(with = "crate::sym::expr::wide")]
     pub value: i128,
+    /// For an input that generalises a value the run computed (a checkpoint's capture at the
+    /// context a test explores from): that value. A run whose inputs all equal their recorded
+    /// values is a run of the program as it is.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::sym::expr::wide_opt"
+    )]
+    pub recorded: Option<i128>,
 }
 
 /// What happened at one event.

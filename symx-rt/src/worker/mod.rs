@@ -271,12 +271,16 @@ fn apply(builder: &Builder, o: &Overrides) -> Builder {
     if let Some(ms) = o.time_budget_ms {
         b = b.time_budget(Some(Duration::from_millis(ms)));
     }
+    if o.keep_going {
+        b = b.keep_going(true);
+    }
     b
 }
 
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
 fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdict {
+    crate::context::take_used();
     let start = Instant::now();
     let mut last = start;
     let mut executions = 0u64;
@@ -323,6 +327,7 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Verdic
         failure: report.failure().map(report::failure),
         drew_inputs: report.drew_inputs(),
         idle_threads: report.idle_threads(),
+        context_mode: crate::context::take_used().then(|| builder.context_mode.name().into()),
     }
 }
 
@@ -395,6 +400,7 @@ pub mod tokens {
             inputs: Vec::new(),
             locations: Default::default(),
             old_format: None,
+            context_mode: None,
         }
         .to_string()
     }

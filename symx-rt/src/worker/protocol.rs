@@ -124,6 +124,10 @@ pub struct Overrides {
     /// Explore only this shard of the test's executions (see the worker's `shard` module).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// Run every execution even after a failure (`Builder::keep_going`): a context's paths
+    /// are all counted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_going: bool,
 }
 
 /// Shard `index` of `count` (`index < count`).
@@ -226,6 +230,10 @@ pub struct Verdict {
     /// ([`crate::Report::idle_threads`]): the driver warns `no-modelled-operations`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub idle_threads: u32,
+    /// An execution used a program context (`symx::context`, or a checkpoint the test explores
+    /// from): the context mode it ran in. The driver reports such a test per context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_mode: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -22,7 +22,7 @@
 
 mod paths;
 
-pub use paths::{FactUse, FailedPath};
+pub use paths::{FactUse, FailedPath, Generalised};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -59,6 +59,11 @@ impl ContextResult {
             .filter(|(s, _)| s.ends_with(site))
             .flat_map(|(_, o)| o.iter().cloned())
             .collect()
+    }
+
+    /// Failing paths that are runs of the program as it is (see [`FailedPath::confirmed`]).
+    pub fn confirmed_failures(&self) -> usize {
+        self.failures.iter().filter(|f| f.confirmed()).count()
     }
 
     /// Failures of kind `kind` (`panic`, `deadlock`, ...).

@@ -2,6 +2,12 @@
 //! outcomes at each decision site, each path's outcome vector, and for each failing path the
 //! facts it depends on.
 //!
+//! A failing path is *confirmed* when it ran with every generalised value (a checkpoint's
+//! capture made symbolic, `symx::checkpoint!`) equal to the one its own run from the
+//! program's start computed: it is then a run of the program, and its replay token replays
+//! it. Otherwise it is reachable only under generalised values, which the run that reached
+//! the checkpoint did not produce: a likely, not a confirmed, failure.
+//!
 //! A failure depends on a fact when the fact shares an input with a condition the failing
 //! path took, directly or through other conditions (the slice the symbolic search sends to
 //! the solver for a side): dropping any other fact leaves the path's feasibility unchanged.
@@ -34,6 +40,40 @@ pub struct FailedPath {
     pub inputs: Vec<(String, i128)>,
     /// The facts it depends on, in path order.
     pub facts: Vec<FactUse>,
+    /// The generalised inputs whose value is not the one the run computed at the checkpoint:
+    /// the failure is confirmed only when there are none.
+    pub generalised: Vec<Generalised>,
+}
+
+impl FailedPath {
+    /// Whether the failing path is a run of the program as it is (no generalised value
+    /// differs from the computed one).
+    pub fn confirmed(&self) -> bool {
+        self.generalised.is_empty()
+    }
+}
+
+/// A generalised input that ran with another value than the computed one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Generalised {
+    pub name: String,
+    pub value: i128,
+    /// The value the run from the program's start computed at the checkpoint.
+    pub recorded: i128,
+}
+
+/// The generalised inputs of `trace` that differ from their computed values.
+fn generalised(trace: &Trace) -> Vec<Generalised> {
+    (trace.inputs.iter())
+        .filter_map(|i| {
+            let recorded = i.recorded?;
+            (recorded != i.value).then(|| Generalised {
+                name: i.name.clone(),
+                value: i.value,
+                recorded,
+            })
+        })
+        .collect()
 }
 
 /// The counts over every trace the search ran.
@@ -70,6 +110,7 @@ pub fn count(traces: &[Trace]) -> ContextResult {
                     .map(|i| (i.name.clone(), i.value))
                     .collect(),
                 facts: facts_used(trace, &path),
+                generalised: generalised(trace),
             });
         }
     }

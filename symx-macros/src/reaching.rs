@@ -1,0 +1,412 @@
+//! `#[symx::reaching_definitions]` on an inline module: the must-reach definitions of the
+//! values each `symx::checkpoint!` in the module captures (Bergan, Grossman, Ceze, OOPSLA
+//! 2014, §2.5 and the flow functions of the dissertation's Figure 2.17), handed to the
+//! checkpoint as analysed facts.
+//!
+//! The analysis runs on the structured syntax of the module's functions, without types:
+//! - a function's entry facts are its parameters bound to the arguments of every call site
+//!   in the module, each argument evaluated with the caller's facts before the statement that
+//!   calls, and intersected over the call sites (a function nobody in the module calls knows
+//!   nothing about its parameters);
+//! - `let x = e;` and `x = e;` define `x` when `e` evaluates (integer literals, known
+//!   locals, `+ - *`, negation, casts, `.into()` and `Sym::from`), and kill it otherwise;
+//! - any other statement kills every local it assigns or borrows mutably, anywhere inside
+//!   (branches and loops are not merged more finely: a kill anywhere is a kill);
+//! - calls to other functions change no local of the caller (Rust callees cannot, except
+//!   through a `&mut`, which kills), which is what the paper's summaries give for locals.
+//!
+//! Only checkpoints at the top level of a function body are analysed; a capture without a
+//! constant must-reach definition gets no fact. Every fact is a must fact: sound, never
+//! needed for soundness.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::visit_mut::VisitMut;
+use syn::{BinOp, Expr, ExprLit, FnArg, Item, ItemFn, ItemMod, Lit, Macro, Pat, Stmt, UnOp};
+
+use crate::diagnostics::wrong_item;
+
+/// Locals known to hold a constant.
+type Facts = BTreeMap<String, i128>;
+
+/// Calls deeper than this know nothing (recursion).
+const MAX_DEPTH: usize = 8;
+
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    match try_expand(args, item) {
+        Ok(t) => t,
+        Err(e) => e.into_compile_error(),
+    }
+}
+
+fn try_expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if !args.is_empty() {
+        return Err(syn::Error::new_spanned(
+            args,
+            "`#[symx::reaching_definitions]` takes no arguments",
+        ));
+    }
+    let mut module = match syn::parse2::<Item>(item)? {
+        Item::Mod(m) if m.content.is_some() => m,
+        other => {
+            return Err(wrong_item(
+                "symx::reaching_definitions",
+                "an inline module (`mod name { ... }`)",
+                &other,
+            ))
+        }
+    };
+    annotate(&mut module);
+    Ok(quote!(#module))
+}
+
+/// Adds the analysed facts to every top-level checkpoint of the module's functions.
+fn annotate(module: &mut ItemMod) {
+    let items = &module.content.as_ref().expect("inline").1;
+    let fns: Vec<ItemFn> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Fn(f) => Some(f.clone()),
+            _ => None,
+        })
+        .collect();
+    let program = Program { fns: &fns };
+    let mut facts_at: Vec<(String, usize, Facts)> = Vec::new();
+    for f in &fns {
+        for (k, stmt) in f.block.stmts.iter().enumerate() {
+            if checkpoint_in(stmt).is_some() {
+                let name = f.sig.ident.to_string();
+                facts_at.push((name, k, program.before(&f.sig.ident.to_string(), k, 0)));
+            }
+        }
+    }
+    let items = &mut module.content.as_mut().expect("inline").1;
+    for item in items.iter_mut() {
+        let Item::Fn(f) = item else { continue };
+        let name = f.sig.ident.to_string();
+        for (k, stmt) in f.block.stmts.iter_mut().enumerate() {
+            let Some((_, _, facts)) = facts_at.iter().find(|(n, s, _)| *n == name && *s == k)
+            else {
+                continue;
+            };
+            AddFacts(facts).visit_stmt_mut(stmt);
+        }
+    }
+}
+
+/// The checkpoint macro of a top-level statement (`let x = checkpoint!(..);` or a statement
+/// that is one).
+fn checkpoint_in(stmt: &Stmt) -> Option<&Macro> {
+    let mac = match stmt {
+        Stmt::Macro(m) => &m.mac,
+        Stmt::Local(l) => match l.init.as_ref().map(|i| &*i.expr) {
+            Some(Expr::Macro(m)) => &m.mac,
+            _ => return None,
+        },
+        Stmt::Expr(Expr::Macro(m), _) => &m.mac,
+        _ => return None,
+    };
+    is_checkpoint(mac).then_some(mac)
+}
+
+fn is_checkpoint(mac: &Macro) -> bool {
+    mac.path
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "checkpoint")
+}
+
+/// Appends `; name = value` for each capture with a fact to the checkpoints it meets.
+struct AddFacts<'a>(&'a Facts);
+
+impl VisitMut for AddFacts<'_> {
+    fn visit_macro_mut(&mut self, mac: &mut Macro) {
+        if !is_checkpoint(mac) {
+            return;
+        }
+        let captures = crate::checkpoint::capture_names(&mac.tokens);
+        let known: Vec<TokenStream> = captures
+            .iter()
+            .filter_map(|c| self.0.get(c).map(|v| (c, v)))
+            .map(|(c, v)| {
+                let ident = syn::Ident::new(c, proc_macro2::Span::call_site());
+                let lit = proc_macro2::Literal::i128_unsuffixed(*v);
+                quote!(#ident = #lit)
+            })
+            .collect();
+        if !known.is_empty() {
+            let tokens = &mac.tokens;
+            mac.tokens = quote!(#tokens ; #(#known),*);
+        }
+    }
+}
+
+struct Program<'a> {
+    fns: &'a [ItemFn],
+}
+
+impl Program<'_> {
+    fn function(&self, name: &str) -> Option<&ItemFn> {
+        self.fns.iter().find(|f| f.sig.ident == name)
+    }
+
+    /// The facts of function `name` before its top-level statement `k`.
+    fn before(&self, name: &str, k: usize, depth: usize) -> Facts {
+        let Some(f) = self.function(name) else {
+            return Facts::new();
+        };
+        let mut facts = self.entry(f, depth);
+        for stmt in &f.block.stmts[..k] {
+            transfer(&mut facts, stmt);
+        }
+        facts
+    }
+
+    /// The facts at `f`'s entry: its parameters, from every call site in the module.
+    fn entry(&self, f: &ItemFn, depth: usize) -> Facts {
+        if depth >= MAX_DEPTH {
+            return Facts::new();
+        }
+        let params: Vec<Option<String>> = f
+            .sig
+            .inputs
+            .iter()
+            .map(|a| match a {
+                FnArg::Typed(t) => pat_ident(&t.pat),
+                FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let mut meet: Option<Facts> = None;
+        for caller in self.fns {
+            for (k, stmt) in caller.block.stmts.iter().enumerate() {
+                for args in calls_of(stmt, &f.sig.ident.to_string()) {
+                    let at = self.before(&caller.sig.ident.to_string(), k, depth + 1);
+                    let mut bound = Facts::new();
+                    for (p, a) in params.iter().zip(&args) {
+                        if let (Some(p), Some(v)) = (p, eval(&at, a)) {
+                            bound.insert(p.clone(), v);
+                        }
+                    }
+                    meet = Some(match meet {
+                        None => bound,
+                        Some(m) => intersect(&m, &bound),
+                    });
+                }
+            }
+        }
+        meet.unwrap_or_default()
+    }
+}
+
+fn intersect(a: &Facts, b: &Facts) -> Facts {
+    a.iter()
+        .filter(|(k, v)| b.get(*k) == Some(v))
+        .map(|(k, v)| (k.clone(), *v))
+        .collect()
+}
+
+fn pat_ident(p: &Pat) -> Option<String> {
+    match p {
+        Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
+        Pat::Type(t) => pat_ident(&t.pat),
+        _ => None,
+    }
+}
+
+/// The flow function of one top-level statement.
+fn transfer(facts: &mut Facts, stmt: &Stmt) {
+    let mut kills = Kills::default();
+    let mut s = stmt.clone();
+    kills.visit_stmt_mut(&mut s);
+    for k in kills.0 {
+        facts.remove(&k);
+    }
+    match stmt {
+        Stmt::Local(l) => {
+            if let Some(x) = pat_ident(&l.pat) {
+                match l.init.as_ref().and_then(|i| eval(facts, &i.expr)) {
+                    Some(v) => facts.insert(x, v),
+                    None => facts.remove(&x),
+                };
+            }
+        }
+        Stmt::Expr(Expr::Assign(a), _) => {
+            if let Some(x) = path_ident(&a.left) {
+                match eval(facts, &a.right) {
+                    Some(v) => facts.insert(x, v),
+                    None => facts.remove(&x),
+                };
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every local a statement assigns (`x = `, `x += `), borrows mutably or binds anew in a
+/// nested `let` (conservatively: shadowing inside a block is a kill too).
+#[derive(Default)]
+struct Kills(Vec<String>);
+
+impl VisitMut for Kills {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Assign(a) => self.0.extend(path_ident(&a.left)),
+            Expr::Binary(b) if is_compound_assign(&b.op) => self.0.extend(path_ident(&b.left)),
+            Expr::Reference(r) if r.mutability.is_some() => self.0.extend(path_ident(&r.expr)),
+            _ => {}
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+
+    fn visit_local_mut(&mut self, l: &mut syn::Local) {
+        self.0.extend(pat_ident(&l.pat));
+        syn::visit_mut::visit_local_mut(self, l);
+    }
+}
+
+fn is_compound_assign(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::BitXorAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+    )
+}
+
+fn path_ident(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Paren(p) => path_ident(&p.expr),
+        _ => None,
+    }
+}
+
+/// The arguments of every call `name(..)` in a statement.
+fn calls_of(stmt: &Stmt, name: &str) -> Vec<Vec<Expr>> {
+    struct Calls<'n>(&'n str, Vec<Vec<Expr>>);
+    impl VisitMut for Calls<'_> {
+        fn visit_expr_call_mut(&mut self, c: &mut syn::ExprCall) {
+            if path_ident(&c.func).as_deref() == Some(self.0) {
+                self.1.push(c.args.iter().cloned().collect());
+            }
+            syn::visit_mut::visit_expr_call_mut(self, c);
+        }
+    }
+    let mut calls = Calls(name, Vec::new());
+    calls.visit_stmt_mut(&mut stmt.clone());
+    calls.1
+}
+
+/// The constant `e` evaluates to under `facts`, if it is one.
+fn eval(facts: &Facts, e: &Expr) -> Option<i128> {
+    match e {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.base10_parse().ok(),
+        Expr::Path(_) => facts.get(&path_ident(e)?).copied(),
+        Expr::Paren(p) => eval(facts, &p.expr),
+        Expr::Group(g) => eval(facts, &g.expr),
+        Expr::Cast(c) => eval(facts, &c.expr),
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => eval(facts, &u.expr)?.checked_neg(),
+        Expr::Binary(b) => {
+            let (l, r) = (eval(facts, &b.left)?, eval(facts, &b.right)?);
+            match b.op {
+                BinOp::Add(_) => l.checked_add(r),
+                BinOp::Sub(_) => l.checked_sub(r),
+                BinOp::Mul(_) => l.checked_mul(r),
+                _ => None,
+            }
+        }
+        Expr::MethodCall(m) if m.method == "into" && m.args.is_empty() => eval(facts, &m.receiver),
+        Expr::Call(c) if c.args.len() == 1 && is_sym_from(&c.func) => eval(facts, &c.args[0]),
+        _ => None,
+    }
+}
+
+/// `Sym::from` (any path ending so).
+fn is_sym_from(f: &Expr) -> bool {
+    let Expr::Path(p) = f else { return false };
+    let segs: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    segs.ends_with(&["Sym".to_string(), "from".to_string()])
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    fn expanded(module: proc_macro2::TokenStream) -> String {
+        super::expand(quote!(), module).to_string()
+    }
+
+    #[test]
+    fn a_parameter_bound_by_the_only_call_site_is_a_fact() {
+        let out = expanded(quote!(
+            mod m {
+                fn main_like() {
+                    foo(41);
+                    foo(42);
+                    bar(5.into());
+                }
+                fn foo(x: i64) {}
+                fn bar(r2: Sym<i64>) {
+                    let r2 = symx::checkpoint!("ctx", r2);
+                }
+            }
+        ));
+        assert!(out.contains("\"ctx\" , r2 ; r2 = 5"), "{out}");
+    }
+
+    #[test]
+    fn call_sites_that_disagree_give_no_fact() {
+        let out = expanded(quote!(
+            mod m {
+                fn main_like() {
+                    bar(5);
+                    bar(6);
+                }
+                fn bar(r2: i64) {
+                    symx::checkpoint!("ctx", r2);
+                }
+            }
+        ));
+        assert!(!out.contains("r2 ="), "{out}");
+    }
+
+    #[test]
+    fn locals_flow_through_lets_and_die_at_assignments_and_mutable_borrows() {
+        let out = expanded(quote!(
+            mod m {
+                fn f() {
+                    let a = 2;
+                    let b = a * 3 + 1;
+                    let mut c = 1;
+                    if cond() {
+                        c = 4;
+                    }
+                    let mut d = 9;
+                    touch(&mut d);
+                    symx::checkpoint!("here", a, b, c, d);
+                }
+            }
+        ));
+        // `c` is assigned in a branch and `d` borrowed mutably: neither is known.
+        assert!(
+            out.contains("(\"here\" , a , b , c , d ; a = 2 , b = 7)"),
+            "{out}"
+        );
+    }
+}

@@ -1,0 +1,88 @@
+//! Support for `symx::checkpoint!`: each capture goes through [`Wrap`], and method
+//! resolution picks [`ViaSym`] for a `Sym<T>` capture (generalised when the test explores
+//! from the checkpoint's label) and [`ViaAny`] for everything else (passed through).
+//!
+//! Generalising a capture replaces it by a symbolic input named `<label>.t<thread>.<name>`
+//! whose value, unless the input assignment gives another, is the value the run computed:
+//! the first input class is the recorded run. An analysed must-reach definition of the
+//! capture (`#[symx::reaching_definitions]`) is a value fact on the input.
+
+use std::cell::Cell;
+use std::panic::Location;
+
+use crate::context::{fact, FactFamily, Provenance};
+use crate::sym::record::{self, with_sym};
+use crate::sym::{Sym, SymValue};
+
+/// A capture on its way through the checkpoint.
+pub struct Wrap<T>(Cell<Option<T>>);
+
+impl<T> Wrap<T> {
+    /// Wraps one capture.
+    pub fn new(value: T) -> Self {
+        Wrap(Cell::new(Some(value)))
+    }
+
+    fn take(&self) -> T {
+        self.0.take().expect("a capture is taken once")
+    }
+}
+
+/// A symbolic capture: generalised at the explored context.
+pub trait ViaSym {
+    /// The capture's type.
+    type Out;
+    /// The capture, generalised at the explored context.
+    fn capture(&self, label: &str, name: &str, analysed: Option<i128>) -> Self::Out;
+}
+
+impl<T: SymValue> ViaSym for &Wrap<Sym<T>> {
+    type Out = Sym<T>;
+    #[track_caller]
+    fn capture(&self, label: &str, name: &str, analysed: Option<i128>) -> Sym<T> {
+        generalise(label, name, self.take(), analysed, Location::caller())
+    }
+}
+
+/// Any other capture: passed through.
+pub trait ViaAny {
+    /// The capture's type.
+    type Out;
+    /// The capture, unchanged.
+    fn capture(&self, label: &str, name: &str, analysed: Option<i128>) -> Self::Out;
+}
+
+impl<T> ViaAny for Wrap<T> {
+    type Out = T;
+    fn capture(&self, _label: &str, _name: &str, _analysed: Option<i128>) -> T {
+        self.take()
+    }
+}
+
+fn generalise<T: SymValue>(
+    label: &str,
+    name: &str,
+    value: Sym<T>,
+    analysed: Option<i128>,
+    location: &'static Location<'static>,
+) -> Sym<T> {
+    let here = with_sym(|st| st.config.context_label.as_deref() == Some(label));
+    if here != Some(true) {
+        return value;
+    }
+    crate::context::note_used();
+    let thread = crate::rt::current_thread().unwrap_or(0);
+    let input = format!("{label}.t{thread}.{name}");
+    let g: Sym<T> = record::input_defaulting(&input, value.peek(), location);
+    if let Some(c) = analysed {
+        let text = format!("{name} == {c} (reaching definitions at `{label}`)");
+        let constant = Sym::constant(T::from_bits(T::TY.from_i128(c)));
+        fact(
+            FactFamily::Value,
+            Provenance::Analysed,
+            &text,
+            g.sym_eq(constant),
+        );
+    }
+    g
+}

@@ -1,0 +1,4 @@
+#[symx::reaching_definitions]
+fn not_a_module() {}
+
+fn main() {}
