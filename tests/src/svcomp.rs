@@ -106,6 +106,12 @@ pub fn programs() -> Vec<Program> {
             paper: ("tickettrue", [Some(1062), Some(274), Some(44)]),
         },
         Program {
+            name: "read_write_lock_true",
+            body: read_write_lock,
+            fails: false,
+            paper: ("readwritelktrue1", [Some(24), Some(4), Some(4)]),
+        },
+        Program {
             name: "circular_buffer_bad",
             body: circular_buffer,
             fails: true,
@@ -636,4 +642,45 @@ pub fn circular_buffer() {
     });
     producer.join().unwrap();
     consumer.join().unwrap();
+}
+
+/// SV-COMP `pthread-atomic/read_write_lock_true` with one writer and one reader: the lock is
+/// `w` (a writer holds it) and `r` (readers hold it), taken in an atomic block (a mutex here)
+/// that waits (bounded by [`SPIN`]) until it may; the writer sets `x = 3`, the reader reads `x`
+/// twice and asserts both reads agree.
+#[symx::instrument]
+pub fn read_write_lock() {
+    // w, r, x
+    let s = Arc::new((Mutex::new(()), [0; 3].map(AtomicI32::new)));
+    let s1 = s.clone();
+    let writer = symx::thread::spawn(move || {
+        let [w, r, x] = &s1.1;
+        spin_until(|| {
+            let _atomic = s1.0.lock().unwrap();
+            let free = w.load_sym(SeqCst).sym_eq(0i32) & r.load_sym(SeqCst).sym_eq(0i32);
+            if free {
+                w.store_sym(1i32, SeqCst);
+            }
+            free
+        });
+        x.store_sym(3i32, SeqCst);
+        w.store_sym(0i32, SeqCst);
+    });
+    let reader = symx::thread::spawn(move || {
+        let [w, r, x] = &s.1;
+        spin_until(|| {
+            let _atomic = s.0.lock().unwrap();
+            let free = w.load_sym(SeqCst).sym_eq(0i32);
+            if free {
+                r.fetch_add_sym(1i32, SeqCst);
+            }
+            free
+        });
+        let l = x.load_sym(SeqCst);
+        let y = x.load_sym(SeqCst);
+        symx::assert!(y == l, "y == l");
+        r.fetch_sub_sym(1i32, SeqCst);
+    });
+    writer.join().unwrap();
+    reader.join().unwrap();
 }
