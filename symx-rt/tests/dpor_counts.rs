@@ -3,46 +3,12 @@
 
 mod common;
 
+use common::{counters, mutex_counter};
+
 use symx::sync::atomic::{AtomicUsize, Ordering};
 use symx::sync::{Arc, Mutex};
 use symx::{thread, Builder, FailureKind, Strategy};
 use symx_test_programs::classic::lost_update;
-
-fn counters(n: usize, k: usize) {
-    let c = Arc::new(AtomicUsize::new(0));
-    let hs: Vec<_> = (0..n)
-        .map(|_| {
-            let c = c.clone();
-            thread::spawn(move || {
-                for _ in 0..k {
-                    c.fetch_add(1, Ordering::SeqCst);
-                }
-            })
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
-    assert_eq!(c.load(Ordering::SeqCst), n * k);
-}
-
-fn mutex_counter(n: usize, k: usize) {
-    let c = Arc::new(Mutex::new(0));
-    let hs: Vec<_> = (0..n)
-        .map(|_| {
-            let c = c.clone();
-            thread::spawn(move || {
-                for _ in 0..k {
-                    *c.lock().unwrap() += 1;
-                }
-            })
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
-    assert_eq!(*c.lock().unwrap(), n * k);
-}
 
 /// (N·K)! / (K!)^N: the interleavings of N sequences of K mutually dependent operations.
 fn interleavings(n: u64, k: u64) -> u64 {

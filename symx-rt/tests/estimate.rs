@@ -2,43 +2,12 @@
 //! when an exploration stops before its end, exact for a tree whose siblings are alike, and
 //! measured against the true totals of the bench's counters and philosophers.
 
-use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+mod common;
+
+use common::{counters, mutex_counter};
+
 use symx::sync::{Arc, Mutex};
 use symx::{thread, Builder, Strategy};
-
-fn counters(threads: usize, each: usize) {
-    let x = Arc::new(AtomicUsize::new(0));
-    let hs: Vec<_> = (0..threads)
-        .map(|_| {
-            let x = x.clone();
-            thread::spawn(move || {
-                for _ in 0..each {
-                    x.fetch_add(1, SeqCst);
-                }
-            })
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
-}
-
-fn mutex_counter(threads: usize, each: usize) {
-    let m = Arc::new(Mutex::new(0));
-    let hs: Vec<_> = (0..threads)
-        .map(|_| {
-            let m = m.clone();
-            thread::spawn(move || {
-                for _ in 0..each {
-                    *m.lock().unwrap() += 1;
-                }
-            })
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
-}
 
 /// `n` philosophers, each taking the lower-numbered fork first: no deadlock.
 fn philosophers(n: usize) {

@@ -3,6 +3,10 @@
 //! order, and the resumed report's counts are the whole exploration's; a checkpoint of another
 //! program, test or settings is refused with an error saying so.
 
+mod common;
+
+use common::counters;
+
 // The differential test's programs; only their generator and interpreter are used here.
 #[allow(dead_code)]
 mod random_programs;
@@ -13,9 +17,7 @@ use std::sync::Mutex as StdMutex;
 
 use random_programs::{generate, run, Family};
 use symx::__private::{explore_observed, interrupt, ObservedStep};
-use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use symx::sync::Arc;
-use symx::{thread, Builder, Report, StopReason, Strategy};
+use symx::{Builder, Report, StopReason, Strategy};
 use symx_test_programs::rng::SplitMix64;
 
 /// An interruption stops every exploration that checkpoints in the process: one test at a
@@ -103,24 +105,6 @@ fn random_programs_interrupted_at_random_points_run_the_uninterrupted_executions
     }
     assert_eq!(programs, 100);
     assert!(interruptions >= 100, "{interruptions} interruptions");
-}
-
-/// Counters: `threads` threads each doing `each` fetch_adds.
-fn counters(threads: usize, each: usize) {
-    let x = Arc::new(AtomicUsize::new(0));
-    let hs: Vec<_> = (0..threads)
-        .map(|_| {
-            let x = x.clone();
-            thread::spawn(move || {
-                for _ in 0..each {
-                    x.fetch_add(1, SeqCst);
-                }
-            })
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
 }
 
 #[test]

@@ -2,6 +2,10 @@
 //! quickly (its preemption-bounded passes), and still proves correct programs with exact
 //! counts (the optimal DPOR, counted apart from the passes).
 
+mod common;
+
+use common::counters;
+
 use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use symx::sync::{Arc, Mutex};
 use symx::{thread, Builder, FailureKind};
@@ -31,10 +35,10 @@ fn a_lost_update_before_a_long_dependent_tail_is_found_by_the_passes() {
 #[test]
 fn counts_of_a_correct_program_are_the_dpor_s_alone() {
     // 2,520 orders of the eight increments: long enough for the passes to start.
-    let with = Builder::new().explore(|| fetch_adds(4, 2));
+    let with = Builder::new().explore(|| counters(4, 2));
     let without = Builder::new()
         .shallow_first(false)
-        .explore(|| fetch_adds(4, 2));
+        .explore(|| counters(4, 2));
     assert!(with.complete() && without.complete());
     assert_eq!(with.executions(), 2_520);
     assert_eq!(without.executions(), 2_520);
@@ -42,7 +46,7 @@ fn counts_of_a_correct_program_are_the_dpor_s_alone() {
     assert!(with.shallow_executions() > 0);
     assert!(with.shallow_executions() <= 2_520 / 2);
     // A small exploration ends before the passes start.
-    let small = Builder::new().explore(|| fetch_adds(3, 2));
+    let small = Builder::new().explore(|| counters(3, 2));
     assert_eq!((small.executions(), small.shallow_executions()), (90, 0));
 }
 
@@ -51,7 +55,7 @@ fn recorded_traces_are_the_dpor_s_alone() {
     // The passes' executions repeat traces the DPOR runs too: the exploration's traces are
     // one per DPOR execution.
     let mut traces = 0u64;
-    let report = Builder::new().explore_traces(|| fetch_adds(4, 2), |_| traces += 1);
+    let report = Builder::new().explore_traces(|| counters(4, 2), |_| traces += 1);
     assert!(report.complete() && report.shallow_executions() > 0);
     assert_eq!((report.executions(), traces), (2_520, 2_520));
 }
@@ -81,23 +85,6 @@ fn lost_update_at(threads: usize, before: usize, after: usize) {
         h.join().unwrap();
     }
     assert_eq!(x.load(SeqCst), threads, "lost update");
-}
-
-fn fetch_adds(threads: usize, each: usize) {
-    let x = Arc::new(AtomicUsize::new(0));
-    let hs: Vec<_> = (0..threads)
-        .map(|_| {
-            let x = x.clone();
-            thread::spawn(move || {
-                for _ in 0..each {
-                    x.fetch_add(1, SeqCst);
-                }
-            })
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
 }
 
 fn show(r: &symx::Report) -> String {
@@ -141,18 +128,9 @@ fn measure_time_to_bug_and_proof() {
             Box::new(move || lost_update_at(threads, tail, 0)),
         ));
     }
-    rows.push((
-        "counters 3x3 (correct)".into(),
-        Box::new(|| fetch_adds(3, 3)),
-    ));
-    rows.push((
-        "counters 4x2 (correct)".into(),
-        Box::new(|| fetch_adds(4, 2)),
-    ));
-    rows.push((
-        "counters 2x8 (correct)".into(),
-        Box::new(|| fetch_adds(2, 8)),
-    ));
+    rows.push(("counters 3x3 (correct)".into(), Box::new(|| counters(3, 3))));
+    rows.push(("counters 4x2 (correct)".into(), Box::new(|| counters(4, 2))));
+    rows.push(("counters 2x8 (correct)".into(), Box::new(|| counters(2, 8))));
     println!("| program | default (shallow passes) | optimal DPOR alone (before) | time ratio |");
     println!("|---|---|---|---:|");
     for (name, body) in &rows {

@@ -3,8 +3,10 @@
 
 #![allow(dead_code)]
 
+use symx::sync::atomic::{AtomicUsize, Ordering};
+use symx::sync::{Arc, Mutex};
 use symx::trace::Trace;
-use symx::{Builder, Failure, FailureKind, Report};
+use symx::{thread, Builder, Failure, FailureKind, Report};
 
 /// Explores `body` and asserts it fails with `kind`; the failure's token must replay to the
 /// same kind and message. Returns the failure for further assertions.
@@ -68,4 +70,42 @@ pub fn one_trace(inputs: &[(&str, i128)], body: impl Fn()) -> Trace {
         "the JSON reads back"
     );
     t
+}
+
+/// `n` threads each doing `k` `fetch_add`s on one counter: (n·k)! / (k!)^n traces.
+pub fn counters(n: usize, k: usize) {
+    let c = Arc::new(AtomicUsize::new(0));
+    let hs: Vec<_> = (0..n)
+        .map(|_| {
+            let c = c.clone();
+            thread::spawn(move || {
+                for _ in 0..k {
+                    c.fetch_add(1, Ordering::SeqCst);
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+    assert_eq!(c.load(Ordering::SeqCst), n * k);
+}
+
+/// `n` threads each adding one to a counter under one mutex `k` times.
+pub fn mutex_counter(n: usize, k: usize) {
+    let c = Arc::new(Mutex::new(0));
+    let hs: Vec<_> = (0..n)
+        .map(|_| {
+            let c = c.clone();
+            thread::spawn(move || {
+                for _ in 0..k {
+                    *c.lock().unwrap() += 1;
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+    assert_eq!(*c.lock().unwrap(), n * k);
 }
