@@ -196,7 +196,7 @@ fn model_threads_without_a_symx_operation_are_a_warning_in_every_format() {
     let human = String::from_utf8_lossy(&out.stderr);
     for says in [
         "warning[no-modelled-operations]: 2 model threads",
-        "complete, warning: no-modelled-operations",
+        "complete under sequential consistency, warning: no-modelled-operations",
         "yes, but see warning",
         "1 with warnings",
     ] {
@@ -345,13 +345,165 @@ fn a_spin_without_a_hint_is_a_step_limit_with_a_short_token_and_collapsed_rows()
         .find(|s| s["omitted"].as_u64().unwrap_or(0) > 99_000)
         .unwrap_or_else(|| panic!("a summary row: {failure:#}"));
     assert_eq!(spinning["op"], "load");
-    assert_eq!(spinning["obj"], "AtomicBool#0");
+    assert_eq!(spinning["order"], "Acquire");
+    assert_eq!(spinning["obj"], "AtomicBool created at spin.rs:8");
+    assert_eq!(spinning["value"], "false");
     assert_eq!(spinning["location"]["line"], 11);
     let token = failure["token"].as_str().unwrap();
     assert!(token.len() < 200, "{} characters", token.len());
     assert_replays("fixture-stdlib", token, "step-limit:");
+    // `--trace` prints every step: the spin is not collapsed.
+    let traced = symx("replay", &["-p", "fixture-stdlib", "--trace", token]);
+    assert_eq!(traced.status.code(), Some(1), "{}", text(&traced));
+    let rows = String::from_utf8_lossy(&traced.stdout)
+        .lines()
+        .filter(|l| l.contains("load(Acquire) AtomicBool created at spin.rs:8"))
+        .count();
+    assert!(rows > 99_000, "{rows} rows of the spin");
 
     let out = symx("test", &["-p", "fixture-stdlib", name]);
     let human = String::from_utf8_lossy(&out.stdout);
     assert!(human.contains("more steps: repeating load"), "{human}");
+}
+
+const LAZY: &str = "a_relaxed_flag_does_not_publish_the_value";
+
+#[test]
+fn a_race_report_shows_orderings_the_types_written_and_where_objects_were_created() {
+    let failure = stdlib_failure(LAZY, "data-race");
+    let message = failure["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("data race on UnsafeCell created at lazy.rs:20:"),
+        "{message}"
+    );
+    let steps = failure["steps"].as_array().unwrap();
+    let ops: Vec<(&str, &str, &str, &str)> = steps
+        .iter()
+        .map(|s| {
+            let field = |k: &str| s[k].as_str().unwrap_or("");
+            (field("op"), field("order"), field("obj"), field("value"))
+        })
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            (
+                "store",
+                "Release",
+                "AtomicBool created at lazy.rs:19",
+                "true"
+            ),
+            (
+                "load",
+                "Relaxed",
+                "AtomicBool created at lazy.rs:19",
+                "true"
+            ),
+        ]
+    );
+    let details = failure["details"].to_string();
+    assert!(
+        details.contains(
+            "load(Relaxed) AtomicBool created at lazy.rs:19 at stdlib/tests/lazy.rs:30:23 \
+             synchronises with nothing by itself"
+        ),
+        "{details}"
+    );
+    let out = symx("test", &["-p", "fixture-stdlib", LAZY]);
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        human.contains("load(Relaxed) AtomicBool created at lazy.rs:19 = true"),
+        "{human}"
+    );
+
+    // SARIF: the interleaving is a code flow with a thread flow per thread, in step order.
+    let out = symx("test", &["-p", "fixture-stdlib", LAZY, "--format", "sarif"]);
+    let sarif: Value = serde_json::from_slice(&out.stdout).expect("SARIF parses");
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "symx/data-race", "{sarif:#}");
+    assert!(result.get("relatedLocations").is_none(), "{result:#}");
+    let flows = result["codeFlows"][0]["threadFlows"].as_array().unwrap();
+    let flow = |id: &str| {
+        let f = flows.iter().find(|f| f["id"] == id).expect("a thread flow");
+        let steps: Vec<(u64, String)> = f["locations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                let text = l["location"]["message"]["text"].as_str().unwrap();
+                (l["executionOrder"].as_u64().unwrap(), text.to_string())
+            })
+            .collect();
+        steps
+    };
+    assert_eq!(flows.len(), 2, "{result:#}");
+    assert_eq!(
+        flow("1"),
+        [(
+            1,
+            "store(Release) AtomicBool created at lazy.rs:19 = true".into()
+        )]
+    );
+    assert_eq!(
+        flow("0"),
+        [(
+            2,
+            "load(Relaxed) AtomicBool created at lazy.rs:19 = true".into()
+        )]
+    );
+}
+
+#[test]
+fn a_complete_pass_says_it_assumed_sequential_consistency_and_names_the_bound() {
+    let name = "two_threads_count_under_a_lock";
+    let bound = ["--preemption-bound", "1"];
+    let (out, report) = json_report("fixture-stdlib", &[name, bound[0], bound[1]]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let t = test(&report, name);
+    assert_eq!(
+        (&t["complete"], &t["memory_model"], &t["preemption_bound"]),
+        (
+            &Value::Bool(true),
+            &Value::from("sequentially-consistent"),
+            &Value::from(1)
+        ),
+        "{t:#}"
+    );
+    let human = String::from_utf8_lossy(&out.stderr);
+    for says in [
+        "complete under sequential consistency, within preemption bound 1",
+        "yes (SC, preemption bound 1)",
+    ] {
+        assert!(human.contains(says), "says `{says}`: {human}");
+    }
+    let out = symx(
+        "test",
+        &[
+            "-p",
+            "fixture-stdlib",
+            name,
+            bound[0],
+            bound[1],
+            "--format",
+            "junit",
+        ],
+    );
+    let junit = quick_junit::Report::deserialize_from_str(&String::from_utf8_lossy(&out.stdout))
+        .expect("valid JUnit");
+    let case = &junit.test_suites[0].test_cases[0];
+    let property = |name: &str| {
+        case.properties
+            .iter()
+            .find(|p| p.name.as_str() == name)
+            .map(|p| p.value.to_string())
+    };
+    for (name, value) in [
+        ("symx.strategy", "dpor"),
+        ("symx.executions", "2"),
+        ("symx.complete", "true"),
+        ("symx.memory_model", "sequentially-consistent"),
+        ("symx.preemption_bound", "1"),
+    ] {
+        assert_eq!(property(name).as_deref(), Some(value), "{name}");
+    }
 }

@@ -48,6 +48,7 @@ mod builder;
 pub mod covering;
 mod entry;
 mod explore;
+mod json;
 mod names;
 mod private;
 mod replay_command;

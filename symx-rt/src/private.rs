@@ -97,7 +97,7 @@ pub(crate) fn replay_test(builder: &Builder, token: &str, body: &dyn Fn()) -> cr
         "symx: replayed {} steps without a failure:",
         report.replayed_steps().len()
     );
-    for step in report.replayed_steps() {
+    for step in crate::rt::diagnose::collapse_repeats(report.replayed_steps().to_vec()) {
         println!("{step}");
     }
     report

@@ -119,6 +119,9 @@ pub struct Step {
     pub thread_label: String,
     /// What the thread did (`lock`, `load`, `spawn`, ...).
     pub operation: String,
+    /// The memory ordering of an atomic operation (`Relaxed`, `Release`, ...): what
+    /// happens-before, and so the data-race check, takes from it.
+    pub order: Option<String>,
     /// The object it did it to, when there is one (`Mutex#1`).
     pub object: Option<String>,
     /// The value read or written, when there is one; empty otherwise.
@@ -129,6 +132,16 @@ pub struct Step {
     pub omitted: u64,
 }
 
+impl Step {
+    /// The operation with its ordering, as reports show it: `load(Relaxed)`, `lock`.
+    pub fn what(&self) -> String {
+        match &self.order {
+            Some(o) => format!("{}({o})", self.operation),
+            None => self.operation.clone(),
+        }
+    }
+}
+
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.omitted > 0 {
@@ -137,7 +150,7 @@ impl fmt::Display for Step {
                 "      … {} more steps: {} repeating {}{}  at {}",
                 self.omitted,
                 self.thread_label,
-                self.operation,
+                self.what(),
                 self.object
                     .as_ref()
                     .map(|o| format!(" {o}"))
@@ -148,7 +161,9 @@ impl fmt::Display for Step {
         write!(
             f,
             "{:>4}. {:<18} {}",
-            self.index, self.thread_label, self.operation
+            self.index,
+            self.thread_label,
+            self.what()
         )?;
         if let Some(o) = &self.object {
             write!(f, " {o}")?;
@@ -438,9 +453,10 @@ impl fmt::Display for Report {
         }
         let how = match self.stop {
             StopReason::Exhausted if self.max_preemptions_bounded => {
-                "every execution within the preemption bound explored"
+                "every execution within the preemption bound explored, under sequential \
+                 consistency"
             }
-            StopReason::Exhausted => "every execution explored",
+            StopReason::Exhausted => "every execution explored, under sequential consistency",
             StopReason::MaxExecutions => {
                 "stopped at the execution bound; the space is not exhausted"
             }

@@ -48,7 +48,7 @@ pub enum Command {
     /// Run exactly the execution a replay token (or a saved failure file) describes.
     #[command(after_help = "EXAMPLES:
     cargo symx replay symx3-…
-    cargo symx replay --trace symx3-…   # print every step
+    cargo symx replay --trace symx3-…   # print every step, repeats not collapsed
     cargo symx replay failure.json                              # a failure from --format json")]
     Replay(ReplayArgs),
     /// Predict bugs from a saved trace: ask z3 whether another interleaving of its events
@@ -273,7 +273,8 @@ pub struct ReplayArgs {
     /// A replay token (symx3-...) or a file holding one (a failure JSON from --format json, or
     /// a text file whose first token-looking word is used).
     pub token: String,
-    /// Print every step of the replayed execution, not only the failure.
+    /// Print every step of the replayed execution: repeated steps (a thread spinning) are not
+    /// collapsed into one row, and a replay without a failure prints its interleaving too.
     #[arg(long)]
     pub trace: bool,
     /// Kill the replay after this long, e.g. `60s`.

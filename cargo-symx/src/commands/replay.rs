@@ -81,6 +81,7 @@ pub fn replay(args: &ReplayArgs, color: ColorChoice) -> Result<u8, String> {
         };
         let request = Request::Replay {
             token: token.clone(),
+            every_step: args.trace,
         };
         // The token names its test: run it even when it is `#[ignore]`d (a known bug is).
         let include = ["--include-ignored".to_string()];
@@ -146,16 +147,16 @@ fn show(
             println!("replayed {title}: the failure happens again");
             let mut finding = Finding::from_report(f.clone());
             if trace {
+                // Every step: the worker collapsed none of the replay's repeated steps.
                 finding.steps = replayed.steps.clone();
             }
             print!("{}", human::finding(&finding, style));
             Ok(EXIT_BUG)
         }
         None => {
-            println!(
-                "replayed {title}: {} steps, no failure",
-                replayed.steps.len()
-            );
+            // Collapsed rows stand for many steps: the last step's number is the count.
+            let steps = replayed.steps.last().map_or(0, |s| s.index);
+            println!("replayed {title}: {steps} steps, no failure");
             if trace {
                 print!("{}", human::interleaving(&replayed.steps));
             }

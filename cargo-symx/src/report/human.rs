@@ -163,11 +163,12 @@ pub fn interleaving(steps: &[StepReport]) -> String {
             row
         })
         .collect();
-    table::render(&header, &rows, 48)
+    table::render(&header, &rows, 60)
 }
 
-fn step_text(s: &StepReport) -> String {
-    let mut text = s.op.clone();
+/// `load(Relaxed) AtomicBool created at lazy.rs:9 = true`: one step in a cell or a line.
+pub fn step_text(s: &StepReport) -> String {
+    let mut text = s.what();
     if let Some(o) = &s.obj {
         text.push(' ');
         text.push_str(o);
@@ -205,8 +206,11 @@ fn summary_table(outcomes: &[Outcome]) -> String {
                 o.executions.map_or("-".into(), |n| n.to_string()),
                 match o.complete {
                     Some(true) if !o.warnings.is_empty() => "yes, but see warning".into(),
-                    Some(true) if o.preemption_bounded => "yes (bounded)".into(),
-                    Some(true) => "yes".into(),
+                    Some(true) => match o.preemption_bound {
+                        Some(b) => format!("yes (SC, preemption bound {b})"),
+                        None if o.preemption_bounded => "yes (SC, bounded)".into(),
+                        None => "yes (SC)".into(),
+                    },
                     Some(false) => format!("no ({})", o.stop.as_deref().unwrap_or("stopped")),
                     None => "-".into(),
                 },

@@ -1,7 +1,9 @@
 //! `--format junit`: one test suite per test binary (`package::target`), one test case per
 //! test; bugs are `<failure>` with the kind as type, crashes and timeouts `<error>`, known bugs
-//! (`expect`) pass with the kind in a property. A test's warnings are properties
-//! (`symx.warning.<code>`) and its `system-err`.
+//! (`expect`) pass with the kind in a property. What a verdict rests on is in properties
+//! (`symx.strategy`, `symx.executions`, `symx.complete`, `symx.memory_model`,
+//! `symx.preemption_bound`); a test's warnings are properties (`symx.warning.<code>`) and its
+//! `system-err`.
 
 use std::collections::BTreeMap;
 
@@ -47,6 +49,12 @@ fn case(o: &Outcome) -> TestCase {
     }
     if let Some(c) = o.complete {
         case.add_property(Property::new("symx.complete", c.to_string()));
+    }
+    if let Some(m) = &o.memory_model {
+        case.add_property(Property::new("symx.memory_model", m.clone()));
+    }
+    if let Some(b) = o.preemption_bound {
+        case.add_property(Property::new("symx.preemption_bound", b.to_string()));
     }
     for w in &o.warnings {
         case.add_property(Property::new(

@@ -141,6 +141,13 @@ pub struct Outcome {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_executions: Option<u64>,
     pub preemption_bounded: bool,
+    /// The preemption bound a complete exploration covered, when one limited it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption_bound: Option<u32>,
+    /// What a complete exploration assumed of memory: `sequentially-consistent` (every
+    /// interleaving, no weak-memory reordering); absent for ordinary tests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_model: Option<String>,
     /// Worker processes that explored this test together (`--shards`); 1 when not split.
     pub shards: u32,
     pub status: Status,
@@ -165,6 +172,24 @@ pub struct Outcome {
     pub context: Option<ContextReport>,
     /// What the verdict cannot back: a `PASS` or `complete` beside a warning is not a proof.
     pub warnings: Vec<Warning>,
+}
+
+/// The memory model every symx exploration assumes: interleavings of whole operations, no
+/// weak-memory reordering (happens-before still honours each operation's ordering).
+pub const SEQUENTIAL_CONSISTENCY: &str = "sequentially-consistent";
+
+impl Outcome {
+    /// `complete under sequential consistency` and, when a bound cut the space, `within
+    /// preemption bound 2`: what a complete verdict assumed.
+    pub fn completeness(&self) -> String {
+        let mut text = "complete under sequential consistency".to_string();
+        if let Some(b) = self.preemption_bound {
+            text.push_str(&format!(", within preemption bound {b}"));
+        } else if self.preemption_bounded {
+            text.push_str(", within the preemption bound");
+        }
+        text
+    }
 }
 
 /// The warning code of a test whose spawned model threads made no symx operation.
@@ -419,6 +444,8 @@ impl Outcome {
             resumed: None,
             estimated_executions: None,
             preemption_bounded: false,
+            preemption_bound: None,
+            memory_model: None,
             shards: 1,
             status: Status::Passed,
             failure: None,

@@ -50,7 +50,7 @@ fn list(out: &mut String, o: &Outcome, what: &str, why: &str, items: &[Unconfirm
 }
 
 /// `predict: 2 traces, 7 candidates, 9 queries (0.04s in the solver), 1 confirmed, ...`, when
-/// the checks ran on any test.
+/// the checks ran on any test, then a line for each test that had nothing to analyse.
 pub fn totals(outcomes: &[Outcome]) -> Option<String> {
     let reports: Vec<_> = outcomes.iter().filter_map(|o| o.predict.as_ref()).collect();
     if reports.is_empty() {
@@ -59,7 +59,8 @@ pub fn totals(outcomes: &[Outcome]) -> Option<String> {
     let sum = |f: fn(&crate::report::outcome::PredictReport) -> usize| -> usize {
         reports.iter().map(|r| f(r)).sum()
     };
-    let seconds: f64 = reports.iter().flat_map(|r| &r.query_seconds).sum();
+    // An empty float sum is -0.0: `+ 0.0` makes "0.00s", not "-0.00s".
+    let seconds = reports.iter().flat_map(|r| &r.query_seconds).sum::<f64>() + 0.0;
     let unconfirmed = sum(|r| r.unconfirmed);
     let shown = reports.iter().any(|r| !r.unconfirmed_details.is_empty());
     let mut line = format!(
@@ -87,5 +88,27 @@ pub fn totals(outcomes: &[Outcome]) -> Option<String> {
             let _ = write!(line, ", {n} {what}");
         }
     }
+    for o in outcomes {
+        if let Some(note) = nothing_to_analyse(o) {
+            let _ = write!(line, "\n{note}");
+        }
+    }
     Some(line)
+}
+
+/// `predict: p::t name: nothing to analyse in its 1 trace: ...`: a test whose traces held no
+/// candidate at all, so that `0 candidates` is not read as a proof.
+fn nothing_to_analyse(o: &Outcome) -> Option<String> {
+    let p = o.predict.as_ref().filter(|p| p.candidates == 0)?;
+    let traces = if p.traces == 1 {
+        "its trace".to_string()
+    } else {
+        format!("its {} traces", p.traces)
+    };
+    Some(format!(
+        "predict: {}: nothing to analyse in {traces} (0 candidates): it recorded no assertion \
+         that held, no conflicting accesses of two threads, no lock taken while holding \
+         another and no atomic region",
+        o.id()
+    ))
 }

@@ -1,13 +1,16 @@
 //! `--format sarif`: SARIF 2.1.0 for code scanning. Each failure is a result whose location is
 //! the failing source line (for a deadlock, the last step of the interleaving; for a crash, the
-//! first line of the test target), with every step of the interleaving as a related location.
-//! A test's warnings are results at level `warning`.
+//! first line of the test target), with the interleaving as a code flow: one thread flow per
+//! thread, each step a location whose `executionOrder` is its step number, so that a viewer
+//! can show the threads side by side in the order they ran. A test's warnings are results at
+//! level `warning`.
 
 use serde_sarif::sarif::{
-    ArtifactLocation, Location, Message, PhysicalLocation, Region, ReportingDescriptor,
-    Result as SarifResult, ResultLevel, Run, Sarif, Tool, ToolComponent,
+    ArtifactLocation, CodeFlow, Location, Message, PhysicalLocation, Region, ReportingDescriptor,
+    Result as SarifResult, ResultLevel, Run, Sarif, ThreadFlow, ThreadFlowLocation, Tool,
+    ToolComponent,
 };
-use symx::__worker::protocol;
+use symx::__worker::protocol::{self, StepReport};
 
 use crate::report::outcome::{Finding, Outcome, Status, Warning};
 
@@ -101,18 +104,45 @@ fn result(o: &Outcome, f: &Finding) -> SarifResult {
         .message(Message::builder().text(text).build())
         .build();
     result.locations = primary.map(|l| vec![location(l, None)]);
-    let related: Vec<Location> = f
-        .steps
-        .iter()
-        .map(|s| {
-            let what = format!("step {}: {} {}", s.index, s.thread_label, s.op);
-            location(&s.location, Some(what))
-        })
-        .collect();
-    if !related.is_empty() {
-        result.related_locations = Some(related);
+    if !f.steps.is_empty() {
+        result.code_flows = Some(vec![code_flow(&f.steps)]);
     }
     result
+}
+
+/// The interleaving as SARIF's construct for it: a thread flow per thread, in thread order,
+/// whose locations carry the step numbers as their `executionOrder`.
+fn code_flow(steps: &[StepReport]) -> CodeFlow {
+    let mut threads: Vec<usize> = steps.iter().map(|s| s.thread).collect();
+    threads.sort_unstable();
+    threads.dedup();
+    let flows: Vec<ThreadFlow> = threads
+        .into_iter()
+        .map(|t| {
+            let mine = steps.iter().filter(|s| s.thread == t);
+            let label = mine.clone().next().map(|s| s.thread_label.clone());
+            let locations: Vec<ThreadFlowLocation> = mine.map(flow_location).collect();
+            let mut flow = ThreadFlow::builder().locations(locations).build();
+            flow.id = Some(t.to_string());
+            flow.message = label.map(|l| Message::builder().text(l).build());
+            flow
+        })
+        .collect();
+    CodeFlow::builder().thread_flows(flows).build()
+}
+
+/// One step: `load(Relaxed) AtomicBool created at lazy.rs:9 = true`, or for a summary row of a
+/// spin, `… 99998 more steps: repeating load AtomicBool created at spin.rs:9`.
+fn flow_location(s: &StepReport) -> ThreadFlowLocation {
+    let mut what = super::human::step_text(s);
+    if s.omitted > 0 {
+        what = format!("… {} more steps: repeating {what}", s.omitted);
+    }
+    let mut step = ThreadFlowLocation::builder()
+        .location(location(&s.location, Some(what)))
+        .build();
+    step.execution_order = Some(s.index as i64);
+    step
 }
 
 /// A warning about a test's verdict, at level `warning`, pinned to its test target's first line

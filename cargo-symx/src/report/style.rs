@@ -86,7 +86,8 @@ impl Style {
         self.paint(code, &label)
     }
 
-    /// `   PASS [ 0.120s] pkg::target name  (dpor, 14 executions, complete)`
+    /// `   PASS [ 0.120s] pkg::target name  (dpor, 14 executions, complete under sequential
+    /// consistency)`
     pub fn outcome_line(&self, o: &Outcome) -> String {
         let mut about = Vec::new();
         if let Some(s) = &o.strategy {
@@ -96,7 +97,7 @@ impl Style {
             about.push(format!("{n} executions"));
         }
         match (o.complete, &o.failure) {
-            (Some(true), _) => about.push("complete".to_string()),
+            (Some(true), _) => about.push(o.completeness()),
             (Some(false), None) => about.push("incomplete".to_string()),
             _ => {}
         }

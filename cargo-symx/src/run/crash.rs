@@ -69,6 +69,7 @@ pub fn recover(
         case,
         Request::Replay {
             token: token.clone(),
+            every_step: false,
         },
         extra,
         timeout,

@@ -150,6 +150,7 @@ fn finding(case: &TestCase, pr: &Prediction, extra: &[String], timeout: Duration
     if let Some(token) = &f.token {
         let request = Request::Replay {
             token: token.clone(),
+            every_step: false,
         };
         let run = worker_process::run(case, request, extra, timeout, &mut |_| {});
         f.steps = run.replayed.map(|r| r.steps).unwrap_or_default();

@@ -20,7 +20,7 @@ use symx::__worker::protocol::{Location, Overrides};
 use crate::config::Resolved;
 use crate::discover::TestCase;
 use crate::report::kind::DriverKind;
-use crate::report::outcome::{Finding, Outcome, Status, Warning};
+use crate::report::outcome::{Finding, Outcome, Status, Warning, SEQUENTIAL_CONSISTENCY};
 use crate::report::progress::Progress;
 use crate::worker_process::{Exit, Libtest, Run, INTERRUPTED};
 
@@ -164,6 +164,11 @@ fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcom
         resumed: run.verdict.as_ref().and_then(|v| nonzero(v.resumed)),
         estimated_executions: run.verdict.as_ref().and_then(|v| v.estimated_executions),
         preemption_bounded: run.verdict.as_ref().is_some_and(|v| v.preemption_bounded),
+        preemption_bound: run.verdict.as_ref().and_then(|v| v.preemption_bound),
+        memory_model: run
+            .verdict
+            .as_ref()
+            .map(|_| SEQUENTIAL_CONSISTENCY.to_string()),
         shards: run.shards,
         expected: job.settings.expect.get(&case.name).cloned(),
         duration: run.elapsed,

@@ -170,6 +170,7 @@ fn merge_verdicts(verdicts: Vec<Verdict>) -> Verdict {
         complete: failure.is_none() && verdicts.iter().all(|v| v.complete),
         stop,
         preemption_bounded: verdicts.iter().any(|v| v.preemption_bounded),
+        preemption_bound: verdicts.iter().filter_map(|v| v.preemption_bound).max(),
         elapsed_ms: verdicts.iter().map(|v| v.elapsed_ms).max().unwrap_or(0),
         failure,
         drew_inputs: verdicts.iter().any(|v| v.drew_inputs),
@@ -198,6 +199,7 @@ mod tests {
             }
             .into(),
             preemption_bounded: false,
+            preemption_bound: None,
             elapsed_ms: 1,
             failure,
             drew_inputs: false,

@@ -79,11 +79,11 @@ impl Chooser for Announcing {
         self.inner.estimate()
     }
 
-    fn save(&self) -> Option<serde_json::Value> {
+    fn save(&self) -> Option<crate::json::Json> {
         self.inner.save()
     }
 
-    fn restore(&mut self, state: serde_json::Value) -> Result<(), String> {
+    fn restore(&mut self, state: crate::json::Json) -> Result<(), String> {
         self.inner.restore(state)
     }
 }

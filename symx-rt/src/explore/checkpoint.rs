@@ -41,7 +41,7 @@ pub(crate) struct Checkpoint {
     /// The replay token of the last execution run: the program must still run it alike.
     pub last: String,
     /// The strategy's state ([`Chooser::save`]).
-    pub state: serde_json::Value,
+    pub state: crate::json::Json,
 }
 
 /// Why a state file cannot be resumed from.
@@ -97,7 +97,7 @@ pub(crate) fn load(path: &Path, b: &Builder) -> Result<Option<Checkpoint>, Resum
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(refuse(format!("it cannot be read ({e})"))),
     };
-    let c: Checkpoint = serde_json::from_str(&text)
+    let c: Checkpoint = crate::json::from_str(&text)
         .map_err(|e| refuse(format!("it is not a symx checkpoint ({e})")))?;
     if c.format != FORMAT {
         return Err(refuse(format!(
@@ -158,7 +158,7 @@ pub(crate) fn write(path: &Path, c: &Checkpoint) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     let tmp = path.with_extension("tmp");
-    let text = serde_json::to_string(c).map_err(std::io::Error::other)?;
+    let text = crate::json::to_string(c).map_err(std::io::Error::other)?;
     std::fs::write(&tmp, text)?;
     std::fs::rename(&tmp, path)
 }
@@ -185,15 +185,15 @@ pub(crate) fn save(
 }
 
 /// A strategy's state as a checkpoint stores it.
-pub(crate) fn state_of<T: Serialize>(strategy: &T) -> Option<serde_json::Value> {
-    serde_json::to_value(strategy).ok()
+pub(crate) fn state_of<T: Serialize>(strategy: &T) -> Option<crate::json::Json> {
+    crate::json::to_value(strategy).ok()
 }
 
 /// The strategy a checkpoint stored.
 pub(crate) fn from_state<T: serde::de::DeserializeOwned>(
-    state: serde_json::Value,
+    state: crate::json::Json,
 ) -> Result<T, String> {
-    serde_json::from_value(state).map_err(|e| e.to_string())
+    crate::json::from_value(state).map_err(|e| e.to_string())
 }
 
 /// Set when the process was asked to stop (Ctrl-C) while an exploration that checkpoints was

@@ -131,11 +131,11 @@ impl Chooser for Dfs {
         Some(crate::explore::estimate::total(self.executions, branches))
     }
 
-    fn save(&self) -> Option<serde_json::Value> {
+    fn save(&self) -> Option<crate::json::Json> {
         crate::explore::checkpoint::state_of(self)
     }
 
-    fn restore(&mut self, state: serde_json::Value) -> Result<(), String> {
+    fn restore(&mut self, state: crate::json::Json) -> Result<(), String> {
         let shard = self.shard;
         *self = crate::explore::checkpoint::from_state(state)?;
         self.shard = shard;

@@ -457,7 +457,7 @@ pub(crate) fn to_failure(b: &Builder, outcome: ExecutionResult) -> Failure {
         details: found.details,
         location: found.location,
         thread: found.thread,
-        steps: outcome.rendered,
+        steps: crate::rt::diagnose::collapse_repeats(outcome.rendered),
         schedule,
         preemptions: outcome.preemptions,
         test_name: b.test_name.clone(),

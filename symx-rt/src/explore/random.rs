@@ -32,11 +32,11 @@ impl Chooser for Random {
         self.rng.below(n as u64) as usize
     }
 
-    fn save(&self) -> Option<serde_json::Value> {
+    fn save(&self) -> Option<crate::json::Json> {
         crate::explore::checkpoint::state_of(self)
     }
 
-    fn restore(&mut self, state: serde_json::Value) -> Result<(), String> {
+    fn restore(&mut self, state: crate::json::Json) -> Result<(), String> {
         *self = crate::explore::checkpoint::from_state(state)?;
         Ok(())
     }

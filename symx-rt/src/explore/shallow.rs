@@ -155,11 +155,11 @@ impl Chooser for ShallowFirst {
         self.dpor.estimate()
     }
 
-    fn save(&self) -> Option<serde_json::Value> {
+    fn save(&self) -> Option<crate::json::Json> {
         crate::explore::checkpoint::state_of(self)
     }
 
-    fn restore(&mut self, state: serde_json::Value) -> Result<(), String> {
+    fn restore(&mut self, state: crate::json::Json) -> Result<(), String> {
         if state.get("dpor").is_none() {
             // The DPOR's alone, taken under an execution bound: it continues with passes
             // beside it from now on, as if its executions so far had been the warm-up.

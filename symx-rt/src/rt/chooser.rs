@@ -85,12 +85,12 @@ pub(crate) trait Chooser {
     }
     /// The exploration's state between two executions, for a checkpoint to resume from (see
     /// `explore::checkpoint`); `None` for a chooser that cannot be resumed.
-    fn save(&self) -> Option<serde_json::Value> {
+    fn save(&self) -> Option<crate::json::Json> {
         None
     }
     /// Continues from a state [`Chooser::save`] returned, as if the executions before it had
     /// just run.
-    fn restore(&mut self, _state: serde_json::Value) -> Result<(), String> {
+    fn restore(&mut self, _state: crate::json::Json) -> Result<(), String> {
         Err("this strategy cannot be resumed".into())
     }
 }

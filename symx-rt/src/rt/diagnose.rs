@@ -213,10 +213,11 @@ pub(crate) fn stack_overflow(e: &Execution, t: ThreadId) -> Found {
     }
 }
 
-/// The trace as numbered steps for reports.
+/// The trace as numbered steps, every one of them (reports collapse repeats:
+/// [`collapse_repeats`]).
 pub(crate) fn render_steps(e: &Execution) -> Vec<Step> {
-    let steps = e
-        .trace
+    let labels = e.objects.labels();
+    e.trace
         .iter()
         .enumerate()
         .map(|(i, ev)| Step {
@@ -224,13 +225,17 @@ pub(crate) fn render_steps(e: &Execution) -> Vec<Step> {
             thread: ev.thread,
             thread_label: e.threads[ev.thread].label(ev.thread),
             operation: ev.kind.to_string(),
-            object: ev.obj.map(|o| e.objects.label(o)),
-            value: ev.value.to_string(),
+            order: ev.order.map(|o| format!("{o:?}")),
+            object: ev.obj.map(|o| labels[o as usize].clone()),
+            // An `AtomicBool` runs on a `u8`: its values read as the user wrote them.
+            value: match ev.obj {
+                Some(o) if e.objects.name(o) == "AtomicBool" => ev.value.as_bools(),
+                _ => ev.value.to_string(),
+            },
             location: SourceLocation::from(ev.location),
             omitted: 0,
         })
-        .collect();
-    collapse_repeats(steps)
+        .collect()
 }
 
 /// Runs of at least this many identical steps are shown as their first step, one summary row
@@ -239,7 +244,7 @@ const COLLAPSE_AT: usize = 4;
 
 /// Collapses runs of identical steps (same thread, operation, object, value and location: a
 /// thread spinning): a 100,000-step spin reads as three rows, not 100,000.
-fn collapse_repeats(steps: Vec<Step>) -> Vec<Step> {
+pub(crate) fn collapse_repeats(steps: Vec<Step>) -> Vec<Step> {
     let same = |a: &Step, b: &Step| {
         (a.thread, &a.operation, &a.object, &a.value, &a.location)
             == (b.thread, &b.operation, &b.object, &b.value, &b.location)

@@ -135,6 +135,21 @@ impl Execution {
         let location = access.location;
         let what = |a: &Access| if a.write { "write" } else { "read" };
         let cell = self.objects.label(obj);
+        let mut details = vec![
+            format!(
+                "first access:  {} by {} at {}",
+                what(&other),
+                self.threads[other.thread].label(other.thread),
+                other.location
+            ),
+            format!(
+                "second access: {} by {} at {}",
+                what(&access),
+                self.threads[t].label(t),
+                location
+            ),
+        ];
+        details.extend(self.relaxed_operations(&[other.thread, t]));
         Found {
             kind: FailureKind::DataRace,
             message: format!(
@@ -144,22 +159,33 @@ impl Execution {
                 what(&access),
                 self.threads[t].label(t),
             ),
-            details: vec![
-                format!(
-                    "first access:  {} by {} at {}",
-                    what(&other),
-                    self.threads[other.thread].label(other.thread),
-                    other.location
-                ),
-                format!(
-                    "second access: {} by {} at {}",
-                    what(&access),
-                    self.threads[t].label(t),
-                    location
-                ),
-            ],
+            details,
             location: Some(location.into()),
             thread: Some(t),
         }
+    }
+
+    /// The `Relaxed` atomic operations `threads` made so far, each once: the usual reason two
+    /// accesses are not ordered (a flag loaded `Relaxed`).
+    fn relaxed_operations(&self, threads: &[usize]) -> Vec<String> {
+        let mut seen = Vec::new();
+        for ev in &self.trace {
+            let relaxed = ev.order == Some(Ordering::Relaxed) && threads.contains(&ev.thread);
+            let key = (ev.kind, ev.obj, ev.location);
+            if relaxed && !seen.contains(&key) {
+                seen.push(key);
+            }
+        }
+        seen.into_iter()
+            .take(4)
+            .map(|(kind, obj, at)| {
+                let obj = obj.map(|o| format!(" {}", self.objects.label(o)));
+                format!(
+                    "{kind}(Relaxed){} at {at} synchronises with nothing by itself: \
+                     Release publishes, Acquire reads what was published",
+                    obj.unwrap_or_default()
+                )
+            })
+            .collect()
     }
 }

@@ -309,20 +309,69 @@ impl Objects {
         &mut self.states[id as usize]
     }
 
-    /// `Mutex#3`: how reports name an object.
+    /// How reports name an object: by the type the user wrote and where the object was
+    /// created (`Condvar created at queue.rs:14`), with its number when another object of
+    /// this execution has the same name and line (`Mutex#3 created at lib.rs:5`); an object
+    /// known only by its address by its number (`SpinLock#2`).
     pub fn label(&self, id: ObjId) -> String {
-        format!("{}#{id}", self.name(id))
+        let shared = |at: &Location<'_>| {
+            let same = |o: &ObjState| o.created.is_some_and(|c| same_line(c, at));
+            self.states
+                .iter()
+                .filter(|o| same(o) && self.kind_name(o) == self.name(id))
+                .count()
+                > 1
+        };
+        self.label_with(id, shared)
     }
 
-    /// The type the user wrote (`AtomicUsize`), or else the kind's name (`Mutex`).
-    pub fn name(&self, id: ObjId) -> &'static str {
-        let s = self.get(id);
+    /// Every object's label ([`Objects::label`]), computed once for a whole trace.
+    pub fn labels(&self) -> Vec<String> {
+        let mut places: HashMap<(&str, &str, u32), usize> = HashMap::new();
+        for o in &self.states {
+            if let Some(at) = o.created {
+                *places
+                    .entry((self.kind_name(o), at.file(), at.line()))
+                    .or_default() += 1;
+            }
+        }
+        (0..self.states.len() as ObjId)
+            .map(|id| self.label_with(id, |at| places[&(self.name(id), at.file(), at.line())] > 1))
+            .collect()
+    }
+
+    fn label_with(&self, id: ObjId, shared: impl Fn(&Location<'_>) -> bool) -> String {
+        let name = self.name(id);
+        match self.get(id).created {
+            Some(at) if shared(at) => format!("{name}#{id} created at {}", place(at)),
+            Some(at) => format!("{name} created at {}", place(at)),
+            None => format!("{name}#{id}"),
+        }
+    }
+
+    fn kind_name(&self, s: &ObjState) -> &'static str {
         if s.type_name.is_empty() {
             s.kind.name()
         } else {
             s.type_name
         }
     }
+
+    /// The type the user wrote (`AtomicUsize`), or else the kind's name (`Mutex`).
+    pub fn name(&self, id: ObjId) -> &'static str {
+        self.kind_name(self.get(id))
+    }
+}
+
+fn same_line(a: &Location<'_>, b: &Location<'_>) -> bool {
+    (a.file(), a.line()) == (b.file(), b.line())
+}
+
+/// `queue.rs:14`: the file's name without its directories, and the line (short enough for a
+/// column of the interleaving; the steps' own locations give whole paths).
+pub(crate) fn place(at: &Location<'_>) -> String {
+    let file = at.file().rsplit(['/', '\\']).next().unwrap_or(at.file());
+    format!("{file}:{}", at.line())
 }
 
 /// `std::any::type_name` without the module path: `AtomicUsize`, `SpinLock`.

@@ -133,6 +133,18 @@ pub enum Value {
     Flag(bool),
 }
 
+impl Value {
+    /// The value of a flag stored as an integer: `true`, `false -> true`.
+    pub fn as_bools(self) -> String {
+        let b = |v: i128| v != 0;
+        match self {
+            Value::One(v) => b(v).to_string(),
+            Value::Two(x, y) => format!("{} -> {}", b(x), b(y)),
+            other => other.to_string(),
+        }
+    }
+}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -154,6 +166,9 @@ pub struct Event {
     pub obj: Option<ObjId>,
     pub obj2: Option<ObjId>,
     pub value: Value,
+    /// The memory ordering an atomic operation used (the failure ordering when a
+    /// compare-exchange did not write), for reports: a race is explained by a `Relaxed` load.
+    pub order: Option<std::sync::atomic::Ordering>,
     pub location: &'static Location<'static>,
     /// Objects whose state the step changed besides `obj` (a `Once` completed by the end of
     /// its initialiser): a partial-order reduction must treat the event as touching them.

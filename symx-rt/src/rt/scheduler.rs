@@ -391,6 +391,7 @@ impl Scheduler<'_> {
             obj: op.obj,
             obj2: op.obj2,
             value: Value::None,
+            order: None,
             location: op.location,
             touched: Vec::new(),
             enablers,

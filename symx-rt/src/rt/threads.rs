@@ -38,7 +38,7 @@ pub(crate) struct Wait {
     /// passes and it times out instead of deadlocking.
     pub timeout: bool,
     pub location: &'static Location<'static>,
-    /// What it waits for, for deadlock reports (`a notify on Condvar#2`).
+    /// What it waits for, for deadlock reports (`a notify on Condvar created at queue.rs:14`).
     pub what: &'static str,
 }
 

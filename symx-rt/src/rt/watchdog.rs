@@ -33,10 +33,10 @@ static SEEN: Mutex<Seen> = Mutex::new(Seen {
     decisions: Vec::new(),
 });
 
-/// An operation's kind, object (type name and id) and location.
+/// An operation's kind, object (type name, id and where it was created) and location.
 type LastOp = (
     OpKind,
-    Option<(&'static str, ObjId)>,
+    Option<(&'static str, ObjId, Option<&'static Location<'static>>)>,
     &'static Location<'static>,
 );
 
@@ -56,7 +56,7 @@ struct Seen {
 pub struct Stuck {
     /// `thread 1`, `thread 2 (worker)`.
     pub thread: String,
-    /// Its last symx operation (`load AtomicBool#0`), when it performed one.
+    /// Its last symx operation (`load AtomicBool created at once.rs:9`), when it performed one.
     pub operation: Option<String>,
     pub location: Option<crate::report::SourceLocation>,
     /// The decisions of the running execution's schedule so far (a replay prefix).
@@ -127,7 +127,13 @@ fn snapshot(after: Duration) -> Stuck {
     Stuck {
         thread: seen.label.clone(),
         operation: seen.operation.map(|(kind, obj, _)| match obj {
-            Some((name, id)) => format!("{kind} {name}#{id}"),
+            Some((name, _, Some(created))) => {
+                format!(
+                    "{kind} {name} created at {}",
+                    super::objects::place(created)
+                )
+            }
+            Some((name, id, None)) => format!("{kind} {name}#{id}"),
             None => kind.to_string(),
         }),
         location: seen.operation.map(|(_, _, at)| at.into()),
@@ -162,7 +168,8 @@ pub(crate) fn resuming(e: &Execution, t: ThreadId) {
             (ev.kind, ev.obj, ev.location)
         }),
     };
-    seen.operation = last.map(|(kind, obj, at)| (kind, obj.map(|o| (e.objects.name(o), o)), at));
+    let object = |o| (e.objects.name(o), o, e.objects.get(o).created);
+    seen.operation = last.map(|(kind, obj, at)| (kind, obj.map(object), at));
     BEAT.fetch_add(1, Ordering::Relaxed);
 }
 

@@ -88,6 +88,11 @@ fn access(
             failure_order
         };
         e.acquire_from(id, read);
+        let applied = if new.is_some() { order } else { failure_order };
+        let me = e.current;
+        if let Some(ev) = e.trace.last_mut().filter(|ev| ev.thread == me) {
+            ev.order = Some(applied);
+        }
         let mut race = None;
         match new {
             Some(v) => {

@@ -48,14 +48,13 @@ impl std::error::Error for TraceError {}
 impl Trace {
     /// The trace as JSON.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a trace always serialises")
+        crate::json::to_string_pretty(self).expect("a trace always serialises")
     }
 
     /// Reads a trace written by [`Trace::to_json`], checking its format, its version and that
     /// its records refer only to what exists (expressions, threads, objects, inputs).
     pub fn from_json(text: &str) -> Result<Trace, TraceError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| TraceError::NotATrace(e.to_string()))?;
+        let value = crate::json::parse(text).map_err(|e| TraceError::NotATrace(e.to_string()))?;
         let format = value.get("format").and_then(|f| f.as_str());
         if format != Some(TRACE_FORMAT) {
             return Err(TraceError::NotATrace(format!(
@@ -73,9 +72,8 @@ impl Trace {
             }
             None => return Err(TraceError::Corrupt("the field `version` is missing".into())),
         }
-        // Numbers are `i128`s, which `serde_json::Value` cannot hold: read the text again.
         let trace: Trace =
-            serde_json::from_str(text).map_err(|e| TraceError::Corrupt(e.to_string()))?;
+            crate::json::from_value(value).map_err(|e| TraceError::Corrupt(e.to_string()))?;
         check::references(&trace).map_err(TraceError::Corrupt)?;
         Ok(trace)
     }

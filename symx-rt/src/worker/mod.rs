@@ -42,7 +42,7 @@ use protocol::{Message, Overrides, Ran, Replayed, Request, RequestLine, Verdict}
 /// Writes one protocol line to stdout, bypassing libtest's output capture, and flushes it so
 /// that it survives a crash that follows.
 pub(crate) fn send(message: &Message) {
-    let json = serde_json::to_string(message).expect("protocol messages serialise");
+    let json = crate::json::to_string(message).expect("protocol messages serialise");
     let mut out = std::io::stdout().lock();
     // A driver that went away cannot be told anything more; the test then ends on its own.
     let _ = writeln!(out, "{}{json}", protocol::LINE_PREFIX).and_then(|()| out.flush());
@@ -105,7 +105,7 @@ fn read_request() -> Result<RequestLine, String> {
         .lock()
         .read_line(&mut line)
         .map_err(|e| format!("cannot read the request: {e}"))?;
-    serde_json::from_str(&line).map_err(|e| format!("malformed request `{}`: {e}", line.trim()))
+    crate::json::from_str(&line).map_err(|e| format!("malformed request `{}`: {e}", line.trim()))
 }
 
 fn answer(builder: &Builder, body: fn(), request: Request) {
@@ -140,7 +140,9 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
                 Err(message) => send(&Message::Error { message }),
             }
         }
-        Request::Replay { token } => send(&Message::Replayed(replay(builder, body, &token))),
+        Request::Replay { token, every_step } => send(&Message::Replayed(replay(
+            builder, body, &token, every_step,
+        ))),
         Request::RunOne {
             prefix,
             choices,
@@ -181,7 +183,7 @@ fn session(builder: &Builder, body: fn()) {
     });
     loop {
         let Some(line) = next_line() else { return };
-        let request = match serde_json::from_str::<RequestLine>(&line) {
+        let request = match crate::json::from_str::<RequestLine>(&line) {
             Ok(RequestLine { request, .. }) => request,
             Err(e) => {
                 let message = format!("malformed request `{}`: {e}", line.trim());
@@ -231,7 +233,7 @@ fn drive(builder: &Builder, body: fn(), inputs: &crate::InputValues) -> Ran {
             enabled: p.enabled.iter().map(|&t| t as u32).collect(),
             trace: Box::new(p.trace.clone()),
         });
-        let decision = next_line().and_then(|l| serde_json::from_str::<RequestLine>(&l).ok());
+        let decision = next_line().and_then(|l| crate::json::from_str::<RequestLine>(&l).ok());
         match decision.map(|d| d.request) {
             Some(Request::Decide { thread: Some(t) }) => crate::Drive::Run(t as usize),
             _ => crate::Drive::Stop,
@@ -329,6 +331,7 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Result
         complete: report.complete(),
         stop: report.stop_reason().name().to_string(),
         preemption_bounded: builder.preemption_bound.is_some(),
+        preemption_bound: builder.preemption_bound,
         elapsed_ms: report.elapsed().as_millis() as u64,
         failure: report.failure().map(report::failure),
         drew_inputs: report.drew_inputs(),
@@ -348,13 +351,21 @@ fn announce_to_driver(a: Announcement) {
     });
 }
 
-fn replay(builder: &Builder, body: fn(), token: &str) -> Replayed {
+fn replay(builder: &Builder, body: fn(), token: &str, every_step: bool) -> Replayed {
     let run = token
         .parse::<Schedule>()
         .and_then(|schedule| builder.try_replay(&schedule, body));
     match run {
         Ok(report) => Replayed {
-            steps: report.replayed_steps().iter().map(report::step).collect(),
+            steps: {
+                let steps = report.replayed_steps().to_vec();
+                let steps = if every_step {
+                    steps
+                } else {
+                    crate::rt::diagnose::collapse_repeats(steps)
+                };
+                steps.iter().map(report::step).collect()
+            },
             failure: report.failure().map(report::failure),
             error: None,
             moved: report
@@ -423,7 +434,7 @@ mod tests {
     #[test]
     fn requests_and_messages_read_back_and_unknown_kinds_are_tolerated() {
         let line = r#"{"v":1,"request":"explore","overrides":{"preemption_bound":2,"shard":{"index":1,"count":2}}}"#;
-        let parsed: RequestLine = serde_json::from_str(line).unwrap();
+        let parsed: RequestLine = crate::json::from_str(line).unwrap();
         match parsed.request {
             Request::Explore {
                 overrides,
@@ -440,12 +451,12 @@ mod tests {
         }
         let newer = r#"{"kind":"coverage","blocks":12}"#;
         assert!(matches!(
-            serde_json::from_str::<Message>(newer).unwrap(),
+            crate::json::from_str::<Message>(newer).unwrap(),
             Message::Unknown
         ));
         let progress = r#"{"kind":"progress","executions":5,"elapsed_ms":7,"rate":1.5}"#;
         assert!(matches!(
-            serde_json::from_str::<Message>(progress).unwrap(),
+            crate::json::from_str::<Message>(progress).unwrap(),
             Message::Progress { executions: 5, .. }
         ));
     }
@@ -474,8 +485,8 @@ mod tests {
         let ran = super::run_one(&builder, lost_update, &guide);
         assert_eq!(ran.failure.as_ref().map(|f| f.kind.as_str()), Some("panic"));
         assert!(ran.divergence.is_none());
-        let json = serde_json::to_string(&Message::Ran(ran)).unwrap();
-        let Message::Ran(back) = serde_json::from_str(&json).unwrap() else {
+        let json = crate::json::to_string(&Message::Ran(ran)).unwrap();
+        let Message::Ran(back) = crate::json::from_str(&json).unwrap() else {
             panic!("a ran message")
         };
         back.trace.check_consistency().unwrap();

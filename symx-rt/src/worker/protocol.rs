@@ -54,8 +54,14 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         inputs: Vec<InputValue>,
     },
-    /// Run exactly the execution a replay token describes and send back its interleaving.
-    Replay { token: String },
+    /// Run exactly the execution a replay token describes and send back its interleaving:
+    /// with `every_step`, every step of it; otherwise runs of identical steps (a thread
+    /// spinning) collapse to their first step, a summary row and their last step.
+    Replay {
+        token: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        every_step: bool,
+    },
     /// Run one execution that follows `prefix` (the thread that takes each visible step, as
     /// traces number threads; after it, the last thread continues while it can) and
     /// `choices` (the alternative of each nondeterministic choice), with the given values for
@@ -232,6 +238,10 @@ pub struct Verdict {
     pub stop: String,
     /// Whether a preemption bound limited the space.
     pub preemption_bounded: bool,
+    /// That bound: a complete exploration covered the executions with at most this many
+    /// preemptions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemption_bound: Option<u32>,
     pub elapsed_ms: u64,
     pub failure: Option<FailureReport>,
     /// An execution drew a symbolic input: the driver's symbolic engine explores the others.
@@ -312,6 +322,9 @@ pub struct StepReport {
     pub thread: usize,
     pub thread_label: String,
     pub op: String,
+    /// The memory ordering of an atomic operation (`Relaxed`, `Acquire`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
     pub obj: Option<String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub value: String,
@@ -320,6 +333,16 @@ pub struct StepReport {
     /// `index` on, are left out.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub omitted: u64,
+}
+
+impl StepReport {
+    /// The operation with its ordering, as reports show it: `load(Relaxed)`, `lock`.
+    pub fn what(&self) -> String {
+        match &self.order {
+            Some(o) => format!("{}({o})", self.op),
+            None => self.op.clone(),
+        }
+    }
 }
 
 fn is_zero_u64(n: &u64) -> bool {

@@ -17,6 +17,7 @@ pub(crate) fn step(s: &Step) -> StepReport {
         thread: s.thread,
         thread_label: s.thread_label.clone(),
         op: s.operation.clone(),
+        order: s.order.clone(),
         obj: s.object.clone(),
         value: s.value.clone(),
         location: location(&s.location),

@@ -291,11 +291,11 @@ impl Chooser for Dpor {
         Some(crate::explore::estimate::total(self.executions, branches))
     }
 
-    fn save(&self) -> Option<serde_json::Value> {
+    fn save(&self) -> Option<crate::json::Json> {
         crate::explore::checkpoint::state_of(self)
     }
 
-    fn restore(&mut self, state: serde_json::Value) -> Result<(), String> {
+    fn restore(&mut self, state: crate::json::Json) -> Result<(), String> {
         if state.get("dpor").is_some() {
             // Its state stands before an execution that may be a pass's, not the DPOR's.
             return Err(
