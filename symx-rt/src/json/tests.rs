@@ -15,7 +15,7 @@ enum Message {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         bound: Option<u32>,
     },
-    Numbers(Numbers),
+    Numbers(Box<Numbers>),
     #[serde(other)]
     Unknown,
 }
@@ -91,7 +91,7 @@ fn lines() -> Vec<Line> {
         },
         Line {
             v: 2,
-            message: Message::Numbers(numbers()),
+            message: Message::Numbers(Box::new(numbers())),
         },
     ]
 }
