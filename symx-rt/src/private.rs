@@ -11,7 +11,7 @@ pub use crate::sym::assertion;
 
 /// What `symx::checkpoint!` expands to.
 pub mod checkpoint {
-    pub use crate::context::checkpoint::{ViaAny, ViaSym, Wrap};
+    pub use crate::context::checkpoint::{reach, ViaAny, ViaSym, Wrap};
 }
 pub use crate::sym::compare::Cmp;
 /// `core`, for generated code: in an edition 2015 crate `::core::…` names the crate root's

@@ -65,11 +65,14 @@ pub(crate) struct Execution {
     pub heap: super::heap::Heap,
     /// `thread_local!` values per thread and `LazyLock` statics of this execution.
     pub locals: super::locals::Locals,
+    /// Where the execution is relative to the recorded context it explores from, if any.
+    pub context: super::prefix::Phase,
 }
 
 impl Execution {
     pub fn new(config: Config, generation: u32) -> Self {
         let sym = crate::sym::record::SymState::new(config.sym.clone(), generation);
+        let context = super::prefix::Phase::of(config.sym.context_label.is_some());
         Execution {
             config,
             objects: Objects::new(generation),
@@ -87,6 +90,7 @@ impl Execution {
             sym,
             heap: Default::default(),
             locals: Default::default(),
+            context,
         }
     }
 

@@ -194,4 +194,7 @@ pub struct Event {
     /// Earlier events (trace indices) without which this one could not have happened: the
     /// step that spawned, woke or was joined by its thread. Program order is implicit.
     pub enablers: Vec<u32>,
+    /// The step belongs to the prefix of a recorded context (see `prefix`): it ran once under
+    /// a fixed schedule, and no strategy reorders it.
+    pub fixed: bool,
 }

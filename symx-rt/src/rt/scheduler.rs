@@ -290,6 +290,9 @@ impl Scheduler<'_> {
         last: Option<ThreadId>,
     ) -> (Vec<(ThreadId, Op)>, bool) {
         let mut e = self.ctx.exec.borrow_mut();
+        if let Some(fixed) = super::prefix::fixed_step(&mut e, enabled, last) {
+            return (vec![fixed], false);
+        }
         let mut options: Vec<_> = enabled
             .iter()
             .copied()
@@ -387,6 +390,7 @@ impl Scheduler<'_> {
         let enablers = std::mem::take(&mut e.threads[t].after);
         e.threads[t].last_event = Some(e.trace.len() as u32);
         let thread_key = e.threads[t].key;
+        let fixed = e.context.in_prefix();
         e.trace.push(Event {
             thread: t,
             thread_key,
@@ -398,6 +402,7 @@ impl Scheduler<'_> {
             touched: Vec::new(),
             outcome: Outcome::Unknown,
             enablers,
+            fixed,
         });
         match op.kind {
             OpKind::Yield => e.threads[t].yielded = true,

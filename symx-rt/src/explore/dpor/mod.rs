@@ -174,10 +174,11 @@ impl Dpor {
         )
     }
 
-    /// Finds every race of the execution and plants its reversal in the wakeup trees.
-    fn plant_reversals(&mut self, evs: &[Ev]) {
+    /// Finds every race of the execution whose first event comes after the `fixed` steps and
+    /// plants its reversal in the wakeup trees.
+    fn plant_reversals(&mut self, evs: &[Ev], fixed: usize) {
         let hb = HappensBefore::compute(evs);
-        for &(i, j) in &hb.races {
+        for &(i, j) in hb.races.iter().filter(|(i, _)| *i >= fixed) {
             let (ei, ej) = (&evs[i], &evs[j]);
             debug_assert_ne!(ei.thread, ej.thread);
             // Moved before `ei`, `ej` may do something else than it did here.
@@ -294,7 +295,9 @@ impl Chooser for Dpor {
         for (node, ev) in self.nodes.iter_mut().zip(&evs) {
             node.chosen = ev.clone();
         }
-        self.plant_reversals(&evs);
+        // The prefix of a recorded context ran under a fixed schedule: nothing moves into it.
+        let fixed = trace.iter().take_while(|e| e.fixed).count();
+        self.plant_reversals(&evs, fixed);
     }
 
     fn estimate(&self) -> Option<f64> {
