@@ -112,6 +112,9 @@ pub struct ObservedStep {
     pub op: String,
     /// The object's id in this execution (numbered by first use).
     pub obj: Option<u32>,
+    /// The operation turned out only to look at its object (a notify with nobody waiting, a
+    /// `Once` found complete): it commutes with others that did.
+    pub only_looked: bool,
 }
 
 /// Explores `body` like `Builder::explore`, handing every execution's steps to `observe`.
@@ -127,6 +130,7 @@ pub fn explore_observed<F: Fn()>(
                 thread: e.thread,
                 op: e.kind.to_string(),
                 obj: e.obj,
+                only_looked: e.outcome == crate::rt::op::Outcome::OnlyRead,
             })
             .collect();
         observe(&steps);

@@ -117,11 +117,13 @@ impl Execution {
 
     /// Records that the running step changed `obj`'s state outside the step's own operation
     /// (see `switch::touch`).
-    pub fn touch(&mut self, obj: super::op::ObjId) {
+    pub fn touch(&mut self, obj: super::op::ObjId, how: super::op::Touch) {
         let me = self.current;
         if let Some(ev) = self.trace.last_mut().filter(|ev| ev.thread == me) {
-            if ev.obj != Some(obj) && !ev.touched.contains(&obj) {
-                ev.touched.push(obj);
+            // Any change to the operation's own object is the operation's already.
+            let own = how == super::op::Touch::Changed && ev.obj == Some(obj);
+            if !own && !ev.touched.contains(&(obj, how)) {
+                ev.touched.push((obj, how));
             }
         }
     }

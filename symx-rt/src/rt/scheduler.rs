@@ -15,7 +15,7 @@ use super::chooser::{Candidate, Chooser, SchedulingPoint};
 use super::clock::VClock;
 use super::execution::{location_hash, Config, Ctx, Execution, Found, Installed};
 use super::objects::{next_generation, ObjKind};
-use super::op::{Event, Op, OpKind, ThreadId, Value};
+use super::op::{Event, Op, OpKind, Outcome, ThreadId, Value};
 use super::threads::{Status, Thread};
 use super::{diagnose, panic_hook, switch};
 
@@ -347,10 +347,13 @@ impl Scheduler<'_> {
             // SAFETY: see `run_execution`; no model thread runs during the call.
             let partial = unsafe { (*chooser).wants_trace() }
                 .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
+            let previous =
+                (self.ctx.exec.borrow().trace.last()).map(|e| (e.kind, e.outcome, e.value));
             let point = SchedulingPoint {
                 step,
                 candidates: &candidates,
                 trace: partial.as_ref(),
+                previous,
             };
             // SAFETY: see `run_execution`; no model thread runs during the call.
             let t = unsafe { (*chooser).choose_thread(&point) };
@@ -397,6 +400,7 @@ impl Scheduler<'_> {
             value: Value::None,
             location: op.location,
             touched: Vec::new(),
+            outcome: Outcome::Unknown,
             enablers,
             fixed,
         });
