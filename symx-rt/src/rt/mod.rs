@@ -20,6 +20,7 @@ pub(crate) mod overflow;
 pub(crate) mod panic_hook;
 pub(crate) mod race;
 pub(crate) mod scheduler;
+pub(crate) mod site;
 pub(crate) mod spawn;
 pub(crate) mod survivors;
 pub(crate) mod switch;
