@@ -11,7 +11,7 @@ pub use crate::sym::assertion;
 
 /// What `symx::checkpoint!` expands to.
 pub mod checkpoint {
-    pub use crate::context::checkpoint::{ViaAny, ViaSym, Wrap};
+    pub use crate::context::checkpoint::{reach, ViaAny, ViaSym, Wrap};
 }
 pub use crate::sym::compare::Cmp;
 /// `core`, for generated code: in an edition 2015 crate `::core::…` names the crate root's
@@ -112,6 +112,9 @@ pub struct ObservedStep {
     pub op: String,
     /// The object's id in this execution (numbered by first use).
     pub obj: Option<u32>,
+    /// The operation turned out only to look at its object (a notify with nobody waiting, a
+    /// `Once` found complete): it commutes with others that did.
+    pub only_looked: bool,
 }
 
 /// Explores `body` like `Builder::explore`, handing every execution's steps to `observe`.
@@ -127,6 +130,7 @@ pub fn explore_observed<F: Fn()>(
                 thread: e.thread,
                 op: e.kind.to_string(),
                 obj: e.obj,
+                only_looked: e.outcome == crate::rt::op::Outcome::OnlyRead,
             })
             .collect();
         observe(&steps);

@@ -18,6 +18,7 @@ pub(crate) mod objects;
 pub(crate) mod op;
 pub(crate) mod overflow;
 pub(crate) mod panic_hook;
+pub(crate) mod prefix;
 pub(crate) mod race;
 pub(crate) mod scheduler;
 pub(crate) mod site;
