@@ -4,7 +4,7 @@ use std::panic::Location;
 
 use crate::builder::Builder;
 use crate::rt::threads::Acquiring;
-use crate::rt::{self, ObjId};
+use crate::rt::{self, site, ObjId};
 use crate::sym::record::{Local, SyncOp};
 
 pub use crate::sym::assertion;
@@ -174,7 +174,7 @@ impl AcquireCall {
         if let Some(id) = obj {
             let found = rt::with(|e| e.annotated_self_deadlock(id, shared, location)).flatten();
             if let Some(found) = found {
-                rt::fail(found);
+                rt::fail(site::relocate(found, location));
             }
             rt::with(|e| e.note_local(Local::AcquireCall { obj: id }, Some(location)));
         }
@@ -225,7 +225,7 @@ impl AcquireCall {
             rt::visible(op, Some(id), location);
             let found = rt::with(|e| e.annotated_acquired(id, shared, location)).flatten();
             if let Some(found) = found {
-                rt::fail(found);
+                rt::fail(site::relocate(found, location));
             }
         }
     }
@@ -318,7 +318,7 @@ impl BarrierArrival {
             match arrived {
                 Ok(generation) => Some((id, generation)),
                 Err(found) => {
-                    rt::fail(found);
+                    rt::fail(site::relocate(found, location));
                     None
                 }
             }
@@ -337,7 +337,7 @@ impl BarrierArrival {
                 e.barrier_depart(id, generation, location)
             });
             if let Some(found) = found.flatten() {
-                rt::fail(found);
+                rt::fail(site::relocate(found, location));
             }
         }
     }

@@ -65,6 +65,9 @@ pub(crate) struct Execution {
     pub heap: super::heap::Heap,
     /// `thread_local!` values per thread and `LazyLock` statics of this execution.
     pub locals: super::locals::Locals,
+    /// Steps (trace indices) whose line as the user reads it is not their caller's: an
+    /// annotated primitive reached through a wrapper crate (see `site`).
+    pub user_sites: Vec<(usize, super::site::Stack)>,
     /// Where the execution is relative to the recorded context it explores from, if any.
     pub context: super::prefix::Phase,
 }
@@ -90,6 +93,7 @@ impl Execution {
             sym,
             heap: Default::default(),
             locals: Default::default(),
+            user_sites: Vec::new(),
             context,
         }
     }

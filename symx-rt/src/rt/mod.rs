@@ -21,6 +21,7 @@ pub(crate) mod panic_hook;
 pub(crate) mod prefix;
 pub(crate) mod race;
 pub(crate) mod scheduler;
+pub(crate) mod site;
 pub(crate) mod spawn;
 pub(crate) mod survivors;
 pub(crate) mod switch;

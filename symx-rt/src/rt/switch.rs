@@ -38,8 +38,10 @@ pub(crate) fn visible_op(op: Op) {
     if std::thread::panicking() {
         return;
     }
+    let location = op.location;
     ctx.exec.borrow_mut().me().status = Status::Ready(op);
     suspend(ctx);
+    super::site::note_step(location);
 }
 
 /// Records that the running step changed `obj`'s state outside the step's own operation.
