@@ -40,6 +40,7 @@ use crate::assertions::{self, Kind};
 /// scope for it: the rewritten comparisons are method calls of those traits.
 pub(crate) fn instrument_body(block: &mut Block) {
     Instrumenter.visit_block_mut(block);
+    crate::epochs::place(block);
     block.stmts.insert(0, compare_import());
 }
 

@@ -45,7 +45,7 @@ impl Verdicts {
 pub fn check_deadlocks(executor: &mut dyn Executor, e: &Enumeration) -> Verdicts {
     let mut out = Verdicts::default();
     for (i, pair) in e.pairs.iter().enumerate().filter(|(_, p)| p.deadlocks()) {
-        let verdict = match executor.run_constrained(&pair.schedule, &pair.model) {
+        let verdict = match executor.run_constrained_epochs(&pair.chain(), &pair.model) {
             Err(why) => DeadlockVerdict::Unconfirmed(format!("the run could not be made: {why}")),
             Ok(ran) => match (ran.failure, ran.divergence) {
                 (Some(f), None) if f.kind == "deadlock" => DeadlockVerdict::Confirmed {
