@@ -327,3 +327,41 @@ fn a_barrier_lockstep_loop_is_two_epochs_and_three_schedules() {
         assert!(e.loops.values().all(|(marker, _)| !marker));
     }
 }
+
+#[test]
+fn without_the_lockstep_invariant_a_barrier_loop_has_deadlocks_flagged_possibly_infeasible() {
+    let opts = Options {
+        lockstep: false,
+        ..Options::default()
+    };
+    for (body, w) in [
+        (programs::barrier_lockstep::<2> as fn(), 2),
+        (programs::barrier_lockstep::<4>, 4),
+    ] {
+        // Each thread's counter is havocked on its own: in the barrier's epoch any subset of
+        // the threads leaves the loop, and the rest then wait at the barrier for good.
+        let no_lockstep = symx::covering::Epochs {
+            no_lockstep: true,
+            ..Default::default()
+        };
+        let mut exec = InProcess::new(Builder::new().epochs(Some(no_lockstep)), body);
+        let e = covering::enumerate(&mut exec, &opts);
+        assert!(e.complete, "{:?}", e.incomplete);
+        every_pair_runs_constrained(&mut exec, &e);
+        // E0, all at the barrier (2^W ways on), and one epoch per number of threads left
+        // at it (1 to W - 1), each of which deadlocks.
+        assert_eq!(e.epochs.len(), 2 + (w - 1), "W = {w}");
+        assert_eq!(e.epochs[1].schedules, 1 << w, "W = {w}");
+        let verdicts = covering::check_deadlocks(&mut exec, &e);
+        assert_eq!(verdicts.deadlocks.len(), w - 1, "W = {w}");
+        assert_eq!(verdicts.confirmed(), 0);
+        assert_eq!(verdicts.possibly_infeasible(), w - 1);
+        for (_, inputs, v) in &verdicts.deadlocks {
+            let DeadlockVerdict::PossiblyInfeasible { havocked, .. } = v else {
+                panic!("{v:?}")
+            };
+            assert!(havocked.iter().all(|h| h.starts_with("i@")), "{havocked:?}");
+            assert!(inputs.keys().all(|k| k == "n"), "{inputs:?}");
+        }
+    }
+}

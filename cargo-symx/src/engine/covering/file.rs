@@ -20,7 +20,7 @@ pub struct Summary {
     pub total: usize,
     pub deadlocking_confirmed: usize,
     pub deadlocking_unconfirmed: usize,
-    /// Schedules flagged possibly infeasible (none can be in the first epoch).
+    /// Deadlocking schedules flagged possibly infeasible (none can be in the first epoch).
     pub infeasible: usize,
     pub seconds: f64,
 }
@@ -37,7 +37,7 @@ impl Summary {
             total,
             deadlocking_confirmed: v.confirmed(),
             deadlocking_unconfirmed: v.unconfirmed(),
-            infeasible: 0,
+            infeasible: v.possibly_infeasible(),
             seconds: e.seconds,
         }
     }
@@ -74,8 +74,7 @@ pub fn schedule_file(test: &str, e: &Enumeration, v: &Verdicts) -> Value {
         .map(|(k, epoch)| {
             let schedules: Vec<Value> = (e.pairs.iter().enumerate())
                 .filter(|(_, p)| p.epoch == k)
-                .enumerate()
-                .map(|(j, (i, _))| schedule_json(e, v, &epoch.id, j, i))
+                .map(|(i, _)| schedule_json(e, v, i))
                 .collect();
             json!({
                 "id": epoch.id,
@@ -114,11 +113,11 @@ pub fn schedule_file(test: &str, e: &Enumeration, v: &Verdicts) -> Value {
 }
 
 /// Pair `i` of `e`, the `j`-th schedule of epoch `epoch`.
-fn schedule_json(e: &Enumeration, v: &Verdicts, epoch: &str, j: usize, i: usize) -> Value {
+fn schedule_json(e: &Enumeration, v: &Verdicts, i: usize) -> Value {
     let p = &e.pairs[i];
     let verdict = v.deadlocks.iter().find(|(k, _, _)| *k == i);
     json!({
-        "id": format!("{epoch}#S{j}"),
+        "id": e.pair_id(i),
         "constraint": { "smt2": p.constraint_text, "paths": p.paths },
         "model": p.model,
         "threads": p.schedule.threads,
@@ -127,7 +126,10 @@ fn schedule_json(e: &Enumeration, v: &Verdicts, epoch: &str, j: usize, i: usize)
         "flags": {
             "deadlock": p.deadlocks(),
             "deadlock_verdict": verdict.map(|(_, _, d)| verdict_json(d)),
-            "possibly_infeasible": false,
+            "possibly_infeasible": matches!(
+                verdict,
+                Some((_, _, DeadlockVerdict::PossiblyInfeasible { .. }))
+            ),
             "prefixes": p.prefixes,
         },
     })
@@ -139,5 +141,10 @@ fn verdict_json(d: &DeadlockVerdict) -> Value {
             json!({"verdict": "confirmed", "token": token, "message": message})
         }
         DeadlockVerdict::Unconfirmed(why) => json!({"verdict": "unconfirmed", "why": why}),
+        DeadlockVerdict::PossiblyInfeasible { havocked, why } => json!({
+            "verdict": "possibly-infeasible",
+            "havocked": havocked,
+            "why": why,
+        }),
     }
 }

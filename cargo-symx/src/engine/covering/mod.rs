@@ -130,6 +130,15 @@ pub struct Enumeration {
     pub seconds: f64,
 }
 
+impl Enumeration {
+    /// Pair `i`'s name: its epoch's id and its rank among that epoch's pairs (`E1#S0`).
+    pub fn pair_id(&self, i: usize) -> String {
+        let epoch = self.pairs[i].epoch;
+        let rank = self.pairs[..i].iter().filter(|p| p.epoch == epoch).count();
+        format!("{}#S{rank}", self.epochs[epoch].id)
+    }
+}
+
 /// Where one epoch's search starts: how its runs reach it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Start {
@@ -373,6 +382,9 @@ impl Search<'_> {
             Role::Branch => vec![c.taken.not()],
             Role::Element => c.alternatives.clone(),
             Role::Assertion | Role::Check if c.held && !self.opts.prefix => vec![c.taken.not()],
+            // A failure a model happened to land on: the inputs for which the operation
+            // succeeds go on, and may do more synchronization.
+            Role::Assertion | Role::Check if !c.held => vec![c.taken.not()],
             _ => Vec::new(),
         }
     }
