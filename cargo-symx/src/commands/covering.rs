@@ -68,13 +68,12 @@ pub fn covering(
     let mut ran = 0;
     for case in &cases {
         let opts = options(args);
+        let epochs = symx::covering::Epochs {
+            stop_at: None,
+            no_lockstep: !opts.lockstep,
+        };
         let mut exec =
-            WorkerExecutor::new(case, &[], timeout).with_epochs(opts.epochs.then(|| {
-                symx::covering::Epochs {
-                    stop_at: None,
-                    no_lockstep: !opts.lockstep,
-                }
-            }));
+            WorkerExecutor::new(case, &[], timeout).with_epochs(opts.epochs.then_some(epochs));
         let e = covering::enumerate(&mut exec, &opts);
         if e.paths == 0 {
             // An ordinary test, or one that could not run at all: not a #[symx::test].
