@@ -225,9 +225,9 @@ fn bounded_epochs_end_the_enumeration_of_loops_on_inputs_whatever_the_trip_count
     assert_eq!(epoch_counts(&e), (4, vec![4, 2, 2, 4]));
     assert_eq!(e.pairs.len(), 12);
     // Both loop heads are markers, placed because the loops synchronize.
-    let markers: Vec<_> = e.loops.values().filter(|(m, _)| *m).collect();
+    let markers: Vec<_> = e.loops.values().filter(|l| l.marker).collect();
     assert_eq!(markers.len(), 2, "{:?}", e.loops);
-    assert!(markers.iter().all(|(_, why)| why == "synchronizes"));
+    assert!(markers.iter().all(|l| l.reason == "synchronizes"));
     // The same loops in one function: with symbolic thread ids the two one-thread epochs
     // are one.
     let e = enumerate(programs::lock_loops_one_function);
@@ -252,7 +252,9 @@ fn symbolic_thread_ids_make_the_epochs_polynomial_in_the_threads() {
         let e = enumerate(body);
         assert_eq!(e.epochs.len() as u32, n * (n + 3) / 2 + 1, "N = {n}");
         // The loop is covered by its explicit marker: no marker of its own.
-        assert!(e.loops.values().all(|(m, why)| !m && why != "synchronizes"));
+        let reasons: Vec<&str> = e.loops.values().map(|l| l.reason.as_str()).collect();
+        assert!(e.loops.values().all(|l| !l.marker), "{reasons:?}");
+        assert!(reasons.contains(&"covered by a marker"), "{reasons:?}");
     }
 }
 
@@ -308,6 +310,108 @@ fn figures() {
             assert_eq!(n, dpor, "{name}");
         }
     }
+    epoch_figures();
+}
+
+/// The programs with loops on inputs: |𝓔| and |Σ| over every input, against DPOR's
+/// executions for one input assignment (over every input class DPOR would not end: each trip
+/// count is a class of its own).
+fn epoch_figures() {
+    // Name, program, the inputs DPOR runs with, |𝓔|, |Σ|.
+    type Row = (
+        &'static str,
+        fn(),
+        &'static [(&'static str, i128)],
+        usize,
+        usize,
+    );
+    let rows: [Row; 9] = [
+        (
+            "lock_loops_any_count (x, y locks)",
+            programs::lock_loops_any_count,
+            &[("x", 2), ("y", 2)],
+            3,
+            10,
+        ),
+        (
+            "count_downs N=2",
+            programs::count_downs::<2>,
+            &[("k0", 2), ("k1", 2)],
+            6,
+            0,
+        ),
+        (
+            "count_downs N=3",
+            programs::count_downs::<3>,
+            &[("k0", 2), ("k1", 2), ("k2", 2)],
+            10,
+            0,
+        ),
+        (
+            "barrier_lockstep W=2 (lu-like)",
+            programs::barrier_lockstep::<2>,
+            &[("n", 3)],
+            2,
+            3,
+        ),
+        (
+            "barrier_lockstep W=4",
+            programs::barrier_lockstep::<4>,
+            &[("n", 3)],
+            2,
+            3,
+        ),
+        (
+            "barrier_lockstep W=8",
+            programs::barrier_lockstep::<8>,
+            &[("n", 3)],
+            2,
+            3,
+        ),
+        (
+            "pfscan_like W=1",
+            programs::pfscan_like::<1>,
+            &[("files", 2)],
+            0,
+            0,
+        ),
+        (
+            "pfscan_like W=2",
+            programs::pfscan_like::<2>,
+            &[("files", 2)],
+            0,
+            0,
+        ),
+        (
+            "pfscan_like W=3",
+            programs::pfscan_like::<3>,
+            &[("files", 2)],
+            0,
+            0,
+        ),
+    ];
+    println!();
+    println!("| program | \\|𝓔\\| | \\|Σ\\| | enumeration runs | DPOR executions at the inputs |");
+    println!("|---|---|---|---|---|");
+    for (name, body, inputs, epochs, sigma) in rows {
+        let e = enumerate(body);
+        let values: InputValues = inputs.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let dpor = Builder::new().inputs(values).explore(body).executions();
+        let at: Vec<String> = inputs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        println!(
+            "| {name} | {} | {} | {} | {dpor} ({}) |",
+            e.epochs.len(),
+            e.pairs.len(),
+            e.paths,
+            at.join(", ")
+        );
+        if epochs > 0 {
+            assert_eq!(e.epochs.len(), epochs, "{name}");
+        }
+        if sigma > 0 {
+            assert_eq!(e.pairs.len(), sigma, "{name}");
+        }
+    }
 }
 
 #[test]
@@ -322,9 +426,9 @@ fn a_barrier_lockstep_loop_is_two_epochs_and_three_schedules() {
         assert_eq!(epoch_counts(&e), (2, vec![1, 2]));
         assert!(e.pairs.iter().all(|p| !p.deadlocks()));
         // No marker of its own: the barrier is the loop's marker.
-        let reasons: Vec<&str> = e.loops.values().map(|(_, why)| why.as_str()).collect();
+        let reasons: Vec<&str> = e.loops.values().map(|l| l.reason.as_str()).collect();
         assert!(reasons.contains(&"covered by a barrier"), "{reasons:?}");
-        assert!(e.loops.values().all(|(marker, _)| !marker));
+        assert!(e.loops.values().all(|l| !l.marker));
     }
 }
 

@@ -32,9 +32,13 @@ use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{parse_quote_spanned, BinOp, Block, Expr, ExprClosure, Ident, Item, Local, Pat, Stmt};
 
-/// Places the markers and the havoc code in every loop of `block`.
-pub(crate) fn place(block: &mut Block) {
-    Placer.visit_block_mut(block);
+/// Places the markers and the havoc code in every loop of `block`, the body of the function
+/// `function` (which the runtime reports with each loop).
+pub(crate) fn place(block: &mut Block, function: &Ident) {
+    Placer {
+        function: function.to_string(),
+    }
+    .visit_block_mut(block);
 }
 
 /// The decision about one loop, named as the runtime's `Placement`.
@@ -47,7 +51,9 @@ enum Placement {
     CoveredByMarker(Option<usize>),
 }
 
-struct Placer;
+struct Placer {
+    function: String,
+}
 
 impl VisitMut for Placer {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
@@ -68,7 +74,7 @@ impl VisitMut for Placer {
             Expr::ForLoop(f) => &mut f.body,
             _ => unreachable!(),
         };
-        instrument_loop(body, span, placement, &carried);
+        instrument_loop(body, span, placement, &carried, &self.function);
         visit_mut::visit_expr_mut(self, expr);
     }
 
@@ -292,7 +298,13 @@ fn is_compound_assignment(op: &BinOp) -> bool {
 
 /// Puts the loop head call at the top of `body`, and the implicit marker or the havoc after
 /// an explicit one where the placement says.
-fn instrument_loop(body: &mut Block, span: Span, placement: Placement, carried: &[Ident]) {
+fn instrument_loop(
+    body: &mut Block,
+    span: Span,
+    placement: Placement,
+    carried: &[Ident],
+    function: &str,
+) {
     let lockstep = matches!(placement, Placement::CoveredByBarrier(_));
     let havoc = havoc(carried, span, lockstep);
     let kind = match placement {
@@ -320,7 +332,10 @@ fn instrument_loop(body: &mut Block, span: Span, placement: Placement, carried: 
         _ => {}
     }
     let head: Stmt = parse_quote_spanned! {span=>
-        if ::symx::__private::epoch::loop_head(::symx::__private::epoch::Placement::#kind) {
+        if ::symx::__private::epoch::loop_head(
+            ::symx::__private::epoch::Placement::#kind,
+            #function,
+        ) {
             #havoc
         }
     };

@@ -40,8 +40,14 @@ use crate::assertions::{self, Kind};
 /// scope for it: the rewritten comparisons are method calls of those traits.
 pub(crate) fn instrument_body(block: &mut Block) {
     Instrumenter.visit_block_mut(block);
-    crate::epochs::place(block);
     block.stmts.insert(0, compare_import());
+}
+
+/// [`instrument_body`] for the body of the function `name`, with its loops' epoch markers
+/// (see the `epochs` module).
+pub(crate) fn instrument_function(block: &mut Block, name: &Ident) {
+    instrument_body(block);
+    crate::epochs::place(block, name);
 }
 
 /// `use ::symx::__private::compare::*;`, allowed to go unused because a body

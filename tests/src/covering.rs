@@ -328,3 +328,45 @@ pub fn barrier_lockstep<const W: usize>() {
         }
     });
 }
+
+/// The queue of `pfscan_like`: files waiting to be scanned, and whether the producer is done.
+struct Queue {
+    items: u32,
+    done: bool,
+}
+
+/// A pfscan-like skeleton (parallel grep: one producer, `W` consumers, a lock- and
+/// condvar-based queue): the main thread enqueues `files` items, each consumer dequeues until
+/// the queue is empty and closed. The producer's loop and the consumers' are markers (they
+/// lock); the wait loop inside is trivial (a condition-variable wait).
+#[symx::instrument]
+pub fn pfscan_like<const W: usize>() {
+    let files = symx::any_named::<u32>("files");
+    let q = Mutex::new(Queue {
+        items: 0,
+        done: false,
+    });
+    let cv = symx::sync::Condvar::new();
+    symx::thread::scope(|s| {
+        for _ in 0..W {
+            s.spawn(|| loop {
+                let mut g = q.lock().unwrap();
+                while g.items == 0 && !g.done {
+                    g = cv.wait(g).unwrap();
+                }
+                if g.items == 0 {
+                    break;
+                }
+                g.items -= 1;
+            });
+        }
+        let mut i = Sym::from(0u32);
+        while files > i {
+            q.lock().unwrap().items += 1;
+            cv.notify_one();
+            i += 1u32;
+        }
+        q.lock().unwrap().done = true;
+        cv.notify_all();
+    });
+}

@@ -145,9 +145,16 @@ fn schedules(
     println!("{}", Summary::of(e, &verdicts).table(&name));
     incomplete(e);
     println!("  schedule file: {}", path.display());
-    for (site, (marker, reason)) in &e.loops {
-        let what = if *marker { "epoch marker" } else { "no marker" };
-        println!("  loop at {site}: {what} ({reason})");
+    for l in e.loops.values() {
+        let what = if l.marker {
+            "epoch marker"
+        } else {
+            "no marker"
+        };
+        println!(
+            "  loop at {} in `{}`: {what} ({})",
+            l.site, l.function, l.reason
+        );
     }
     for epoch in e.epochs.iter().skip(1) {
         let at: Vec<String> = (epoch.contexts.iter())

@@ -85,19 +85,21 @@ impl Placement {
     }
 }
 
-/// The top of a loop body: notes the loop and its placement, and passes the marker when the
-/// loop has one. Whether the thread crossed a boundary here.
+/// The top of a loop body in the function `function`: notes the loop and its placement, and
+/// passes the marker when the loop has one. Whether the thread crossed a boundary here.
 #[track_caller]
-pub fn loop_head(placement: Placement) -> bool {
+pub fn loop_head(placement: Placement, function: &'static str) -> bool {
     let location = Location::caller();
     let on = rt::with(|e| {
         let Some(state) = e.epochs.as_mut() else {
             return false;
         };
         let site = crate::rt::epochs::site(location);
-        if !state.loops.iter().any(|(s, _, _)| *s == site) {
+        if !state.loops.iter().any(|l| l.0 == site) {
             let marker = placement == Placement::Marker;
-            state.loops.push((site, marker, placement.reason()));
+            state
+                .loops
+                .push((site, marker, placement.reason(), function));
         }
         true
     });

@@ -23,8 +23,8 @@ pub(crate) struct EpochState {
     pub boundaries: Vec<(u32, Vec<(ThreadId, String)>)>,
     /// The run ended at the last boundary.
     pub stopped: bool,
-    /// Loop heads passed: site, active marker, the placement's reason.
-    pub loops: Vec<(String, bool, &'static str)>,
+    /// Loop heads passed: site, active marker, the placement's reason, the function.
+    pub loops: Vec<(String, bool, &'static str, &'static str)>,
 }
 
 impl EpochState {

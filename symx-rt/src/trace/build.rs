@@ -89,10 +89,11 @@ fn loop_heads(e: &Execution) -> Vec<LoopHead> {
         return Vec::new();
     };
     (state.loops.iter())
-        .map(|(site, marker, reason)| LoopHead {
+        .map(|(site, marker, reason, function)| LoopHead {
             site: site.clone(),
             marker: *marker,
             reason: reason.to_string(),
+            function: function.to_string(),
         })
         .collect()
 }

@@ -78,6 +78,8 @@ pub struct LoopHead {
     /// Why (`synchronizes`, `synchronization-free`, `trivial`, `covered by a barrier`,
     /// `covered by a marker`).
     pub reason: String,
+    /// The function the loop is in.
+    pub function: String,
 }
 
 /// A model thread: 0 is the test's main thread; others are numbered in spawn order.

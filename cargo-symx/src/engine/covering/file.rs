@@ -84,8 +84,8 @@ pub fn schedule_file(test: &str, e: &Enumeration, v: &Verdicts) -> Value {
             })
         })
         .collect();
-    let markers: Vec<Value> = (e.loops.iter())
-        .map(|(site, (marker, reason))| json!({"site": site, "marker": marker, "reason": reason}))
+    let markers: Vec<Value> = (e.loops.values())
+        .map(|l| json!({"site": l.site, "function": l.function, "marker": l.marker, "reason": l.reason}))
         .collect();
     json!({
         "format": FILE_FORMAT,

@@ -58,7 +58,7 @@ use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use symx::covering::{Epochs, HbSchedule};
-use symx::trace::format::{Location, Ty};
+use symx::trace::format::{Location, LoopHead, Ty};
 use symx::{Guide, InputValues};
 use z3::ast::{Ast, Bool};
 
@@ -111,9 +111,9 @@ pub struct Enumeration {
     pub epochs: Vec<EpochInfo>,
     /// Σ, epoch by epoch (`Pair::epoch`), each epoch's in the order its schedules were found.
     pub pairs: Vec<Pair>,
-    /// The loop heads the runs passed: site, whether an active marker, the placement's
-    /// reason (Fig. 3.2).
-    pub loops: BTreeMap<String, (bool, String)>,
+    /// The loop heads the runs passed, by site, with the marker placement's decision
+    /// (Fig. 3.2).
+    pub loops: BTreeMap<String, LoopHead>,
     /// The inputs the runs drew: name and type.
     pub inputs: BTreeMap<String, Ty>,
     /// Paths run (each one `ExecutePath`).
@@ -264,7 +264,7 @@ impl Search<'_> {
         for l in &ran.trace.loops {
             (self.out.loops)
                 .entry(l.site.clone())
-                .or_insert((l.marker, l.reason.clone()));
+                .or_insert_with(|| l.clone());
         }
         let mut path = PathCondition::of(&ran.trace);
         for (name, ty, _) in &path.inputs {
