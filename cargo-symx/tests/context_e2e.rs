@@ -81,6 +81,15 @@ fn a_failure_that_needs_a_generalised_value_is_not_confirmed() {
         "{c:#}"
     );
     assert_ne!(g["value"], 5);
+    // r2 is the constant 5 before the checkpoint: no input of the prefix computes another.
+    assert!(c["failures"][0].get("replay").is_none(), "{c:#}");
+    // The recorded context: the main thread alone, stopped at the checkpoint.
+    assert_eq!(c["recorded"]["label"], "ctx", "{c:#}");
+    assert_eq!(
+        c["recorded"]["facts"],
+        serde_json::json!(["thread 0 (main) is at the checkpoint"]),
+        "{c:#}"
+    );
     let details = t["failure"]["details"].as_array().unwrap();
     assert!(
         details

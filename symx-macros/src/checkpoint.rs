@@ -100,17 +100,18 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
                 Some((_, v)) => quote!(::core::option::Option::Some(#v)),
                 None => quote!(::core::option::Option::None),
             };
-            quote!((&&::symx::__private::checkpoint::Wrap::new(#e)).capture(#label, #name, #analysed))
+            quote!((&&::symx::__private::checkpoint::Wrap::new(#e)).capture(__symx_at, #label, #name, #analysed))
         })
         .collect();
     let value = match values.as_slice() {
-        [] => return quote!({}),
+        [] => return quote!({ ::symx::__private::checkpoint::reach(#label); }),
         [one] => one.clone(),
         many => quote!((#(#many),*)),
     };
     quote!({
         #[allow(unused_imports)]
         use ::symx::__private::checkpoint::{ViaAny as _, ViaSym as _};
+        let __symx_at = ::symx::__private::checkpoint::reach(#label);
         #value
     })
 }

@@ -7,7 +7,7 @@
 use std::panic::Location;
 
 use crate::private::{user_object, AcquireCall, BarrierArrival};
-use crate::rt;
+use crate::rt::{self, site};
 
 /// After this call the calling thread holds `obj` (a lock) exclusively. The acquisition is
 /// a scheduling point.
@@ -45,7 +45,7 @@ fn release_in<T: ?Sized>(obj: &T, shared: bool, location: &'static Location<'sta
         };
         rt::visible(op, Some(id), location);
         if let Some(found) = rt::with(|e| e.annotated_release(id, shared, location)).flatten() {
-            rt::fail(found);
+            rt::fail(site::relocate(found, location));
         }
     }
 }

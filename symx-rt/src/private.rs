@@ -4,14 +4,14 @@ use std::panic::Location;
 
 use crate::builder::Builder;
 use crate::rt::threads::Acquiring;
-use crate::rt::{self, ObjId};
+use crate::rt::{self, site, ObjId};
 use crate::sym::record::{Local, SyncOp};
 
 pub use crate::sym::assertion;
 
 /// What `symx::checkpoint!` expands to.
 pub mod checkpoint {
-    pub use crate::context::checkpoint::{ViaAny, ViaSym, Wrap};
+    pub use crate::context::checkpoint::{reach, ViaAny, ViaSym, Wrap};
 }
 /// What `#[symx::instrument]` puts at loop heads and epoch markers.
 pub mod epoch {
@@ -118,6 +118,9 @@ pub struct ObservedStep {
     pub op: String,
     /// The object's id in this execution (numbered by first use).
     pub obj: Option<u32>,
+    /// The operation turned out only to look at its object (a notify with nobody waiting, a
+    /// `Once` found complete): it commutes with others that did.
+    pub only_looked: bool,
 }
 
 /// Explores `body` like `Builder::explore`, handing every execution's steps to `observe`.
@@ -133,6 +136,7 @@ pub fn explore_observed<F: Fn()>(
                 thread: e.thread,
                 op: e.kind.to_string(),
                 obj: e.obj,
+                only_looked: e.outcome == crate::rt::op::Outcome::OnlyRead,
             })
             .collect();
         observe(&steps);
@@ -176,7 +180,7 @@ impl AcquireCall {
         if let Some(id) = obj {
             let found = rt::with(|e| e.annotated_self_deadlock(id, shared, location)).flatten();
             if let Some(found) = found {
-                rt::fail(found);
+                rt::fail(site::relocate(found, location));
             }
             rt::with(|e| e.note_local(Local::AcquireCall { obj: id }, Some(location)));
         }
@@ -227,7 +231,7 @@ impl AcquireCall {
             rt::visible(op, Some(id), location);
             let found = rt::with(|e| e.annotated_acquired(id, shared, location)).flatten();
             if let Some(found) = found {
-                rt::fail(found);
+                rt::fail(site::relocate(found, location));
             }
         }
     }
@@ -320,7 +324,7 @@ impl BarrierArrival {
             match arrived {
                 Ok(generation) => Some((id, generation)),
                 Err(found) => {
-                    rt::fail(found);
+                    rt::fail(site::relocate(found, location));
                     None
                 }
             }
@@ -339,7 +343,7 @@ impl BarrierArrival {
                 e.barrier_depart(id, generation, location)
             });
             if let Some(found) = found.flatten() {
-                rt::fail(found);
+                rt::fail(site::relocate(found, location));
             }
         }
     }

@@ -358,6 +358,7 @@ fn canonical_forms_identify_commuting_steps_only() {
         thread,
         op: op.to_string(),
         obj: Some(obj),
+        only_looked: false,
     };
     let a = vec![step(1, "store", 0), step(2, "store", 1)];
     let b = vec![step(2, "store", 1), step(1, "store", 0)];
@@ -371,6 +372,24 @@ fn canonical_forms_identify_commuting_steps_only() {
     let g = vec![step(1, "unlock", 0), step(2, "lock", 0)];
     let h = vec![step(2, "lock", 0), step(1, "unlock", 0)];
     assert_ne!(canonical(&g), canonical(&h), "nor an unlock and a lock");
+    let looked = |thread| ObservedStep {
+        only_looked: true,
+        ..step(thread, "notify_one", 0)
+    };
+    let i = vec![looked(1), looked(2)];
+    let j = vec![looked(2), looked(1)];
+    assert_eq!(
+        canonical(&i),
+        canonical(&j),
+        "two notifies that woke nobody commute"
+    );
+    let k = vec![looked(1), step(2, "notify_one", 0)];
+    let l = vec![step(2, "notify_one", 0), looked(1)];
+    assert_ne!(
+        canonical(&k),
+        canonical(&l),
+        "but not with one that woke a waiter"
+    );
 }
 
 #[test]

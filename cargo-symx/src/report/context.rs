@@ -20,6 +20,15 @@ pub fn lines(outcomes: &[Outcome]) -> String {
                 o.name,
                 line(c)
             );
+            if let Some(r) = &c.recorded {
+                let _ = writeln!(
+                    out,
+                    "  recorded context `{}` after a prefix of {} steps: {}",
+                    r.label,
+                    r.prefix_steps,
+                    r.facts.join("; ")
+                );
+            }
             for why in &c.incomplete {
                 let _ = writeln!(out, "  not complete: {why}");
             }

@@ -260,6 +260,19 @@ pub struct ContextReport {
     /// The failing paths (the first few), each with the facts it depends on.
     pub failures: Vec<ContextFailure>,
     pub seconds: f64,
+    /// A recorded context (a checkpoint's label the test explores from): the label, the
+    /// prefix's steps (run once under a fixed schedule) and the synchronization state there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<RecordedContext>,
+}
+
+/// The recorded context a test explored from.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RecordedContext {
+    pub label: String,
+    pub prefix_steps: u32,
+    /// Recorded facts: `Mutex#1 is held by thread 1`, `thread 2 is waiting #1 (...)`.
+    pub facts: Vec<String>,
 }
 
 /// One failing path of a context.
@@ -274,6 +287,10 @@ pub struct ContextFailure {
     /// A run of the program as it is; otherwise it needs the generalised values below.
     pub confirmed: bool,
     pub generalised: Vec<GeneralisedValue>,
+    /// For a failure that needed generalised values and was confirmed by a run from the
+    /// program's start with other inputs before the checkpoint: that run's replay token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<String>,
 }
 
 /// A fact a failure depends on.

@@ -13,7 +13,8 @@ use crate::discover::TestCase;
 use crate::engine::context::{self, ContextResult, FailedPath};
 use crate::engine::symbolic;
 use crate::report::outcome::{
-    ContextFact, ContextFailure, ContextReport, Finding, GeneralisedValue, Outcome, Status,
+    ContextFact, ContextFailure, ContextReport, Finding, GeneralisedValue, Outcome,
+    RecordedContext, Status,
 };
 use crate::run::executor::WorkerExecutor;
 use crate::run::symbolic::Bounds;
@@ -80,6 +81,11 @@ fn report_of(
         incomplete: out.search.incomplete.clone(),
         failures: out.failures.iter().take(LISTED).map(failure_of).collect(),
         seconds: out.search.seconds,
+        recorded: out.recorded.as_ref().map(|r| RecordedContext {
+            label: r.label.clone(),
+            prefix_steps: r.steps,
+            facts: r.facts.clone(),
+        }),
     }
 }
 
@@ -103,6 +109,7 @@ fn failure_of(f: &FailedPath) -> ContextFailure {
                 recorded: g.recorded,
             })
             .collect(),
+        replay: f.confirmation.as_ref().map(|c| c.token.clone()),
     }
 }
 
@@ -153,6 +160,16 @@ fn explain(p: &FailedPath) -> Vec<String> {
             })
             .collect();
         lines.push(format!("depends on: {}", facts.join("; ")));
+    }
+    if let Some(c) = &p.confirmation {
+        let inputs: Vec<String> = (c.inputs.iter())
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        lines.push(format!(
+            "confirmed from the program's start with {} (replay: {})",
+            inputs.join(", "),
+            c.token
+        ));
     }
     if !p.confirmed() {
         let values: Vec<String> = (p.generalised.iter())

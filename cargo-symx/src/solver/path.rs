@@ -62,6 +62,9 @@ pub struct Condition {
     /// choice, the other outcomes' conditions.
     pub alternatives: Vec<Bool>,
     pub location: Option<Location>,
+    /// Taken in the prefix of a recorded context, which runs once under a fixed schedule:
+    /// its other side is not another path of the context.
+    pub fixed: bool,
 }
 
 impl Condition {
@@ -76,6 +79,9 @@ pub struct PathCondition {
     pub conditions: Vec<Condition>,
     /// Every input the execution drew: name, type, value.
     pub inputs: Vec<(String, Ty, i128)>,
+    /// For each generalised input whose recorded value the run computed from inputs (a
+    /// checkpoint's capture): its name, that term, and the inputs the term depends on.
+    pub computed: Vec<(String, BV, BTreeSet<String>)>,
 }
 
 /// The z3 variable that stands for the input called `name`.
@@ -98,6 +104,7 @@ impl PathCondition {
             },
         );
         let deps = input_deps(&trace.exprs, &sources);
+        let prefix_end = prefix_end(trace);
         let mut conditions = Vec::new();
         for (event, ev) in trace.events.iter().enumerate() {
             let mut alternatives = Vec::new();
@@ -136,6 +143,7 @@ impl PathCondition {
                 held,
                 alternatives,
                 location: ev.location.clone(),
+                fixed: event < prefix_end,
             });
         }
         let inputs = trace
@@ -143,8 +151,32 @@ impl PathCondition {
             .iter()
             .map(|i| (i.name.clone(), i.ty, i.value))
             .collect();
-        PathCondition { conditions, inputs }
+        let computed = (trace.inputs.iter())
+            .filter_map(|i| {
+                let e = i.computed?;
+                let on = deps[e as usize]
+                    .iter()
+                    .map(|&k| names[k as usize].to_string());
+                Some((i.name.clone(), terms[e as usize].clone(), on.collect()))
+            })
+            .collect();
+        PathCondition {
+            conditions,
+            inputs,
+            computed,
+        }
     }
+}
+
+/// The position of the first event after a recorded context's prefix (the trace's length
+/// when there is no prefix, 0 when the trace explores from no context).
+fn prefix_end(trace: &Trace) -> usize {
+    let Some(c) = &trace.context else {
+        return 0;
+    };
+    (trace.events.iter())
+        .position(|e| e.step.is_some_and(|s| s >= c.steps))
+        .unwrap_or(trace.events.len())
 }
 
 fn role_of(kind: EventKind) -> Role {

@@ -8,6 +8,7 @@ mod heap;
 mod locks;
 mod notify;
 mod reaching;
+mod recorded;
 mod table;
 
 use cargo_symx::engine::context::{self, ContextResult};

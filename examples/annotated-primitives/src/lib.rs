@@ -12,6 +12,7 @@
 //! | [`TicketLock`] | `next_ticket` / `now_serving` counters | `#[symx::acquire]`, `#[symx::try_acquire]`, `#[symx::release]` |
 //! | [`SenseBarrier`] | an arrival counter and a sense flag | `symx::annotate::barrier_init`, `#[symx::barrier_arrive]` |
 //! | [`SpinMutex`] | a test-and-set flag, data inside, a guard that releases in `Drop` | `#[symx::acquire]`, `#[symx::release(self.lock)]` on the guard's `drop` |
+//! | [`RawSpin`] / [`LockApiMutex`] | a test-and-set flag behind `lock_api::RawMutex` | `#[symx::acquire]`, `#[symx::try_acquire]`, `#[symx::release]` on the raw lock's methods |
 //! | [`SpinRwLock`] | a reader count or a writer mark, data inside, two guards | `#[symx::acquire_shared]`, `#[symx::acquire]`, `#[symx::release_shared(self.lock)]`, `#[symx::release(self.lock)]` |
 //!
 //! With the annotations, symx checks each primitive's contract in every interleaving it
@@ -54,12 +55,14 @@
 //! (if slow to build) locks and barriers.
 
 pub mod broken;
+mod raw_spin;
 mod rw_lock;
 mod sense_barrier;
 mod spin_lock;
 mod spin_mutex;
 mod ticket_lock;
 
+pub use raw_spin::{LockApiMutex, RawSpin};
 pub use rw_lock::{ReadGuard, SpinRwLock, WriteGuard};
 pub use sense_barrier::SenseBarrier;
 pub use spin_lock::SpinLock;

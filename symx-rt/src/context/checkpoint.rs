@@ -2,10 +2,16 @@
 //! resolution picks [`ViaSym`] for a `Sym<T>` capture (generalised when the test explores
 //! from the checkpoint's label) and [`ViaAny`] for everything else (passed through).
 //!
+//! [`reach`] comes first: at the label the test explores from, a thread's first pass during
+//! the prefix stops it there until the context is entered (`rt::prefix`), and that pass is the
+//! one whose captures are generalised.
+//!
 //! Generalising a capture replaces it by a symbolic input named `<label>.t<thread>.<name>`
 //! whose value, unless the input assignment gives another, is the value the run computed:
-//! the first input class is the recorded run. An analysed must-reach definition of the
-//! capture (`#[symx::reaching_definitions]`) is a value fact on the input.
+//! the first input class is the recorded run. The input remembers that value and the term the
+//! run computed it by, over the prefix's inputs (a failure that needs another value is
+//! confirmed by solving that term for it). An analysed must-reach definition of the capture
+//! (`#[symx::reaching_definitions]`) is a value fact on the input.
 
 use std::cell::Cell;
 use std::panic::Location;
@@ -33,14 +39,18 @@ pub trait ViaSym {
     /// The capture's type.
     type Out;
     /// The capture, generalised at the explored context.
-    fn capture(&self, label: &str, name: &str, analysed: Option<i128>) -> Self::Out;
+    fn capture(&self, at: bool, label: &str, name: &str, analysed: Option<i128>) -> Self::Out;
 }
 
 impl<T: SymValue> ViaSym for &Wrap<Sym<T>> {
     type Out = Sym<T>;
     #[track_caller]
-    fn capture(&self, label: &str, name: &str, analysed: Option<i128>) -> Sym<T> {
-        generalise(label, name, self.take(), analysed, Location::caller())
+    fn capture(&self, at: bool, label: &str, name: &str, analysed: Option<i128>) -> Sym<T> {
+        let value = self.take();
+        if !at {
+            return value;
+        }
+        generalise(label, name, value, analysed, Location::caller())
     }
 }
 
@@ -49,14 +59,27 @@ pub trait ViaAny {
     /// The capture's type.
     type Out;
     /// The capture, unchanged.
-    fn capture(&self, label: &str, name: &str, analysed: Option<i128>) -> Self::Out;
+    fn capture(&self, at: bool, label: &str, name: &str, analysed: Option<i128>) -> Self::Out;
 }
 
 impl<T> ViaAny for Wrap<T> {
     type Out = T;
-    fn capture(&self, _label: &str, _name: &str, _analysed: Option<i128>) -> T {
+    fn capture(&self, _at: bool, _label: &str, _name: &str, _analysed: Option<i128>) -> T {
         self.take()
     }
+}
+
+/// The checkpoint `label` is passed: whether this pass is the context the test explores from
+/// (the running thread's first pass during the prefix, after which it was stopped until the
+/// context was entered). Its captures are generalised then, and only then.
+#[track_caller]
+pub fn reach(label: &str) -> bool {
+    let here = with_sym(|st| st.config.context_label.as_deref() == Some(label));
+    if here != Some(true) {
+        return false;
+    }
+    crate::context::note_used();
+    crate::rt::prefix::reach(Location::caller())
 }
 
 fn generalise<T: SymValue>(
@@ -66,14 +89,10 @@ fn generalise<T: SymValue>(
     analysed: Option<i128>,
     location: &'static Location<'static>,
 ) -> Sym<T> {
-    let here = with_sym(|st| st.config.context_label.as_deref() == Some(label));
-    if here != Some(true) {
-        return value;
-    }
-    crate::context::note_used();
     let thread = crate::rt::current_thread().unwrap_or(0);
     let input = format!("{label}.t{thread}.{name}");
-    let g: Sym<T> = record::input_defaulting(&input, value.peek(), location);
+    let computed = with_sym(|st| st.operand(&value)).flatten();
+    let g: Sym<T> = record::input_defaulting(&input, value.peek(), computed, location);
     if let Some(c) = analysed {
         let text = format!("{name} == {c} (reaching definitions at `{label}`)");
         let constant = Sym::constant(T::from_bits(T::TY.from_i128(c)));

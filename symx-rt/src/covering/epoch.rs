@@ -161,7 +161,8 @@ impl<T: SymValue> HavocSym for &Havoc<'_, Sym<T>> {
         .flatten() else {
             return;
         };
-        *place = crate::sym::record::input_defaulting(&input, place.peek(), location);
+        let computed = crate::sym::record::with_sym(|st| st.operand(&*place)).flatten();
+        *place = crate::sym::record::input_defaulting(&input, place.peek(), computed, location);
     }
 }
 

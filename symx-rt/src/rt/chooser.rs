@@ -9,7 +9,7 @@
 //! then [`Chooser::choose_thread`] at scheduling points and [`Chooser::choose_value`] at
 //! nondeterministic operations while it runs, then [`Chooser::end_execution`] with its events.
 
-use super::op::{Event, Op, ThreadId};
+use super::op::{Event, Op, OpKind, Outcome, ThreadId, Value};
 
 /// One thread the chooser may pick: who it is and what it will do.
 #[derive(Clone, Copy, Debug)]
@@ -35,6 +35,8 @@ pub(crate) struct SchedulingPoint<'a> {
     /// The execution so far as a trace, for a chooser that asked for it
     /// ([`Chooser::wants_trace`]).
     pub trace: Option<&'a crate::trace::Trace>,
+    /// What the previous step's operation turned out to do, now that the step has ended.
+    pub previous: Option<(OpKind, Outcome, Value)>,
 }
 
 impl SchedulingPoint<'_> {

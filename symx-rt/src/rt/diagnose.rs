@@ -226,11 +226,17 @@ pub(crate) fn render_steps(e: &Execution) -> Vec<Step> {
             operation: ev.kind.to_string(),
             object: ev.obj.map(|o| e.objects.label(o)),
             value: ev.value.to_string(),
-            location: SourceLocation::from(ev.location),
+            location: user_site_of(e, i).unwrap_or_else(|| SourceLocation::from(ev.location)),
             omitted: 0,
         })
         .collect();
     collapse_repeats(steps)
+}
+
+/// Step `i`'s line as the user reads it, when that is not its caller's (see `site`).
+fn user_site_of(e: &Execution, i: usize) -> Option<SourceLocation> {
+    let (_, stack) = e.user_sites.iter().find(|(step, _)| *step == i)?;
+    stack.user_site()
 }
 
 /// Runs of at least this many identical steps are shown as their first step, one summary row

@@ -69,12 +69,18 @@ pub(crate) struct Execution {
     pub locals: super::locals::Locals,
     /// The bounded epochs of a run cut into them.
     pub epochs: Option<super::epochs::EpochState>,
+    /// Steps (trace indices) whose line as the user reads it is not their caller's: an
+    /// annotated primitive reached through a wrapper crate (see `site`).
+    pub user_sites: Vec<(usize, super::site::Stack)>,
+    /// Where the execution is relative to the recorded context it explores from, if any.
+    pub context: super::prefix::Phase,
 }
 
 impl Execution {
     pub fn new(config: Config, generation: u32) -> Self {
         let sym = crate::sym::record::SymState::new(config.sym.clone(), generation);
         let epochs = config.epochs.clone().map(super::epochs::EpochState::new);
+        let context = super::prefix::Phase::of(config.sym.context_label.is_some());
         Execution {
             config,
             objects: Objects::new(generation),
@@ -93,6 +99,8 @@ impl Execution {
             heap: Default::default(),
             locals: Default::default(),
             epochs,
+            user_sites: Vec::new(),
+            context,
         }
     }
 
@@ -119,11 +127,13 @@ impl Execution {
 
     /// Records that the running step changed `obj`'s state outside the step's own operation
     /// (see `switch::touch`).
-    pub fn touch(&mut self, obj: super::op::ObjId) {
+    pub fn touch(&mut self, obj: super::op::ObjId, how: super::op::Touch) {
         let me = self.current;
         if let Some(ev) = self.trace.last_mut().filter(|ev| ev.thread == me) {
-            if ev.obj != Some(obj) && !ev.touched.contains(&obj) {
-                ev.touched.push(obj);
+            // Any change to the operation's own object is the operation's already.
+            let own = how == super::op::Touch::Changed && ev.obj == Some(obj);
+            if !own && !ev.touched.contains(&(obj, how)) {
+                ev.touched.push((obj, how));
             }
         }
     }

@@ -163,7 +163,7 @@ impl Execution {
             self.acquire_from(obj, std::sync::atomic::Ordering::Acquire);
             // Freeing conflicts with a later use of the count (`increment_strong_count`, a
             // scheduling point): a partial-order reduction must order the two.
-            self.touch(obj);
+            self.touch(obj, super::op::Touch::Changed);
         }
         Some(Ok(last))
     }

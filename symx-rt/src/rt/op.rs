@@ -149,6 +149,35 @@ impl fmt::Display for Value {
     }
 }
 
+/// How a step changed an object other than its operation's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Touch {
+    /// Any change: the step conflicts with every other operation on the object.
+    Changed,
+    /// A channel's sender was dropped, not the last one: only the last sender's drop
+    /// (a [`Outcome::SendersGone`] disconnect) must come after it.
+    DroppedSender,
+}
+
+/// What an operation did, known once it ran. Before it runs, an operation is taken to
+/// do anything its kind allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Outcome {
+    #[default]
+    Unknown,
+    /// A send on an unbounded channel queued the channel's n-th message (from 1).
+    Queued(u32),
+    /// A receive on an unbounded channel took the channel's n-th message.
+    Took(u32),
+    /// A disconnect: the last sender went away while the receiver lived.
+    SendersGone,
+    /// A disconnect: the receiver went away while a sender lived.
+    ReceiverGone,
+    /// The operation only read its object: a `Once` found complete (or a `get` of any), a
+    /// notify that found nobody waiting.
+    OnlyRead,
+}
+
 /// One step of an execution: a visible operation that ran.
 #[derive(Clone, Debug)]
 pub struct Event {
@@ -161,9 +190,16 @@ pub struct Event {
     pub value: Value,
     pub location: &'static Location<'static>,
     /// Objects whose state the step changed besides `obj` (a `Once` completed by the end of
-    /// its initialiser): a partial-order reduction must treat the event as touching them.
-    pub touched: Vec<ObjId>,
+    /// its initialiser, a channel whose sender it dropped): a partial-order reduction must
+    /// treat the event as touching them.
+    pub touched: Vec<(ObjId, Touch)>,
+    /// What the operation turned out to do, where the partial-order reduction can tell more
+    /// commuting operations apart by it than by its kind (see [`Outcome`]).
+    pub outcome: Outcome,
     /// Earlier events (trace indices) without which this one could not have happened: the
     /// step that spawned, woke or was joined by its thread. Program order is implicit.
     pub enablers: Vec<u32>,
+    /// The step belongs to the prefix of a recorded context (see `prefix`): it ran once under
+    /// a fixed schedule, and no strategy reorders it.
+    pub fixed: bool,
 }

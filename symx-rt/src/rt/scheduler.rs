@@ -15,7 +15,7 @@ use super::chooser::{Candidate, Chooser, SchedulingPoint};
 use super::clock::VClock;
 use super::execution::{location_hash, Config, Ctx, Execution, Found, Installed};
 use super::objects::{next_generation, ObjKind};
-use super::op::{Event, Op, OpKind, ThreadId, Value};
+use super::op::{Event, Op, OpKind, Outcome, ThreadId, Value};
 use super::threads::{Status, Thread};
 use super::{diagnose, panic_hook, switch};
 
@@ -293,6 +293,9 @@ impl Scheduler<'_> {
         last: Option<ThreadId>,
     ) -> (Vec<(ThreadId, Op)>, bool) {
         let mut e = self.ctx.exec.borrow_mut();
+        if let Some(fixed) = super::prefix::fixed_step(&mut e, enabled, last) {
+            return (vec![fixed], false);
+        }
         let mut options: Vec<_> = enabled
             .iter()
             .copied()
@@ -348,11 +351,14 @@ impl Scheduler<'_> {
             let partial = unsafe { (*chooser).wants_trace() }
                 .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
             let epoch = (self.ctx.exec.borrow().epochs.as_ref()).map_or(0, |s| s.boundaries.len());
+            let previous =
+                (self.ctx.exec.borrow().trace.last()).map(|e| (e.kind, e.outcome, e.value));
             let point = SchedulingPoint {
                 step,
                 epoch,
                 candidates: &candidates,
                 trace: partial.as_ref(),
+                previous,
             };
             // SAFETY: see `run_execution`; no model thread runs during the call.
             let t = unsafe { (*chooser).choose_thread(&point) };
@@ -389,6 +395,7 @@ impl Scheduler<'_> {
         let enablers = std::mem::take(&mut e.threads[t].after);
         e.threads[t].last_event = Some(e.trace.len() as u32);
         let thread_key = e.threads[t].key;
+        let fixed = e.context.in_prefix();
         e.trace.push(Event {
             thread: t,
             thread_key,
@@ -398,7 +405,9 @@ impl Scheduler<'_> {
             value: Value::None,
             location: op.location,
             touched: Vec::new(),
+            outcome: Outcome::Unknown,
             enablers,
+            fixed,
         });
         match op.kind {
             OpKind::Yield => e.threads[t].yielded = true,

@@ -4,7 +4,7 @@
 //! Nothing here decides who runs next; that is the scheduler's and the strategy's job.
 
 use super::execution::{ctx, Ctx, Found};
-use super::op::{ObjId, Op, OpKind, ThreadId, Value};
+use super::op::{Event, ObjId, Op, OpKind, Outcome, ThreadId, Touch, Value};
 use super::threads::{Status, Wait};
 use std::panic::Location;
 
@@ -38,26 +38,38 @@ pub(crate) fn visible_op(op: Op) {
     if std::thread::panicking() {
         return;
     }
+    let location = op.location;
     ctx.exec.borrow_mut().me().status = Status::Ready(op);
     suspend(ctx);
+    super::site::note_step(location);
 }
 
 /// Records that the running step changed `obj`'s state outside the step's own operation.
-pub(crate) fn touch(obj: ObjId) {
+pub(crate) fn touch(obj: ObjId, how: Touch) {
     if let Some(ctx) = ctx() {
-        ctx.exec.borrow_mut().touch(obj);
+        ctx.exec.borrow_mut().touch(obj, how);
+    }
+}
+
+/// Records what the running step's operation turned out to do (see [`Outcome`]).
+pub(crate) fn record_outcome(outcome: Outcome) {
+    on_my_last_event(|ev| ev.outcome = outcome);
+}
+
+/// Changes the running thread's latest event, if it is the trace's last: the step it began.
+fn on_my_last_event(change: impl FnOnce(&mut Event)) {
+    if let Some(ctx) = ctx() {
+        let mut e = ctx.exec.borrow_mut();
+        let me = e.current;
+        if let Some(ev) = e.trace.last_mut().filter(|ev| ev.thread == me) {
+            change(ev);
+        }
     }
 }
 
 /// Attaches the value an operation read or wrote to its event, for the report.
 pub(crate) fn record_value(value: Value) {
-    if let Some(ctx) = ctx() {
-        let mut e = ctx.exec.borrow_mut();
-        let me = e.current;
-        if let Some(ev) = e.trace.last_mut().filter(|ev| ev.thread == me) {
-            ev.value = value;
-        }
-    }
+    on_my_last_event(|ev| ev.value = value);
 }
 
 /// Ends the execution with a failure. Never returns to its caller, except while the thread is

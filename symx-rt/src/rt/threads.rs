@@ -85,6 +85,11 @@ pub(crate) struct Thread {
     /// Accessed a symx object without a scheduling point (an `UnsafeCell`): with
     /// `last_event`, whether the model saw the thread do anything at all.
     pub accessed: bool,
+    /// Stopped at the checkpoint of the context being explored, waiting for the prefix to
+    /// end (see `prefix`).
+    pub parked: bool,
+    /// Has passed that checkpoint once: later passes are not the context.
+    pub reached: bool,
 }
 
 const MAIN_KEY: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -121,6 +126,8 @@ impl Thread {
             epoch_pass: false,
             crossed: false,
             accessed: false,
+            parked: false,
+            reached: false,
         }
     }
 

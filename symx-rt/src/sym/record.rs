@@ -39,6 +39,8 @@ pub(crate) struct InputSlot {
     pub bits: u128,
     /// The value the run computed, for an input that generalises it (a checkpoint's capture).
     pub recorded: Option<u128>,
+    /// The term the run computed `recorded` by, when it depended on inputs.
+    pub computed: Option<ExprId>,
 }
 
 /// What a visible step read, wrote and assumed, attached to its event.
@@ -239,7 +241,7 @@ impl SymState {
         thread: ThreadId,
         name: Option<&str>,
         ty: Ty,
-        default: Option<u128>,
+        default: Option<(u128, Option<ExprId>)>,
     ) -> Result<(u32, u128), String> {
         let name = match name {
             Some(n) => n.to_string(),
@@ -267,7 +269,7 @@ impl SymState {
             .and_then(|m| m.get(&name).copied());
         let bits = match (given, default) {
             (Some(v), _) => ty.from_i128(v),
-            (None, Some(d)) => d,
+            (None, Some((d, _))) => d,
             (None, None) => ty.truncate(default_input(self.config.input_seed, &name)),
         };
         let i = self.inputs.len() as u32;
@@ -276,7 +278,8 @@ impl SymState {
             name,
             ty,
             bits,
-            recorded: default,
+            recorded: default.map(|(d, _)| d),
+            computed: default.and_then(|(_, c)| c),
         });
         Ok((i, bits))
     }
@@ -471,18 +474,20 @@ pub(crate) fn input<T: SymValue>(
 }
 
 /// A fresh named input whose value, when the input assignment does not give one, is
-/// `default` (a generalised value: its first value is the one the run computed).
+/// `default` (a generalised value: its first value is the one the run computed, by the term
+/// `computed` when it depended on inputs).
 pub(crate) fn input_defaulting<T: SymValue>(
     name: &str,
     default: T,
+    computed: Option<ExprId>,
     location: &'static Location<'static>,
 ) -> Sym<T> {
-    input_from(Some(name), Some(default.to_bits()), location)
+    input_from(Some(name), Some((default.to_bits(), computed)), location)
 }
 
 fn input_from<T: SymValue>(
     name: Option<&str>,
-    default: Option<u128>,
+    default: Option<(u128, Option<ExprId>)>,
     location: &'static Location<'static>,
 ) -> Sym<T> {
     let made = with_exec(|e| {

@@ -169,14 +169,18 @@ impl Condvar {
     #[track_caller]
     pub fn notify_one(&self) {
         rt::visible(OpKind::NotifyOne, self.id(), Location::caller());
-        rt::notify(self.key(), false);
+        if rt::notify(self.key(), false).is_empty() {
+            rt::switch::record_outcome(rt::op::Outcome::OnlyRead);
+        }
     }
 
     /// Wakes every waiter (a scheduling point).
     #[track_caller]
     pub fn notify_all(&self) {
         rt::visible(OpKind::NotifyAll, self.id(), Location::caller());
-        rt::notify(self.key(), true);
+        if rt::notify(self.key(), true).is_empty() {
+            rt::switch::record_outcome(rt::op::Outcome::OnlyRead);
+        }
     }
 }
 

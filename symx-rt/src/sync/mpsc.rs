@@ -24,7 +24,7 @@ use std::time::Duration;
 pub use std::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
 
 use crate::rt::clock::VClock;
-use crate::rt::op::Op;
+use crate::rt::op::{Op, Outcome, Touch};
 use crate::rt::{self, ObjId, ObjKind, ObjRef, OpKind, Wait};
 
 /// A value in flight, with its sender's clock.
@@ -33,6 +33,8 @@ struct Message<T> {
     clock: VClock,
     /// Rendezvous: the ticket of the sender that waits until this value is taken.
     ticket: Option<u64>,
+    /// The channel's n-th message (from 1), which names it to the partial-order reduction.
+    seq: u32,
 }
 
 struct State<T> {
@@ -45,6 +47,8 @@ struct State<T> {
     /// Rendezvous: tickets whose value was taken, with the receiver's clock at the take.
     taken: Vec<(u64, VClock)>,
     next_ticket: u64,
+    /// Messages queued so far.
+    sent: u32,
     /// Published by every dropped sender; taken by whoever sees that all are gone.
     senders_gone: VClock,
     /// Published by the dropped receiver; taken by a send that finds it gone.
@@ -94,6 +98,7 @@ impl<T> Chan<T> {
                 receiver_waiting: false,
                 taken: Vec::new(),
                 next_ticket: 0,
+                sent: 0,
                 senders_gone: VClock::new(),
                 receiver_gone: VClock::new(),
             }),
@@ -178,11 +183,17 @@ impl<T> Chan<T> {
             _ => None,
         };
         let clock = rt::with(|e| e.sync_clock(&VClock::new())).unwrap_or_default();
+        st.sent += 1;
+        let seq = st.sent;
         st.queue.push_back(Message {
             value,
             clock,
             ticket,
+            seq,
         });
+        if self.bound.is_none() {
+            rt::switch::record_outcome(Outcome::Queued(seq));
+        }
         // The waiting receiver is spoken for by this value.
         st.receiver_waiting = false;
         drop(st);
@@ -284,6 +295,9 @@ impl<T> Chan<T> {
             return Err(TryRecvError::Disconnected);
         };
         let clock = rt::with(|e| e.sync_clock(&message.clock)).unwrap_or_default();
+        if self.bound.is_none() {
+            rt::switch::record_outcome(Outcome::Took(message.seq));
+        }
         if let Some(ticket) = message.ticket {
             st.taken.push((ticket, clock));
         }
@@ -353,6 +367,13 @@ impl<T> Chan<T> {
         };
         if observable {
             rt::visible(OpKind::Disconnect, self.id(), location);
+            rt::switch::record_outcome(Outcome::SendersGone);
+        } else if rt::in_model() && self.state().receiver {
+            // Not the last sender: the step that drops it must come before the last one's
+            // disconnect, and commutes with everything else.
+            if let Some(id) = self.id() {
+                rt::switch::touch(id, Touch::DroppedSender);
+            }
         }
         let mut st = self.state();
         st.senders -= 1;
@@ -371,6 +392,7 @@ impl<T> Chan<T> {
     fn drop_receiver(&self, location: &'static Location<'static>) {
         if self.state().senders > 0 {
             rt::visible(OpKind::Disconnect, self.id(), location);
+            rt::switch::record_outcome(Outcome::ReceiverGone);
         }
         let mut st = self.state();
         st.receiver = false;

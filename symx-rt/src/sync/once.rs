@@ -12,6 +12,7 @@ use std::panic::Location;
 use std::sync::atomic::Ordering;
 use std::sync::{Mutex as StdMutex, PoisonError};
 
+use crate::rt::op::Outcome;
 use crate::rt::{self, ObjId, ObjKind, ObjRef, OpKind, Value, Wait};
 
 /// The per-execution states, kept in the object's `value` slot of the object table.
@@ -68,25 +69,32 @@ impl OnceCore {
     /// After the call's scheduling point: waits (without further scheduling points) while
     /// another thread runs the initialiser, then says what the caller should do.
     fn enter(&self, id: ObjId, force: bool, location: &'static Location<'static>) -> Turn {
+        let mut waited = false;
         loop {
             let state = self.state(id);
             match state {
                 COMPLETE => {
                     rt::with(|e| e.acquire_from(id, Ordering::SeqCst));
+                    if !waited {
+                        rt::switch::record_outcome(Outcome::OnlyRead);
+                    }
                     return Turn::Complete;
                 }
                 POISONED if !force => return Turn::Poisoned,
                 // A thread that is unwinding cannot be woken (the execution has failed
                 // already), so it runs the initialiser itself rather than hang.
-                RUNNING if !std::thread::panicking() => rt::wait(Wait {
-                    key: self.key(),
-                    obj: id,
-                    wake: None,
-                    spurious: false,
-                    timeout: false,
-                    location,
-                    what: "another thread's initialisation",
-                }),
+                RUNNING if !std::thread::panicking() => {
+                    waited = true;
+                    rt::wait(Wait {
+                        key: self.key(),
+                        obj: id,
+                        wake: None,
+                        spurious: false,
+                        timeout: false,
+                        location,
+                        what: "another thread's initialisation",
+                    })
+                }
                 _ => {
                     rt::with(|e| e.objects.get_mut(id).value = RUNNING);
                     return Turn::Run {
@@ -100,7 +108,7 @@ impl OnceCore {
     /// The initialiser ended in `state`: publish it and let the waiters re-check.
     fn finish(&self, id: ObjId, state: u64) {
         // The initialiser ends inside whatever step it last reached: that step changes the state.
-        rt::switch::touch(id);
+        rt::switch::touch(id, rt::op::Touch::Changed);
         rt::with(|e| {
             e.objects.get_mut(id).value = state;
             if state == COMPLETE {
@@ -227,6 +235,7 @@ impl Once {
             rt::with(|e| e.acquire_from(id, Ordering::SeqCst));
         }
         rt::record_value(Value::Flag(done));
+        rt::switch::record_outcome(Outcome::OnlyRead);
         done
     }
 }
@@ -296,6 +305,7 @@ impl<T> OnceLock<T> {
             rt::visible(OpKind::Once, Some(id), Location::caller());
             let done = self.core.state(id) == COMPLETE;
             rt::record_value(Value::Flag(done));
+            rt::switch::record_outcome(Outcome::OnlyRead);
             if !done {
                 return None;
             }

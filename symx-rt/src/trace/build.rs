@@ -59,6 +59,7 @@ pub(crate) fn from_execution(e: &Execution) -> Trace {
                 ty: i.ty,
                 value: i.ty.to_i128(i.bits),
                 recorded: i.recorded.map(|r| i.ty.to_i128(r)),
+                computed: i.computed,
             })
             .collect(),
         exprs: e.sym.arena.nodes.clone(),
@@ -66,6 +67,17 @@ pub(crate) fn from_execution(e: &Execution) -> Trace {
         verdict: verdict(e),
         epochs: epoch_boundaries(e, &epoch_seqs),
         loops: loop_heads(e),
+        context: crate::rt::prefix::entered(e).map(|(steps, facts)| ContextRecord {
+            label: e
+                .sym
+                .config
+                .context_label
+                .as_deref()
+                .unwrap_or("")
+                .to_string(),
+            steps,
+            facts: facts.to_vec(),
+        }),
     }
 }
 

@@ -43,6 +43,10 @@ pub struct Trace {
     pub events: Vec<TraceEvent>,
     /// How the execution ended.
     pub verdict: Verdict,
+    /// For a test that explores from a checkpoint: where its recorded context was entered and
+    /// what the synchronization state was there (added within version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextRecord>,
     /// The epoch boundaries of a run cut into bounded epochs, in order (added within
     /// version 1; empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -80,6 +84,20 @@ pub struct LoopHead {
     pub reason: String,
     /// The function the loop is in.
     pub function: String,
+}
+
+/// The recorded context an execution explored from: the prefix before it ran once, under a
+/// fixed schedule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextRecord {
+    /// The checkpoint's label.
+    pub label: String,
+    /// Steps of the prefix: events whose `step` is below it ran before the context.
+    pub steps: u32,
+    /// The synchronization state at the context, one recorded fact each (`Mutex#2 is held
+    /// by thread 1`, `thread 2 is waiting #1 (for a notify on Condvar#3)`).
+    pub facts: Vec<String>,
 }
 
 /// A model thread: 0 is the test's main thread; others are numbered in spawn order.
@@ -151,6 +169,10 @@ pub struct InputInfo {
         with = "crate::sym::expr::wide_opt"
     )]
     pub recorded: Option<i128>,
+    /// The term (an expression of this trace) the run computed `recorded` by, when it
+    /// depended on inputs of the prefix (added within version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub computed: Option<ExprId>,
 }
 
 /// What happened at one event.

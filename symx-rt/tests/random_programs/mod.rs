@@ -606,15 +606,16 @@ fn atomic(w: &World, op: AtomicOp) -> i64 {
 // ---------------------------------------------------------------------------------------------
 
 /// Whether two steps of an execution do not commute, by a relation at least as coarse as the
-/// DPOR's (everything on one object except two loads), so that two executions with the same
+/// DPOR's (everything on one object except two loads, or two operations that only looked at
+/// it, such as notifies that woke nobody), so that two executions with the same
 /// canonical form are one Mazurkiewicz trace for the DPOR too.
 ///
 /// The observed step does not show the mutex a condvar wait releases; that costs nothing,
 /// because the order of a wait and another thread's use of that mutex is already fixed by the
 /// order of the two threads' `lock`s of it, which is part of the relation.
 pub fn dependent(a: &ObservedStep, b: &ObservedStep) -> bool {
-    a.thread == b.thread
-        || (a.obj.is_some() && a.obj == b.obj && !(a.op == "load" && b.op == "load"))
+    let looks = |s: &ObservedStep| s.op == "load" || s.only_looked;
+    a.thread == b.thread || (a.obj.is_some() && a.obj == b.obj && !(looks(a) && looks(b)))
 }
 
 /// The lexicographically least linearisation (by thread id) of the trace's dependence partial

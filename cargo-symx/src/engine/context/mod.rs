@@ -20,8 +20,10 @@
 //! that may alias. A path is a schedule with the conditions it took, so two input classes
 //! that run the same schedule through the same conditions count once.
 
+mod confirm;
 mod paths;
 
+pub use confirm::Confirmation;
 pub use paths::{FactUse, FailedPath, Generalised};
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,6 +34,7 @@ use symx::{Guide, InputValues};
 use super::symbolic::{self, SearchResult};
 use super::{Executor, Exploration, Limits};
 use crate::solver::replayed::Replayed;
+use crate::solver::smt::Smt;
 
 /// What the exploration of one context found, in the paper's terms.
 #[derive(Clone, Debug, Default)]
@@ -49,6 +52,9 @@ pub struct ContextResult {
     pub vectors: BTreeSet<Vec<(String, String)>>,
     /// The completed paths that failed, with the facts each depends on.
     pub failures: Vec<FailedPath>,
+    /// The recorded context the paths explored from (a checkpoint's label): its label, the
+    /// steps of the prefix run once before it, and the synchronization state there.
+    pub recorded: Option<symx::trace::format::ContextRecord>,
 }
 
 impl ContextResult {
@@ -93,8 +99,14 @@ pub fn explore(executor: &mut dyn Executor, opts: &symbolic::Options) -> Context
         keep_going: true,
         ..opts.clone()
     };
-    let search = symbolic::explore(&mut observed, &opts);
-    let mut out = paths::count(&observed.traces);
+    let mut search = symbolic::explore(&mut observed, &opts);
+    let traces = observed.traces;
+    let mut out = paths::count(&traces);
+    out.recorded = traces.iter().find_map(|t| t.context.clone());
+    let mut smt = Smt::new(opts.query_timeout);
+    search.executions += confirm::confirm_all(executor, &mut smt, &traces, &mut out.failures);
+    search.solver.time += smt.stats.time;
+    search.solver.queries += smt.stats.queries;
     out.search = search;
     out
 }

@@ -6,7 +6,8 @@
 //! capture made symbolic, `symx::checkpoint!`) equal to the one its own run from the
 //! program's start computed: it is then a run of the program, and its replay token replays
 //! it. Otherwise it is reachable only under generalised values, which the run that reached
-//! the checkpoint did not produce: a likely, not a confirmed, failure.
+//! the checkpoint did not produce: a likely, not a confirmed, failure, unless a search over
+//! the prefix's inputs finds a run from the start that fails the same way (`confirm`).
 //!
 //! A failure depends on a fact when the fact shares an input with a condition the failing
 //! path took, directly or through other conditions (the slice the symbolic search sends to
@@ -41,15 +42,20 @@ pub struct FailedPath {
     /// The facts it depends on, in path order.
     pub facts: Vec<FactUse>,
     /// The generalised inputs whose value is not the one the run computed at the checkpoint:
-    /// the failure is confirmed only when there are none.
+    /// the failure is confirmed only when there are none, or by a run from the start.
     pub generalised: Vec<Generalised>,
+    /// A run from the program's start, with other inputs before the checkpoint, that computes
+    /// those values and fails the same way.
+    pub confirmation: Option<super::confirm::Confirmation>,
+    /// The failing trace's position among the traces the search ran.
+    pub trace: usize,
 }
 
 impl FailedPath {
     /// Whether the failing path is a run of the program as it is (no generalised value
-    /// differs from the computed one).
+    /// differs from the computed one), or one was found that fails the same way.
     pub fn confirmed(&self) -> bool {
-        self.generalised.is_empty()
+        self.generalised.is_empty() || self.confirmation.is_some()
     }
 }
 
@@ -80,7 +86,7 @@ fn generalised(trace: &Trace) -> Vec<Generalised> {
 pub fn count(traces: &[Trace]) -> ContextResult {
     let mut out = ContextResult::default();
     let mut seen: HashSet<u64> = HashSet::new();
-    for trace in traces {
+    for (index, trace) in traces.iter().enumerate() {
         let path = PathCondition::of(trace);
         if !seen.insert(path_key(trace, &path)) {
             continue;
@@ -111,6 +117,8 @@ pub fn count(traces: &[Trace]) -> ContextResult {
                     .collect(),
                 facts: facts_used(trace, &path),
                 generalised: generalised(trace),
+                confirmation: None,
+                trace: index,
             });
         }
     }

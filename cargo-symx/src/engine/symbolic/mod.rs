@@ -282,7 +282,8 @@ impl<'o> Search<'o> {
         let mut depth = 0u32;
         let symbolic: Vec<&Condition> = path.conditions.iter().filter(|c| c.symbolic()).collect();
         for (k, &c) in symbolic.iter().enumerate() {
-            let mut targets = other_sides(c);
+            // The prefix of a recorded context runs once: its other sides are not explored.
+            let mut targets = if c.fixed { Vec::new() } else { other_sides(c) };
             if k + 1 == symbolic.len() && violated_assumption(trace, c) {
                 // The inputs broke an assumption (a context's facts, above all, which the
                 // default inputs need not meet): ask for inputs that keep it.

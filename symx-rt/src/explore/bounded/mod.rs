@@ -189,7 +189,7 @@ impl Bpor {
     }
 
     /// Plants every backtracking point the finished execution asks for.
-    fn plant(&mut self, evs: &[Ev]) {
+    fn plant(&mut self, evs: &[Ev], fixed: usize) {
         let bounded = self.bound.is_some();
         for Point {
             at,
@@ -197,6 +197,9 @@ impl Bpor {
             conservative,
         } in backtrack::points(evs, &self.ready, bounded)
         {
+            if at < fixed {
+                continue;
+            }
             if let Some(node) = self.nodes.get_mut(at) {
                 node.ask(thread, conservative);
             }
@@ -309,6 +312,8 @@ impl Chooser for Bpor {
         for (node, ev) in self.nodes.iter_mut().zip(&evs) {
             node.event = ev.clone();
         }
-        self.plant(&evs);
+        // The prefix of a recorded context ran under a fixed schedule: no point goes there.
+        let fixed = trace.iter().take_while(|e| e.fixed).count();
+        self.plant(&evs, fixed);
     }
 }

@@ -5,13 +5,26 @@
 //! objects by first use, which depends on the interleaving, so names are tied to the events
 //! that use them and merged (union-find) whenever two names turn out to denote one object.
 //! Merging can only add dependences, which costs reduction, never soundness.
+//!
+//! Dependence per primitive. Atomics: loads commute with loads. Locks: see [`orders_by`].
+//! Channels, `Once`/`OnceLock` and notifies are refined by what the operation did
+//! ([`Access::refined`], see [`refined_conflict`]). Left as conflicting with everything on
+//! their object, on purpose: a bounded or rendezvous channel's sends and receives (a send may
+//! find the channel full, so it conflicts with every receive); barrier waits (the last
+//! arrival is the leader, which the program can see, so the order of arrivals matters; with
+//! four or more threads the arrivals that leave at least two still to come would commute);
+//! park and unpark (two unparks commute as operations, but the parked thread clears its token
+//! in the step after it wakes, which no access shows, so the second unpark's place relative to
+//! that step must stay explored). `Arc` drops are no events: only the drop that frees is, as a
+//! change of the count (which thread frees is not explored when the drops' steps commute).
+//! A `recv_timeout` that found nothing looks again inside its yield step, which has no access.
 
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use crate::rt::execution::location_hash;
-use crate::rt::op::{ObjId, Op, OpKind, ThreadId};
+use crate::rt::op::{ObjId, Op, OpKind, Outcome, ThreadId, Touch, Value};
 
 /// A canonical object name (an index into the union-find forest).
 pub(crate) type Canon = u32;
@@ -35,8 +48,27 @@ pub(crate) enum Access {
     /// Release of a shared (read) lock: other readers may acquire before or after it, and the
     /// order decides what happens-before, so it conflicts with shared acquisitions.
     UnlockShared(Canon),
-    /// Anything else on an object (condvars, channels, barriers, queues): conflicts with every
-    /// other access to it.
+    /// A send on a channel: the n-th message of an unbounded channel once it has run and
+    /// queued one (`0` before it runs). Sends conflict with each other (the order of their
+    /// messages), with the receiver's going away, and with the receive that took their message.
+    Send(Canon, u32),
+    /// A receive that took an unbounded channel's n-th message: it commutes with every other
+    /// send (appending behind a queued message does not change what the receive takes) and
+    /// with the last sender's going away.
+    Took(Canon, u32),
+    /// The last sender went away while the receiver lived (a disconnect).
+    SendersGone(Canon),
+    /// The receiver went away while a sender lived (a disconnect).
+    ReceiverGone(Canon),
+    /// A sender was dropped, not the last one: it commutes with everything, but the last
+    /// sender's drop comes after it (see [`orders_by`]).
+    DroppedSender(Canon),
+    /// An operation that turned out only to look at its object: a `Once` found complete (or
+    /// a `OnceLock::get`), a notify with nobody waiting. Two of them commute; anything else on
+    /// the object conflicts with them.
+    Observe(Canon),
+    /// Anything else on an object (condvars, barriers, queues, a receive that found no
+    /// message, a send to a bounded channel): conflicts with every other access to it.
     Other(Canon),
 }
 
@@ -52,7 +84,50 @@ impl Access {
             | Access::Shared(o)
             | Access::Unlock(o)
             | Access::UnlockShared(o)
+            | Access::Send(o, _)
+            | Access::Took(o, _)
+            | Access::SendersGone(o)
+            | Access::ReceiverGone(o)
+            | Access::DroppedSender(o)
+            | Access::Observe(o)
             | Access::Other(o) => Some(o),
+        }
+    }
+
+    /// What the access is known to be once its operation has run with `outcome` and `value`.
+    pub fn refined(self, kind: OpKind, outcome: Outcome, value: Value) -> Access {
+        match (self, kind, outcome) {
+            (Access::TryLock(o), _, _) if value == Value::Flag(true) => Access::TryLockOk(o),
+            (Access::Send(o, _), _, Outcome::Queued(n)) => Access::Send(o, n),
+            // A send that queued nothing on an unbounded channel (a bounded channel's, one
+            // that found the receiver gone) is taken to conflict with everything.
+            (Access::Send(o, _), _, _) => Access::Other(o),
+            (Access::Other(o), OpKind::Recv, Outcome::Took(n)) => Access::Took(o, n),
+            (Access::Other(o), OpKind::Disconnect, Outcome::SendersGone) => Access::SendersGone(o),
+            (Access::Other(o), OpKind::Disconnect, Outcome::ReceiverGone) => {
+                Access::ReceiverGone(o)
+            }
+            // Two such reads commute; anything else on the object conflicts with them.
+            (
+                Access::Other(o),
+                OpKind::Once | OpKind::NotifyOne | OpKind::NotifyAll,
+                Outcome::OnlyRead,
+            ) => Access::Observe(o),
+            (a, _, _) => a,
+        }
+    }
+
+    /// What the access could be before its operation runs: a reversal moves an event before
+    /// the one it raced with, where its operation may do something else.
+    pub fn unrefined(self) -> Access {
+        match self {
+            Access::TryLockOk(o) => Access::TryLock(o),
+            Access::Send(o, _) => Access::Send(o, 0),
+            Access::Took(o, _) | Access::SendersGone(o) | Access::ReceiverGone(o) => {
+                Access::Other(o)
+            }
+            Access::Observe(o) => Access::Other(o),
+            a => a,
         }
     }
 
@@ -68,6 +143,7 @@ impl Access {
             OpKind::Unlock => Access::Unlock(obj),
             OpKind::ReadUnlock => Access::UnlockShared(obj),
             OpKind::Yield => Access::None,
+            OpKind::Send => Access::Send(obj, 0),
             _ => Access::Other(obj),
         }
     }
@@ -89,6 +165,9 @@ pub(crate) fn conflict_by(
         return false;
     }
     use Access::*;
+    if let Some(c) = refined_conflict(a, b) {
+        return c;
+    }
     matches!(
         (a, b),
         (Read(_), Write(_))
@@ -103,12 +182,37 @@ pub(crate) fn conflict_by(
     )
 }
 
+/// Whether two accesses to one object conflict, when either is one of the accesses refined by
+/// an operation's outcome (`None` otherwise). Channels: a receive that took message n conflicts only with the send of
+/// message n; a send with an unknown number (one that has not run) with none that took one,
+/// since a message already queued when the send runs comes before the send's own. A sender
+/// dropped before the last commutes with everything. The two sides' going away commute: once
+/// both are scheduling points, neither changes what the other does (whether each is one was
+/// decided by the step before it). Two operations that only looked at a `Once` or a condvar
+/// commute with each other and with loads.
+fn refined_conflict(a: Access, b: Access) -> Option<bool> {
+    use Access::*;
+    Some(match (a, b) {
+        (DroppedSender(_), _) | (_, DroppedSender(_)) => false,
+        (Send(_, m), Took(_, n)) | (Took(_, n), Send(_, m)) => m != 0 && m == n,
+        (Send(..) | Took(..), SendersGone(_)) | (SendersGone(_), Send(..) | Took(..)) => false,
+        (SendersGone(_), ReceiverGone(_)) | (ReceiverGone(_), SendersGone(_)) => false,
+        (Send(..), _) | (_, Send(..)) | (Took(..), _) | (_, Took(..)) => true,
+        (SendersGone(_) | ReceiverGone(_), _) | (_, SendersGone(_) | ReceiverGone(_)) => true,
+        (Observe(_), Observe(_) | Read(_)) | (Read(_), Observe(_)) => false,
+        (Observe(_), _) | (_, Observe(_)) => true,
+        _ => return Option::None,
+    })
+}
+
 /// `a` (earlier) orders `b` in happens-before without being reversible: a release followed by
-/// an acquisition of the same lock.
+/// an acquisition of the same lock; a send, or a sender dropped, before the last sender's
+/// drop (which is the last only because they came first).
 pub(crate) fn orders_by(a: Access, b: Access, same: &mut impl FnMut(Canon, Canon) -> bool) -> bool {
     match (a, b) {
         (Access::Unlock(x), Access::Lock(y) | Access::Shared(y))
-        | (Access::UnlockShared(x), Access::Lock(y)) => same(x, y),
+        | (Access::UnlockShared(x), Access::Lock(y))
+        | (Access::Send(x, _) | Access::DroppedSender(x), Access::SendersGone(y)) => same(x, y),
         _ => false,
     }
 }
@@ -136,6 +240,15 @@ pub(crate) struct Ev {
 impl Ev {
     pub fn main(&self) -> Access {
         self.accesses.first().copied().unwrap_or(Access::None)
+    }
+
+    /// The event as far as it is known before it runs (see [`Access::unrefined`]).
+    pub fn unrefined(&self) -> Ev {
+        let mut ev = self.clone();
+        for a in ev.accesses.iter_mut().chain(ev.exact.iter_mut()) {
+            *a = a.unrefined();
+        }
+        ev
     }
 }
 
@@ -305,24 +418,20 @@ pub(crate) fn of_trace(
             index,
             location: location_hash(ev.location),
         };
+        let refine = |a: Access| a.refined(ev.kind, ev.outcome, ev.value);
         let mut accesses: SmallVec<[Access; 2]> =
-            smallvec::smallvec![names.access(ev.kind, ev.obj, at, 0)];
-        if let (Access::TryLock(o), crate::rt::op::Value::Flag(true)) = (accesses[0], ev.value) {
-            accesses[0] = Access::TryLockOk(o);
-        }
+            smallvec::smallvec![refine(names.access(ev.kind, ev.obj, at, 0))];
         if ev.obj2.is_some() {
             accesses.push(names.access(OpKind::Unlock, ev.obj2, at, 1));
         }
-        for (slot, &o) in ev.touched.iter().enumerate() {
-            accesses.push(names.access(OpKind::Once, Some(o), at, 2 + slot as u8));
+        for (slot, &(o, how)) in ev.touched.iter().enumerate() {
+            let canon = names.name(o, at, 2 + slot as u8);
+            accesses.push(touched(canon, how));
         }
         let mut exact: SmallVec<[Access; 2]> = SmallVec::new();
-        exact.extend(ev.obj.map(|o| match accesses[0] {
-            Access::TryLockOk(_) => Access::TryLockOk(o),
-            _ => Access::of(ev.kind, o),
-        }));
+        exact.extend(ev.obj.map(|o| refine(Access::of(ev.kind, o))));
         exact.extend(ev.obj2.map(Access::Unlock));
-        exact.extend(ev.touched.iter().map(|&o| Access::Other(o)));
+        exact.extend(ev.touched.iter().map(|&(o, how)| touched(o, how)));
         out.push(Ev {
             thread,
             index,
@@ -333,6 +442,14 @@ pub(crate) fn of_trace(
         });
     }
     out
+}
+
+/// The access of a step's change to an object other than its operation's own.
+fn touched(obj: Canon, how: Touch) -> Access {
+    match how {
+        Touch::Changed => Access::Other(obj),
+        Touch::DroppedSender => Access::DroppedSender(obj),
+    }
 }
 
 /// A map with tuple keys as a list of pairs (JSON keys are strings), in key order so that a

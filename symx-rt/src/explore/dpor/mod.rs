@@ -16,6 +16,12 @@
 //!   so it races with every operation on its lock.
 //! - Blocking and waking: an event enabled by another (spawn, wake-up, join) is ordered after
 //!   it; such edges are never reversed.
+//! - Dependence refined by what an operation did (`events::Access::refined`): a receive that
+//!   took message n of an unbounded channel conflicts only with the send of message n, the
+//!   last sender's and the receiver's going away commute with each other and with receives
+//!   that took a message, a `Once` found complete and a notify that woke nobody only look.
+//!   Before an event runs it is taken to do anything its kind allows, and so is the racing
+//!   event of a reversal, which is moved to where it may do something else.
 //! - Nondeterministic choices inside a step (which waiter a `notify_one` wakes) are explored
 //!   exhaustively per step, like a DFS nested in the DPOR tree.
 //! - Object names are canonicalised across executions ([`events::Names`]), and threads are
@@ -111,9 +117,15 @@ impl Dpor {
             .iter()
             .map(|c| self.threads.of(c.key))
             .collect();
-        let sleep = match self.nodes.last() {
+        let sleep = match self.nodes.last_mut() {
             None => Vec::new(),
             Some(parent) => {
+                // The parent's step has ended: what it did is known, and may commute with
+                // more of the sleeping events than its kind alone would.
+                if let (Some(prev), Some(a)) = (point.previous, parent.chosen.accesses.first_mut())
+                {
+                    *a = a.unrefined().refined(prev.0, prev.1, prev.2);
+                }
                 let (sleep, chosen) = (parent.sleep.clone(), parent.chosen.clone());
                 sleep
                     .into_iter()
@@ -162,17 +174,20 @@ impl Dpor {
         )
     }
 
-    /// Finds every race of the execution and plants its reversal in the wakeup trees.
-    fn plant_reversals(&mut self, evs: &[Ev]) {
+    /// Finds every race of the execution whose first event comes after the `fixed` steps and
+    /// plants its reversal in the wakeup trees.
+    fn plant_reversals(&mut self, evs: &[Ev], fixed: usize) {
         let hb = HappensBefore::compute(evs);
-        for &(i, j) in &hb.races {
+        for &(i, j) in hb.races.iter().filter(|(i, _)| *i >= fixed) {
             let (ei, ej) = (&evs[i], &evs[j]);
             debug_assert_ne!(ei.thread, ej.thread);
+            // Moved before `ei`, `ej` may do something else than it did here.
+            let moved = ej.unrefined();
             let mut v: Vec<&Ev> = (i + 1..evs.len())
                 .filter(|&k| !hb.before(i, ei.thread, k))
                 .map(|k| &evs[k])
                 .collect();
-            v.push(ej);
+            v.push(&moved);
             // Most reversals start with a thread that already sleeps there: decide that on
             // borrowed events before copying the sequence into a wakeup tree.
             let names = &mut self.names;
@@ -280,7 +295,9 @@ impl Chooser for Dpor {
         for (node, ev) in self.nodes.iter_mut().zip(&evs) {
             node.chosen = ev.clone();
         }
-        self.plant_reversals(&evs);
+        // The prefix of a recorded context ran under a fixed schedule: nothing moves into it.
+        let fixed = trace.iter().take_while(|e| e.fixed).count();
+        self.plant_reversals(&evs, fixed);
     }
 
     fn estimate(&self) -> Option<f64> {

@@ -14,9 +14,12 @@ type Preds = smallvec::SmallVec<[usize; 4]>;
 pub(crate) struct History {
     threads: usize,
     latest: rustc_hash::FxHashMap<Canon, Vec<[Option<usize>; CLASSES]>>,
+    /// The send of each channel's n-th message: the one event a receive that took it
+    /// conflicts with (not the latest send of its thread).
+    sends: rustc_hash::FxHashMap<(Canon, u32), (usize, ThreadId)>,
 }
 
-const CLASSES: usize = 9;
+const CLASSES: usize = 15;
 
 /// A representative access of each class, to test conflicts by class.
 fn class_of(a: Access) -> Option<(usize, Canon)> {
@@ -31,6 +34,13 @@ fn class_of(a: Access) -> Option<(usize, Canon)> {
         Access::Other(o) => (6, o),
         Access::TryLock(o) => (7, o),
         Access::TryLockOk(o) => (8, o),
+        // A send's class stands for every send; which message it queued is in `sends`.
+        Access::Send(o, _) => (9, o),
+        Access::Took(o, _) => (10, o),
+        Access::SendersGone(o) => (11, o),
+        Access::ReceiverGone(o) => (12, o),
+        Access::DroppedSender(o) => (13, o),
+        Access::Observe(o) => (14, o),
     })
 }
 
@@ -45,6 +55,12 @@ fn class_access(class: usize, o: Canon) -> Access {
         Access::Other(o),
         Access::TryLock(o),
         Access::TryLockOk(o),
+        Access::Send(o, 0),
+        Access::Took(o, 0),
+        Access::SendersGone(o),
+        Access::ReceiverGone(o),
+        Access::DroppedSender(o),
+        Access::Observe(o),
     ][class]
 }
 
@@ -53,6 +69,7 @@ impl History {
         History {
             threads,
             latest: rustc_hash::FxHashMap::default(),
+            sends: rustc_hash::FxHashMap::default(),
         }
     }
 
@@ -64,6 +81,9 @@ impl History {
                     .entry(o)
                     .or_insert_with(|| vec![[None; CLASSES]; self.threads]);
                 per_thread[ev.thread][class] = Some(j);
+            }
+            if let Access::Send(o, n @ 1..) = a {
+                self.sends.insert((o, n), (j, ev.thread));
             }
         }
     }
@@ -99,6 +119,10 @@ impl History {
                 }
                 conflicts.extend(c);
                 orderings.extend(r);
+            }
+            if let Access::Took(o, n) = b {
+                let send = self.sends.get(&(o, n));
+                conflicts.extend(send.filter(|s| s.1 != ev.thread).map(|s| s.0));
             }
         }
         conflicts.sort_unstable();

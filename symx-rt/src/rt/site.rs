@@ -1,0 +1,230 @@
+//! Where a user reads an annotated step as happening. An annotated primitive reached through a
+//! wrapper crate has its caller inside the wrapper: a `lock_api` guard's `Drop` calls the
+//! annotated `RawMutex::unlock`, and a `Drop` cannot be `#[track_caller]`, so
+//! `Location::caller()` names a line of `lock_api`'s source the user never wrote. For such a
+//! caller (one in a dependency's source: the cargo registry, a git checkout, the standard
+//! library) the user's line is the first frame outside dependency sources beyond the wrapper's,
+//! found by walking the stack.
+//!
+//! Symbolising is the expensive part (the first time, reading the binary's debug information
+//! takes a second or two in a debug build), so a step only records its return addresses (a
+//! walk of a few microseconds); they are symbolised when a report shows the step, each address
+//! once per process. A failure found at such a caller is moved at once. Without debug
+//! information (a release build without `debug`) no frame has a file, and the caller's location
+//! stands.
+
+use std::collections::HashMap;
+use std::panic::Location;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::execution::{ctx, Found};
+use crate::report::SourceLocation;
+
+/// Return addresses of one stack, innermost first.
+#[derive(Clone, Debug)]
+pub(crate) struct Stack {
+    caller: &'static Location<'static>,
+    ips: Vec<usize>,
+}
+
+/// How many frames a walk records: the annotation's own frames, the annotated method, the
+/// wrapper's frames and the user's line fit well within it.
+const WALK_DEPTH: usize = 48;
+
+/// The step the current thread has just taken at `caller`: when `caller` is in a dependency's
+/// source, the step keeps its stack, so that the report's row can show the user's line. (Every
+/// step inside an annotated method is at its caller's line, since the annotation makes the
+/// method `#[track_caller]`.)
+pub(crate) fn note_step(caller: &'static Location<'static>) {
+    if !is_foreign(caller) {
+        return;
+    }
+    let Some(ctx) = ctx() else { return };
+    let stack = walk(caller);
+    let mut e = ctx.exec.borrow_mut();
+    let me = e.current;
+    if e.trace.last().is_some_and(|ev| ev.thread == me) {
+        let step = e.trace.len() - 1;
+        e.user_sites.push((step, stack));
+    }
+}
+
+/// A failure found at `caller` moves to the user's line: its location, and the detail lines
+/// that name `caller`.
+pub(crate) fn relocate(mut found: Found, caller: &'static Location<'static>) -> Found {
+    if !is_foreign(caller) {
+        return found;
+    }
+    if let Some(site) = walk(caller).user_site() {
+        let (from, to) = (caller.to_string(), site.to_string());
+        for line in &mut found.details {
+            *line = line.replace(&from, &to);
+        }
+        found.location = Some(site);
+    }
+    found
+}
+
+fn walk(caller: &'static Location<'static>) -> Stack {
+    let mut ips = Vec::with_capacity(WALK_DEPTH);
+    backtrace::trace(|frame| {
+        ips.push(frame.ip() as usize);
+        ips.len() < WALK_DEPTH
+    });
+    Stack { caller, ips }
+}
+
+impl Stack {
+    /// The first frame outside dependency sources beyond the frame of `caller` (which is in a
+    /// dependency's source); `None` when the stack does not show one.
+    pub(crate) fn user_site(&self) -> Option<SourceLocation> {
+        let caller = self.caller;
+        let frames: Vec<Frame> = self
+            .ips
+            .iter()
+            .flat_map(|&ip| resolved(ip).to_vec())
+            .collect();
+        let at_caller = |f: &&Frame| same_file(&f.file, caller.file());
+        let start = frames
+            .iter()
+            .position(|f| at_caller(&f) && f.line == caller.line())
+            .or_else(|| frames.iter().position(|f| at_caller(&f)))?;
+        let user = frames[start..]
+            .iter()
+            .find(|f| !is_dependency_source(&f.file))?;
+        Some(SourceLocation {
+            file: display_path(&user.file),
+            line: user.line,
+            column: user.column.max(1),
+        })
+    }
+}
+
+/// [`is_dependency_source`] of `caller`'s file, remembered per location: every step asks.
+fn is_foreign(caller: &'static Location<'static>) -> bool {
+    thread_local! {
+        static FOREIGN: std::cell::RefCell<rustc_hash::FxHashMap<usize, bool>> =
+            Default::default();
+    }
+    let key = caller as *const Location<'static> as usize;
+    FOREIGN.with_borrow_mut(|known| {
+        *known
+            .entry(key)
+            .or_insert_with(|| is_dependency_source(caller.file()))
+    })
+}
+
+/// Whether `file` is a dependency's source rather than the user's: crates from a registry or a
+/// git checkout, and the standard library (closures and iterator adaptors in between).
+pub(crate) fn is_dependency_source(file: &str) -> bool {
+    let file = file.replace('\\', "/");
+    [
+        "/registry/src/",
+        "/git/checkouts/",
+        "/rustc/",
+        "/lib/rustlib/src/",
+    ]
+    .iter()
+    .any(|dir| file.contains(dir))
+        || file.starts_with("rustc/")
+}
+
+/// One source frame of the stack (inlined calls are frames of their own).
+#[derive(Clone, Debug)]
+struct Frame {
+    file: String,
+    line: u32,
+    column: u32,
+}
+
+/// Every return address resolved so far, to its frames (innermost first).
+type Symbols = HashMap<usize, Arc<[Frame]>>;
+
+fn symbols() -> &'static Mutex<Symbols> {
+    static SYMBOLS: OnceLock<Mutex<Symbols>> = OnceLock::new();
+    SYMBOLS.get_or_init(Default::default)
+}
+
+fn resolved(ip: usize) -> Arc<[Frame]> {
+    if let Some(frames) = symbols().lock().unwrap_or_else(|e| e.into_inner()).get(&ip) {
+        return frames.clone();
+    }
+    let mut frames = Vec::new();
+    backtrace::resolve(ip as *mut std::ffi::c_void, |symbol| {
+        if let (Some(file), Some(line)) = (symbol.filename(), symbol.lineno()) {
+            frames.push(Frame {
+                file: file.to_string_lossy().into_owned(),
+                line,
+                column: symbol.colno().unwrap_or(1),
+            });
+        }
+    });
+    let frames: Arc<[Frame]> = frames.into();
+    let mut cache = symbols().lock().unwrap_or_else(|e| e.into_inner());
+    cache.insert(ip, frames.clone());
+    frames
+}
+
+/// Debug information names files by absolute path; `file!()` names a workspace's own files
+/// relative to the workspace root. Compare by path suffix so either form matches.
+fn same_file(resolved: &str, named: &str) -> bool {
+    resolved == named || Path::new(resolved).ends_with(named)
+}
+
+/// `file` as `file!()` would name it: relative to the workspace root when it is inside it.
+fn display_path(file: &str) -> String {
+    match workspace_root().and_then(|root| Path::new(file).strip_prefix(root).ok()) {
+        Some(rel) => rel.to_string_lossy().into_owned(),
+        None => file.to_string(),
+    }
+}
+
+/// The root of the workspace the test belongs to: the nearest directory at or above the
+/// package's (cargo sets `CARGO_MANIFEST_DIR` when it runs a test) whose `Cargo.toml` has a
+/// `[workspace]` table, else the package's own directory.
+fn workspace_root() -> Option<&'static Path> {
+    static ROOT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let package = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .or_else(|| std::env::current_dir().ok())?;
+        let workspace = package.ancestors().find(|dir| {
+            std::fs::read_to_string(dir.join("Cargo.toml"))
+                .is_ok_and(|toml| toml.lines().any(|l| l.trim() == "[workspace]"))
+        });
+        Some(workspace.unwrap_or(&package).to_path_buf())
+    })
+    .as_deref()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dependency_sources_are_the_registry_git_checkouts_and_the_standard_library() {
+        let registry = "/home/u/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/\
+                        lock_api-0.4.14/src/mutex.rs";
+        assert!(is_dependency_source(registry));
+        assert!(is_dependency_source(
+            "/home/u/.cargo/git/checkouts/spin-rs-1a2b/3c4d/src/mutex.rs"
+        ));
+        assert!(is_dependency_source(
+            "/rustc/59807616e/library/core/src/ops/function.rs"
+        ));
+        assert!(!is_dependency_source("tests/primitives.rs"));
+        assert!(!is_dependency_source("/home/u/project/src/lib.rs"));
+    }
+
+    #[test]
+    fn a_caller_in_the_user_s_own_source_is_not_foreign() {
+        assert!(!is_foreign(Location::caller()));
+    }
+
+    #[test]
+    fn a_resolved_absolute_path_matches_the_relative_name_file_gives() {
+        assert!(same_file("/work/proj/src/lib.rs", "src/lib.rs"));
+        assert!(!same_file("/work/proj/src/lib.rs", "b/lib.rs"));
+    }
+}
