@@ -28,6 +28,7 @@ mod annotations;
 mod assertions;
 mod checkpoint;
 mod diagnostics;
+mod epochs;
 mod features;
 mod fragment;
 mod instrument;

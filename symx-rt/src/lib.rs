@@ -75,6 +75,7 @@ pub mod wait_queue;
 pub use builder::{
     Builder, Drive, DrivenPoint, Guide, GuidedRun, Strategy, StrategyKind, DEFAULT_ITERATIONS,
 };
+pub use covering::epoch_marker;
 pub use entry::model;
 pub use names::UnknownName;
 pub use report::{Failure, FailureKind, Report, SourceLocation, Step, StopReason};
