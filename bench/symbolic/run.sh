@@ -2,7 +2,7 @@
 # The measurements of BENCHMARKS.md's "Symbolic exploration": builds cargo-symx and this bench
 # in release mode (untimed), prints the machine's load, then every table (medians of RUNS).
 # Usage: bench/symbolic/run.sh [RUNS] [MEASUREMENT]   (RUNS: 5; MEASUREMENT: all, engine,
-# sample, enumerate, rate or e2e). Uses $CARGO_TARGET_DIR when set, like cargo.
+# sample, enumerate, rate, e2e or context). Uses $CARGO_TARGET_DIR when set, like cargo.
 set -euo pipefail
 cd "$(dirname "$0")"
 runs=${1:-5}

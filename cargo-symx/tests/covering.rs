@@ -22,12 +22,14 @@ fn enumerate(body: fn()) -> Enumeration {
     enumerate_with(body, Options::default())
 }
 
-/// Each pair's schedule, run constrained with its model input, is followed to the end
-/// (or to a failure on a prefix of it).
+/// Each pair's schedule, run constrained with its model input (after the schedules of the
+/// epochs before it, on the way its epoch was first reached), is followed to its end (or to
+/// a failure on a prefix of it).
 fn every_pair_runs_constrained(exec: &mut dyn Executor, e: &Enumeration) {
     for p in &e.pairs {
-        let ran = exec.run_constrained(&p.schedule, &p.model).unwrap();
-        assert_eq!(ran.divergence, None, "I = {}", p.constraint_text);
+        let ran = exec.run_constrained_epochs(&p.chain(), &p.model).unwrap();
+        let epoch = &e.epochs[p.epoch].id;
+        assert_eq!(ran.divergence, None, "{epoch}: I = {}", p.constraint_text);
     }
 }
 
@@ -178,9 +180,10 @@ fn an_input_triggered_self_deadlock_is_confirmed_with_its_witness() {
 }
 
 #[test]
-fn a_loop_on_an_input_halts_at_the_budget_and_names_the_loop() {
+fn a_loop_on_an_input_halts_at_the_budget_and_names_the_loop_without_epochs() {
     let opts = Options {
         max_paths: 30,
+        epochs: false,
         ..Options::default()
     };
     let mut exec = InProcess::new(Builder::new(), programs::lock_loops as fn());
@@ -200,6 +203,59 @@ fn a_loop_on_an_input_halts_at_the_budget_and_names_the_loop() {
     // Every trip-count pair found so far is a schedule of its own (the runs the assumption
     // discards, after its `&&` was flipped, have none).
     assert_eq!(e.pairs.len() as u64 + e.discarded, e.paths);
+}
+
+/// |𝓔|, and |Σ_E| of E0 then of the others in increasing order (the order epochs are found
+/// in is the enumeration's business).
+fn epoch_counts(e: &Enumeration) -> (usize, Vec<usize>) {
+    let mut later: Vec<usize> = e.epochs[1..].iter().map(|x| x.schedules).collect();
+    later.sort_unstable();
+    later.insert(0, e.epochs[0].schedules);
+    (e.epochs.len(), later)
+}
+
+#[test]
+fn bounded_epochs_end_the_enumeration_of_loops_on_inputs_whatever_the_trip_counts() {
+    let concrete = Options {
+        symbolic_tids: false,
+        ..Options::default()
+    };
+    let e = enumerate_with(programs::lock_loops_any_count, concrete);
+    // E0; both at their markers; T1 at its marker and T2 finished; the other way round.
+    assert_eq!(epoch_counts(&e), (4, vec![4, 2, 2, 4]));
+    assert_eq!(e.pairs.len(), 12);
+    // Both loop heads are markers, placed because the loops synchronize.
+    let markers: Vec<_> = e.loops.values().filter(|l| l.marker).collect();
+    assert_eq!(markers.len(), 2, "{:?}", e.loops);
+    assert!(markers.iter().all(|l| l.reason == "synchronizes"));
+    // The same loops in one function: with symbolic thread ids the two one-thread epochs
+    // are one.
+    let e = enumerate(programs::lock_loops_one_function);
+    assert_eq!(epoch_counts(&e), (3, vec![4, 2, 4]));
+    assert_eq!(e.pairs.len(), 10);
+}
+
+#[test]
+fn symbolic_thread_ids_make_the_epochs_polynomial_in_the_threads() {
+    let concrete = Options {
+        symbolic_tids: false,
+        ..Options::default()
+    };
+    // Each thread at the loop's marker, after it or finished, not all finished: 3^N - 1
+    // epochs by thread, N(N+3)/2 as multisets; E0 besides.
+    for (body, n) in [
+        (programs::count_downs::<2> as fn(), 2u32),
+        (programs::count_downs::<3>, 3),
+    ] {
+        let e = enumerate_with(body, concrete.clone());
+        assert_eq!(e.epochs.len() as u32, 3u32.pow(n) - 1 + 1, "N = {n}");
+        let e = enumerate(body);
+        assert_eq!(e.epochs.len() as u32, n * (n + 3) / 2 + 1, "N = {n}");
+        // The loop is covered by its explicit marker: no marker of its own.
+        let reasons: Vec<&str> = e.loops.values().map(|l| l.reason.as_str()).collect();
+        assert!(e.loops.values().all(|l| !l.marker), "{reasons:?}");
+        assert!(reasons.contains(&"covered by a marker"), "{reasons:?}");
+    }
 }
 
 /// The figures of BENCHMARKS.md: |Σ| and the runs of the enumeration against the executions
@@ -252,6 +308,164 @@ fn figures() {
         assert_eq!(e.pairs.len(), sigma, "{name}");
         if dpor > 0 {
             assert_eq!(n, dpor, "{name}");
+        }
+    }
+    epoch_figures();
+}
+
+/// The programs with loops on inputs: |𝓔| and |Σ| over every input, against DPOR's
+/// executions for one input assignment (over every input class DPOR would not end: each trip
+/// count is a class of its own).
+fn epoch_figures() {
+    // Name, program, the inputs DPOR runs with, |𝓔|, |Σ|.
+    type Row = (
+        &'static str,
+        fn(),
+        &'static [(&'static str, i128)],
+        usize,
+        usize,
+    );
+    let rows: [Row; 9] = [
+        (
+            "lock_loops_any_count (x, y locks)",
+            programs::lock_loops_any_count,
+            &[("x", 2), ("y", 2)],
+            3,
+            10,
+        ),
+        (
+            "count_downs N=2",
+            programs::count_downs::<2>,
+            &[("k0", 2), ("k1", 2)],
+            6,
+            0,
+        ),
+        (
+            "count_downs N=3",
+            programs::count_downs::<3>,
+            &[("k0", 2), ("k1", 2), ("k2", 2)],
+            10,
+            0,
+        ),
+        (
+            "barrier_lockstep W=2 (lu-like)",
+            programs::barrier_lockstep::<2>,
+            &[("n", 3)],
+            2,
+            3,
+        ),
+        (
+            "barrier_lockstep W=4",
+            programs::barrier_lockstep::<4>,
+            &[("n", 3)],
+            2,
+            3,
+        ),
+        (
+            "barrier_lockstep W=8",
+            programs::barrier_lockstep::<8>,
+            &[("n", 3)],
+            2,
+            3,
+        ),
+        (
+            "pfscan_like W=1",
+            programs::pfscan_like::<1>,
+            &[("files", 2)],
+            0,
+            0,
+        ),
+        (
+            "pfscan_like W=2",
+            programs::pfscan_like::<2>,
+            &[("files", 2)],
+            0,
+            0,
+        ),
+        (
+            "pfscan_like W=3",
+            programs::pfscan_like::<3>,
+            &[("files", 2)],
+            0,
+            0,
+        ),
+    ];
+    println!();
+    println!("| program | \\|𝓔\\| | \\|Σ\\| | enumeration runs | DPOR executions at the inputs |");
+    println!("|---|---|---|---|---|");
+    for (name, body, inputs, epochs, sigma) in rows {
+        let e = enumerate(body);
+        let values: InputValues = inputs.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let dpor = Builder::new().inputs(values).explore(body).executions();
+        let at: Vec<String> = inputs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        println!(
+            "| {name} | {} | {} | {} | {dpor} ({}) |",
+            e.epochs.len(),
+            e.pairs.len(),
+            e.paths,
+            at.join(", ")
+        );
+        if epochs > 0 {
+            assert_eq!(e.epochs.len(), epochs, "{name}");
+        }
+        if sigma > 0 {
+            assert_eq!(e.pairs.len(), sigma, "{name}");
+        }
+    }
+}
+
+#[test]
+fn a_barrier_lockstep_loop_is_two_epochs_and_three_schedules() {
+    for body in [
+        programs::barrier_lockstep::<2> as fn(),
+        programs::barrier_lockstep::<4>,
+        programs::barrier_lockstep::<8>,
+    ] {
+        let e = enumerate(body);
+        // E0 to the barrier; at the barrier, every thread iterates or every thread leaves.
+        assert_eq!(epoch_counts(&e), (2, vec![1, 2]));
+        assert!(e.pairs.iter().all(|p| !p.deadlocks()));
+        // No marker of its own: the barrier is the loop's marker.
+        let reasons: Vec<&str> = e.loops.values().map(|l| l.reason.as_str()).collect();
+        assert!(reasons.contains(&"covered by a barrier"), "{reasons:?}");
+        assert!(e.loops.values().all(|l| !l.marker));
+    }
+}
+
+#[test]
+fn without_the_lockstep_invariant_a_barrier_loop_has_deadlocks_flagged_possibly_infeasible() {
+    let opts = Options {
+        lockstep: false,
+        ..Options::default()
+    };
+    for (body, w) in [
+        (programs::barrier_lockstep::<2> as fn(), 2),
+        (programs::barrier_lockstep::<4>, 4),
+    ] {
+        // Each thread's counter is havocked on its own: in the barrier's epoch any subset of
+        // the threads leaves the loop, and the rest then wait at the barrier for good.
+        let no_lockstep = symx::covering::Epochs {
+            no_lockstep: true,
+            ..Default::default()
+        };
+        let mut exec = InProcess::new(Builder::new().epochs(Some(no_lockstep)), body);
+        let e = covering::enumerate(&mut exec, &opts);
+        assert!(e.complete, "{:?}", e.incomplete);
+        every_pair_runs_constrained(&mut exec, &e);
+        // E0, all at the barrier (2^W ways on), and one epoch per number of threads left
+        // at it (1 to W - 1), each of which deadlocks.
+        assert_eq!(e.epochs.len(), 2 + (w - 1), "W = {w}");
+        assert_eq!(e.epochs[1].schedules, 1 << w, "W = {w}");
+        let verdicts = covering::check_deadlocks(&mut exec, &e);
+        assert_eq!(verdicts.deadlocks.len(), w - 1, "W = {w}");
+        assert_eq!(verdicts.confirmed(), 0);
+        assert_eq!(verdicts.possibly_infeasible(), w - 1);
+        for (_, inputs, v) in &verdicts.deadlocks {
+            let DeadlockVerdict::PossiblyInfeasible { havocked, .. } = v else {
+                panic!("{v:?}")
+            };
+            assert!(havocked.iter().all(|h| h.starts_with("i@")), "{havocked:?}");
+            assert!(inputs.keys().all(|k| k == "n"), "{inputs:?}");
         }
     }
 }

@@ -43,6 +43,13 @@ pub(crate) fn instrument_body(block: &mut Block) {
     block.stmts.insert(0, compare_import());
 }
 
+/// [`instrument_body`] for the body of the function `name`, with its loops' epoch markers
+/// (see the `epochs` module).
+pub(crate) fn instrument_function(block: &mut Block, name: &Ident) {
+    instrument_body(block);
+    crate::epochs::place(block, name);
+}
+
 /// `use ::symx::__private::compare::*;`, allowed to go unused because a body
 /// without comparisons needs nothing from it.
 pub(crate) fn compare_import() -> Stmt {

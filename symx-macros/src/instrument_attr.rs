@@ -8,7 +8,7 @@ use quote::ToTokens;
 use syn::{Attribute, ImplItem, Item, ItemFn, ItemImpl, TraitItemFn};
 
 use crate::diagnostics::{wrong_item, Errors};
-use crate::instrument::instrument_body;
+use crate::instrument::instrument_function;
 
 const ATTRIBUTE: &str = "symx::instrument";
 
@@ -34,7 +34,7 @@ pub(crate) fn try_expand(args: TokenStream, item: TokenStream) -> syn::Result<To
         Item::Fn(mut function) => {
             check_not_const(&function, &mut errors);
             errors.finish()?;
-            instrument_body(&mut function.block);
+            instrument_function(&mut function.block, &function.sig.ident);
             Ok(function.into_token_stream())
         }
         Item::Impl(mut block) => {
@@ -86,7 +86,7 @@ fn instrument_impl(block: &mut ItemImpl) {
     for item in &mut block.items {
         if let ImplItem::Fn(method) = item {
             if method.sig.constness.is_none() && !method.attrs.iter().any(is_instrument) {
-                instrument_body(&mut method.block);
+                instrument_function(&mut method.block, &method.sig.ident);
             }
         }
     }

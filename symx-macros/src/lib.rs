@@ -28,7 +28,9 @@ mod annotations;
 mod assertions;
 mod checkpoint;
 mod diagnostics;
+mod epochs;
 mod features;
+mod fragment;
 mod instrument;
 mod instrument_attr;
 mod reaching;
@@ -311,6 +313,29 @@ pub fn barrier_arrive(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn checkpoint(input: TokenStream) -> TokenStream {
     checkpoint::expand(input.into()).into()
+}
+
+/// A function that can be resumed at its `symx::start_here!(captures…)`: the attribute adds
+/// `resume_<name>(captures…)`, which runs the rest of the function's tail, or of the current
+/// iteration of the loop the mark is in and then the loop's remaining iterations and the
+/// statements after it. Misplaced marks, uncaptured locals, borrowed captures and captures
+/// without a type are compile errors.
+#[proc_macro_attribute]
+pub fn fragment(args: TokenStream, item: TokenStream) -> TokenStream {
+    fragment::expand(args.into(), item.into()).into()
+}
+
+/// The resume point of a `#[symx::fragment]` function, which removes it: anywhere else it
+/// is a compile error.
+#[proc_macro]
+pub fn start_here(_input: TokenStream) -> TokenStream {
+    syn::Error::new(
+        proc_macro2::Span::call_site(),
+        "`symx::start_here!` marks the resume point of a `#[symx::fragment]` function, at the \
+         top level of its body or of a loop's body",
+    )
+    .into_compile_error()
+    .into()
 }
 
 /// Analyses an inline module: for each `symx::checkpoint!` at the top level of one of its

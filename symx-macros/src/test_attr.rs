@@ -15,7 +15,7 @@ use syn::{
 };
 
 use crate::diagnostics::{closest, wrong_item, Errors};
-use crate::instrument::instrument_body;
+use crate::instrument::instrument_function;
 use crate::strategy_names::STRATEGIES;
 
 /// The arguments `#[symx::test(..)]` accepts. Each becomes a call of the
@@ -258,7 +258,7 @@ fn generate(function: &ItemFn, settings: &[Setting]) -> TokenStream {
     let vis = &function.vis;
     let name = &function.sig.ident;
     let mut block = function.block.clone();
-    instrument_body(&mut block);
+    instrument_function(&mut block, name);
     let setters = settings.iter().map(|Setting { key, value }| {
         // The setter carries the key's span: should the runtime lack it, the
         // error points at the argument rather than at the attribute.

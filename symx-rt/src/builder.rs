@@ -174,6 +174,8 @@ pub struct Builder {
     pub(crate) keep_going: bool,
     /// The checkpoint whose symbolic captures are generalised.
     pub(crate) context_label: Option<std::sync::Arc<str>>,
+    /// Cut each run into bounded epochs (input-covering schedules).
+    pub(crate) epochs: Option<crate::covering::Epochs>,
     pub(crate) trace_dir: Option<crate::trace::TraceDir>,
     /// Explore only this shard's subtrees of a depth-first exploration (set by the worker).
     pub(crate) dfs_shard: Option<DfsShard>,
@@ -218,6 +220,7 @@ impl Builder {
             context_mode: crate::context::ContextMode::Full,
             keep_going: false,
             context_label: None,
+            epochs: None,
             trace_dir: None,
             dfs_shard: None,
             announcer: None,
@@ -339,6 +342,14 @@ impl Builder {
         self
     }
 
+    /// Cuts every run into bounded epochs at its active epoch markers (loop heads that
+    /// synchronize, barriers in loops, `symx::epoch_marker()`), as input-covering schedules
+    /// enumerate them; `None` (the default) makes every marker a no-op.
+    pub fn epochs(mut self, epochs: Option<crate::covering::Epochs>) -> Self {
+        self.epochs = epochs;
+        self
+    }
+
     /// Runs every execution of the bounded space even after a failure, which the report
     /// then gives once the space is exhausted (the first found, not minimised): for counting
     /// paths, as exploring a context in its modes does. Off by default.
@@ -420,6 +431,7 @@ impl Builder {
                 context_mode: self.context_mode,
                 context_label: self.context_label.clone(),
             },
+            epochs: self.epochs.clone(),
         }
     }
 

@@ -75,6 +75,7 @@ pub mod wait_queue;
 pub use builder::{
     Builder, Drive, DrivenPoint, Guide, GuidedRun, Strategy, StrategyKind, DEFAULT_ITERATIONS,
 };
+pub use covering::epoch_marker;
 pub use entry::model;
 pub use names::UnknownName;
 pub use report::{Failure, FailureKind, Report, SourceLocation, Step, StopReason};
@@ -85,8 +86,8 @@ pub use sym::{
 };
 pub use symx_macros::{
     acquire, acquire_shared, assert, assert_eq, assert_ne, barrier_arrive, barrier_init,
-    checkpoint, instrument, reaching_definitions, release, release_shared, test, try_acquire,
-    try_acquire_shared,
+    checkpoint, fragment, instrument, reaching_definitions, release, release_shared, start_here,
+    test, try_acquire, try_acquire_shared,
 };
 
 #[doc(hidden)]

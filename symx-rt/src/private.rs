@@ -13,6 +13,12 @@ pub use crate::sym::assertion;
 pub mod checkpoint {
     pub use crate::context::checkpoint::{reach, ViaAny, ViaSym, Wrap};
 }
+/// What `#[symx::instrument]` puts at loop heads and epoch markers.
+pub mod epoch {
+    pub use crate::covering::epoch::{
+        barrier_marker, crossed, loop_head, Havoc, HavocAny, HavocSym, Placement,
+    };
+}
 pub use crate::sym::compare::Cmp;
 /// `core`, for generated code: in an edition 2015 crate `::core::…` names the crate root's
 /// `core`, which only an `extern crate core` declares, while `::symx` is there whenever the

@@ -74,6 +74,7 @@ fn run_one(k: usize) -> Request {
             name: "n".into(),
             value: input(k),
         }],
+        epochs: None,
     }
 }
 

@@ -233,3 +233,140 @@ pub fn fft_like<const W: usize>() {
         }
     });
 }
+
+/// Bounded epochs (§3.2.2) on the loops of `lock_loops` for every `u32` trip count: T1 locks
+/// `x` times, T2 `y` times. The loop heads synchronize, so each is an epoch marker, and the
+/// enumeration ends whatever the trip counts: E0, both at their markers, one at its marker
+/// and the other finished (either way round). The loop counters are `Sym` so that the
+/// boundary havocs them.
+#[symx::instrument]
+pub fn lock_loops_any_count() {
+    let (x, y) = (symx::any_named::<u32>("x"), symx::any_named::<u32>("y"));
+    let m = Mutex::new(());
+    symx::thread::scope(|s| {
+        s.spawn(|| {
+            let mut i = Sym::from(0u32);
+            while x > i {
+                drop(m.lock().unwrap());
+                i += 1u32;
+            }
+        });
+        s.spawn(|| {
+            let mut i = Sym::from(0u32);
+            while y > i {
+                drop(m.lock().unwrap());
+                i += 1u32;
+            }
+        });
+    });
+}
+
+/// Locks `m` `n` times: one loop, one marker, whoever runs it.
+#[symx::instrument]
+fn lock_n_times(m: &Mutex<()>, n: Sym<u32>) {
+    let mut i = Sym::from(0u32);
+    while n > i {
+        drop(m.lock().unwrap());
+        i += 1u32;
+    }
+}
+
+/// `lock_loops_any_count` with both threads running the same function: with symbolic thread
+/// ids "T1 at the marker, T2 finished" and the other way round are one epoch.
+#[symx::instrument]
+pub fn lock_loops_one_function() {
+    let (x, y) = (symx::any_named::<u32>("x"), symx::any_named::<u32>("y"));
+    let m = Mutex::new(());
+    symx::thread::scope(|s| {
+        s.spawn(|| lock_n_times(&m, x));
+        s.spawn(|| lock_n_times(&m, y));
+    });
+}
+
+/// Counts `k` down with an explicit marker in the loop (which covers it) and one after it.
+#[symx::instrument]
+fn count_down(k: Sym<u32>) {
+    let mut k = k;
+    while k > 0u32 {
+        symx::epoch_marker();
+        k -= 1u32;
+    }
+    symx::epoch_marker();
+}
+
+/// Symbolic thread ids (§3.4.1.3): `N` threads each count their own input down, so each is
+/// at the loop's marker, at the marker after it, or finished at every boundary.
+#[symx::instrument]
+pub fn count_downs<const N: usize>() {
+    let ks: Vec<Sym<u32>> = (0..N).map(|i| symx::any_named(&format!("k{i}"))).collect();
+    symx::thread::scope(|s| {
+        for k in ks {
+            s.spawn(move || count_down(k));
+        }
+    });
+}
+
+/// The barrier lockstep loop (SPLASH-2 lu's shape): `W` workers run `n >= 1` iterations of
+/// work and a barrier; the barrier covers the loop and is its marker.
+#[symx::instrument]
+pub fn barrier_lockstep<const W: usize>() {
+    let n = symx::any_named::<u32>("n");
+    symx::assume(n >= 1u32);
+    let barrier = symx::sync::Barrier::new(W);
+    let data: Vec<Mutex<u32>> = (0..W).map(|_| Mutex::new(0)).collect();
+    symx::thread::scope(|s| {
+        for me in 0..W {
+            let (barrier, data) = (&barrier, &data);
+            s.spawn(move || {
+                let mut i = Sym::from(0u32);
+                while n > i {
+                    *data[me].lock().unwrap() += 1;
+                    barrier.wait();
+                    i += 1u32;
+                }
+            });
+        }
+    });
+}
+
+/// The queue of `pfscan_like`: files waiting to be scanned, and whether the producer is done.
+struct Queue {
+    items: u32,
+    done: bool,
+}
+
+/// A pfscan-like skeleton (parallel grep: one producer, `W` consumers, a lock- and
+/// condvar-based queue): the main thread enqueues `files` items, each consumer dequeues until
+/// the queue is empty and closed. The producer's loop and the consumers' are markers (they
+/// lock); the wait loop inside is trivial (a condition-variable wait).
+#[symx::instrument]
+pub fn pfscan_like<const W: usize>() {
+    let files = symx::any_named::<u32>("files");
+    let q = Mutex::new(Queue {
+        items: 0,
+        done: false,
+    });
+    let cv = symx::sync::Condvar::new();
+    symx::thread::scope(|s| {
+        for _ in 0..W {
+            s.spawn(|| loop {
+                let mut g = q.lock().unwrap();
+                while g.items == 0 && !g.done {
+                    g = cv.wait(g).unwrap();
+                }
+                if g.items == 0 {
+                    break;
+                }
+                g.items -= 1;
+            });
+        }
+        let mut i = Sym::from(0u32);
+        while files > i {
+            q.lock().unwrap().items += 1;
+            cv.notify_one();
+            i += 1u32;
+        }
+        q.lock().unwrap().done = true;
+        cv.notify_all();
+    });
+}

@@ -15,6 +15,8 @@
 //! - [`svcomp`]: the SV-COMP and concurrency-benchmark programs of Guo et al.'s Table 2;
 //! - [`symbolic`]: bugs that need an input value and an interleaving at once;
 //! - [`covering`]: the input-covering-schedules acceptance programs;
+//! - [`contexts`]: the arbitrary-context paper's Table 2.1 skeletons, whole, with a checkpoint
+//!   in their core loop and a bug seeded there;
 //! - [`observe`](mod@observe): the run a predictive test starts from, forced along a schedule.
 //!
 //! Every program is written against the modelled std (`symx::sync`, `symx::thread`): it runs
@@ -23,6 +25,7 @@
 
 pub mod annotated;
 pub mod classic;
+pub mod contexts;
 pub mod covering;
 pub mod guided;
 pub mod observe;

@@ -7,10 +7,13 @@
 //!   over enumerated inputs;
 //! - [`rate`]: guided executions per second: one worker process each, one worker session, in
 //!   process;
-//! - [`e2e`]: `cargo symx test` on the same programs as `#[symx::test]`s (`tests/fixture.rs`).
+//! - [`e2e`]: `cargo symx test` on the same programs as `#[symx::test]`s (`tests/fixture.rs`);
+//! - [`context`]: the arbitrary-context paper's Table 2.1 skeletons from a recorded context
+//!   against from the program's start (only when asked for: `context`).
 //!
 //! The binary (`src/main.rs`) prints the tables; `run.sh` builds everything and runs it.
 
+pub mod context;
 pub mod e2e;
 pub mod measure;
 pub mod programs;

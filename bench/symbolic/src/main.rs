@@ -1,4 +1,4 @@
-//! `symx-symbolic-bench [engine|sample|enumerate|rate|e2e|all] [--runs N] [--seeds N] [--n N]
+//! `symx-symbolic-bench [engine|sample|enumerate|rate|e2e|context|all] [--runs N] [--seeds N] [--n N]
 //! [--filter NAME,..] [--symx PATH]`: the measurements of `BENCHMARKS.md`'s "Symbolic exploration", as
 //! Markdown tables on stdout (progress on stderr). Timings are medians of `--runs` (5).
 
@@ -34,7 +34,7 @@ fn parse() -> Result<Args, String> {
             "--n" => a.n = value()?.parse().map_err(|e| format!("--n: {e}"))?,
             "--filter" => a.filter = Some(value()?.split(',').map(String::from).collect()),
             "--symx" => a.symx = Some(value()?.into()),
-            "engine" | "sample" | "enumerate" | "rate" | "e2e" | "all" => a.what = arg,
+            "engine" | "sample" | "enumerate" | "rate" | "e2e" | "context" | "all" => a.what = arg,
             _ => return Err(format!("unknown argument {arg}")),
         }
     }
@@ -67,10 +67,51 @@ fn main() {
     if all || args.what == "rate" {
         rates(&selected, args.n, args.runs);
     }
+    if args.what == "context" {
+        contexts(args.runs, args.filter.as_deref());
+    }
     match &args.symx {
         Some(symx) if all || args.what == "e2e" => end_to_end(&selected, symx, args.runs),
         None if args.what == "e2e" => eprintln!("error: e2e needs --symx PATH"),
         _ => {}
+    }
+}
+
+/// The Table 2.1 skeletons from their recorded context and from the start: 4 and 6 items per
+/// worker, branch depth 3, at most 20,000 executions; timings are medians of `runs`.
+fn contexts(runs: usize, filter: Option<&[String]>) {
+    use symx_symbolic_bench::context::measure;
+    const DEPTH: u32 = 3;
+    const BUDGET: u64 = 20_000;
+    println!("\n| program | items per worker | from | paths | executions | wall time | solver share | seeded bug |");
+    println!("|---|---:|---|---:|---:|---:|---:|---|");
+    let programs = symx_test_programs::contexts::all();
+    let chosen = programs
+        .iter()
+        .filter(|(name, _)| filter.is_none_or(|f| f.iter().any(|n| n == name)));
+    for &(name, program) in chosen {
+        for items in [4, 6] {
+            for from_context in [true, false] {
+                let from = if from_context { "context" } else { "start" };
+                eprintln!("context: {name} {items} from the {from}");
+                let rs = repeat(runs, || {
+                    measure(program, items, DEPTH, BUDGET, from_context)
+                });
+                let r = &rs[0];
+                let bug = match (r.found, r.stopped) {
+                    (true, _) => "found".to_string(),
+                    (false, true) => format!("not found in {BUDGET} executions"),
+                    (false, false) => format!("not found to depth {DEPTH}"),
+                };
+                println!(
+                    "| {name} | {items} | {from} | {} | {} | {} | {:.0} % | {bug} |",
+                    r.paths,
+                    r.executions,
+                    secs(median(rs.iter().map(|r| r.seconds).collect())),
+                    r.solver_share * 100.0
+                );
+            }
+        }
     }
 }
 

@@ -84,6 +84,7 @@ pub fn session(case: &TestCase, p: &Program, n: u64) -> Result<f64, String> {
                 name: p.input.into(),
                 value: p.failing.1,
             }],
+            epochs: None,
         },
     };
     let one = serde_json::to_string(&run_one).map_err(|e| e.to_string())? + "\n";

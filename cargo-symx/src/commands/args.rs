@@ -119,6 +119,14 @@ pub struct CoveringArgs {
     /// Seconds the enumeration of one test may take before it stops, incomplete.
     #[arg(long, value_name = "SECONDS", help_heading = COVERING)]
     pub time_budget: Option<u64>,
+    /// Run each path to its end: no bounded epochs (a loop whose trip count an input
+    /// decides then keeps the enumeration from ending; its budget names the loop).
+    #[arg(long, help_heading = COVERING)]
+    pub no_epochs: bool,
+    /// Name epochs by which thread is where, not by the multiset of the threads' places
+    /// (symbolic thread ids, the default).
+    #[arg(long, help_heading = COVERING)]
+    pub concrete_tids: bool,
     /// Kill a run of the test that takes longer than this, e.g. `60s`.
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,

@@ -67,8 +67,14 @@ pub fn covering(
     let mut code = EXIT_OK;
     let mut ran = 0;
     for case in &cases {
-        let mut exec = WorkerExecutor::new(case, &[], timeout);
-        let e = covering::enumerate(&mut exec, &options(args));
+        let opts = options(args);
+        let epochs = symx::covering::Epochs {
+            stop_at: None,
+            no_lockstep: !opts.lockstep,
+        };
+        let mut exec =
+            WorkerExecutor::new(case, &[], timeout).with_epochs(opts.epochs.then_some(epochs));
+        let e = covering::enumerate(&mut exec, &opts);
         if e.paths == 0 {
             // An ordinary test, or one that could not run at all: not a #[symx::test].
             continue;
@@ -97,6 +103,8 @@ fn options(args: &CoveringArgs) -> Options {
         prefix: !args.no_prefix,
         max_paths: args.max_paths.unwrap_or(Options::default().max_paths),
         time_budget: args.time_budget.map(Duration::from_secs),
+        epochs: !args.no_epochs,
+        symbolic_tids: !args.concrete_tids,
         ..Options::default()
     }
 }
@@ -137,8 +145,32 @@ fn schedules(
     println!("{}", Summary::of(e, &verdicts).table(&name));
     incomplete(e);
     println!("  schedule file: {}", path.display());
+    for l in e.loops.values() {
+        let what = if l.marker {
+            "epoch marker"
+        } else {
+            "no marker"
+        };
+        println!(
+            "  loop at {} in `{}`: {what} ({})",
+            l.site, l.function, l.reason
+        );
+    }
+    for epoch in e.epochs.iter().skip(1) {
+        let at: Vec<String> = (epoch.contexts.iter())
+            .map(|(t, c)| format!("thread {t}: {c}"))
+            .collect();
+        println!("  {}: {}", epoch.id, at.join(", "));
+    }
     for (i, p) in e.pairs.iter().enumerate() {
-        println!("  E0#S{i}: I = {}", p.constraint_text.replace('\n', " "));
+        let next = p
+            .next_epoch
+            .map_or(String::new(), |n| format!(" -> {}", e.epochs[n].id));
+        println!(
+            "  {}: I = {}{next}",
+            e.pair_id(i),
+            p.constraint_text.replace('\n', " ")
+        );
     }
     Ok(EXIT_OK)
 }
@@ -186,14 +218,27 @@ fn print_deadlocks(name: &str, case: &TestCase, e: &Enumeration, v: &Verdicts, h
         let pair = &e.pairs[*i];
         match verdict {
             DeadlockVerdict::Confirmed { token, message } => {
-                println!("{name}: E0#S{i} deadlocks (confirmed): {message}");
+                println!("{name}: {} deadlocks (confirmed): {message}", e.pair_id(*i));
                 println!("  constraint: {}", pair.constraint_text.replace('\n', " "));
                 println!("  inputs: {}", show_inputs(inputs));
                 print_schedule(pair);
                 println!("  replay: {}", hint.command(&case.binary.package, token));
             }
             DeadlockVerdict::Unconfirmed(why) => {
-                println!("{name}: E0#S{i} may deadlock (unconfirmed: {why})");
+                println!(
+                    "{name}: {} may deadlock (unconfirmed: {why})",
+                    e.pair_id(*i)
+                );
+                println!("  constraint: {}", pair.constraint_text.replace('\n', " "));
+                print_schedule(pair);
+            }
+            DeadlockVerdict::PossiblyInfeasible { havocked, why } => {
+                println!(
+                    "{name}: {} may deadlock (unconfirmed, possibly infeasible: its \
+                     constraint needs the havocked state {} at the epoch's start; {why})",
+                    e.pair_id(*i),
+                    havocked.join(", ")
+                );
                 println!("  constraint: {}", pair.constraint_text.replace('\n', " "));
                 print_schedule(pair);
             }
@@ -251,7 +296,7 @@ fn test_schedules(
     let mut code = EXIT_OK;
     for (i, inputs) in &runs {
         let pair = &e.pairs[*i];
-        let outcome = match exec.run_constrained(&pair.schedule, inputs) {
+        let outcome = match exec.run_constrained_epochs(&pair.chain(), inputs) {
             Err(why) => {
                 code = code.max(EXIT_USAGE);
                 format!("could not run: {why}")
@@ -273,7 +318,11 @@ fn test_schedules(
                 (None, None) => "ok".into(),
             },
         };
-        println!("{name}: E0#S{i} with {}: {outcome}", show_inputs(inputs));
+        println!(
+            "{name}: {} with {}: {outcome}",
+            e.pair_id(*i),
+            show_inputs(inputs)
+        );
     }
     println!(
         "{name}: {} constrained run(s) for {} schedule(s) over {} path(s)",

@@ -2,7 +2,7 @@
 //! engines' own tests, the differential tests and the benchmarks use. `cargo symx` runs tests
 //! in worker processes instead (`crate::run::engines`).
 
-use symx::covering::HbSchedule;
+use symx::covering::{Epochs, HbSchedule};
 use symx::{Builder, Drive, DrivenPoint, Guide, InputValues};
 
 use super::{Executor, Exploration, Limits};
@@ -58,6 +58,22 @@ impl<F: Fn()> Executor for InProcess<F> {
         Ok(self
             .builder
             .run_constrained(schedule, inputs, &self.body)
+            .into())
+    }
+
+    fn run_epochs(&mut self, guide: &Guide, epochs: &Epochs) -> Result<Replayed, String> {
+        let b = self.builder.clone().epochs(Some(epochs.clone()));
+        Ok(b.run_guided(guide, &self.body).into())
+    }
+
+    fn run_constrained_epochs(
+        &mut self,
+        schedules: &[HbSchedule],
+        inputs: &InputValues,
+    ) -> Result<Replayed, String> {
+        Ok(self
+            .builder
+            .run_constrained_epochs(schedules, inputs, &self.body)
             .into())
     }
 }

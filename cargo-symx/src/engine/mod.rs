@@ -31,7 +31,7 @@ pub use in_process::InProcess;
 use std::time::Duration;
 
 use symx::__worker::protocol::FailureReport;
-use symx::covering::HbSchedule;
+use symx::covering::{Epochs, HbSchedule};
 use symx::trace::Trace;
 use symx::{Drive, DrivenPoint, Guide, InputValues};
 
@@ -66,6 +66,28 @@ pub trait Executor {
         _inputs: &InputValues,
     ) -> Result<Replayed, String> {
         Err("this executor cannot run a test constrained to a schedule".into())
+    }
+
+    /// [`Executor::run`] cut into bounded epochs as `epochs` says (input-covering
+    /// schedules).
+    fn run_epochs(&mut self, guide: &Guide, epochs: &Epochs) -> Result<Replayed, String> {
+        let _ = (guide, epochs);
+        Err("this executor cannot cut a run into bounded epochs".into())
+    }
+
+    /// [`Executor::run_constrained`] for a run cut into bounded epochs: held to
+    /// `schedules[k]` in epoch `k` (`symx::Builder::run_constrained_epochs`).
+    fn run_constrained_epochs(
+        &mut self,
+        schedules: &[HbSchedule],
+        inputs: &InputValues,
+    ) -> Result<Replayed, String> {
+        match schedules {
+            [one] if !matches!(one.end, symx::covering::End::Epoch { .. }) => {
+                self.run_constrained(one, inputs)
+            }
+            _ => Err("this executor cannot run a test constrained to bounded epochs".into()),
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use symx::__worker::protocol::{InputValue, Message, Overrides, Request};
-use symx::covering::HbSchedule;
+use symx::covering::{Epochs, HbSchedule};
 use symx::{Drive, DrivenPoint, Guide, InputValues};
 
 use crate::discover::TestCase;
@@ -24,6 +24,7 @@ pub struct WorkerExecutor<'a> {
     session: Option<Session>,
     /// Whether the worker serves sessions (a worker older than sessions does not).
     sessions: bool,
+    epochs: Option<Epochs>,
 }
 
 impl<'a> WorkerExecutor<'a> {
@@ -35,6 +36,7 @@ impl<'a> WorkerExecutor<'a> {
             timeout,
             session: None,
             sessions: true,
+            epochs: None,
         }
     }
 
@@ -111,15 +113,11 @@ impl Executor for WorkerExecutor<'_> {
     }
 
     fn run(&mut self, guide: &Guide) -> Result<Replayed, String> {
-        let request = Request::RunOne {
-            prefix: guide.steps.iter().map(|&t| t as u32).collect(),
-            choices: guide.choices.clone(),
-            inputs: values(&guide.inputs),
-        };
-        if let Some(answer) = self.in_session(&request) {
-            return answer;
-        }
-        self.ran(request)
+        self.run_one(guide, None)
+    }
+
+    fn run_epochs(&mut self, guide: &Guide, epochs: &Epochs) -> Result<Replayed, String> {
+        self.run_one(guide, Some(epochs.clone()))
     }
 
     fn run_constrained(
@@ -127,9 +125,42 @@ impl Executor for WorkerExecutor<'_> {
         schedule: &HbSchedule,
         inputs: &InputValues,
     ) -> Result<Replayed, String> {
+        self.run_constrained_epochs(std::slice::from_ref(schedule), inputs)
+    }
+
+    fn run_constrained_epochs(
+        &mut self,
+        schedules: &[HbSchedule],
+        inputs: &InputValues,
+    ) -> Result<Replayed, String> {
+        let (first, then) = schedules.split_first().ok_or("no schedule to follow")?;
         let request = Request::RunConstrained {
-            schedule: Box::new(schedule.clone()),
+            schedule: Box::new(first.clone()),
             inputs: values(inputs),
+            then: then.to_vec(),
+            epochs: self.epochs.clone(),
+        };
+        if let Some(answer) = self.in_session(&request) {
+            return answer;
+        }
+        self.ran(request)
+    }
+}
+
+impl WorkerExecutor<'_> {
+    /// The bounded epochs' settings constrained runs are cut into epochs with (the
+    /// enumeration's), beyond where they stop.
+    pub fn with_epochs(mut self, epochs: Option<Epochs>) -> Self {
+        self.epochs = epochs;
+        self
+    }
+
+    fn run_one(&mut self, guide: &Guide, epochs: Option<Epochs>) -> Result<Replayed, String> {
+        let request = Request::RunOne {
+            prefix: guide.steps.iter().map(|&t| t as u32).collect(),
+            choices: guide.choices.clone(),
+            inputs: values(&guide.inputs),
+            epochs,
         };
         if let Some(answer) = self.in_session(&request) {
             return answer;

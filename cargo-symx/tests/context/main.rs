@@ -4,6 +4,7 @@
 //! each asserting the counts the paper states for the full initial state and the naive one.
 
 mod barriers;
+mod from_start;
 mod heap;
 mod locks;
 mod notify;

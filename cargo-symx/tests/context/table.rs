@@ -3,7 +3,7 @@
 //! middle of their core loop, and explored in the four modes: paths completed in `full` are
 //! never more than in either ablation, which are never more than in `naive`; reaching
 //! definitions matter for the fork-join one, synchronization invariants for the task queue,
-//! both for the barrier loops.
+//! both for the barrier loops and the pipeline.
 //!
 //! The paper's residual infeasible paths in lu and streamcluster came from thread ids it could
 //! not prove unique and from `pthread_join(t[i])` on ids it could not prove valid. Here a
@@ -155,6 +155,48 @@ pub fn streamcluster() {
     }
 }
 
+/// dedup (PARSEC), pipeline: deduplicating workers pass the chunks they keep to a writer
+/// through an output queue under its lock. Context: worker 1 inside `enqueue` holding the
+/// output queue's lock, worker 2 with a chunk whose duplicate check is unknown, about to
+/// enqueue on the queue it was given before the loop (reaching definitions: the output
+/// queue); the queue's length is unknown. (The writer draining the queue is left out: it
+/// multiplies every mode's paths alike.)
+pub fn dedup() {
+    let locks = Locks::new("queue.lock", 2);
+    let inside = Cells::known("in_enqueue", vec![0u8; 2]);
+    let len = Cells::<u8>::unknown("queue.len", 2);
+    let out = Sym::constant(1usize);
+    let held = locks.held(out);
+    inside.set(out, 1u8);
+    let q2 = context::identity("q2", 2);
+    context::value_fact("q2 == out (reaching definitions)", q2.sym_eq(out));
+    let enqueue = |len: &Cells<u8>, q: Sym<usize>| {
+        if symx::branch(len.get(q).sym_lt(255u8)) {
+            len.set(q, len.get(q) + 1u8);
+        }
+    };
+    let l2 = locks.clone();
+    let (in1, in2) = (inside.clone(), inside.clone());
+    let (len1, len2) = (len.clone(), len.clone());
+    let worker1 = symx::thread::spawn(move || {
+        enqueue(&len1, out);
+        in1.set(out, 0u8);
+        drop(held);
+    });
+    let worker2 = symx::thread::spawn(move || {
+        let duplicate: Sym<u8> = symx::any_named("duplicate");
+        if !symx::branch(duplicate.sym_eq(1u8)) {
+            let guard = l2.lock(q2);
+            symx::assert!(in2.get(q2).sym_eq(0u8), "two workers inside enqueue");
+            enqueue(&len2, q2);
+            drop(guard);
+        }
+    });
+    for t in [worker1, worker2] {
+        t.join().unwrap();
+    }
+}
+
 fn assert_ordered(name: &str, [full, no_rd, no_si, naive]: [u64; 4]) {
     assert!(
         full <= no_rd.min(no_si) && no_rd.max(no_si) <= naive,
@@ -204,17 +246,32 @@ fn streamcluster_has_one_vector_in_full_and_no_id_forks() {
     assert!(full.outcomes.keys().count() <= 2, "{:?}", full.outcomes);
 }
 
+/// Both matter: without reaching definitions worker 2 may enqueue on the other queue (more
+/// paths), without synchronization invariants it may enter `enqueue` beside worker 1 (the
+/// false positives).
+#[test]
+fn dedup_needs_both_and_the_invariants_remove_the_false_positives() {
+    let p = completed(dedup);
+    assert_ordered("dedup", p);
+    let [full, no_rd, no_si, _] = p;
+    assert!(full < no_rd.min(no_si), "{p:?}");
+    assert_eq!(explore(ContextMode::Full, dedup).failures.len(), 0);
+    assert_eq!(explore(ContextMode::NoRd, dedup).failures.len(), 0);
+    assert!(explore(ContextMode::NoSi, dedup).failures_of("panic") >= 1);
+}
+
 /// The table `BENCHMARKS.md` gives: per program and mode, paths explored and completed,
 /// failing paths, solver share and seconds (`cargo test -p cargo-symx --test context
 /// table_2_1 -- --ignored --nocapture`; timings are of one run on a shared machine).
 #[test]
 #[ignore = "prints the Table 2.1 ports' numbers for BENCHMARKS.md"]
 fn table_2_1() {
-    let programs: [(&str, fn()); 4] = [
+    let programs: [(&str, fn()); 5] = [
         ("blackscholes", blackscholes),
         ("pfscan", pfscan),
         ("lu", lu),
         ("streamcluster", streamcluster),
+        ("dedup", dedup),
     ];
     println!("| program | mode | paths | completed | failing | solver | seconds |");
     println!("|---|---|---|---|---|---|---|");

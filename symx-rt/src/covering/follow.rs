@@ -17,6 +17,10 @@ use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
 use crate::rt::op::{OpKind, ThreadId};
 
 pub(crate) struct Follow<'s> {
+    /// The schedule of each epoch, in order (one for a run not cut into epochs).
+    schedules: &'s [HbSchedule],
+    /// The epoch being followed.
+    epoch: usize,
     schedule: &'s HbSchedule,
     /// Each thread's position in its node list.
     cursor: BTreeMap<usize, usize>,
@@ -40,9 +44,11 @@ enum Admit {
 }
 
 impl<'s> Follow<'s> {
-    pub fn new(schedule: &'s HbSchedule) -> Self {
+    pub fn new(schedules: &'s [HbSchedule]) -> Self {
         Follow {
-            schedule,
+            schedules,
+            epoch: 0,
+            schedule: &schedules[0],
             cursor: BTreeMap::new(),
             done: HashSet::new(),
             last: None,
@@ -67,8 +73,28 @@ impl<'s> Follow<'s> {
         nodes.get(*at)
     }
 
+    /// A boundary passed: the next epoch's schedule holds from here, from its start.
+    fn enter_epoch(&mut self, epoch: usize) {
+        if epoch == self.epoch {
+            return;
+        }
+        self.epoch = epoch;
+        self.cursor.clear();
+        self.done.clear();
+        match self.schedules.get(epoch) {
+            Some(s) => self.schedule = s,
+            None if self.divergence.is_none() => {
+                self.divergence = Some(format!(
+                    "the run went on into epoch {epoch}, past the {} the schedules cover",
+                    self.schedules.len()
+                ))
+            }
+            None => {}
+        }
+    }
+
     fn admit(&mut self, c: &Candidate) -> Admit {
-        if c.shared || c.op.kind == OpKind::Yield {
+        if c.shared || matches!(c.op.kind, OpKind::Yield | OpKind::EpochMarker) {
             return Admit::Free;
         }
         let site = format!(
@@ -116,6 +142,7 @@ impl Chooser for Follow<'_> {
     }
 
     fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
+        self.enter_epoch(point.epoch);
         let verdicts: Vec<(ThreadId, Admit)> = (point.candidates.iter())
             .map(|c| (c.thread, self.admit(c)))
             .collect();
@@ -168,6 +195,29 @@ impl Follow<'_> {
             .collect();
         self.divergence = Some(why.join("; "));
     }
+}
+
+/// Whether a run that followed `expected`, one schedule per epoch, kept to it: where it first
+/// left it, epoch by epoch.
+pub fn conformance_epochs(expected: &[HbSchedule], trace: &crate::trace::Trace) -> Option<String> {
+    let ran = HbSchedule::of_epochs(trace)?;
+    if ran.len() > expected.len() {
+        return Some(format!(
+            "the run went on into epoch {}, past the {} the schedules cover",
+            expected.len(),
+            expected.len()
+        ));
+    }
+    for (k, (want, got)) in expected.iter().zip(&ran).enumerate() {
+        if let Some(d) = conformance(want, got) {
+            return Some(if expected.len() > 1 {
+                format!("epoch {k}: {d}")
+            } else {
+                d
+            });
+        }
+    }
+    None
 }
 
 /// Whether a run that followed `expected` kept to it: `None` when its own schedule is

@@ -7,10 +7,12 @@
 //! The driver (`cargo symx schedules`) enumerates the (input constraint, schedule) pairs and
 //! chooses the pair an input satisfies; this module only follows the schedule it is given.
 
+pub(crate) mod epoch;
 mod follow;
 mod schedule;
 
-pub use follow::conformance;
+pub use epoch::{epoch_marker, Epochs};
+pub use follow::{conformance, conformance_epochs};
 pub use schedule::{describe, kind_name, site, End, HbNode, HbSchedule};
 
 use crate::builder::{Builder, GuidedRun};
@@ -27,12 +29,34 @@ impl Builder {
         inputs: &InputValues,
         f: F,
     ) -> GuidedRun {
-        let mut follow = follow::Follow::new(schedule);
-        let mut run = crate::explore::run_followed(self, inputs, &mut follow, &f);
-        run.divergence = follow.divergence().or_else(|| {
-            let ran = HbSchedule::of(&run.trace)?;
-            conformance(schedule, &ran)
-        });
+        self.run_constrained_epochs(std::slice::from_ref(schedule), inputs, f)
+    }
+
+    /// [`Builder::run_constrained`] for a run cut into bounded epochs: held to `schedules[k]`
+    /// in epoch `k`, and stopped at the end of the last when that ends at a boundary (an
+    /// epoch's schedules are enumerated one epoch at a time). One schedule that ends
+    /// otherwise is a run not cut into epochs. The builder's [`Builder::epochs`] settings
+    /// hold but for where the run stops.
+    pub fn run_constrained_epochs<F: Fn()>(
+        &self,
+        schedules: &[HbSchedule],
+        inputs: &InputValues,
+        f: F,
+    ) -> GuidedRun {
+        assert!(!schedules.is_empty(), "at least one schedule to follow");
+        let last_is_epoch = matches!(schedules.last().map(|s| &s.end), Some(End::Epoch { .. }));
+        let b = match (schedules.len(), last_is_epoch) {
+            (1, false) => self.clone(),
+            (n, _) => self.clone().epochs(Some(Epochs {
+                stop_at: last_is_epoch.then_some(n as u32),
+                ..self.epochs.clone().unwrap_or_default()
+            })),
+        };
+        let mut follow = follow::Follow::new(schedules);
+        let mut run = crate::explore::run_followed(&b, inputs, &mut follow, &f);
+        run.divergence = follow
+            .divergence()
+            .or_else(|| conformance_epochs(schedules, &run.trace));
         run
     }
 }

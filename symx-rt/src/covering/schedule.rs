@@ -58,6 +58,13 @@ pub enum End {
         /// As reports name it: `panic`, `data-race`, ...
         kind: String,
     },
+    /// An epoch boundary (a run cut into bounded epochs): every thread was at an epoch
+    /// marker, blocked or finished, as `contexts` says (by thread id: `marker <site>`,
+    /// `blocked <site>`, `exit`).
+    Epoch {
+        /// Where each thread was.
+        contexts: Vec<(usize, String)>,
+    },
 }
 
 /// The happens-before graph of one execution's synchronization, thread by thread.
@@ -74,23 +81,55 @@ pub struct HbSchedule {
 impl HbSchedule {
     /// The schedule `trace` followed; `None` for an execution an assumption discarded.
     pub fn of(trace: &Trace) -> Option<HbSchedule> {
-        let end = match &trace.verdict {
-            Verdict::Pass => End::Exit,
-            Verdict::Discarded => return None,
-            Verdict::Fail { kind, .. } if kind == "deadlock" => End::Deadlock,
-            Verdict::Fail { kind, .. } => End::Failed { kind: kind.clone() },
+        HbSchedule::of_epoch(trace, epochs_run(trace) - 1)
+    }
+
+    /// The schedule of epoch `k` of `trace` (0: from the start to the first boundary); the
+    /// last epoch ends as the run did. `None` for an execution an assumption discarded, or
+    /// an epoch the run did not reach.
+    pub fn of_epoch(trace: &Trace, k: usize) -> Option<HbSchedule> {
+        if k >= epochs_run(trace) {
+            return None;
+        }
+        let from = match k {
+            0 => 0,
+            _ => trace.epochs[k - 1].seq,
+        };
+        let (to, end) = match trace.epochs.get(k) {
+            Some(b) => (
+                b.seq,
+                End::Epoch {
+                    contexts: b.contexts.clone(),
+                },
+            ),
+            None => {
+                let end = match &trace.verdict {
+                    Verdict::Pass => End::Exit,
+                    Verdict::Discarded => return None,
+                    Verdict::Fail { kind, .. } if kind == "deadlock" => End::Deadlock,
+                    Verdict::Fail { kind, .. } => End::Failed { kind: kind.clone() },
+                };
+                (u32::MAX, end)
+            }
         };
         let mut reader = Reader {
             names: object_names(trace),
             ..Reader::default()
         };
-        for e in &trace.events {
+        for e in trace.events.iter().filter(|e| e.seq >= from && e.seq < to) {
             reader.event(e);
         }
         Some(HbSchedule {
             threads: reader.threads,
             end,
         })
+    }
+
+    /// The schedules of every epoch of `trace`, in order.
+    pub fn of_epochs(trace: &Trace) -> Option<Vec<HbSchedule>> {
+        (0..epochs_run(trace))
+            .map(|k| HbSchedule::of_epoch(trace, k))
+            .collect()
     }
 
     /// Every node, in no particular order across threads.
@@ -147,6 +186,15 @@ impl HbSchedule {
                 self.end, other.end
             )
         })
+    }
+}
+
+/// The epochs `trace` ran (at least one): one more than its boundaries, unless it ended at
+/// the last.
+pub fn epochs_run(trace: &Trace) -> usize {
+    match trace.epochs.last() {
+        Some(b) if b.ends_run => trace.epochs.len(),
+        _ => trace.epochs.len() + 1,
     }
 }
 
@@ -255,7 +303,10 @@ impl Reader {
 /// Whether a trace event is a node of the schedule.
 fn is_node(e: &TraceEvent) -> bool {
     match e.kind {
-        EventKind::SharedRead | EventKind::SharedWrite | EventKind::Yield => false,
+        EventKind::SharedRead
+        | EventKind::SharedWrite
+        | EventKind::Yield
+        | EventKind::EpochMarker => false,
         kind => synchronizes_locally(kind) || e.step.is_some(),
     }
 }

@@ -28,6 +28,8 @@ pub(crate) struct Candidate {
 pub(crate) struct SchedulingPoint<'a> {
     /// Steps already taken in this execution.
     pub step: u64,
+    /// Epoch boundaries passed so far (a run cut into bounded epochs; 0 otherwise).
+    pub epoch: usize,
     /// The threads that can run, in thread-id order; never empty.
     pub candidates: &'a [Candidate],
     /// The execution so far as a trace, for a chooser that asked for it

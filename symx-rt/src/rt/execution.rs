@@ -24,6 +24,8 @@ pub(crate) struct Config {
     pub leak_check: bool,
     /// Recording and the symbolic inputs.
     pub sym: crate::sym::record::SymConfig,
+    /// Cut the run into bounded epochs (`None`: epoch markers are no-ops).
+    pub epochs: Option<crate::covering::Epochs>,
 }
 
 /// A failure found inside an execution, before the explorer attaches schedule and trace.
@@ -65,6 +67,8 @@ pub(crate) struct Execution {
     pub heap: super::heap::Heap,
     /// `thread_local!` values per thread and `LazyLock` statics of this execution.
     pub locals: super::locals::Locals,
+    /// The bounded epochs of a run cut into them.
+    pub epochs: Option<super::epochs::EpochState>,
     /// Steps (trace indices) whose line as the user reads it is not their caller's: an
     /// annotated primitive reached through a wrapper crate (see `site`).
     pub user_sites: Vec<(usize, super::site::Stack)>,
@@ -75,6 +79,7 @@ pub(crate) struct Execution {
 impl Execution {
     pub fn new(config: Config, generation: u32) -> Self {
         let sym = crate::sym::record::SymState::new(config.sym.clone(), generation);
+        let epochs = config.epochs.clone().map(super::epochs::EpochState::new);
         let context = super::prefix::Phase::of(config.sym.context_label.is_some());
         Execution {
             config,
@@ -93,6 +98,7 @@ impl Execution {
             sym,
             heap: Default::default(),
             locals: Default::default(),
+            epochs,
             user_sites: Vec::new(),
             context,
         }

@@ -8,6 +8,7 @@
 pub(crate) mod chooser;
 pub(crate) mod clock;
 pub(crate) mod diagnose;
+pub(crate) mod epochs;
 pub(crate) mod execution;
 pub(crate) mod foreign;
 pub(crate) mod hb;

@@ -74,6 +74,10 @@ pub enum OpKind {
     AnnotatedAcquireShared,
     /// A `#[symx::release_shared]` call begins.
     AnnotatedReleaseShared,
+    /// An active epoch marker (a loop head, an implicit marker at a barrier in a loop,
+    /// `symx::epoch_marker`) while a run is cut into bounded epochs: held until no thread can
+    /// do anything else, then every held thread passes at once (see `rt::epochs`).
+    EpochMarker,
 }
 
 impl fmt::Display for OpKind {
@@ -107,6 +111,7 @@ impl fmt::Display for OpKind {
             OpKind::AnnotatedRelease => "release",
             OpKind::AnnotatedAcquireShared => "acquire shared",
             OpKind::AnnotatedReleaseShared => "release shared",
+            OpKind::EpochMarker => "epoch marker",
         };
         f.write_str(name)
     }

@@ -167,7 +167,7 @@ impl Scheduler<'_> {
         if let Some(found) = super::survivors::take(&mut e) {
             e.set_failure(found);
         }
-        e.failure.is_some() || e.sym.discarded
+        e.failure.is_some() || e.sym.discarded || e.epochs.as_ref().is_some_and(|s| s.stopped)
     }
 
     /// Runs every fresh thread (just spawned or woken) to its next visible operation.
@@ -221,6 +221,9 @@ impl Scheduler<'_> {
                 return;
             }
             let enabled = self.enabled();
+            let Some(enabled) = super::epochs::hold_at_markers(&mut self.exec(), enabled) else {
+                return; // the end of the epoch the run was asked to stop at
+            };
             if enabled.is_empty() && self.time_out_waiters() {
                 continue;
             }
@@ -350,10 +353,12 @@ impl Scheduler<'_> {
             // SAFETY: see `run_execution`; no model thread runs during the call.
             let partial = unsafe { (*chooser).wants_trace() }
                 .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
+            let epoch = (self.ctx.exec.borrow().epochs.as_ref()).map_or(0, |s| s.boundaries.len());
             let previous =
                 (self.ctx.exec.borrow().trace.last()).map(|e| (e.kind, e.outcome, e.value));
             let point = SchedulingPoint {
                 step,
+                epoch,
                 candidates: &candidates,
                 trace: partial.as_ref(),
                 previous,

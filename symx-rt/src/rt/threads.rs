@@ -79,6 +79,11 @@ pub(crate) struct Thread {
     /// The stack size `thread::Builder::stack_size` asked for, then (once its coroutine
     /// exists) the size it got.
     pub stack_size: Option<usize>,
+    /// Held at an epoch marker at a boundary: may pass it now (see `rt::epochs`).
+    pub epoch_pass: bool,
+    /// Passed an epoch marker since the instrumented code last asked (`symx::covering`'s
+    /// havoc of the loop's state).
+    pub crossed: bool,
     /// Accessed a symx object without a scheduling point (an `UnsafeCell`): with
     /// `last_event`, whether the model saw the thread do anything at all.
     pub accessed: bool,
@@ -120,6 +125,8 @@ impl Thread {
             last_event: None,
             exit_clock: None,
             stack_size: None,
+            epoch_pass: false,
+            crossed: false,
             accessed: false,
             parked: false,
             reached: false,

@@ -232,6 +232,12 @@ impl SymState {
         }
     }
 
+    /// The value the run computed for the input called `name`, if one generalises it.
+    pub(crate) fn recorded_value(&self, name: &str) -> Option<u128> {
+        let &i = self.names.get(name)?;
+        self.inputs[i as usize].recorded
+    }
+
     /// A fresh input of type `ty` (or the existing one of that name).
     fn input(
         &mut self,

@@ -18,15 +18,28 @@ pub(crate) fn from_execution(e: &Execution) -> Trace {
     };
     let mut locals = e.sym.locals.iter().peekable();
     let mut steps = e.sym.steps.iter().peekable();
+    let boundaries = e.epochs.as_ref().map_or(&[][..], |s| &s.boundaries[..]);
+    let mut epoch_seqs = Vec::with_capacity(boundaries.len());
     for (k, ev) in e.trace.iter().enumerate() {
         while let Some(l) = locals.next_if(|l| l.at as usize <= k) {
             b.local(l);
+        }
+        // A boundary comes after every thread ran up to its marker: after the locals noted
+        // before step `k`, before the step (the first marker passed).
+        while boundaries
+            .get(epoch_seqs.len())
+            .is_some_and(|(at, _)| *at as usize == k)
+        {
+            epoch_seqs.push(b.events.len() as u32);
         }
         let note = steps.next_if(|s| s.event as usize == k);
         b.step(k as u32, ev, note);
     }
     for l in locals {
         b.local(l);
+    }
+    while epoch_seqs.len() < boundaries.len() {
+        epoch_seqs.push(b.events.len() as u32);
     }
     let threads = b.threads();
     Trace {
@@ -52,6 +65,8 @@ pub(crate) fn from_execution(e: &Execution) -> Trace {
         exprs: e.sym.arena.nodes.clone(),
         events: b.events,
         verdict: verdict(e),
+        epochs: epoch_boundaries(e, &epoch_seqs),
+        loops: loop_heads(e),
         context: crate::rt::prefix::entered(e).map(|(steps, facts)| ContextRecord {
             label: e
                 .sym
@@ -64,6 +79,35 @@ pub(crate) fn from_execution(e: &Execution) -> Trace {
             facts: facts.to_vec(),
         }),
     }
+}
+
+/// The epoch boundaries with the trace positions `seqs` found for them.
+fn epoch_boundaries(e: &Execution, seqs: &[u32]) -> Vec<EpochBoundary> {
+    let Some(state) = &e.epochs else {
+        return Vec::new();
+    };
+    let last = state.boundaries.len();
+    (state.boundaries.iter().zip(seqs).enumerate())
+        .map(|(i, ((_, contexts), &seq))| EpochBoundary {
+            seq,
+            contexts: contexts.clone(),
+            ends_run: state.stopped && i + 1 == last,
+        })
+        .collect()
+}
+
+fn loop_heads(e: &Execution) -> Vec<LoopHead> {
+    let Some(state) = &e.epochs else {
+        return Vec::new();
+    };
+    (state.loops.iter())
+        .map(|(site, marker, reason, function)| LoopHead {
+            site: site.clone(),
+            marker: *marker,
+            reason: reason.to_string(),
+            function: function.to_string(),
+        })
+        .collect()
 }
 
 struct Builder<'a> {
@@ -342,5 +386,6 @@ pub(crate) fn event_kind(kind: OpKind) -> EventKind {
         OpKind::Disconnect => EventKind::Disconnect,
         OpKind::AnnotatedAcquire | OpKind::AnnotatedAcquireShared => EventKind::Acquire,
         OpKind::AnnotatedRelease | OpKind::AnnotatedReleaseShared => EventKind::Release,
+        OpKind::EpochMarker => EventKind::EpochMarker,
     }
 }

@@ -47,6 +47,43 @@ pub struct Trace {
     /// what the synchronization state was there (added within version 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextRecord>,
+    /// The epoch boundaries of a run cut into bounded epochs, in order (added within
+    /// version 1; empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub epochs: Vec<EpochBoundary>,
+    /// The loop heads the run passed, each with the epoch-marker placement's decision
+    /// (added within version 1; only in runs cut into bounded epochs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loops: Vec<LoopHead>,
+}
+
+/// One epoch boundary: every thread was held at an epoch marker, blocked, or finished.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EpochBoundary {
+    /// The `seq` of the first event after the boundary (the trace's length when the run
+    /// ended there).
+    pub seq: u32,
+    /// Where each thread was, by thread id: `marker <site>`, `blocked <site>` or `exit`.
+    pub contexts: Vec<(usize, String)>,
+    /// The run ended at this boundary (it was asked to stop there).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ends_run: bool,
+}
+
+/// A loop head and the epoch-marker placement's decision about it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoopHead {
+    /// `file:line:column` of the loop.
+    pub site: String,
+    /// Whether the loop head is an active epoch marker.
+    pub marker: bool,
+    /// Why (`synchronizes`, `synchronization-free`, `trivial`, `covered by a barrier`,
+    /// `covered by a marker`).
+    pub reason: String,
+    /// The function the loop is in.
+    pub function: String,
 }
 
 /// The recorded context an execution explored from: the prefix before it ran once, under a
@@ -196,6 +233,9 @@ pub enum EventKind {
     SharedRead,
     /// `Shared::set`.
     SharedWrite,
+    /// A thread passed an active epoch marker at an epoch boundary (only in runs cut into
+    /// bounded epochs; added within version 1).
+    EpochMarker,
     // Thread-local events between steps.
     /// A symbolic input was created (`input` says which).
     Input,

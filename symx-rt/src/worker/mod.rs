@@ -145,17 +145,27 @@ fn answer(builder: &Builder, body: fn(), request: Request) {
             prefix,
             choices,
             inputs,
+            epochs,
         } => {
             let guide = crate::Guide {
                 steps: prefix.into_iter().map(|t| t as usize).collect(),
                 choices,
                 inputs: inputs.into_iter().map(|i| (i.name, i.value)).collect(),
             };
-            send(&Message::Ran(run_one(builder, body, &guide)));
+            let builder = builder.clone().epochs(epochs);
+            send(&Message::Ran(run_one(&builder, body, &guide)));
         }
-        Request::RunConstrained { schedule, inputs } => {
+        Request::RunConstrained {
+            schedule,
+            inputs,
+            then,
+            epochs,
+        } => {
             let inputs = inputs.into_iter().map(|i| (i.name, i.value)).collect();
-            let run = builder.run_constrained(&schedule, &inputs, body);
+            let mut schedules = vec![*schedule];
+            schedules.extend(then);
+            let builder = builder.clone().epochs(epochs);
+            let run = builder.run_constrained_epochs(&schedules, &inputs, body);
             send(&Message::Ran(ran(run)));
         }
         Request::Session => session(builder, body),

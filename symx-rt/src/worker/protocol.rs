@@ -67,6 +67,9 @@ pub enum Request {
         choices: Vec<u32>,
         #[serde(default)]
         inputs: Vec<InputValue>,
+        /// Cut the run into bounded epochs so (input-covering schedules; `Builder::epochs`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        epochs: Option<crate::covering::Epochs>,
     },
     /// Run one execution held to `schedule`'s happens-before order (constrained execution,
     /// input-covering schedules) with the given input values, and send back its trace
@@ -75,6 +78,13 @@ pub enum Request {
         schedule: Box<crate::covering::HbSchedule>,
         #[serde(default)]
         inputs: Vec<InputValue>,
+        /// The schedules of the epochs after `schedule`'s, in order: the run is cut into
+        /// bounded epochs and held to one per epoch (`Builder::run_constrained_epochs`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        then: Vec<crate::covering::HbSchedule>,
+        /// The bounded epochs' settings the schedules were enumerated with.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        epochs: Option<crate::covering::Epochs>,
     },
     /// Open a persistent session ([`Message::Session`]): the worker then answers any number
     /// of further `run_one` and `replay` lines, one message each, in order, until [`End`]

@@ -20,24 +20,24 @@ pub struct Summary {
     pub total: usize,
     pub deadlocking_confirmed: usize,
     pub deadlocking_unconfirmed: usize,
-    /// Schedules flagged possibly infeasible (none can be in the first epoch).
+    /// Deadlocking schedules flagged possibly infeasible (none can be in the first epoch).
     pub infeasible: usize,
     pub seconds: f64,
 }
 
 impl Summary {
     pub fn of(e: &Enumeration, v: &Verdicts) -> Summary {
-        let per_epoch = [e.pairs.len()];
+        let per_epoch: Vec<usize> = e.epochs.iter().map(|x| x.schedules).collect();
         let total: usize = per_epoch.iter().sum();
         Summary {
             epochs: per_epoch.len(),
             min: per_epoch.iter().copied().min().unwrap_or(0),
             max: per_epoch.iter().copied().max().unwrap_or(0),
-            avg: total as f64 / per_epoch.len() as f64,
+            avg: total as f64 / per_epoch.len().max(1) as f64,
             total,
             deadlocking_confirmed: v.confirmed(),
             deadlocking_unconfirmed: v.unconfirmed(),
-            infeasible: 0,
+            infeasible: v.possibly_infeasible(),
             seconds: e.seconds,
         }
     }
@@ -70,23 +70,22 @@ impl Summary {
 /// The schedule file of `test`.
 pub fn schedule_file(test: &str, e: &Enumeration, v: &Verdicts) -> Value {
     let s = Summary::of(e, v);
-    let schedules: Vec<Value> = (e.pairs.iter().enumerate())
-        .map(|(i, p)| {
-            let verdict = v.deadlocks.iter().find(|(j, _, _)| *j == i);
+    let epochs: Vec<Value> = (e.epochs.iter().enumerate())
+        .map(|(k, epoch)| {
+            let schedules: Vec<Value> = (e.pairs.iter().enumerate())
+                .filter(|(_, p)| p.epoch == k)
+                .map(|(i, _)| schedule_json(e, v, i))
+                .collect();
             json!({
-                "id": format!("E0#S{i}"),
-                "constraint": { "smt2": p.constraint_text, "paths": p.paths },
-                "model": p.model,
-                "threads": p.schedule.threads,
-                "end": p.schedule.end,
-                "flags": {
-                    "deadlock": p.deadlocks(),
-                    "deadlock_verdict": verdict.map(|(_, _, d)| verdict_json(d)),
-                    "possibly_infeasible": false,
-                    "prefixes": p.prefixes,
-                },
+                "id": epoch.id,
+                "contexts": epoch.contexts,
+                "depth": epoch.depth,
+                "schedules": schedules,
             })
         })
+        .collect();
+    let markers: Vec<Value> = (e.loops.values())
+        .map(|l| json!({"site": l.site, "function": l.function, "marker": l.marker, "reason": l.reason}))
         .collect();
     json!({
         "format": FILE_FORMAT,
@@ -95,11 +94,8 @@ pub fn schedule_file(test: &str, e: &Enumeration, v: &Verdicts) -> Value {
         "inputs": e.inputs.iter().map(|(n, ty)| json!({"name": n, "ty": ty})).collect::<Vec<_>>(),
         "complete": e.complete,
         "incomplete": e.incomplete,
-        "epochs": [{
-            "id": "E0",
-            "contexts": [],
-            "schedules": schedules,
-        }],
+        "markers": markers,
+        "epochs": epochs,
         "summary": {
             "epochs": s.epochs,
             "schedules_min": s.min,
@@ -116,11 +112,39 @@ pub fn schedule_file(test: &str, e: &Enumeration, v: &Verdicts) -> Value {
     })
 }
 
+/// Pair `i` of `e`, the `j`-th schedule of epoch `epoch`.
+fn schedule_json(e: &Enumeration, v: &Verdicts, i: usize) -> Value {
+    let p = &e.pairs[i];
+    let verdict = v.deadlocks.iter().find(|(k, _, _)| *k == i);
+    json!({
+        "id": e.pair_id(i),
+        "constraint": { "smt2": p.constraint_text, "paths": p.paths },
+        "model": p.model,
+        "threads": p.schedule.threads,
+        "end": p.schedule.end,
+        "next_epoch": p.next_epoch.map(|n| e.epochs[n].id.clone()),
+        "flags": {
+            "deadlock": p.deadlocks(),
+            "deadlock_verdict": verdict.map(|(_, _, d)| verdict_json(d)),
+            "possibly_infeasible": matches!(
+                verdict,
+                Some((_, _, DeadlockVerdict::PossiblyInfeasible { .. }))
+            ),
+            "prefixes": p.prefixes,
+        },
+    })
+}
+
 fn verdict_json(d: &DeadlockVerdict) -> Value {
     match d {
         DeadlockVerdict::Confirmed { token, message } => {
             json!({"verdict": "confirmed", "token": token, "message": message})
         }
         DeadlockVerdict::Unconfirmed(why) => json!({"verdict": "unconfirmed", "why": why}),
+        DeadlockVerdict::PossiblyInfeasible { havocked, why } => json!({
+            "verdict": "possibly-infeasible",
+            "havocked": havocked,
+            "why": why,
+        }),
     }
 }

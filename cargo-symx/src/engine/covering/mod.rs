@@ -45,18 +45,20 @@
 mod deadlock;
 mod file;
 mod pairs;
+mod reach;
 mod select;
 
 pub use deadlock::{check_deadlocks, DeadlockVerdict, Verdicts};
 pub use file::{schedule_file, Summary, FILE_FORMAT, FILE_VERSION};
 pub use pairs::Pair;
+pub use reach::{enumerate, EpochInfo};
 pub use select::select;
 
-use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
-use symx::covering::HbSchedule;
-use symx::trace::format::{Location, Ty};
+use symx::covering::{Epochs, HbSchedule};
+use symx::trace::format::{Location, LoopHead, Ty};
 use symx::{Guide, InputValues};
 use z3::ast::{Ast, Bool};
 
@@ -75,6 +77,17 @@ pub struct Options {
     pub time_budget: Option<Duration>,
     /// Solver time per query.
     pub query_timeout: Option<Duration>,
+    /// Threads at the same barrier that covers a loop are in lockstep: their loops' carried
+    /// locals of one name are one input at the boundary when their values agree (the
+    /// barrier-matching invariant of the dissertation's ch. 2); `false` havocs each thread's
+    /// own.
+    pub lockstep: bool,
+    /// Cut runs into bounded epochs at their epoch markers (§3.2.2); `false` is
+    /// `--no-epochs`: one epoch, whose enumeration a loop on an input does not let end.
+    pub epochs: bool,
+    /// Name an epoch by the multiset of its threads' contexts, not by which thread is where
+    /// (symbolic thread ids, §3.4.1.3); `false` is `--concrete-tids`.
+    pub symbolic_tids: bool,
 }
 
 impl Default for Options {
@@ -84,16 +97,23 @@ impl Default for Options {
             max_paths: 10_000,
             time_budget: None,
             query_timeout: Some(Duration::from_secs(10)),
+            lockstep: true,
+            epochs: true,
+            symbolic_tids: true,
         }
     }
 }
 
-/// The input-covering set of one test (one epoch: every input is drawn before the
-/// program's synchronization is split anywhere).
+/// The input-covering sets of one test: Σ_E for every reachable epoch E.
 #[derive(Debug, Default)]
 pub struct Enumeration {
-    /// Σ, in the order the schedules were found.
+    /// The reachable epochs, E0 (the program's start) first, in the order they were found.
+    pub epochs: Vec<EpochInfo>,
+    /// Σ, epoch by epoch (`Pair::epoch`), each epoch's in the order its schedules were found.
     pub pairs: Vec<Pair>,
+    /// The loop heads the runs passed, by site, with the marker placement's decision
+    /// (Fig. 3.2).
+    pub loops: BTreeMap<String, LoopHead>,
     /// The inputs the runs drew: name and type.
     pub inputs: BTreeMap<String, Ty>,
     /// Paths run (each one `ExecutePath`).
@@ -110,19 +130,47 @@ pub struct Enumeration {
     pub seconds: f64,
 }
 
-/// Enumerates the input-covering schedules of `executor`'s test (Fig. 3.4).
-pub fn enumerate(executor: &mut dyn Executor, opts: &Options) -> Enumeration {
+impl Enumeration {
+    /// Pair `i`'s name: its epoch's id and its rank among that epoch's pairs (`E1#S0`).
+    pub fn pair_id(&self, i: usize) -> String {
+        let epoch = self.pairs[i].epoch;
+        let rank = self.pairs[..i].iter().filter(|p| p.epoch == epoch).count();
+        format!("{}#S{rank}", self.epochs[epoch].id)
+    }
+}
+
+/// Where one epoch's search starts: how its runs reach it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Start {
+    /// Boundaries before the epoch (0: the program's start).
+    pub depth: u32,
+    /// The conditions under which the runs reach it: the constraints of the pairs that led
+    /// there, epoch after epoch (empty for E0).
+    pub entry: Vec<Bool>,
+    /// Input values that satisfy `entry` (the last of those pairs' model).
+    pub model: InputValues,
+}
+
+/// `SearchInEpoch` (Fig. 3.4) for the epoch `start` describes.
+pub(crate) fn search_in_epoch(
+    executor: &mut dyn Executor,
+    opts: &Options,
+    start: &Start,
+    started: Instant,
+    smt: &mut Smt,
+    out: &mut Enumeration,
+) -> (Vec<Pair>, u64) {
     let mut search = Search {
         opts,
-        started: Instant::now(),
-        smt: Smt::new(opts.query_timeout),
-        queue: VecDeque::from([InputValues::new()]),
+        start,
+        started,
+        smt,
+        queue: VecDeque::from([start.model.clone()]),
         asked: HashSet::new(),
         explored: HashSet::new(),
         found: pairs::Found::default(),
         repeats: None,
-        cut: BTreeSet::new(),
-        out: Enumeration::default(),
+        out,
     };
     search.run(executor);
     search.finish()
@@ -130,8 +178,9 @@ pub fn enumerate(executor: &mut dyn Executor, opts: &Options) -> Enumeration {
 
 struct Search<'o> {
     opts: &'o Options,
+    start: &'o Start,
     started: Instant,
-    smt: Smt,
+    smt: &'o mut Smt,
     /// Input assignments still to run (the worklist of constraints, each as one model).
     queue: VecDeque<InputValues>,
     /// Sides taken by a path or already asked of the solver: the prefix's terms and the
@@ -141,8 +190,9 @@ struct Search<'o> {
     found: pairs::Found,
     /// The condition site repeated most on one path, and how often.
     repeats: Option<(String, u64)>,
-    cut: BTreeSet<String>,
-    out: Enumeration,
+    /// The whole enumeration's counts and reasons it is incomplete (`incomplete` is kept
+    /// as a set until the end: see `reach::enumerate`).
+    out: &'o mut Enumeration,
 }
 
 impl Search<'_> {
@@ -155,7 +205,7 @@ impl Search<'_> {
                 continue;
             }
             if self.out.paths >= self.opts.max_paths {
-                self.cut.insert(format!(
+                self.cut(format!(
                     "the path budget ({}) stopped the enumeration{}",
                     self.opts.max_paths,
                     self.unbounded_loop()
@@ -167,8 +217,7 @@ impl Search<'_> {
                 .time_budget
                 .is_some_and(|t| self.started.elapsed() >= t)
             {
-                self.cut
-                    .insert("the time budget stopped the enumeration".into());
+                self.cut("the time budget stopped the enumeration".into());
                 return;
             }
             self.execute_path(executor, inputs);
@@ -181,8 +230,8 @@ impl Search<'_> {
         match &self.repeats {
             Some((site, n)) if *n > 1 => format!(
                 ": the condition at {site} repeats {n} times on one path, a loop whose trip \
-                 count an input decides (bounded epochs, which would cut it, are not \
-                 implemented)"
+                 count an input decides: it needs an epoch marker (bounded epochs are off, \
+                 or the loop synchronizes only through a function it calls)"
             ),
             _ => String::new(),
         }
@@ -194,20 +243,55 @@ impl Search<'_> {
             inputs,
             ..Guide::default()
         };
-        let ran = match executor.run(&guide) {
+        let ran = match self.opts.epochs {
+            true => {
+                let epochs = Epochs {
+                    stop_at: Some(self.start.depth + 1),
+                    no_lockstep: !self.opts.lockstep,
+                };
+                executor.run_epochs(&guide, &epochs)
+            }
+            false => executor.run(&guide),
+        };
+        let ran = match ran {
             Ok(r) => r,
             Err(why) => {
-                self.cut.insert(format!("a path could not run: {why}"));
+                self.cut(format!("a path could not run: {why}"));
                 return;
             }
         };
         self.out.paths += 1;
-        let path = PathCondition::of(&ran.trace);
+        for l in &ran.trace.loops {
+            (self.out.loops)
+                .entry(l.site.clone())
+                .or_insert_with(|| l.clone());
+        }
+        let mut path = PathCondition::of(&ran.trace);
         for (name, ty, _) in &path.inputs {
             self.out.inputs.insert(name.clone(), *ty);
         }
-        let Some(schedule) = HbSchedule::of(&ran.trace) else {
+        let depth = self.start.depth as usize;
+        if depth > ran.trace.epochs.len() {
+            // The run did not reach the epoch (an input its entry conditions allow that an
+            // assumption of an earlier epoch discards).
             self.out.discarded += 1;
+            return;
+        }
+        let (from, to) = epoch_span(&ran.trace, depth);
+        path.conditions.retain(|c| c.event >= from && c.event < to);
+        let Some(schedule) = HbSchedule::of_epoch(&ran.trace, depth) else {
+            // An assumption discarded the run: its other side is worth asking for, as a
+            // branch's is (the first run's default inputs may break the test's assumptions).
+            self.out.discarded += 1;
+            if let Some(last) = (path.conditions.iter_mut())
+                .rev()
+                .find(|c| c.symbolic())
+                .filter(|c| c.role == Role::Assume)
+            {
+                last.role = Role::Branch;
+            }
+            self.cover(&path);
+            self.expand(&path);
             return;
         };
         let drawn: InputValues = (path.inputs.iter())
@@ -218,7 +302,13 @@ impl Search<'_> {
         self.cover(&path);
         self.note_repeats(&path);
         let precondition = self.precondition(&path);
-        self.found.add(schedule, precondition, drawn, ran.failure);
+        let reach: Vec<Bool> = (path.conditions.iter())
+            .filter(|c| c.symbolic())
+            .map(|c| c.taken.clone())
+            .collect();
+        let reach = Bool::and(&reach);
+        self.found
+            .add(schedule, precondition, drawn, ran.failure, reach);
         self.expand(&path);
     }
 
@@ -231,7 +321,7 @@ impl Search<'_> {
         let mut out = Vec::new();
         for c in path.conditions.iter().filter(|c| c.symbolic()) {
             if c.role == Role::Pin {
-                self.cut.insert(format!(
+                self.cut(format!(
                     "a value that depends on an input was made concrete at {}",
                     at(&c.location)
                 ));
@@ -292,12 +382,16 @@ impl Search<'_> {
             Role::Branch => vec![c.taken.not()],
             Role::Element => c.alternatives.clone(),
             Role::Assertion | Role::Check if c.held && !self.opts.prefix => vec![c.taken.not()],
+            // A failure a model happened to land on: the inputs for which the operation
+            // succeeds go on, and may do more synchronization.
+            Role::Assertion | Role::Check if !c.held => vec![c.taken.not()],
             _ => Vec::new(),
         }
     }
 
     fn ask(&mut self, path: &PathCondition, prefix: &[&Condition], c: &Condition, target: &Bool) {
-        let mut query: Vec<Bool> = prefix.iter().map(|p| p.taken.clone()).collect();
+        let mut query: Vec<Bool> = self.start.entry.clone();
+        query.extend(prefix.iter().map(|p| p.taken.clone()));
         query.push(target.clone());
         match self.smt.check(&query) {
             Answer::Sat(model) => {
@@ -308,7 +402,7 @@ impl Search<'_> {
             }
             Answer::Unsat => {}
             Answer::Unknown => {
-                self.cut.insert(format!(
+                self.cut(format!(
                     "the solver gave up on a side at {}",
                     at(&c.location)
                 ));
@@ -316,19 +410,31 @@ impl Search<'_> {
         }
     }
 
-    fn finish(mut self) -> Enumeration {
-        let (pairs, prefixes) = self.found.finish(self.opts.prefix, &mut self.smt);
-        self.out.pairs = pairs;
-        self.out.prefixes = prefixes;
-        self.out.solver = self.smt.stats.clone();
-        if !self.queue.is_empty() && self.cut.is_empty() {
-            self.cut.insert("inputs were left unexplored".into());
+    fn cut(&mut self, why: String) {
+        if !self.out.incomplete.contains(&why) {
+            self.out.incomplete.push(why);
         }
-        self.out.incomplete = self.cut.into_iter().collect();
-        self.out.complete = self.out.incomplete.is_empty();
-        self.out.seconds = self.started.elapsed().as_secs_f64();
-        self.out
     }
+
+    /// The epoch's pairs, and how many failing paths were merged into them as prefixes.
+    fn finish(self) -> (Vec<Pair>, u64) {
+        if !self.queue.is_empty() && self.out.incomplete.is_empty() {
+            self.out
+                .incomplete
+                .push("inputs were left unexplored".into());
+        }
+        self.found.finish(self.opts.prefix, self.smt)
+    }
+}
+
+/// The events of epoch `k` of `trace`: from its boundary to the next.
+fn epoch_span(trace: &symx::trace::Trace, k: usize) -> (usize, usize) {
+    let from = match k {
+        0 => 0,
+        _ => trace.epochs[k - 1].seq as usize,
+    };
+    let to = trace.epochs.get(k).map_or(usize::MAX, |b| b.seq as usize);
+    (from, to)
 }
 
 /// A condition whose failing side ends the run where it stands (an assertion or a check):

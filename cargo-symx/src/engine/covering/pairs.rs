@@ -25,9 +25,26 @@ pub struct Pair {
     pub model: InputValues,
     /// How that run failed, if it did (a deadlock, a panic).
     pub failure: Option<FailureReport>,
+    /// Every condition that run took in the epoch, assumptions and checks included: what
+    /// the inputs of the epochs it leads to are held to.
+    pub reach: Bool,
+    /// The epoch it is a schedule of (an index into `Enumeration::epochs`).
+    pub epoch: usize,
+    /// The schedules of the epochs before, on the way the epoch was first reached: a
+    /// constrained run of `model` follows them, then `schedule`.
+    pub before: Vec<HbSchedule>,
+    /// The epoch it ends in, when it ends at a boundary.
+    pub next_epoch: Option<usize>,
 }
 
 impl Pair {
+    /// The schedules a constrained run of the pair follows, epoch by epoch.
+    pub fn chain(&self) -> Vec<HbSchedule> {
+        let mut all = self.before.clone();
+        all.push(self.schedule.clone());
+        all
+    }
+
     pub fn deadlocks(&self) -> bool {
         self.schedule.end == End::Deadlock
     }
@@ -41,6 +58,7 @@ struct Group {
     prefixes: u64,
     model: InputValues,
     failure: Option<FailureReport>,
+    reach: Bool,
 }
 
 #[derive(Default)]
@@ -56,6 +74,7 @@ impl Found {
         precondition: Vec<Bool>,
         model: InputValues,
         failure: Option<FailureReport>,
+        reach: Bool,
     ) {
         let condition = Bool::and(&precondition);
         match self.groups.iter_mut().find(|g| g.schedule == schedule) {
@@ -66,6 +85,7 @@ impl Found {
                 prefixes: 0,
                 model,
                 failure,
+                reach,
             }),
         }
     }
@@ -116,6 +136,10 @@ fn pair(g: Group, smt: &mut Smt) -> Pair {
         prefixes: g.prefixes,
         model: g.model,
         failure: g.failure,
+        reach: g.reach,
+        epoch: 0,
+        before: Vec::new(),
+        next_epoch: None,
     }
 }
 

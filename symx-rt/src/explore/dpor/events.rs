@@ -5,6 +5,19 @@
 //! objects by first use, which depends on the interleaving, so names are tied to the events
 //! that use them and merged (union-find) whenever two names turn out to denote one object.
 //! Merging can only add dependences, which costs reduction, never soundness.
+//!
+//! Dependence per primitive. Atomics: loads commute with loads. Locks: see [`orders_by`].
+//! Channels, `Once`/`OnceLock` and notifies are refined by what the operation did
+//! ([`Access::refined`], see [`refined_conflict`]). Left as conflicting with everything on
+//! their object, on purpose: a bounded or rendezvous channel's sends and receives (a send may
+//! find the channel full, so it conflicts with every receive); barrier waits (the last
+//! arrival is the leader, which the program can see, so the order of arrivals matters; with
+//! four or more threads the arrivals that leave at least two still to come would commute);
+//! park and unpark (two unparks commute as operations, but the parked thread clears its token
+//! in the step after it wakes, which no access shows, so the second unpark's place relative to
+//! that step must stay explored). `Arc` drops are no events: only the drop that frees is, as a
+//! change of the count (which thread frees is not explored when the drops' steps commute).
+//! A `recv_timeout` that found nothing looks again inside its yield step, which has no access.
 
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,7 @@
+#[symx::fragment]
+async fn later(x: u32) -> u32 {
+    symx::start_here!(x);
+    x
+}
+
+fn main() {}
