@@ -23,6 +23,8 @@ pub(crate) enum Status {
     Running,
     /// Returned from its closure.
     Finished,
+    /// An `assume` failed in it: it never runs again, and the execution will be discarded.
+    Assumed,
 }
 
 /// A thread's entry in the global wait queue.

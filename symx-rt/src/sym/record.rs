@@ -157,8 +157,11 @@ pub(crate) struct SymState {
     pub reads: Vec<(Ty, u128)>,
     pub steps: Vec<StepNote>,
     pub locals: Vec<LocalNote>,
-    /// An `assume` failed: the execution was abandoned, not failed.
+    /// The execution was abandoned, not failed: an `assume` failed, or the strategy stopped it.
     pub discarded: bool,
+    /// An `assume` failed in some thread, which never runs again. The other threads run on
+    /// (see `switch::discard`); when the execution ends it is discarded.
+    pub assumed_false: bool,
 }
 
 impl SymState {
