@@ -317,6 +317,13 @@ impl Execution {
         if !self.sym.recording() {
             return;
         }
+        if self
+            .threads
+            .get(self.current)
+            .is_some_and(|t| t.abstracting > 0)
+        {
+            return; // inside an abstracted function: its paths are not enumerated
+        }
         let note = LocalNote {
             at: self.trace.len() as u32,
             thread: self.current,
