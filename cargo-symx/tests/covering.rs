@@ -10,8 +10,17 @@ use symx::covering::End;
 use symx::{Builder, InputValues};
 use symx_test_programs::covering as programs;
 
+/// The enumeration's settings for its constrained runs, as `cargo symx` gives its workers.
+fn builder(opts: &Options) -> Builder {
+    let epochs = symx::covering::Epochs {
+        stop_at: None,
+        no_lockstep: !opts.lockstep,
+    };
+    Builder::new().epochs(opts.epochs.then_some(epochs))
+}
+
 fn enumerate_with(body: fn(), opts: Options) -> Enumeration {
-    let mut exec = InProcess::new(Builder::new(), body);
+    let mut exec = InProcess::new(builder(&opts), body);
     let e = covering::enumerate(&mut exec, &opts);
     assert!(e.complete, "{:?}", e.incomplete);
     every_pair_runs_constrained(&mut exec, &e);
@@ -325,10 +334,17 @@ fn epoch_figures() {
         usize,
         usize,
     );
-    let rows: [Row; 9] = [
+    let rows: [Row; 10] = [
         (
             "lock_loops_any_count (x, y locks)",
             programs::lock_loops_any_count,
+            &[("x", 2), ("y", 2)],
+            4,
+            12,
+        ),
+        (
+            "lock_loops_one_function",
+            programs::lock_loops_one_function,
             &[("x", 2), ("y", 2)],
             3,
             10,
@@ -444,11 +460,7 @@ fn without_the_lockstep_invariant_a_barrier_loop_has_deadlocks_flagged_possibly_
     ] {
         // Each thread's counter is havocked on its own: in the barrier's epoch any subset of
         // the threads leaves the loop, and the rest then wait at the barrier for good.
-        let no_lockstep = symx::covering::Epochs {
-            no_lockstep: true,
-            ..Default::default()
-        };
-        let mut exec = InProcess::new(Builder::new().epochs(Some(no_lockstep)), body);
+        let mut exec = InProcess::new(builder(&opts), body);
         let e = covering::enumerate(&mut exec, &opts);
         assert!(e.complete, "{:?}", e.incomplete);
         every_pair_runs_constrained(&mut exec, &e);
@@ -468,4 +480,23 @@ fn without_the_lockstep_invariant_a_barrier_loop_has_deadlocks_flagged_possibly_
             assert!(inputs.keys().all(|k| k == "n"), "{inputs:?}");
         }
     }
+}
+
+#[test]
+fn a_synchronization_free_search_halts_naming_it_until_it_is_abstracted() {
+    let opts = Options {
+        max_paths: 20,
+        ..Options::default()
+    };
+    let mut exec = InProcess::new(Builder::new(), programs::search_then_lock as fn());
+    let e = covering::enumerate(&mut exec, &opts);
+    assert!(!e.complete);
+    let why = e.incomplete.join("; ");
+    assert!(why.contains("in `search`"), "{why}");
+    assert!(why.contains("tests/src/covering.rs:"), "{why}");
+    assert!(why.contains("needs `#[symx::r#abstract]`"), "{why}");
+    // Abstracted, the search is one branch on its result: found (lock) or not.
+    let e = enumerate(programs::abstracted_search_then_lock);
+    assert_eq!(e.pairs.len(), 2);
+    assert_eq!(e.paths, 2);
 }

@@ -13,7 +13,8 @@ use symx::sync::atomic::Ordering::SeqCst;
 use symx::sync::Mutex;
 use symx::{Builder, Sym};
 use symx_test_programs::symbolic::{
-    behind_a_branch, even_odd, guarded_increments, hash_collision, split_increment, thirty_seven,
+    behind_a_branch, cas_expecting_an_input, even_odd, guarded_increments, hash_collision,
+    plain_cas_expecting_an_input, split_increment, thirty_seven,
 };
 
 fn search(body: fn(), opts: Options) -> SearchResult {
@@ -111,6 +112,14 @@ fn a_bit_vector_condition_no_random_input_meets_is_solved() {
 #[test]
 fn a_bug_behind_a_branch_no_default_run_takes_is_found() {
     assert_eq!(bug_inputs(behind_a_branch)["mode"], 7);
+}
+
+#[test]
+fn a_compare_exchange_expecting_an_input_is_solved_for_the_value_another_thread_wrote() {
+    assert_eq!(bug_inputs(cas_expecting_an_input)["K"], 42);
+    // The plain compare-exchange hides the relation: the search completes without the bug.
+    let out = search(plain_cas_expecting_an_input, Options::default());
+    assert!(out.findings.is_empty(), "{:#?}", out.findings);
 }
 
 #[test]

@@ -27,7 +27,7 @@
 //! bound in it) are havocked: the runtime turns each symbolic one into a fresh input.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote_spanned;
+use quote::{quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{parse_quote_spanned, BinOp, Block, Expr, ExprClosure, Ident, Item, Local, Pat, Stmt};
@@ -140,12 +140,21 @@ fn calls_marker(e: &Expr) -> bool {
     }
 }
 
+/// The first call in `block` (closures aside) that synchronizes, by name, and that name.
+pub(crate) fn first_sync_call(block: &Block) -> Option<(TokenStream, String)> {
+    let mut calls = SyncCalls::default();
+    calls.visit_block_mut(&mut block.clone());
+    calls.first
+}
+
 /// The synchronizing calls of a loop, by name.
 #[derive(Default)]
 struct SyncCalls {
     any: bool,
     /// One beyond spawning, joining and condition-variable waits.
     nontrivial: bool,
+    /// The first synchronizing call and its name.
+    first: Option<(TokenStream, String)>,
 }
 
 const SYNC_METHODS: &[&str] = &[
@@ -190,6 +199,14 @@ const TRIVIAL: &[&str] = &["spawn", "join", "scope"];
 
 impl SyncCalls {
     fn note(&mut self, name: &Ident, args: usize) {
+        let any = self.any;
+        self.note_kind(name, args);
+        if self.any && !any {
+            self.first = Some((name.to_token_stream(), name.to_string()));
+        }
+    }
+
+    fn note_kind(&mut self, name: &Ident, args: usize) {
         let name = name.to_string();
         if TRIVIAL.contains(&name.as_str()) || (name == "wait" && args > 0) || name == "wait_while"
         {

@@ -24,6 +24,7 @@ use proc_macro::TokenStream;
 use crate::annotations::Annotation;
 use crate::assertions::Kind;
 
+mod abstraction;
 mod annotations;
 mod assertions;
 mod checkpoint;
@@ -64,6 +65,28 @@ mod written_text;
 #[proc_macro_attribute]
 pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
     test_attr::expand(args.into(), item.into()).into()
+}
+
+/// Input abstraction for input-covering schedules (Bergan's dissertation, §3.4.2): during
+/// the enumeration (`cargo symx schedules`), a call of the function is an uninterpreted
+/// function: its body runs without its branches being enumerated, and its result becomes a
+/// fresh symbolic input `<name>@<line>#<k>.t<thread>`, so that a synchronization-free
+/// search whose paths never run out (a structure an input shapes) costs one branch on its
+/// result. At any other time the function simply runs.
+///
+/// Spelled `#[symx::r#abstract]`: `abstract` is a reserved keyword of Rust.
+///
+/// ```ignore
+/// #[symx::r#abstract]
+/// fn tree_search(tree: &Tree, x: symx::Sym<u32>) -> symx::Sym<bool> { /* no locks */ }
+/// ```
+///
+/// The function must return a `symx::Sym<..>`, be neither `const` nor `async`, and call no
+/// synchronizing operation (`lock`, `wait`, `send`, `recv`, atomics' operations, ...); its
+/// body is instrumented as [`macro@instrument`] describes.
+#[proc_macro_attribute]
+pub fn r#abstract(args: TokenStream, item: TokenStream) -> TokenStream {
+    abstraction::expand(args.into(), item.into()).into()
 }
 
 /// Records the branches, comparisons and assertions of a function, or of every

@@ -87,8 +87,8 @@ pub use sym::{
 };
 pub use symx_macros::{
     acquire, acquire_shared, assert, assert_eq, assert_ne, barrier_arrive, barrier_init,
-    checkpoint, fragment, instrument, reaching_definitions, release, release_shared, start_here,
-    test, try_acquire, try_acquire_shared,
+    checkpoint, fragment, instrument, r#abstract, reaching_definitions, release, release_shared,
+    start_here, test, try_acquire, try_acquire_shared,
 };
 
 #[doc(hidden)]

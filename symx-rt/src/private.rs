@@ -13,6 +13,10 @@ pub use crate::sym::assertion;
 pub mod checkpoint {
     pub use crate::context::checkpoint::{reach, ViaAny, ViaSym, Wrap};
 }
+/// What `#[symx::r#abstract]` functions call.
+pub mod abstraction {
+    pub use crate::covering::abstraction::call;
+}
 /// What `#[symx::instrument]` puts at loop heads and epoch markers.
 pub mod epoch {
     pub use crate::covering::epoch::{

@@ -370,3 +370,43 @@ pub fn pfscan_like<const W: usize>() {
         cv.notify_all();
     });
 }
+
+/// Whether one of the keys `1, 2, .., n` is `x`: a synchronization-free search whose trip
+/// count an input decides, so its paths never run out.
+#[symx::instrument]
+fn search(n: Sym<u32>, x: Sym<u32>) -> Sym<bool> {
+    let mut k = Sym::from(0u32);
+    while k < n {
+        k += 1u32;
+        if k == x {
+            return Sym::from(true);
+        }
+    }
+    Sym::from(false)
+}
+
+/// `search`, abstracted (§3.4.2): during enumeration its result is a fresh input.
+#[symx::r#abstract]
+fn search_abstracted(n: Sym<u32>, x: Sym<u32>) -> Sym<bool> {
+    search(n, x)
+}
+
+/// Input abstraction's example: a lock taken when a search finds the input.
+#[symx::instrument]
+pub fn search_then_lock() {
+    let (n, x) = (symx::any_named::<u32>("n"), symx::any_named::<u32>("x"));
+    let m = Mutex::new(());
+    if search(n, x) {
+        drop(m.lock().unwrap());
+    }
+}
+
+/// `search_then_lock` with the search abstracted: two schedules, found and not found.
+#[symx::instrument]
+pub fn abstracted_search_then_lock() {
+    let (n, x) = (symx::any_named::<u32>("n"), symx::any_named::<u32>("x"));
+    let m = Mutex::new(());
+    if search_abstracted(n, x) {
+        drop(m.lock().unwrap());
+    }
+}

@@ -12,8 +12,8 @@
 
 use std::sync::Arc;
 
-use symx::sync::atomic::AtomicI32;
 use symx::sync::atomic::Ordering::SeqCst;
+use symx::sync::atomic::{AtomicI32, AtomicUsize};
 use symx::sync::Mutex;
 use symx::{Shared, Sym};
 
@@ -116,6 +116,18 @@ pub fn programs() -> Vec<Program> {
             body: circular_buffer,
             fails: true,
             paper: ("circularbufbad1", [Some(118), Some(118), Some(58)]),
+        },
+        Program {
+            name: "szymanski_true",
+            body: szymanski,
+            fails: false,
+            paper: ("szymanskitrue", [None, None, Some(6)]),
+        },
+        Program {
+            name: "treiber_stack_true",
+            body: treiber_stack,
+            fails: false,
+            paper: ("nbds-list (stand-in)", [None, Some(10274), Some(1)]),
         },
         Program {
             name: "account_bad",
@@ -683,4 +695,88 @@ pub fn read_write_lock() {
     });
     writer.join().unwrap();
     reader.join().unwrap();
+}
+
+/// SV-COMP `pthread-atomic/szymanski_true`, two threads: announce (`flag = 1`), wait while the
+/// other is past the doorway (`>= 3`), enter the waiting room (`3`); if the other only
+/// announced, step back (`2`) and wait until it has entered (`4`); then `4`, wait while the
+/// other is anywhere from stepping back on (`>= 2`), the critical section, wait while the
+/// other is stepping back or waiting (`2..=3`), and leave (`0`). Each wait is bounded by
+/// [`SPIN`].
+#[symx::instrument]
+pub fn szymanski() {
+    let s = Arc::new([0; 3].map(AtomicI32::new)); // flag0, flag1, x
+    let threads: Vec<_> = (0..2)
+        .map(|me: usize| {
+            let s = s.clone();
+            symx::thread::spawn(move || {
+                let (mine, other) = (&s[me], &s[1 - me]);
+                mine.store_sym(1i32, SeqCst);
+                spin_until(|| other.load_sym(SeqCst).sym_lt(3i32));
+                mine.store_sym(3i32, SeqCst);
+                if other.load_sym(SeqCst) == 1i32 {
+                    mine.store_sym(2i32, SeqCst);
+                    spin_until(|| other.load_sym(SeqCst).sym_eq(4i32));
+                }
+                mine.store_sym(4i32, SeqCst);
+                spin_until(|| other.load_sym(SeqCst).sym_lt(2i32));
+                critical(&s[2], me as i32);
+                spin_until(|| {
+                    let f = other.load_sym(SeqCst);
+                    f.sym_lt(2i32) | f.sym_gt(3i32)
+                });
+                mine.store_sym(0i32, SeqCst);
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+/// The end of a Treiber stack's list.
+const NIL: usize = 2;
+
+/// A Treiber stack (the lock-free stack of nbds-like suites), two threads each pushing its own
+/// node and then popping one: push links the node to the head read and swings `head` to it by
+/// compare-exchange, pop swings `head` from the top to its successor; a failed exchange
+/// retries (at most [`SPIN`] times). No node is reused, so there is no ABA: no pop finds the
+/// stack empty (each thread pushed before it pops) and the two pops take both values once.
+#[symx::instrument]
+pub fn treiber_stack() {
+    // next[0..2], head; value[0..2], popped sum
+    let s = Arc::new((
+        [NIL, NIL, NIL].map(AtomicUsize::new),
+        [0; 3].map(AtomicI32::new),
+    ));
+    let threads: Vec<_> = (0..2)
+        .map(|me: usize| {
+            let s = s.clone();
+            symx::thread::spawn(move || {
+                let ([next @ .., head], [value @ .., sum]) = (&s.0, &s.1);
+                value[me].store_sym(10i32 + me as i32, SeqCst);
+                spin_until(|| {
+                    let top = head.load_sym(SeqCst);
+                    next[me].store_sym(top, SeqCst);
+                    Sym::from(head.compare_exchange_sym(top, me, SeqCst, SeqCst).is_ok())
+                });
+                spin_until(|| {
+                    let top = head.load_sym(SeqCst);
+                    symx::assert!(top != NIL, "the stack is not empty");
+                    let below = next[top].load_sym(SeqCst);
+                    let popped = head
+                        .compare_exchange_sym(top, below, SeqCst, SeqCst)
+                        .is_ok();
+                    if popped {
+                        sum.fetch_add_sym(value[top].load_sym(SeqCst), SeqCst);
+                    }
+                    Sym::from(popped)
+                });
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    symx::assert!(s.1[2].load_sym(SeqCst) == 21i32, "each value popped once");
 }

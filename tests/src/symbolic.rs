@@ -141,3 +141,35 @@ pub fn guarded_increments() {
     let v = s.1.get();
     symx::assert!(v >= 1u32 && v <= 2u32, "one or two increments");
 }
+
+/// A compare-exchange whose expected value is an input `K`: it swaps a value another thread
+/// wrote only when `K` is that value (42) and the write came first, and the program asserts it
+/// only ever swaps the initial 0. Found only if the exchange's outcome is a branch on the read
+/// (`compare_exchange_sym`): with the plain `compare_exchange` of `K`'s concrete value, nothing
+/// relates `K` to the read.
+pub fn cas_expecting_an_input() {
+    cas_on_input(true);
+}
+
+/// [`cas_expecting_an_input`] with the plain `compare_exchange`.
+pub fn plain_cas_expecting_an_input() {
+    cas_on_input(false);
+}
+
+fn cas_on_input(symbolic: bool) {
+    use symx::sync::atomic::{AtomicU8, Ordering::SeqCst};
+    let a = Arc::new(AtomicU8::new(0));
+    let a2 = a.clone();
+    let writer = symx::thread::spawn(move || a2.store(42, SeqCst));
+    let k = symx::any_named::<u8>("K");
+    let swapped = if symbolic {
+        a.compare_exchange_sym(k, 1u8, SeqCst, SeqCst)
+    } else {
+        let r = a.compare_exchange(k.peek(), 1, SeqCst, SeqCst);
+        r.map(symx::Sym::from).map_err(symx::Sym::from)
+    };
+    if let Ok(old) = swapped {
+        symx::assert!(old.peek() == 0, "swapped only the initial value");
+    }
+    writer.join().unwrap();
+}

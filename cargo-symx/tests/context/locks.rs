@@ -88,3 +88,44 @@ fn full_with_independent_nodes_foo_may_block_or_acquire_but_never_overlaps() {
         .iter()
         .any(|v| v.contains(&"wake nobody".to_string())));
 }
+
+/// Figure 2.1 with a may-held lock: Bar took `nodes[k].lock` on some paths to the context
+/// only (and is inside its critical section exactly then), `k == i`.
+fn may_hold_same_node() {
+    let i = context::identity("i", 2);
+    let k = context::identity("k", 2);
+    context::value_fact("k == i", k.sym_eq(i));
+    let locks = Locks::new("node.lock", 2);
+    let inside = Cells::known("inside", vec![0u8; 2]);
+    let maybe = locks.may_hold(k);
+    let holds = maybe.holds();
+    if symx::branch(holds) {
+        inside.set(k, 1u8);
+    }
+    let (l1, in1, in2) = (locks.clone(), inside.clone(), inside.clone());
+    let foo_thread = symx::thread::spawn(move || {
+        let guard = l1.lock(i);
+        symx::assert!(in1.get(i).sym_eq(0u8), "two critical sections on one node");
+        drop(guard);
+    });
+    let bar_thread = symx::thread::spawn(move || {
+        if symx::branch(holds) {
+            in2.set(k, 0u8);
+        }
+        drop(maybe);
+    });
+    foo_thread.join().unwrap();
+    bar_thread.join().unwrap();
+}
+
+#[test]
+fn a_may_held_lock_lets_foo_acquire_or_block_and_sections_never_overlap() {
+    let out = explore(ContextMode::Full, may_hold_same_node);
+    assert_eq!(out.failures.len(), 0, "{:#?}", out.failures);
+    // Foo acquires when Bar does not hold the lock (or released it), blocks when it does.
+    assert_eq!(outcomes(&out, "acquire"), ["acquire"], "{out:#?}");
+    assert_eq!(outcomes(&out, "block"), ["block"], "{out:#?}");
+    // Without the lockset invariant, Foo enters beside Bar.
+    let no_si = explore(ContextMode::NoSi, may_hold_same_node);
+    assert!(no_si.failures_of("panic") >= 1, "{no_si:#?}");
+}

@@ -63,6 +63,7 @@ pub fn fact(family: FactFamily, provenance: Provenance, text: &str, cond: impl C
         return;
     }
     let c = cond.into_sym();
+    let symbolic = c.expr.is_some();
     let note = FactRecord {
         family: family.name().to_string(),
         provenance: provenance.name().to_string(),
@@ -73,7 +74,7 @@ pub fn fact(family: FactFamily, provenance: Provenance, text: &str, cond: impl C
         fact: Some(note),
     });
     if !holds {
-        crate::rt::switch::discard("a context fact");
+        crate::rt::switch::discard("a context fact", symbolic);
     }
 }
 

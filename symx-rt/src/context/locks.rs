@@ -4,9 +4,13 @@
 //!
 //! The initial `taken` of every lock is an input of the context. The lockset invariant
 //! (the paper's §4.3, "which thread holds lock A?") is a synchronization fact: a lock is
-//! taken at the context exactly when one of the locks declared held ([`Locks::held`]) is
-//! the same lock. Declared holds are definitely held (a must-set), so the invariant is the
-//! biconditional; `no-si` and `naive` drop it and `taken` is free.
+//! taken at the context exactly when one of the locks held there is the same lock. Locks
+//! declared held ([`Locks::held`]) are definitely held (the must-set); a lock declared
+//! *maybe* held ([`Locks::may_hold`]: acquired on some paths to the context only) is held
+//! when its unknown `holds` is true, so the may-set enters the invariant as `holds ∧ m == k`.
+//! This is the split form the paper's printed biconditional needs to stay sound with a
+//! may-held set: `taken ⇒` some may-held entry is the lock, and a must-held entry that is
+//! the lock `⇒ taken`. `no-si` and `naive` drop it and `taken` is free.
 
 use std::panic::Location;
 use std::sync::{Arc, Mutex as StdMutex};
@@ -33,8 +37,9 @@ struct State {
     generation: u32,
     /// `taken` of every lock, made at the first operation of the execution.
     taken: Option<SymVec<bool>>,
-    /// The identities declared held at the context.
-    held: Vec<Sym<usize>>,
+    /// The identities declared held at the context, each with whether it is held (true for
+    /// a must-held lock, unknown for a may-held one).
+    held: Vec<(Sym<usize>, Sym<bool>)>,
 }
 
 /// A held lock of a [`Locks`] pool: released when dropped.
@@ -42,6 +47,13 @@ pub struct LockGuard {
     locks: Locks,
     id: Sym<usize>,
     location: &'static Location<'static>,
+}
+
+/// A lock of a [`Locks`] pool that may be held at the context ([`Locks::may_hold`]): when
+/// dropped it is released if it is held.
+pub struct MaybeHeld {
+    guard: Option<LockGuard>,
+    holds: Sym<bool>,
 }
 
 impl Locks {
@@ -70,18 +82,40 @@ impl Locks {
     /// the pool.
     #[track_caller]
     pub fn held(&self, id: Sym<usize>) -> LockGuard {
-        self.with_state(|s| {
-            assert!(
-                s.taken.is_none(),
-                "symx::context: `held` after the locks were first used"
-            );
-            s.held.push(id);
-        });
+        self.declare(id, Sym::constant(true));
         LockGuard {
             locks: self.clone(),
             id,
             location: Location::caller(),
         }
+    }
+
+    /// Declares that lock `id` may be held at the context by the thread that will own the
+    /// returned value (it was acquired on some paths to the context only): whether it is, is
+    /// the unknown `<name>.may_hold[j]` (`j` counts this pool's may-held declarations).
+    #[track_caller]
+    pub fn may_hold(&self, id: Sym<usize>) -> MaybeHeld {
+        let j = self.with_state(|s| s.held.len());
+        let holds: Sym<bool> = any_named(&format!("{}.may_hold[{j}]", self.0.name));
+        self.declare(id, holds);
+        MaybeHeld {
+            guard: Some(LockGuard {
+                locks: self.clone(),
+                id,
+                location: Location::caller(),
+            }),
+            holds,
+        }
+    }
+
+    fn declare(&self, id: Sym<usize>, holds: Sym<bool>) {
+        self.with_state(|s| {
+            assert!(
+                s.taken.is_none(),
+                "symx::context: a lock declared held after the locks were first used"
+            );
+            s.held.push((id, holds));
+        });
     }
 
     /// Acquires lock `id`, blocking while it is taken.
@@ -169,13 +203,13 @@ impl Locks {
 
     /// Lock `k`'s `taken` at the context, with the lockset invariant as a fact.
     #[track_caller]
-    fn initial_taken(&self, k: usize, held: &[Sym<usize>]) -> Sym<bool> {
+    fn initial_taken(&self, k: usize, held: &[(Sym<usize>, Sym<bool>)]) -> Sym<bool> {
         let taken: Sym<bool> = any_named(&format!("{}.taken[{k}]", self.0.name));
-        let some_holder = held
-            .iter()
-            .fold(Sym::constant(false), |acc, h| acc | h.sym_eq(k));
+        let some_holder = (held.iter()).fold(Sym::constant(false), |acc, (h, holds)| {
+            acc | (*holds & h.sym_eq(k))
+        });
         let text = format!(
-            "{}[{k}] is taken exactly when a lock declared held is it",
+            "{}[{k}] is taken exactly when a lock held at the context is it",
             self.0.name
         );
         fact(
@@ -197,6 +231,32 @@ impl LockGuard {
     /// The pool the lock belongs to.
     pub(crate) fn locks(&self) -> &Locks {
         &self.locks
+    }
+}
+
+impl MaybeHeld {
+    /// Whether the lock is held (unknown at the context).
+    pub fn holds(&self) -> Sym<bool> {
+        self.holds
+    }
+
+    /// The identity of the lock.
+    pub fn id(&self) -> Sym<usize> {
+        self.guard.as_ref().map_or(Sym::constant(0), LockGuard::id)
+    }
+}
+
+impl Drop for MaybeHeld {
+    #[track_caller]
+    fn drop(&mut self) {
+        let guard = self.guard.take();
+        if std::thread::panicking() || !rt::in_model() {
+            std::mem::forget(guard);
+            return;
+        }
+        if !crate::sym::branch(self.holds) {
+            std::mem::forget(guard);
+        }
     }
 }
 

@@ -35,7 +35,7 @@ pub use barriers::Barriers;
 pub use cells::Cells;
 pub use condvars::{spawn_waiting, spawn_waiting_at, Condvars};
 pub use facts::{fact, identity, sync_fact, value_fact, FactFamily, Provenance};
-pub use locks::{LockGuard, Locks};
+pub use locks::{LockGuard, Locks, MaybeHeld};
 pub use mode::ContextMode;
 
 /// The environment variable that sets the context mode of every test of a test binary, over

@@ -7,6 +7,7 @@
 //! The driver (`cargo symx schedules`) enumerates the (input constraint, schedule) pairs and
 //! chooses the pair an input satisfies; this module only follows the schedule it is given.
 
+pub(crate) mod abstraction;
 pub(crate) mod epoch;
 mod follow;
 mod schedule;
@@ -35,8 +36,9 @@ impl Builder {
     /// [`Builder::run_constrained`] for a run cut into bounded epochs: held to `schedules[k]`
     /// in epoch `k`, and stopped at the end of the last when that ends at a boundary (an
     /// epoch's schedules are enumerated one epoch at a time). One schedule that ends
-    /// otherwise is a run not cut into epochs. The builder's [`Builder::epochs`] settings
-    /// hold but for where the run stops.
+    /// otherwise is a run not cut into epochs, unless the builder's [`Builder::epochs`] says
+    /// to cut runs (as the enumeration that made the schedules did); its settings hold but for
+    /// where the run stops.
     pub fn run_constrained_epochs<F: Fn()>(
         &self,
         schedules: &[HbSchedule],
@@ -45,9 +47,9 @@ impl Builder {
     ) -> GuidedRun {
         assert!(!schedules.is_empty(), "at least one schedule to follow");
         let last_is_epoch = matches!(schedules.last().map(|s| &s.end), Some(End::Epoch { .. }));
-        let b = match (schedules.len(), last_is_epoch) {
-            (1, false) => self.clone(),
-            (n, _) => self.clone().epochs(Some(Epochs {
+        let b = match (schedules.len(), last_is_epoch, &self.epochs) {
+            (1, false, None) => self.clone(),
+            (n, _, _) => self.clone().epochs(Some(Epochs {
                 stop_at: last_is_epoch.then_some(n as u32),
                 ..self.epochs.clone().unwrap_or_default()
             })),

@@ -23,8 +23,9 @@ pub fn stop_exploring() {
     );
 }
 
-/// Abandons the current execution without a failure: what follows in it is not explored.
+/// Abandons the current execution without a failure: what follows in it does not count (the
+/// calling thread stops; see `symx::assume`).
 #[track_caller]
 pub fn skip_branch() {
-    crate::rt::switch::discard("loom::skip_branch");
+    crate::rt::switch::discard("loom::skip_branch", false);
 }

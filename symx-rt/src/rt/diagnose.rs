@@ -105,6 +105,7 @@ pub(crate) fn describe(e: &Execution, t: ThreadId) -> String {
     }
     match th.status {
         Status::Finished => format!("{who}: finished"),
+        Status::Assumed => format!("{who}: stopped by a failed assumption"),
         Status::Ready(op) => match op.obj {
             Some(obj) if !e.is_enabled(&op) => format!(
                 "{who}: waits to {} {} at {}{}",

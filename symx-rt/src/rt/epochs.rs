@@ -89,6 +89,7 @@ fn contexts(e: &Execution) -> Vec<(ThreadId, String)> {
                 Status::Ready(op) => format!("blocked {}", site(op.location)),
                 Status::Waiting(w) => format!("blocked {}", site(w.location)),
                 Status::Fresh | Status::Running => "running".to_string(),
+                Status::Assumed => "assumed".to_string(),
             };
             (t, at)
         })

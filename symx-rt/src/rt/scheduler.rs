@@ -227,6 +227,9 @@ impl Scheduler<'_> {
             if enabled.is_empty() && self.time_out_waiters() {
                 continue;
             }
+            if enabled.is_empty() && self.ctx.exec.borrow().sym.assumed_false {
+                return; // what still waits may wait for the thread that assumed (discarded)
+            }
             let deadlock = diagnose::deadlock(&self.ctx.exec.borrow(), &enabled);
             if let Some(found) = deadlock {
                 self.exec().set_failure(found);
@@ -442,6 +445,11 @@ impl Scheduler<'_> {
         }
         if let Some(found) = super::survivors::take(&mut e) {
             e.set_failure(found);
+        }
+        if e.sym.assumed_false {
+            // The assumption rules the execution out, with whatever happened after it.
+            e.failure = None;
+            e.sym.discarded = true;
         }
         let failure = e.failure.clone();
         let rendered = if render || failure.is_some() {

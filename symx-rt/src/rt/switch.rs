@@ -95,16 +95,37 @@ pub(crate) fn fail(found: Found) {
     }
 }
 
-/// Abandons the execution because an assumption does not hold: no failure, and no thread
-/// runs again. Outside a model there is nothing to abandon, which is reported.
-pub(crate) fn discard(what: &str) {
+/// Abandons the execution because an assumption does not hold: it ends with no failure, as
+/// discarded. Outside a model there is nothing to abandon, which is reported.
+///
+/// The calling thread blocks for good, but the other threads run on until none can: a
+/// partial-order reduction learns which schedules to try next from the races in the
+/// execution, and the races of the other threads' later steps are among them. Stopping every
+/// thread at the failed assumption would hide those steps, and the schedules they call for
+/// (where the assumption holds and a bug shows) would never be explored. What the other
+/// threads do after it does not count: a failure among them is dropped with the execution,
+/// which the assumption rules out as a whole (as GenMC treats `assume` as a thread that
+/// blocks).
+///
+/// A failed assumption on a symbolic condition in an execution a symbolic engine records
+/// still ends the execution at once: the engine reads the assumption's condition as the last
+/// of the path, and explores its other side by solving, not by scheduling.
+pub(crate) fn discard(what: &str, symbolic: bool) {
     let Some(ctx) = ctx() else {
         panic!("{what} failed outside a symx model");
     };
     if std::thread::panicking() {
         return;
     }
-    ctx.exec.borrow_mut().sym.discarded = true;
+    {
+        let mut e = ctx.exec.borrow_mut();
+        if symbolic && e.sym.recording() {
+            e.sym.discarded = true;
+        } else {
+            e.sym.assumed_false = true;
+            e.me().status = Status::Assumed;
+        }
+    }
     loop {
         // The scheduler tears the execution down without resuming this thread.
         suspend(ctx);

@@ -23,6 +23,8 @@ pub(crate) enum Status {
     Running,
     /// Returned from its closure.
     Finished,
+    /// An `assume` failed in it: it never runs again, and the execution will be discarded.
+    Assumed,
 }
 
 /// A thread's entry in the global wait queue.
@@ -82,6 +84,9 @@ pub(crate) struct Thread {
     /// Passed an epoch marker since the instrumented code last asked (`symx::covering`'s
     /// havoc of the loop's state).
     pub crossed: bool,
+    /// Inside this many calls of `#[symx::r#abstract]` functions: nothing it does on symbolic
+    /// values is recorded (see `covering::abstraction`).
+    pub abstracting: u32,
     /// Accessed a symx object without a scheduling point (an `UnsafeCell`): with
     /// `last_event`, whether the model saw the thread do anything at all.
     pub accessed: bool,
@@ -125,6 +130,7 @@ impl Thread {
             stack_size: None,
             epoch_pass: false,
             crossed: false,
+            abstracting: 0,
             accessed: false,
             parked: false,
             reached: false,

@@ -45,12 +45,13 @@ pub fn any_named<T: SymValue>(name: &str) -> Sym<T> {
 #[track_caller]
 pub fn assume(cond: impl Condition) {
     let c = cond.into_sym();
+    let symbolic = c.expr.is_some();
     let holds = record::condition(c, Location::caller(), |guard, _| record::Local::Assume {
         guard,
         fact: None,
     });
     if !holds {
-        crate::rt::switch::discard("symx::assume");
+        crate::rt::switch::discard("symx::assume", symbolic);
     }
 }
 

@@ -157,8 +157,11 @@ pub(crate) struct SymState {
     pub reads: Vec<(Ty, u128)>,
     pub steps: Vec<StepNote>,
     pub locals: Vec<LocalNote>,
-    /// An `assume` failed: the execution was abandoned, not failed.
+    /// The execution was abandoned, not failed: an `assume` failed, or the strategy stopped it.
     pub discarded: bool,
+    /// An `assume` failed in some thread, which never runs again. The other threads run on
+    /// (see `switch::discard`); when the execution ends it is discarded.
+    pub assumed_false: bool,
 }
 
 impl SymState {
@@ -313,6 +316,13 @@ impl Execution {
     ) {
         if !self.sym.recording() {
             return;
+        }
+        if self
+            .threads
+            .get(self.current)
+            .is_some_and(|t| t.abstracting > 0)
+        {
+            return; // inside an abstracted function: its paths are not enumerated
         }
         let note = LocalNote {
             at: self.trace.len() as u32,

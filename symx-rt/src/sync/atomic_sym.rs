@@ -1,5 +1,5 @@
 //! The symbolic API of the integer atomics: `load_sym`, `store_sym`, `swap_sym`,
-//! `fetch_add_sym`, `fetch_sub_sym`.
+//! `fetch_add_sym`, `fetch_sub_sym`, `compare_exchange_sym`, `compare_exchange_weak_sym`.
 //!
 //! The plain API returns plain integers whose use symx cannot follow, so each read it makes
 //! is pinned in the trace (`read == value`). These methods return and take [`Sym`] values
@@ -58,6 +58,49 @@ macro_rules! atomic_sym {
                 let old = Sym::with_expr(self.fetch_sub(val.peek(), order), unpin_read());
                 set_written(&old.wrapping_sub(val));
                 old
+            }
+
+            /// [`compare_exchange`](Self::compare_exchange) with possibly symbolic operands.
+            /// The previous value is a read variable, and whether it equals `current` is a
+            /// branch of the execution (recorded at the caller): an engine that makes the read
+            /// return another value knows the exchange may then succeed or fail. On success the
+            /// write carries `new`'s expression.
+            #[track_caller]
+            pub fn compare_exchange_sym(
+                &self,
+                current: impl Into<Sym<$t>>,
+                new: impl Into<Sym<$t>>,
+                success: Ordering,
+                failure: Ordering,
+            ) -> Result<Sym<$t>, Sym<$t>> {
+                let (current, new) = (current.into(), new.into());
+                let outcome = self.compare_exchange(current.peek(), new.peek(), success, failure);
+                let old = Sym::with_expr(outcome.unwrap_or_else(|v| v), unpin_read());
+                if outcome.is_ok() {
+                    set_written(&new);
+                }
+                // The branch is recorded after the write: the write belongs to the step.
+                let swapped = crate::sym::branch(old.sym_eq(current));
+                debug_assert_eq!(swapped, outcome.is_ok());
+                if swapped {
+                    Ok(old)
+                } else {
+                    Err(old)
+                }
+            }
+
+            /// [`compare_exchange_weak`](Self::compare_exchange_weak), symbolic like
+            /// [`compare_exchange_sym`](Self::compare_exchange_sym). It never fails spuriously
+            /// here, as the plain one does not.
+            #[track_caller]
+            pub fn compare_exchange_weak_sym(
+                &self,
+                current: impl Into<Sym<$t>>,
+                new: impl Into<Sym<$t>>,
+                success: Ordering,
+                failure: Ordering,
+            ) -> Result<Sym<$t>, Sym<$t>> {
+                self.compare_exchange_sym(current, new, success, failure)
             }
         }
     )*};

@@ -227,13 +227,26 @@ impl Search<'_> {
     /// Names the loop that most likely keeps the enumeration going (§3.2.2: a loop on an
     /// input needs as many schedules as the input has values, unless bounded epochs cut it).
     fn unbounded_loop(&self) -> String {
-        match &self.repeats {
-            Some((site, n)) if *n > 1 => format!(
+        let Some((site, n)) = self.repeats.as_ref().filter(|(_, n)| *n > 1) else {
+            return String::new();
+        };
+        let line = site.rsplit_once(':').map_or(site.as_str(), |(l, _)| l);
+        let sync_free = (self.out.loops.values())
+            .find(|l| l.site.rsplit_once(':').is_some_and(|(at, _)| at == line))
+            .filter(|l| l.reason == "synchronization-free");
+        match sync_free {
+            // Input abstraction (§3.4.2): a synchronization-free loop no marker bounds.
+            Some(l) => format!(
+                ": the condition at {site} repeats {n} times on one path, in the \
+                 synchronization-free loop at {} in `{}`, whose result decides \
+                 synchronization: `{}` needs `#[symx::r#abstract]`",
+                l.site, l.function, l.function
+            ),
+            None => format!(
                 ": the condition at {site} repeats {n} times on one path, a loop whose trip \
                  count an input decides: it needs an epoch marker (bounded epochs are off, \
                  or the loop synchronizes only through a function it calls)"
             ),
-            _ => String::new(),
         }
     }
 

@@ -1,0 +1,4 @@
+#[symx::r#abstract]
+struct Tree;
+
+fn main() {}
