@@ -194,6 +194,15 @@ fn bounded_dpor_agrees_with_bounded_dfs_on_more_random_programs() {
     check_many(63, 62, 2_000.0);
 }
 
+/// The reproducer of the misses the module doc of `explore/bounded` reports (88 of 10,004
+/// comparisons miss traces): `cargo test --release -p symx-rt --test bounded_por --
+/// --ignored --nocapture larger_programs`, about 2 minutes.
+#[test]
+#[ignore = "fails today (the reduction misses traces on 88 comparisons); about 2 minutes in release"]
+fn bounded_dpor_agrees_with_bounded_dfs_on_larger_programs() {
+    check_many(5_000, 2_000, 5_000.0);
+}
+
 #[test]
 #[ignore = "long: 10,000 larger programs; run by hand or from the bench"]
 fn bounded_dpor_agrees_with_bounded_dfs_on_many_random_programs() {
