@@ -507,3 +507,51 @@ fn a_complete_pass_says_it_assumed_sequential_consistency_and_names_the_bound() 
         assert_eq!(property(name).as_deref(), Some(value), "{name}");
     }
 }
+
+#[test]
+fn a_plain_test_calling_symx_model_prints_a_replay_hint_that_builds_its_package() {
+    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("plain-cargo-test");
+    let manifest = fixtures().join("stdlib/Cargo.toml");
+    let run = |command: &str| {
+        std::process::Command::new("sh")
+            .args(["-c", command])
+            .env_remove("CARGO_TARGET_DIR")
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .expect("sh runs")
+    };
+    // No #[symx::test] in this binary tells the runtime how it was built: the manifest comes
+    // from cargo's environment, the target directory from the binary's path.
+    let first = format!(
+        "cargo test --manifest-path {} --target-dir {} --test model_only",
+        manifest.display(),
+        target.display()
+    );
+    let out = run(&first);
+    assert_eq!(out.status.code(), Some(101), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let hint = (stdout.lines())
+        .find_map(|l| l.trim().strip_prefix("replay with:"))
+        .unwrap_or_else(|| panic!("a replay hint:\n{}", text(&out)))
+        .trim();
+    for says in [
+        format!("cargo test --manifest-path {} ", manifest.display()),
+        format!("--target-dir {} ", target.display()),
+    ] {
+        assert!(hint.contains(&says), "says `{says}`: {hint}");
+    }
+    assert!(
+        hint.ends_with("a_plain_test_runs_a_model_that_loses_an_update -- --exact"),
+        "{hint}"
+    );
+    // Pasted as printed: the same failure again.
+    let again = run(hint);
+    assert_eq!(again.status.code(), Some(101), "{hint}\n{}", text(&again));
+    let said = String::from_utf8_lossy(&again.stdout);
+    assert!(said.contains("replayed:"), "{hint}\n{}", text(&again));
+    assert!(
+        said.contains("an update was lost"),
+        "{hint}\n{}",
+        text(&again)
+    );
+}
