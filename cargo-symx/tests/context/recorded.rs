@@ -87,12 +87,13 @@ fn lock_owners_waiters_and_barrier_counts_are_recorded_facts() {
     assert_eq!(
         recorded.facts,
         [
-            "Mutex#1 is held by thread 1",
-            "Barrier#2 has seen 1 of 2 threads",
+            "Mutex created at recorded.rs:63 is held by thread 1",
+            "Barrier created at recorded.rs:64 has seen 1 of 2 threads",
             "thread 0 (main) is waiting #1 (for the thread to finish on Thread#0)",
-            "thread 2 is waiting #2 (for the other threads to arrive on Barrier#2)",
+            "thread 2 is waiting #2 (for the other threads to arrive on Barrier created at \
+             recorded.rs:64)",
             "thread 1 is at the checkpoint",
-            "thread 3 waits to lock Mutex#1",
+            "thread 3 waits to lock Mutex created at recorded.rs:63",
         ],
         "{out:#?}"
     );
