@@ -59,16 +59,22 @@ fn line_of(code: &str) -> usize {
     1 + source.lines().position(|l| l.trim() == code).unwrap()
 }
 
-/// The token in the report's replay command, which must be `SYMX_REPLAY=… cargo test TEST`.
+/// The token in the report's replay command, which must be `SYMX_REPLAY=… cargo test
+/// [FLAGS] TEST -- --exact` (flags such as `--manifest-path` and `--target-dir` say how the
+/// run was built).
 fn printed_token(output: &str, test: &str) -> String {
     let command = output
         .lines()
         .find_map(|l| l.strip_prefix("replay with:  "))
         .unwrap_or_else(|| panic!("a replay command:\n{output}"));
-    let token = command
+    let (token, rest) = command
         .strip_prefix("SYMX_REPLAY=")
-        .and_then(|c| c.strip_suffix(&format!(" cargo test {test} -- --exact")))
-        .unwrap_or_else(|| panic!("the command names {test}: {command}"));
+        .and_then(|c| c.split_once(' '))
+        .unwrap_or_else(|| panic!("a SYMX_REPLAY command: {command}"));
+    assert!(
+        rest.starts_with("cargo test ") && rest.ends_with(&format!(" {test} -- --exact")),
+        "the command names {test}: {command}"
+    );
     token.to_string()
 }
 
