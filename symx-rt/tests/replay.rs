@@ -87,12 +87,17 @@ fn the_replay_command_names_the_test_and_the_token() {
         "" => String::new(),
         f => format!("RUSTFLAGS=\"{f}\" "),
     };
-    assert_eq!(
-        command,
-        format!(
-            "SYMX_REPLAY={} {prefix}cargo test tests::lost_update -- --exact",
-            failure.schedule()
-        )
+    // Then the package's manifest and, when the run's target directory is not the default,
+    // that directory: the command builds what the run built.
+    let start = format!(
+        "SYMX_REPLAY={} {prefix}cargo test --manifest-path {} ",
+        failure.schedule(),
+        env!("CARGO_MANIFEST_PATH")
+    );
+    assert!(command.starts_with(&start), "{command}");
+    assert!(
+        command.ends_with(" tests::lost_update -- --exact"),
+        "{command}"
     );
     assert!(failure.to_string().contains(&command));
 }
