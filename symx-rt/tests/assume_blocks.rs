@@ -9,10 +9,10 @@ use symx::sync::atomic::{AtomicI32, Ordering::SeqCst};
 use symx::sync::Arc;
 use symx::{thread, Builder, FailureKind, Report, Strategy};
 
-/// Szymanski's doorway without its entry wait, two threads: both can pass the doorway and
-/// meet in the critical section, which asserts it is alone. A wait that does not hold at its
-/// first look is cut off by `assume(false)`.
-fn doorway_without_entry_wait() {
+/// Szymanski's doorway, two threads, each asserting it is alone in the critical section. A
+/// wait that does not hold at its first look is cut off by `assume`. Without the entry wait
+/// both threads can pass the doorway and meet in the critical section.
+fn doorway(entry_wait: bool) {
     let s = Arc::new([0; 3].map(AtomicI32::new)); // flag0, flag1, x
     let threads: Vec<_> = (0..2)
         .map(|me: usize| {
@@ -27,6 +27,9 @@ fn doorway_without_entry_wait() {
                     symx::assume(other.load(SeqCst) == 4);
                 }
                 mine.store(4, SeqCst);
+                if entry_wait {
+                    symx::assume(other.load(SeqCst) < 2);
+                }
                 s[2].store(me as i32, SeqCst);
                 assert_eq!(s[2].load(SeqCst), me as i32, "mutual exclusion");
                 mine.store(0, SeqCst);
@@ -36,6 +39,14 @@ fn doorway_without_entry_wait() {
     for t in threads {
         t.join().unwrap();
     }
+}
+
+fn doorway_without_entry_wait() {
+    doorway(false)
+}
+
+fn doorway_with_entry_wait() {
+    doorway(true)
 }
 
 fn explore(strategy: Strategy, body: impl Fn() + Sync + Send + 'static) -> Report {
@@ -58,33 +69,6 @@ fn the_dpor_finds_the_bug_behind_a_failed_assumption_in_another_order() {
 }
 
 /// The correct protocol, with the entry wait: no interleaving fails under either strategy.
-fn doorway_with_entry_wait() {
-    let s = Arc::new([0; 3].map(AtomicI32::new));
-    let threads: Vec<_> = (0..2)
-        .map(|me: usize| {
-            let s = s.clone();
-            thread::spawn(move || {
-                let (mine, other) = (&s[me], &s[1 - me]);
-                mine.store(1, SeqCst);
-                symx::assume(other.load(SeqCst) < 3);
-                mine.store(3, SeqCst);
-                if other.load(SeqCst) == 1 {
-                    mine.store(2, SeqCst);
-                    symx::assume(other.load(SeqCst) == 4);
-                }
-                mine.store(4, SeqCst);
-                symx::assume(other.load(SeqCst) < 2);
-                s[2].store(me as i32, SeqCst);
-                assert_eq!(s[2].load(SeqCst), me as i32, "mutual exclusion");
-                mine.store(0, SeqCst);
-            })
-        })
-        .collect();
-    for t in threads {
-        t.join().unwrap();
-    }
-}
-
 #[test]
 fn a_correct_protocol_with_assumed_waits_passes_under_both() {
     for strategy in [Strategy::Dfs, Strategy::Dpor] {
