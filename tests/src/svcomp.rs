@@ -144,6 +144,26 @@ pub fn programs() -> Vec<Program> {
     ]
 }
 
+/// The busy-waiting protocols with a seeded bug, each failing "mutual exclusion": a bounded
+/// wait that gives up discards its execution (one thread blocks, the other runs on), and the
+/// search must still reach the schedule where both threads are in the critical section.
+pub fn mutants() -> Vec<Program> {
+    vec![
+        Program {
+            name: "peterson_turn_to_self",
+            body: peterson_turn_to_self,
+            fails: true,
+            paper: ("petersontrue1 (mutant)", [None, None, None]),
+        },
+        Program {
+            name: "szymanski_no_entry_wait",
+            body: szymanski_no_entry_wait,
+            fails: true,
+            paper: ("szymanskitrue (mutant)", [None, None, None]),
+        },
+    ]
+}
+
 /// Two locks and the counter each protects.
 type TwoCounters = (Mutex<()>, Mutex<()>, AtomicI32, AtomicI32);
 
@@ -526,8 +546,18 @@ fn critical(x: &AtomicI32, me: i32) {
 
 /// SV-COMP `pthread-atomic/peterson_true`: `flag[me] = 1; turn = other`, wait while the other
 /// flag is up and it is the other's turn, then the critical section.
-#[symx::instrument]
 pub fn peterson() {
+    peterson_giving_turn(true);
+}
+
+/// Peterson with the bug of setting `turn = me` instead of `other`: both can enter.
+pub fn peterson_turn_to_self() {
+    peterson_giving_turn(false);
+}
+
+/// Peterson's protocol; `to_other`: `turn = other` (the protocol) or `turn = me` (a bug).
+#[symx::instrument]
+fn peterson_giving_turn(to_other: bool) {
     let s = Arc::new([0; 4].map(AtomicI32::new)); // flag0, flag1, turn, x
     let threads: Vec<_> = (0..2)
         .map(|me: usize| {
@@ -535,7 +565,7 @@ pub fn peterson() {
             symx::thread::spawn(move || {
                 let other = 1 - me;
                 s[me].store_sym(1i32, SeqCst);
-                s[2].store_sym(other as i32, SeqCst);
+                s[2].store_sym(if to_other { other } else { me } as i32, SeqCst);
                 spin_until(|| {
                     let flag = s[other].load_sym(SeqCst);
                     let turn = s[2].load_sym(SeqCst);
@@ -703,8 +733,20 @@ pub fn read_write_lock() {
 /// other is anywhere from stepping back on (`>= 2`), the critical section, wait while the
 /// other is stepping back or waiting (`2..=3`), and leave (`0`). Each wait is bounded by
 /// [`SPIN`].
-#[symx::instrument]
 pub fn szymanski() {
+    szymanski_protocol(true);
+}
+
+/// Szymanski without the wait before the critical section (`while other >= 2`): both can
+/// enter.
+pub fn szymanski_no_entry_wait() {
+    szymanski_protocol(false);
+}
+
+/// Szymanski's protocol; `entry_wait`: whether a thread waits for the other to leave the
+/// waiting room before the critical section.
+#[symx::instrument]
+fn szymanski_protocol(entry_wait: bool) {
     let s = Arc::new([0; 3].map(AtomicI32::new)); // flag0, flag1, x
     let threads: Vec<_> = (0..2)
         .map(|me: usize| {
@@ -719,7 +761,9 @@ pub fn szymanski() {
                     spin_until(|| other.load_sym(SeqCst).sym_eq(4i32));
                 }
                 mine.store_sym(4i32, SeqCst);
-                spin_until(|| other.load_sym(SeqCst).sym_lt(2i32));
+                if entry_wait {
+                    spin_until(|| other.load_sym(SeqCst).sym_lt(2i32));
+                }
                 critical(&s[2], me as i32);
                 spin_until(|| {
                     let f = other.load_sym(SeqCst);
