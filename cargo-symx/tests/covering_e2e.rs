@@ -90,11 +90,40 @@ fn test_schedules_runs_one_input_per_schedule_and_selects_by_input() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(
-        stdout(&out).contains("E0#S1 with x = 5: ok"),
+        stdout(&out).contains("with x = 5: 1 epoch(s), schedules E0#S1: ok"),
+        "{}",
+        text(&out)
+    );
+    // Loops cut into epochs: the selector chooses again at every boundary.
+    let out = covering(
+        "test-schedules",
+        &["lock_loops_any_count", "--input", "x=3,y=1"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        stdout(&out)
+            .contains("with x = 3, y = 1: 4 epoch(s), schedules E0#S3 E3#S1 E1#S1 E1#S0: ok"),
         "{}",
         text(&out)
     );
     // The schedule specialization example passes under constrained execution.
     let out = covering("test-schedules", &["specialization"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+#[test]
+fn discharge_proves_the_schedules_a_havocked_semaphore_count_makes_infeasible() {
+    let out = covering("discharge", &["semaphore_loops"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = stdout(&out);
+    assert!(
+        said.contains("4 of 11 schedule(s) over havocked shared state proved infeasible, of 15"),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "infeasible: no schedule into its epoch leaves (not (= count@1.s #x00000000))"
+        ),
+        "{said}"
+    );
 }

@@ -43,16 +43,18 @@
 //!    complete, naming the pin, as the symbolic engine does.
 
 mod deadlock;
+mod discharge;
 mod file;
 mod pairs;
 mod reach;
 mod select;
 
 pub use deadlock::{check_deadlocks, DeadlockVerdict, Verdicts};
+pub use discharge::{discharge, Discharged};
 pub use file::{schedule_file, Summary, FILE_FORMAT, FILE_VERSION};
 pub use pairs::Pair;
 pub use reach::{enumerate, EpochInfo};
-pub use select::select;
+pub use select::{follow, Followed, Stop};
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
