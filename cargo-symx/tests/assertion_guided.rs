@@ -172,3 +172,20 @@ fn dpor_backtrack_after_prune_finds_the_one_failing_schedule() {
         replays(&out, guided::dpor_backtrack_after_prune);
     }
 }
+
+/// The first execution breaks a symbolic assumption and is discarded; its other side (inputs
+/// that keep it) is the next path, where `V = 7` fails.
+#[test]
+fn an_assumption_the_first_inputs_break_is_solved_for() {
+    for opts in [baseline(), pruned()] {
+        let out = search(guided::assumption_broken_first, opts);
+        assert_eq!(
+            messages(&out),
+            ["thread 0 (main) panicked: V != 7"],
+            "{out:#?}"
+        );
+        assert_eq!(out.findings[0].inputs["V"], 7, "{out:#?}");
+        assert_eq!(out.executions, 3, "{out:#?}");
+        replays(&out, guided::assumption_broken_first);
+    }
+}

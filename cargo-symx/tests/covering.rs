@@ -3,7 +3,7 @@
 //! deadlock check, and that every (constraint, schedule) pair runs constrained without
 //! divergence for a model of its constraint.
 
-use cargo_symx::engine::covering::{self, DeadlockVerdict, Enumeration, Options};
+use cargo_symx::engine::covering::{self, DeadlockVerdict, Enumeration, Options, Stop};
 use cargo_symx::engine::symbolic;
 use cargo_symx::engine::{Executor, InProcess};
 use symx::covering::End;
@@ -485,4 +485,133 @@ fn a_synchronization_free_search_halts_naming_it_until_it_is_abstracted() {
     let e = enumerate(programs::abstracted_search_then_lock);
     assert_eq!(e.pairs.len(), 2);
     assert_eq!(e.paths, 2);
+}
+
+/// Every bundled program whose enumeration is complete (the loop without epochs and the
+/// unabstracted search are the halting ones), by name.
+fn bundled() -> Vec<(&'static str, fn())> {
+    vec![
+        ("fork_join W=2", programs::fork_join::<2>),
+        ("fork_join W=4", programs::fork_join::<4>),
+        ("fork_join W=8", programs::fork_join::<8>),
+        ("lock_chosen_by_input", programs::lock_chosen_by_input),
+        ("with work", programs::lock_chosen_by_input_with_work),
+        (
+            "branches around one lock",
+            programs::branches_around_one_lock,
+        ),
+        ("specialization", programs::specialization),
+        ("prefix_abort", programs::prefix_abort),
+        ("prefix_abort_after_lock", programs::prefix_abort_after_lock),
+        ("lock_order_inversion", programs::lock_order_inversion),
+        ("self_deadlock_on_seven", programs::self_deadlock_on_seven),
+        ("fft_like W=2", programs::fft_like::<2>),
+        ("lock_loops_any_count", programs::lock_loops_any_count),
+        ("lock_loops_one_function", programs::lock_loops_one_function),
+        ("count_downs N=2", programs::count_downs::<2>),
+        ("count_downs N=3", programs::count_downs::<3>),
+        ("barrier_lockstep W=2", programs::barrier_lockstep::<2>),
+        ("barrier_lockstep W=4", programs::barrier_lockstep::<4>),
+        (
+            "abstracted_search_then_lock",
+            programs::abstracted_search_then_lock,
+        ),
+    ]
+}
+
+/// Follows a run with `inputs` through its epochs (the selector choosing at each boundary):
+/// the pairs chosen, and the constrained run's divergence and failure kind.
+fn follow(
+    exec: &mut dyn Executor,
+    e: &Enumeration,
+    opts: &Options,
+    inputs: &InputValues,
+) -> (Vec<String>, Option<String>, Option<String>) {
+    let f = covering::follow(exec, e, opts, inputs, 200);
+    let ids = f.pairs.iter().map(|&i| e.pair_id(i)).collect();
+    match f.end {
+        Stop::Ran(ran) => (ids, ran.divergence, ran.failure.map(|f| f.kind)),
+        other => panic!("{ids:?}: {other:?}"),
+    }
+}
+
+/// The acceptance check over every bundled program, with concrete thread ids (each epoch's
+/// threads fixed by its name): every pair runs constrained with a model of its constraint
+/// (after the schedules of the way its epoch was first reached) without divergence, and a
+/// run with the program inputs of that model alone (each at most 8, so that trip counts
+/// stay short), the selector choosing the schedule of every epoch from the state at its
+/// start, follows its schedules to its end.
+#[test]
+fn every_pair_of_every_bundled_program_runs_constrained_and_its_inputs_follow_every_epoch() {
+    let opts = Options {
+        symbolic_tids: false,
+        ..Options::default()
+    };
+    let mut later_epochs = 0;
+    for (name, body) in bundled() {
+        let mut exec = InProcess::new(builder(&opts), body);
+        let e = enumerate_with(body, opts.clone());
+        for (i, p) in e.pairs.iter().enumerate() {
+            let own: InputValues = (p.model.iter())
+                .filter(|(n, _)| !n.contains('@'))
+                .map(|(n, v)| (n.clone(), (*v).min(8)))
+                .collect();
+            let (ids, divergence, _) = follow(&mut exec, &e, &opts, &own);
+            assert_eq!(divergence, None, "{name} {}: {ids:?}", e.pair_id(i));
+            later_epochs += ids.len() - 1;
+        }
+    }
+    // The selections made at boundaries, over all those runs.
+    assert_eq!(later_epochs, 302);
+}
+
+#[test]
+fn test_schedules_follows_a_run_through_all_its_epochs() {
+    let opts = Options::default();
+    let inputs = |xs: &[(&str, i128)]| -> InputValues {
+        xs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    };
+    // T1 locks 3 times, T2 once: E0, both at their markers, T1 alone twice more.
+    let mut exec = InProcess::new(builder(&opts), programs::lock_loops_any_count as fn());
+    let e = enumerate(programs::lock_loops_any_count);
+    let (ids, divergence, failure) = follow(&mut exec, &e, &opts, &inputs(&[("x", 3), ("y", 1)]));
+    assert_eq!((divergence, failure), (None, None));
+    assert_eq!(ids.len(), 4, "{ids:?}");
+    // Eleven iterations of the lockstep loop: the barrier's epoch chosen eleven times, the
+    // last time to leave it.
+    let mut exec = InProcess::new(builder(&opts), programs::barrier_lockstep::<4> as fn());
+    let e = enumerate(programs::barrier_lockstep::<4>);
+    let (ids, divergence, _) = follow(&mut exec, &e, &opts, &inputs(&[("n", 11)]));
+    assert_eq!(divergence, None);
+    assert_eq!(ids.len(), 12, "{ids:?}");
+    assert!(
+        ids[1..11].iter().all(|id| *id == ids[1]) && ids[11] != ids[1],
+        "{ids:?}"
+    );
+    // An input the test's assumption excludes has no schedule.
+    let f = covering::follow(&mut exec, &e, &opts, &inputs(&[("n", 0)]), 200);
+    assert!(
+        matches!(f.end, Stop::Uncovered { epoch: 0, .. }),
+        "{:?}",
+        f.end
+    );
+    // With symbolic thread ids an epoch's schedules are those of its first way there: T1 at
+    // the marker with `x`, T2 finished. Reached the other way round (T1 finished, T2 at the
+    // marker with `y`), the scope's join of T1 has already happened and `y` is not `x`: the
+    // run leaves the schedule, and says so. With concrete thread ids it follows.
+    let mut exec = InProcess::new(builder(&opts), programs::lock_loops_one_function as fn());
+    let e = enumerate(programs::lock_loops_one_function);
+    let xy = inputs(&[("x", 0), ("y", 1)]);
+    let (ids, divergence, _) = follow(&mut exec, &e, &opts, &xy);
+    let divergence = divergence.expect("another binding of the merged epoch");
+    assert!(
+        divergence.starts_with("epoch 1: thread 0's node 1"),
+        "{ids:?}: {divergence}"
+    );
+    let concrete = Options {
+        symbolic_tids: false,
+        ..opts
+    };
+    let e = enumerate_with(programs::lock_loops_one_function, concrete.clone());
+    assert_eq!(follow(&mut exec, &e, &concrete, &xy).1, None);
 }

@@ -90,7 +90,19 @@ fn test_schedules_runs_one_input_per_schedule_and_selects_by_input() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(
-        stdout(&out).contains("E0#S1 with x = 5: ok"),
+        stdout(&out).contains("with x = 5: 1 epoch(s), schedules E0#S1: ok"),
+        "{}",
+        text(&out)
+    );
+    // Loops cut into epochs: the selector chooses again at every boundary.
+    let out = covering(
+        "test-schedules",
+        &["lock_loops_any_count", "--input", "x=3,y=1"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        stdout(&out)
+            .contains("with x = 3, y = 1: 4 epoch(s), schedules E0#S3 E3#S1 E1#S1 E1#S0: ok"),
         "{}",
         text(&out)
     );

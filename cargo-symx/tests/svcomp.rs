@@ -2,15 +2,17 @@
 //! Symbolic Execution of Multithreaded Programs", ESEC/FSE 2015), ported small: symbolic
 //! execution with DPOR, with and without assertion-guided pruning, going on after each
 //! failure. Both must give the benchmark's verdict and the same failing assertions, every
-//! failure must replay, and pruning must run fewer executions over the set. `table2` (ignored: `cargo test -p cargo-symx --test svcomp table2 --
-//! --ignored --nocapture`) prints BENCHMARKS.md's table, measured in one run.
+//! failure must replay, and pruning must run at most half of DPOR's executions over the set.
+//! `table2` (ignored: `cargo test -p cargo-symx --test svcomp table2 -- --ignored
+//! --nocapture`) prints BENCHMARKS.md's table, measured in one run, with the programs too
+//! large for CI after the others.
 
 use std::collections::BTreeSet;
 
 use cargo_symx::engine::assertion_guided::{self, Options, SearchResult};
 use cargo_symx::engine::InProcess;
 use symx::Builder;
-use symx_test_programs::svcomp::{programs, Program};
+use symx_test_programs::svcomp::{large, mutants, programs, Program};
 
 fn search(body: fn(), prune: bool) -> SearchResult {
     let mut exec = InProcess::new(Builder::new(), body);
@@ -58,32 +60,69 @@ fn both(p: &Program) -> (SearchResult, SearchResult) {
     (dpor, pruned)
 }
 
-/// Every program has its verdict with and without pruning (`both`); over the set pruning runs
-/// fewer executions than DPOR alone, with the exact counts of BENCHMARKS.md's table for a few.
+/// Every program has its verdict with and without pruning (`both`), pruning never runs more
+/// executions than DPOR alone, at most half of them over the set, with the exact counts of
+/// BENCHMARKS.md's table.
 /// (A replay of cut subtrees' accesses that raced a thread's reads after its joins, or its
 /// reads under a lock, with every earlier write took `sigma` to 169, `twostage_3` to 53 and
-/// `stateful01` to 10.) Per program pruning may run more: the bounded waits of `peterson`,
-/// `dekker` and `szymanski` end in a failed assumption, after which the other thread runs on,
-/// and the cut subtrees' replayed accesses then plant reversals DPOR alone does not need.
+/// `stateful01` to 10. An execution discarded by a failed assumption counted as failing, so
+/// every summary above a bounded wait was `false`: `peterson` took 65, `dekker` 68 and
+/// `szymanski` 408, more than DPOR alone, since the few cuts replayed accesses DPOR alone
+/// does not race.)
 #[test]
-fn pruning_runs_fewer_executions_than_dpor_over_the_set_and_these_counts() {
+fn pruning_runs_at_most_half_of_dpors_executions_with_these_counts() {
     let want = [
         ("fib_bench_false", 192, 38),
+        ("lazy01_false", 6, 6),
+        ("reorder_2_false", 264, 207),
         ("sigma_false", 106, 106),
+        ("singleton_false", 6, 6),
+        ("stack_false", 5, 5),
         ("stateful01_true", 6, 5),
         ("twostage_3_false", 42, 33),
-        ("treiber_stack_true", 492, 240),
+        ("time_var_mutex_true", 2, 2),
+        ("peterson_true", 54, 31),
+        ("dekker_true", 42, 42),
+        ("ticket_true", 6, 6),
+        ("read_write_lock_true", 6, 6),
+        ("circular_buffer_bad", 6, 6),
+        ("szymanski_true", 394, 102),
+        ("treiber_stack_true", 492, 137),
+        ("queue_false", 33, 33),
+        ("account_bad", 8, 8),
+        ("bluetooth_driver_bad", 19, 19),
     ];
     let (mut total_dpor, mut total_ag) = (0, 0);
+    let mut got = Vec::new();
     for p in programs() {
         let (dpor, ag) = both(&p);
+        assert!(ag.executions <= dpor.executions, "{}", p.name);
         total_dpor += dpor.executions;
         total_ag += ag.executions;
-        if let Some(&(_, d, a)) = want.iter().find(|w| w.0 == p.name) {
-            assert_eq!((dpor.executions, ag.executions), (d, a), "{}", p.name);
+        got.push((p.name, dpor.executions, ag.executions));
+    }
+    assert_eq!(got, want);
+    assert!(
+        2 * total_ag <= total_dpor,
+        "{total_ag} against {total_dpor}"
+    );
+}
+
+/// The busy-waiting protocols with a seeded bug fail in both searches: a bounded wait that
+/// gives up discards its execution, and neither search may lose the schedules behind it.
+#[test]
+fn the_protocols_mutants_fail_with_and_without_pruning() {
+    for p in mutants() {
+        let (dpor, ag) = both(&p);
+        for out in [dpor, ag] {
+            assert!(
+                (out.findings.iter()).all(|f| f.failure.message.contains("mutual exclusion")),
+                "{}: {:#?}",
+                p.name,
+                out.findings
+            );
         }
     }
-    assert!(total_ag < total_dpor, "{total_ag} against {total_dpor}");
 }
 
 #[test]
@@ -93,7 +132,13 @@ fn table2() {
     println!("| Program | Verdict | DPOR executions | DPOR s | +AG executions (full + cut) | +AG s | Paper row | Paper Cloud9 / +DPOR / +DPOR+AG runs |");
     println!("|---|---|---|---|---|---|---|---|");
     let (mut total_dpor, mut total_ag) = (0, 0);
-    for p in programs() {
+    for (k, p) in programs().into_iter().chain(large()).enumerate() {
+        if k == programs().len() {
+            println!(
+                "| **Total of the above** | | {total_dpor} | | {total_ag} ({:.2} of DPOR's) | | | |",
+                total_ag as f64 / total_dpor as f64
+            );
+        }
         let (dpor, ag) = both(&p);
         total_dpor += dpor.executions;
         total_ag += ag.executions;

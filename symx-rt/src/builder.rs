@@ -350,6 +350,11 @@ impl Builder {
         self
     }
 
+    /// The settings [`Builder::epochs`] set.
+    pub fn epochs_setting(&self) -> Option<&crate::covering::Epochs> {
+        self.epochs.as_ref()
+    }
+
     /// Runs every execution of the bounded space even after a failure, which the report
     /// then gives once the space is exhausted (the first found, not minimised): for counting
     /// paths, as exploring a context in its modes does. Off by default.

@@ -173,3 +173,12 @@ pub fn prune_abort_leaf() {
 fn is_one(v: Sym<u8>) {
     symx::assert!(v == 1u8, "V == 1");
 }
+
+/// `assume(V > 5)`, which the first execution's input (`V = 0`) breaks, then
+/// `assert(V != 7)`: the search must ask for inputs that keep the assumption, and a
+/// discarded execution must not cover them.
+pub fn assumption_broken_first() {
+    let v: Sym<u8> = symx::any_named("V");
+    symx::assume(v.sym_gt(5u8));
+    symx::assert!(v.sym_ne(7u8), "V != 7");
+}

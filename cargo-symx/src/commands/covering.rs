@@ -16,11 +16,14 @@ use symx::InputValues;
 use crate::commands::args::{CoveringArgs, CoveringCommand};
 use crate::config::{Layers, Settings};
 use crate::discover::{self, TestCase};
-use crate::engine::covering::{self, DeadlockVerdict, Enumeration, Options, Summary, Verdicts};
+use crate::engine::covering::{
+    self, DeadlockVerdict, Enumeration, Options, Stop, Summary, Verdicts,
+};
 use crate::engine::Executor;
 use crate::report::style::{ColorChoice, Style};
 use crate::run::executor::WorkerExecutor;
 use crate::run::ReplayHint;
+use crate::solver::replayed::Replayed;
 use crate::{EXIT_BUG, EXIT_USAGE};
 
 const EXIT_OK: u8 = 0;
@@ -66,8 +69,8 @@ pub fn covering(
         .join("schedules");
     let mut code = EXIT_OK;
     let mut ran = 0;
+    let opts = options(args);
     for case in &cases {
-        let opts = options(args);
         let epochs = symx::covering::Epochs {
             stop_at: None,
             no_lockstep: !opts.lockstep,
@@ -85,7 +88,10 @@ pub fn covering(
                 schedules(case, &mut exec, &e, extra.output, &out_dir, ran)?
             }
             CoveringCommand::Deadlock => deadlock(case, &mut exec, &e, &hint),
-            CoveringCommand::TestSchedules => test_schedules(case, &mut exec, &e, &inputs, &hint),
+            CoveringCommand::TestSchedules => match &inputs {
+                Some(given) => follow(case, &mut exec, &e, &opts, given, &hint),
+                None => test_schedules(case, &mut exec, &e, &hint),
+            },
         };
         code = code.max(c);
     }
@@ -269,68 +275,99 @@ fn show_inputs(inputs: &InputValues) -> String {
     shown.join(", ")
 }
 
+/// `test-schedules` without `--input`: one constrained run per pair, with its model.
 fn test_schedules(
     case: &TestCase,
     exec: &mut dyn Executor,
     e: &Enumeration,
-    inputs: &Option<InputValues>,
     hint: &ReplayHint,
 ) -> u8 {
     let name = test_name(case);
     incomplete(e);
-    let runs: Vec<(usize, InputValues)> = match inputs {
-        Some(given) => match covering::select(e, given) {
-            Some(i) => vec![(i, given.clone())],
-            None => {
-                println!(
-                    "{name}: uncovered input {}: no schedule's constraint holds",
-                    show_inputs(given)
-                );
-                return EXIT_BUG;
-            }
-        },
-        None => (e.pairs.iter().enumerate())
-            .map(|(i, p)| (i, p.model.clone()))
-            .collect(),
-    };
     let mut code = EXIT_OK;
-    for (i, inputs) in &runs {
-        let pair = &e.pairs[*i];
-        let outcome = match exec.run_constrained_epochs(&pair.chain(), inputs) {
-            Err(why) => {
-                code = code.max(EXIT_USAGE);
-                format!("could not run: {why}")
-            }
-            Ok(ran) => match (ran.divergence, ran.failure) {
-                (Some(d), _) => {
-                    code = code.max(EXIT_BUG);
-                    format!("DIVERGED: {d}")
-                }
-                (None, Some(f)) => {
-                    code = code.max(EXIT_BUG);
-                    format!(
-                        "FAILED ({}): {}\n    replay: {}",
-                        f.kind,
-                        f.message,
-                        hint.command(&case.binary.package, &f.token)
-                    )
-                }
-                (None, None) => "ok".into(),
-            },
-        };
+    for (i, pair) in e.pairs.iter().enumerate() {
+        let (c, outcome) = outcome(
+            case,
+            exec.run_constrained_epochs(&pair.chain(), &pair.model),
+            hint,
+        );
+        code = code.max(c);
         println!(
             "{name}: {} with {}: {outcome}",
-            e.pair_id(*i),
-            show_inputs(inputs)
+            e.pair_id(i),
+            show_inputs(&pair.model)
         );
     }
     println!(
         "{name}: {} constrained run(s) for {} schedule(s) over {} path(s)",
-        runs.len(),
+        e.pairs.len(),
         e.pairs.len(),
         e.paths
     );
     code
+}
+
+/// The longest run `test-schedules --input` follows, in epochs.
+const MAX_EPOCHS: usize = 1000;
+
+/// `test-schedules --input`: the run with the given inputs, held to the schedule the
+/// selector chooses at its start and at every epoch boundary.
+fn follow(
+    case: &TestCase,
+    exec: &mut dyn Executor,
+    e: &Enumeration,
+    opts: &Options,
+    given: &InputValues,
+    hint: &ReplayHint,
+) -> u8 {
+    let name = test_name(case);
+    incomplete(e);
+    let followed = covering::follow(exec, e, opts, given, MAX_EPOCHS);
+    let ids: Vec<String> = followed.pairs.iter().map(|&i| e.pair_id(i)).collect();
+    let (code, outcome) = match followed.end {
+        Stop::Ran(ran) => outcome(case, Ok(*ran), hint),
+        Stop::Diverged(d) => (EXIT_BUG, format!("DIVERGED: {d}")),
+        Stop::Uncovered { epoch, state } => (
+            EXIT_BUG,
+            format!(
+                "uncovered input: no constraint of {} holds for {}",
+                e.epochs[epoch].id,
+                show_inputs(&state)
+            ),
+        ),
+        Stop::TooLong(n) => (
+            EXIT_USAGE,
+            format!("stopped after {n} epochs, the most a run is followed"),
+        ),
+        Stop::Error(why) => (EXIT_USAGE, format!("could not run: {why}")),
+    };
+    println!(
+        "{name}: with {}: {} epoch(s), schedules {}: {outcome}",
+        show_inputs(given),
+        ids.len(),
+        ids.join(" ")
+    );
+    code
+}
+
+/// A constrained run's outcome in words, and its exit code.
+fn outcome(case: &TestCase, ran: Result<Replayed, String>, hint: &ReplayHint) -> (u8, String) {
+    match ran {
+        Err(why) => (EXIT_USAGE, format!("could not run: {why}")),
+        Ok(ran) => match (ran.divergence, ran.failure) {
+            (Some(d), _) => (EXIT_BUG, format!("DIVERGED: {d}")),
+            (None, Some(f)) => (
+                EXIT_BUG,
+                format!(
+                    "FAILED ({}): {}\n    replay: {}",
+                    f.kind,
+                    f.message,
+                    hint.command(&case.binary.package, &f.token)
+                ),
+            ),
+            (None, None) => (EXIT_OK, "ok".into()),
+        },
+    }
 }
 
 /// `--input x=7,y=1`.

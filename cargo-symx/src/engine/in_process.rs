@@ -76,4 +76,15 @@ impl<F: Fn()> Executor for InProcess<F> {
             .run_constrained_epochs(schedules, inputs, &self.body)
             .into())
     }
+
+    fn run_constrained_past(
+        &mut self,
+        schedules: &[HbSchedule],
+        inputs: &InputValues,
+    ) -> Result<Replayed, String> {
+        let epochs = super::one_past(self.builder.epochs_setting(), schedules);
+        let b = self.builder.clone().epochs(Some(epochs));
+        Ok(b.run_constrained_epochs(schedules, inputs, &self.body)
+            .into())
+    }
 }

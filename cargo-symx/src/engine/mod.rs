@@ -89,6 +89,27 @@ pub trait Executor {
             _ => Err("this executor cannot run a test constrained to bounded epochs".into()),
         }
     }
+
+    /// [`Executor::run_constrained_epochs`] with schedules whose last ends at a boundary,
+    /// going on past it as the enumeration's runs do to the next boundary (or the end): the
+    /// state the boundary havocked is in its trace (`symx::Builder::run_constrained_epochs`
+    /// with a later `stop_at`).
+    fn run_constrained_past(
+        &mut self,
+        schedules: &[HbSchedule],
+        inputs: &InputValues,
+    ) -> Result<Replayed, String> {
+        let _ = (schedules, inputs);
+        Err("this executor cannot run a test past its schedules".into())
+    }
+}
+
+/// The bounded epochs' settings of a run that goes on one boundary past `schedules`.
+pub(crate) fn one_past(epochs: Option<&Epochs>, schedules: &[HbSchedule]) -> Epochs {
+    Epochs {
+        stop_at: Some(schedules.len() as u32 + 1),
+        ..epochs.cloned().unwrap_or_default()
+    }
 }
 
 /// Bounds an engine puts on one exploration it asks for.

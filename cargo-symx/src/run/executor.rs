@@ -133,17 +133,16 @@ impl Executor for WorkerExecutor<'_> {
         schedules: &[HbSchedule],
         inputs: &InputValues,
     ) -> Result<Replayed, String> {
-        let (first, then) = schedules.split_first().ok_or("no schedule to follow")?;
-        let request = Request::RunConstrained {
-            schedule: Box::new(first.clone()),
-            inputs: values(inputs),
-            then: then.to_vec(),
-            epochs: self.epochs.clone(),
-        };
-        if let Some(answer) = self.in_session(&request) {
-            return answer;
-        }
-        self.ran(request)
+        self.constrained(schedules, inputs, self.epochs.clone())
+    }
+
+    fn run_constrained_past(
+        &mut self,
+        schedules: &[HbSchedule],
+        inputs: &InputValues,
+    ) -> Result<Replayed, String> {
+        let epochs = crate::engine::one_past(self.epochs.as_ref(), schedules);
+        self.constrained(schedules, inputs, Some(epochs))
     }
 }
 
@@ -153,6 +152,26 @@ impl WorkerExecutor<'_> {
     pub fn with_epochs(mut self, epochs: Option<Epochs>) -> Self {
         self.epochs = epochs;
         self
+    }
+
+    /// A `run_constrained` request: `schedules` with `epochs`' settings.
+    fn constrained(
+        &mut self,
+        schedules: &[HbSchedule],
+        inputs: &InputValues,
+        epochs: Option<Epochs>,
+    ) -> Result<Replayed, String> {
+        let (first, then) = schedules.split_first().ok_or("no schedule to follow")?;
+        let request = Request::RunConstrained {
+            schedule: Box::new(first.clone()),
+            inputs: values(inputs),
+            then: then.to_vec(),
+            epochs,
+        };
+        if let Some(answer) = self.in_session(&request) {
+            return answer;
+        }
+        self.ran(request)
     }
 
     fn run_one(&mut self, guide: &Guide, epochs: Option<Epochs>) -> Result<Replayed, String> {

@@ -19,6 +19,9 @@ use crate::rt::op::{OpKind, ThreadId};
 pub(crate) struct Follow<'s> {
     /// The schedule of each epoch, in order (one for a run not cut into epochs).
     schedules: &'s [HbSchedule],
+    /// Past the last schedule the run goes on freely (the thread that ran last while it
+    /// can, else the lowest), not diverging.
+    free_past: bool,
     /// The epoch being followed.
     epoch: usize,
     schedule: &'s HbSchedule,
@@ -44,9 +47,10 @@ enum Admit {
 }
 
 impl<'s> Follow<'s> {
-    pub fn new(schedules: &'s [HbSchedule]) -> Self {
+    pub fn new(schedules: &'s [HbSchedule], free_past: bool) -> Self {
         Follow {
             schedules,
+            free_past,
             epoch: 0,
             schedule: &schedules[0],
             cursor: BTreeMap::new(),
@@ -83,7 +87,7 @@ impl<'s> Follow<'s> {
         self.done.clear();
         match self.schedules.get(epoch) {
             Some(s) => self.schedule = s,
-            None if self.divergence.is_none() => {
+            None if self.divergence.is_none() && !self.free_past => {
                 self.divergence = Some(format!(
                     "the run went on into epoch {epoch}, past the {} the schedules cover",
                     self.schedules.len()
@@ -94,7 +98,8 @@ impl<'s> Follow<'s> {
     }
 
     fn admit(&mut self, c: &Candidate) -> Admit {
-        if c.shared || matches!(c.op.kind, OpKind::Yield | OpKind::EpochMarker) {
+        let past = self.free_past && self.epoch >= self.schedules.len();
+        if past || c.shared || matches!(c.op.kind, OpKind::Yield | OpKind::EpochMarker) {
             return Admit::Free;
         }
         let site = format!(
@@ -208,7 +213,25 @@ pub fn conformance_epochs(expected: &[HbSchedule], trace: &crate::trace::Trace) 
             expected.len()
         ));
     }
-    for (k, (want, got)) in expected.iter().zip(&ran).enumerate() {
+    compare_epochs(expected, &ran)
+}
+
+/// [`conformance_epochs`] for a run that was let go on past `expected`: only the epochs
+/// with a schedule are judged.
+pub(crate) fn conformance_first(
+    expected: &[HbSchedule],
+    trace: &crate::trace::Trace,
+) -> Option<String> {
+    let reached = expected.len().min(super::schedule::epochs_run(trace));
+    let ran: Option<Vec<HbSchedule>> = (0..reached)
+        .map(|k| HbSchedule::of_epoch(trace, k))
+        .collect();
+    compare_epochs(expected, &ran?)
+}
+
+/// Where the schedules `ran`, epoch by epoch, first left `expected`.
+fn compare_epochs(expected: &[HbSchedule], ran: &[HbSchedule]) -> Option<String> {
+    for (k, (want, got)) in expected.iter().zip(ran).enumerate() {
         if let Some(d) = conformance(want, got) {
             return Some(if expected.len() > 1 {
                 format!("epoch {k}: {d}")

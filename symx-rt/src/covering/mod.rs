@@ -39,6 +39,12 @@ impl Builder {
     /// otherwise is a run not cut into epochs, unless the builder's [`Builder::epochs`] says
     /// to cut runs (as the enumeration that made the schedules did); its settings hold but for
     /// where the run stops.
+    ///
+    /// When the last schedule ends at a boundary and the builder's `Epochs::stop_at` names a
+    /// later one, the run goes on past the schedules as the enumeration's runs do (the
+    /// thread that ran last while it can, else the lowest) and stops there: how a driver
+    /// reads the state at the end of the last schedule (the values the boundary havocked)
+    /// to choose the next epoch's schedule. Only the epochs with a schedule are judged.
     pub fn run_constrained_epochs<F: Fn()>(
         &self,
         schedules: &[HbSchedule],
@@ -46,19 +52,24 @@ impl Builder {
         f: F,
     ) -> GuidedRun {
         assert!(!schedules.is_empty(), "at least one schedule to follow");
+        let n = schedules.len() as u32;
         let last_is_epoch = matches!(schedules.last().map(|s| &s.end), Some(End::Epoch { .. }));
-        let b = match (schedules.len(), last_is_epoch, &self.epochs) {
+        let past = (self.epochs.as_ref())
+            .and_then(|e| e.stop_at)
+            .filter(|&s| last_is_epoch && s > n);
+        let b = match (n, last_is_epoch, &self.epochs) {
             (1, false, None) => self.clone(),
-            (n, _, _) => self.clone().epochs(Some(Epochs {
-                stop_at: last_is_epoch.then_some(n as u32),
+            _ => self.clone().epochs(Some(Epochs {
+                stop_at: past.or(last_is_epoch.then_some(n)),
                 ..self.epochs.clone().unwrap_or_default()
             })),
         };
-        let mut follow = follow::Follow::new(schedules);
+        let mut follow = follow::Follow::new(schedules, past.is_some());
         let mut run = crate::explore::run_followed(&b, inputs, &mut follow, &f);
-        run.divergence = follow
-            .divergence()
-            .or_else(|| conformance_epochs(schedules, &run.trace));
+        run.divergence = follow.divergence().or_else(|| match past {
+            Some(_) => follow::conformance_first(schedules, &run.trace),
+            None => conformance_epochs(schedules, &run.trace),
+        });
         run
     }
 }

@@ -132,6 +132,35 @@ impl HbSchedule {
             .collect()
     }
 
+    /// The same schedule with thread `t` called `rename(t)` (a permutation): how a
+    /// schedule of an epoch named by its contexts' multiset (symbolic thread ids) is held
+    /// to a run whose threads reached the epoch in other places.
+    pub fn renumbered(&self, rename: impl Fn(usize) -> usize) -> HbSchedule {
+        let threads = (self.threads.iter())
+            .map(|(&t, nodes)| {
+                let nodes = (nodes.iter())
+                    .map(|n| HbNode {
+                        preds: n.preds.iter().map(|&(u, s)| (rename(u), s)).collect(),
+                        ..n.clone()
+                    })
+                    .collect();
+                (rename(t), nodes)
+            })
+            .collect();
+        let end = match &self.end {
+            End::Epoch { contexts } => {
+                let mut contexts: Vec<(usize, String)> = contexts
+                    .iter()
+                    .map(|(t, c)| (rename(*t), c.clone()))
+                    .collect();
+                contexts.sort();
+                End::Epoch { contexts }
+            }
+            other => other.clone(),
+        };
+        HbSchedule { threads, end }
+    }
+
     /// Every node, in no particular order across threads.
     pub fn nodes(&self) -> impl Iterator<Item = (usize, &HbNode)> {
         (self.threads.iter()).flat_map(|(&t, ns)| ns.iter().map(move |n| (t, n)))

@@ -22,8 +22,10 @@
 //!
 //! **Departures from the paper's listing, each keeping the search sound** (Theorem 1: the
 //! pruned search reaches an assertion failure iff the full one does):
-//! - *Leaves.* A normal end is `true`; a failure (assertion, panic, deadlock, anything) is
-//!   `false`; a side the solver proved infeasible, or could not decide, or did not explore,
+//! - *Leaves.* A normal end is `true`, and so is an execution a failed assumption discarded
+//!   (it reports nothing, whatever runs after the assumption; a symbolic assumption's guard,
+//!   as it went, is on the path, so the leaf only covers states that break it too); a failure
+//!   (assertion, panic, deadlock, anything) is `false`; a side the solver proved infeasible, or could not decide, or did not explore,
 //!   is `false`; a state cut by a summary is that summary; a state where every enabled thread
 //!   sleeps is `false`. (The listing's "end state ⇒ true" would let an infeasible side cover a
 //!   feasible failing state.)

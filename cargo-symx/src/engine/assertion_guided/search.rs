@@ -274,7 +274,7 @@ impl<'o> Search<'o> {
             Some(Stop::Blocked(_)) => self.out.blocked += 1,
             None => {
                 self.out.full += 1;
-                let pass = matches!(trace.verdict, Verdict::Pass);
+                let pass = !matches!(trace.verdict, Verdict::Fail { .. });
                 self.leaf(&trace, &names, pass);
             }
         }
@@ -321,12 +321,13 @@ impl<'o> Search<'o> {
     /// Inserts a node for every new input-dependent condition before `end`, in event order.
     fn conditions(&mut self, plan: &Plan, trace: &Rc<Trace>, names: &Rc<Names>, end: usize) {
         let path = PathCondition::of(trace);
+        let violated = violated_assumption(trace, &path);
         let mut before: Vec<Bool> = Vec::new();
         for c in &path.conditions {
             let pivot = matches!(
                 c.role,
                 Role::Branch | Role::Assertion | Role::Check | Role::Element
-            );
+            ) || violated == Some(c.event);
             if c.role == Role::Pin && c.symbolic() && c.event >= plan.first_new {
                 self.cut
                     .insert("a value that depends on an input was made concrete".into());
@@ -358,8 +359,8 @@ impl<'o> Search<'o> {
         self.stack[first..].sort_by_key(|n| n.pos);
     }
 
-    /// Closes the execution's leaf under the deepest node: `true` for a normal end, `false`
-    /// for a failure or a discarded execution.
+    /// Closes the execution's leaf under the deepest node: `true` for a normal end or a
+    /// discarded execution, `false` for a failure.
     fn leaf(&mut self, trace: &Trace, names: &Names, pass: bool) {
         let prune = self.opts.prune;
         let Some(n) = self.stack.last_mut() else {
@@ -596,6 +597,19 @@ fn new_node(plan: &Plan, pos: usize, key: u64, sleep: &[Sleeper], kind: Kind) ->
         rw: BTreeSet::new(),
         closed: false,
     }
+}
+
+/// The event of the symbolic assumption that discarded `trace`, if one did: the inputs broke
+/// it, and its other side (inputs that keep it) is another path. A failed assumption on a
+/// symbolic condition ends the execution at once, so it is the last condition, with no step
+/// after it.
+fn violated_assumption(trace: &Trace, path: &PathCondition) -> Option<usize> {
+    let last = path.conditions.iter().rfind(|c| c.symbolic())?;
+    let after = &trace.events[last.event + 1..];
+    (trace.verdict == Verdict::Discarded
+        && last.role == Role::Assume
+        && after.iter().all(|e| e.step.is_none()))
+    .then_some(last.event)
 }
 
 /// Thread `thread`'s step at `pos` of `trace`, as a sleeper.

@@ -52,7 +52,7 @@ pub use deadlock::{check_deadlocks, DeadlockVerdict, Verdicts};
 pub use file::{schedule_file, Summary, FILE_FORMAT, FILE_VERSION};
 pub use pairs::Pair;
 pub use reach::{enumerate, EpochInfo};
-pub use select::select;
+pub use select::{follow, Followed, Stop};
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
