@@ -110,3 +110,20 @@ fn test_schedules_runs_one_input_per_schedule_and_selects_by_input() {
     let out = covering("test-schedules", &["specialization"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
+
+#[test]
+fn discharge_proves_the_schedules_a_havocked_semaphore_count_makes_infeasible() {
+    let out = covering("discharge", &["semaphore_loops"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = stdout(&out);
+    assert!(
+        said.contains("4 of 11 schedule(s) over havocked shared state proved infeasible, of 15"),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "infeasible: no schedule into its epoch leaves (not (= count@1.s #x00000000))"
+        ),
+        "{said}"
+    );
+}

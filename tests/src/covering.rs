@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use symx::covering::Havocked;
 use symx::sync::Mutex;
 use symx::Sym;
 
@@ -329,10 +330,12 @@ pub fn barrier_lockstep<const W: usize>() {
     });
 }
 
-/// The queue of `pfscan_like`: files waiting to be scanned, and whether the producer is done.
+/// The queue of `pfscan_like`: files waiting to be scanned, and whether the producer is done,
+/// each havocked at every epoch boundary (the over-approximate start of the dissertation's
+/// pfscan, which cannot relate the queue's count and its `done` flag).
 struct Queue {
-    items: u32,
-    done: bool,
+    items: Havocked<u32>,
+    done: Havocked<bool>,
 }
 
 /// A pfscan-like skeleton (parallel grep: one producer, `W` consumers, a lock- and
@@ -343,31 +346,110 @@ struct Queue {
 pub fn pfscan_like<const W: usize>() {
     let files = symx::any_named::<u32>("files");
     let q = Mutex::new(Queue {
-        items: 0,
-        done: false,
+        items: Havocked::new("items", Sym::from(0u32)),
+        done: Havocked::new("done", Sym::from(false)),
     });
     let cv = symx::sync::Condvar::new();
     symx::thread::scope(|s| {
         for _ in 0..W {
             s.spawn(|| loop {
                 let mut g = q.lock().unwrap();
-                while g.items == 0 && !g.done {
+                while *g.items.get() == 0u32 && *g.done.get() == false {
                     g = cv.wait(g).unwrap();
                 }
-                if g.items == 0 {
+                if *g.items.get() == 0u32 {
                     break;
                 }
-                g.items -= 1;
+                *g.items.get() -= 1u32;
             });
         }
         let mut i = Sym::from(0u32);
         while files > i {
-            q.lock().unwrap().items += 1;
+            *q.lock().unwrap().items.get() += 1u32;
             cv.notify_one();
             i += 1u32;
         }
-        q.lock().unwrap().done = true;
+        *q.lock().unwrap().done.get() = Sym::from(true);
         cv.notify_all();
+    });
+}
+
+/// A semaphore's count: havocked at every epoch boundary, or kept exactly.
+enum Count {
+    Exact(Sym<u32>),
+    Havocked(Havocked<u32>),
+}
+
+impl Count {
+    fn get(&mut self) -> &mut Sym<u32> {
+        match self {
+            Count::Exact(v) => v,
+            Count::Havocked(h) => h.get(),
+        }
+    }
+}
+
+/// A counting semaphore from a lock and a condition variable (radix's phases synchronize
+/// through such semaphores).
+struct Semaphore {
+    count: Mutex<Count>,
+    cv: symx::sync::Condvar,
+}
+
+impl Semaphore {
+    fn new(havoc: bool) -> Self {
+        let zero = Sym::from(0u32);
+        let count = match havoc {
+            true => Count::Havocked(Havocked::new("count", zero)),
+            false => Count::Exact(zero),
+        };
+        Semaphore {
+            count: Mutex::new(count),
+            cv: symx::sync::Condvar::new(),
+        }
+    }
+
+    #[symx::instrument]
+    fn wait(&self) {
+        let mut g = self.count.lock().unwrap();
+        while *g.get() == 0u32 {
+            g = self.cv.wait(g).unwrap();
+        }
+        *g.get() -= 1u32;
+    }
+
+    #[symx::instrument]
+    fn post(&self) {
+        *self.count.lock().unwrap().get() += 1u32;
+        self.cv.notify_one();
+    }
+}
+
+/// The semaphore epoch (radix's shape): T1 waits `n` times, T2 posts `n` times, an epoch
+/// marker at the top of each iteration. With the count havocked at each boundary
+/// (`HAVOC`), the loop's epoch has schedules in which T1's wait does not block (`count > 0`),
+/// which no execution follows: every way into that epoch leaves the count at 0.
+#[symx::instrument]
+pub fn semaphore_loops<const HAVOC: bool>() {
+    let n = symx::any_named::<u32>("n");
+    let s = Semaphore::new(HAVOC);
+    symx::thread::scope(|sc| {
+        sc.spawn(|| {
+            let mut i = Sym::from(0u32);
+            while n > i {
+                symx::epoch_marker();
+                s.wait();
+                i += 1u32;
+            }
+        });
+        sc.spawn(|| {
+            let mut i = Sym::from(0u32);
+            while n > i {
+                symx::epoch_marker();
+                s.post();
+                i += 1u32;
+            }
+        });
     });
 }
 

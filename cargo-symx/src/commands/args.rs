@@ -89,6 +89,15 @@ deadlocks, 2 on errors or when the enumeration was not complete (no verdict).")]
 Exit code 1 when a run fails, diverges from its schedule or an input is uncovered, 0 when
 every run passes, 2 on errors.")]
     TestSchedules(TestSchedulesArgs),
+    /// Prove input-covering schedules of later epochs infeasible: those whose constraint
+    /// needs a havocked shared state (`symx::covering::Havocked`) that no schedule into
+    /// their epoch leaves (a rely-guarantee argument over the schedules).
+    #[command(after_help = "EXAMPLES:
+    cargo symx discharge
+    cargo symx discharge semaphore
+
+Exit code 0 (the proofs are reported; an unproved schedule is no failure), 2 on errors.")]
+    Discharge(CoveringArgs),
 }
 
 /// Which input-covering command runs.
@@ -97,6 +106,7 @@ pub enum CoveringCommand {
     Schedules,
     Deadlock,
     TestSchedules,
+    Discharge,
 }
 
 const COVERING: &str = "Input-covering schedules";

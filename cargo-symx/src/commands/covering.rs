@@ -88,6 +88,7 @@ pub fn covering(
                 schedules(case, &mut exec, &e, extra.output, &out_dir, ran)?
             }
             CoveringCommand::Deadlock => deadlock(case, &mut exec, &e, &hint),
+            CoveringCommand::Discharge => discharge(case, &mut exec, &e),
             CoveringCommand::TestSchedules => match &inputs {
                 Some(given) => follow(case, &mut exec, &e, &opts, given, &hint),
                 None => test_schedules(case, &mut exec, &e, &hint),
@@ -219,6 +220,33 @@ fn deadlock(case: &TestCase, exec: &mut dyn Executor, e: &Enumeration, hint: &Re
     }
 }
 
+/// `cargo symx discharge`: the pairs proved infeasible, and the part of each constraint no
+/// schedule into its epoch can leave true.
+fn discharge(case: &TestCase, exec: &mut dyn Executor, e: &Enumeration) -> u8 {
+    let name = test_name(case);
+    incomplete(e);
+    let tried = covering::discharge(exec, e);
+    for d in &tried {
+        let what = match &d.unreachable {
+            Some(part) => format!("infeasible: no schedule into its epoch leaves {part}"),
+            None => "not proved infeasible".into(),
+        };
+        println!(
+            "{name}: {} ({}): {what}",
+            e.pair_id(d.pair),
+            e.pairs[d.pair].constraint_text.replace('\n', " ")
+        );
+    }
+    let proved = tried.iter().filter(|d| d.unreachable.is_some()).count();
+    println!(
+        "{name}: {proved} of {} schedule(s) over havocked shared state proved infeasible, of {} \
+         in all",
+        tried.len(),
+        e.pairs.len()
+    );
+    EXIT_OK
+}
+
 fn print_deadlocks(name: &str, case: &TestCase, e: &Enumeration, v: &Verdicts, hint: &ReplayHint) {
     for (i, inputs, verdict) in &v.deadlocks {
         let pair = &e.pairs[*i];
@@ -246,6 +274,9 @@ fn print_deadlocks(name: &str, case: &TestCase, e: &Enumeration, v: &Verdicts, h
                     havocked.join(", ")
                 );
                 println!("  constraint: {}", pair.constraint_text.replace('\n', " "));
+                if let Some(part) = v.infeasible(*i) {
+                    println!("  proved infeasible: no schedule into its epoch leaves {part}");
+                }
                 print_schedule(pair);
             }
         }

@@ -38,6 +38,12 @@ pub fn run(cli: &args::Cli) -> u8 {
             covering::Extra::default(),
             color,
         ),
+        args::Command::Discharge(a) => covering::covering(
+            args::CoveringCommand::Discharge,
+            a,
+            covering::Extra::default(),
+            color,
+        ),
         args::Command::TestSchedules(a) => covering::covering(
             args::CoveringCommand::TestSchedules,
             &a.covering,

@@ -6,6 +6,7 @@
 mod barriers;
 mod from_start;
 mod heap;
+mod joins;
 mod locks;
 mod notify;
 mod reaching;
@@ -29,6 +30,13 @@ pub fn explore(mode: ContextMode, body: fn()) -> ContextResult {
 pub fn labels(out: &ContextResult) -> Vec<Vec<String>> {
     (out.vectors.iter())
         .map(|v| v.iter().map(|(_, o)| o.clone()).collect())
+        .collect()
+}
+
+/// Outcome vectors written as string slices.
+pub fn vectors(rows: &[&[&str]]) -> Vec<Vec<String>> {
+    (rows.iter())
+        .map(|r| r.iter().map(|s| s.to_string()).collect())
         .collect()
 }
 

@@ -24,6 +24,7 @@ pub(crate) enum Purpose {
     Lock,
     Condvar,
     Barrier,
+    Join,
 }
 
 /// A queue's name: the class (the pool's object), the purpose, the identity in the class.

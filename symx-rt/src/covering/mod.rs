@@ -11,10 +11,12 @@ pub(crate) mod abstraction;
 pub(crate) mod epoch;
 mod follow;
 mod schedule;
+mod shared;
 
 pub use epoch::{epoch_marker, Epochs};
 pub use follow::{conformance, conformance_epochs};
 pub use schedule::{describe, kind_name, site, End, HbNode, HbSchedule};
+pub use shared::Havocked;
 
 use crate::builder::{Builder, GuidedRun};
 use crate::sym::InputValues;

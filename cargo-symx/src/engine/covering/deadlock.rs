@@ -37,6 +37,9 @@ pub enum DeadlockVerdict {
 #[derive(Clone, Debug, Default)]
 pub struct Verdicts {
     pub deadlocks: Vec<(usize, InputValues, DeadlockVerdict)>,
+    /// Pairs the rely-guarantee discharge proved infeasible, with the part of their
+    /// constraint unreachable at their epoch's start (`super::discharge`).
+    pub proved_infeasible: Vec<(usize, String)>,
 }
 
 impl Verdicts {
@@ -48,6 +51,13 @@ impl Verdicts {
 
     pub fn unconfirmed(&self) -> usize {
         self.deadlocks.len() - self.confirmed()
+    }
+
+    /// The part of pair `i`'s constraint the discharge proved unreachable, if it did.
+    pub fn infeasible(&self, i: usize) -> Option<&str> {
+        (self.proved_infeasible.iter())
+            .find(|(k, _)| *k == i)
+            .map(|(_, part)| part.as_str())
     }
 
     /// Deadlocking pairs flagged possibly infeasible.
@@ -66,7 +76,12 @@ pub fn is_havocked(name: &str) -> bool {
 
 /// Checks every deadlocking pair of `e` by running its schedule constrained, with its model.
 pub fn check_deadlocks(executor: &mut dyn Executor, e: &Enumeration) -> Verdicts {
-    let mut out = Verdicts::default();
+    let mut out = Verdicts {
+        proved_infeasible: (super::discharge(executor, e).into_iter())
+            .filter_map(|d| Some((d.pair, d.unreachable?)))
+            .collect(),
+        ..Verdicts::default()
+    };
     for (i, pair) in e.pairs.iter().enumerate().filter(|(_, p)| p.deadlocks()) {
         let havocked: Vec<String> = (pair.model.keys())
             .filter(|n| is_havocked(n) && pair.constraint_text.contains(n.as_str()))

@@ -22,6 +22,8 @@ pub struct Summary {
     pub deadlocking_unconfirmed: usize,
     /// Deadlocking schedules flagged possibly infeasible (none can be in the first epoch).
     pub infeasible: usize,
+    /// Schedules the rely-guarantee discharge proved infeasible.
+    pub proved_infeasible: usize,
     pub seconds: f64,
 }
 
@@ -38,6 +40,7 @@ impl Summary {
             deadlocking_confirmed: v.confirmed(),
             deadlocking_unconfirmed: v.unconfirmed(),
             infeasible: v.possibly_infeasible(),
+            proved_infeasible: v.proved_infeasible.len(),
             seconds: e.seconds,
         }
     }
@@ -45,13 +48,13 @@ impl Summary {
     /// The table's header and row, aligned.
     pub fn table(&self, test: &str) -> String {
         format!(
-            "{:<40} {:>6} {:>14} {:>7} {:>22} {:>10} {:>8}\n{:<40} {:>6} {:>14} {:>7} {:>22} {:>10} {:>8}",
+            "{:<40} {:>6} {:>14} {:>7} {:>22} {:>25} {:>8}\n{:<40} {:>6} {:>14} {:>7} {:>22} {:>25} {:>8}",
             "test",
             "epochs",
             "Σ_E min/max/avg",
             "Σ total",
             "deadlocking conf/unconf",
-            "infeasible",
+            "infeasible flagged/proved",
             "time",
             test,
             self.epochs,
@@ -61,7 +64,7 @@ impl Summary {
                 "{}/{}",
                 self.deadlocking_confirmed, self.deadlocking_unconfirmed
             ),
-            self.infeasible,
+            format!("{}/{}", self.infeasible, self.proved_infeasible),
             format!("{:.2}s", self.seconds),
         )
     }
@@ -105,6 +108,7 @@ pub fn schedule_file(test: &str, e: &Enumeration, v: &Verdicts) -> Value {
             "deadlocking_confirmed": s.deadlocking_confirmed,
             "deadlocking_unconfirmed": s.deadlocking_unconfirmed,
             "flagged_infeasible": s.infeasible,
+            "proved_infeasible": s.proved_infeasible,
             "paths": e.paths,
             "prefix_paths_merged": e.prefixes,
             "seconds": s.seconds,
@@ -131,6 +135,7 @@ fn schedule_json(e: &Enumeration, v: &Verdicts, i: usize) -> Value {
                 Some((_, _, DeadlockVerdict::PossiblyInfeasible { .. }))
             ),
             "prefixes": p.prefixes,
+            "proved_infeasible": v.infeasible(i),
         },
     })
 }

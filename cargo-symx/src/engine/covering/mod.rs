@@ -43,12 +43,14 @@
 //!    complete, naming the pin, as the symbolic engine does.
 
 mod deadlock;
+mod discharge;
 mod file;
 mod pairs;
 mod reach;
 mod select;
 
 pub use deadlock::{check_deadlocks, DeadlockVerdict, Verdicts};
+pub use discharge::{discharge, Discharged};
 pub use file::{schedule_file, Summary, FILE_FORMAT, FILE_VERSION};
 pub use pairs::Pair;
 pub use reach::{enumerate, EpochInfo};
