@@ -74,8 +74,10 @@ pub(crate) fn run_execution(
     let body: &'static dyn Fn() = unsafe { std::mem::transmute(body) };
     let generation = next_generation();
     let _live = super::foreign::Live::new(generation);
+    let mut exec = Execution::new(config.clone(), generation);
+    exec.rendering = render;
     let ctx = Ctx {
-        exec: RefCell::new(Execution::new(config.clone(), generation)),
+        exec: RefCell::new(exec),
         chooser: RefCell::new(chooser),
         in_thread: Cell::new(false),
     };
