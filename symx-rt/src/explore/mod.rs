@@ -38,7 +38,9 @@ pub(crate) use replay::Replay;
 /// an announcer.
 fn make(b: &Builder) -> Box<dyn Chooser> {
     let strategy: Box<dyn Chooser> = match b.strategy {
-        Strategy::Dpor if by_bpor(b) => Box::new(bounded::Bpor::new(b.preemption_bound)),
+        Strategy::Dpor if by_bpor(b) => {
+            Box::new(bounded::Bpor::new(b.preemption_bound, b.spurious_wakeups))
+        }
         Strategy::Dpor if shallow_first(b) => {
             Box::new(shallow::ShallowFirst::new(dpor::Dpor::default()))
         }
