@@ -189,3 +189,27 @@ fn an_assumption_the_first_inputs_break_is_solved_for() {
         replays(&out, guided::assumption_broken_first);
     }
 }
+
+/// States first summarised while `T` slept are reached again with `T` awake: the sleep-set
+/// guard leaves those disjuncts out of the check there, and the pruned search finds the
+/// violation in as many executions as the unpruned one (with every disjunct usable it found 8
+/// of the 12, still the site).
+#[test]
+fn sleep_set_summary_finds_the_violation() {
+    let base = search(guided::sleep_set_summary, baseline());
+    let ag = search(guided::sleep_set_summary, pruned());
+    for out in [&base, &ag] {
+        assert!(
+            (messages(out).iter()).all(|m| m.contains("not (w == 1 and c == 2)")),
+            "{out:#?}"
+        );
+        replays(out, guided::sleep_set_summary);
+    }
+    assert_eq!(
+        (base.executions, base.findings.len()),
+        (166, 12),
+        "{base:#?}"
+    );
+    assert_eq!((ag.executions, ag.findings.len()), (86, 12), "{ag:#?}");
+    assert!(ag.sleep_guarded > 0, "{ag:#?}");
+}

@@ -182,3 +182,34 @@ pub fn assumption_broken_first() {
     symx::assume(v.sym_gt(5u8));
     symx::assert!(v.sym_ne(7u8), "V != 7");
 }
+
+/// The sleep-set pitfall: `T` reads `u` (which nobody writes: independent of every other
+/// step), then `w` and `c`, and fails when it sees `w == 1` and `c == 2`; `A` and `B` each
+/// count themselves in `c` and write `w` (1 and 2), `C` resets `c` to 0. Once `T`'s first step
+/// has been explored at a scheduling point it sleeps through the others' steps, so the states
+/// where `A` and `B` are done and `T` and `C` have not started are reached with `T` asleep and,
+/// in other orders, awake: a summary made where `T` slept says nothing of `T` going first,
+/// and may not cover a visit where it is awake.
+#[symx::instrument]
+pub fn sleep_set_summary() {
+    let s = Arc::new([0u8; 3].map(AtomicU8::new)); // u, w, c
+    let s1 = s.clone();
+    let t = symx::thread::spawn(move || {
+        s1[0].load_sym(SeqCst);
+        let w = s1[1].load_sym(SeqCst);
+        let c = s1[2].load_sym(SeqCst);
+        symx::assert!(!(w == 1u8 && c == 2u8), "not (w == 1 and c == 2)");
+    });
+    let writer = |s: Arc<[AtomicU8; 3]>, v: u8| {
+        symx::thread::spawn(move || {
+            s[2].fetch_add_sym(1u8, SeqCst);
+            s[1].store_sym(v, SeqCst);
+        })
+    };
+    let a = writer(s.clone(), 1);
+    let b = writer(s.clone(), 2);
+    let c = symx::thread::spawn(move || s[2].store_sym(0u8, SeqCst));
+    for h in [t, a, b, c] {
+        h.join().unwrap();
+    }
+}

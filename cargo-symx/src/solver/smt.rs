@@ -44,6 +44,8 @@ pub enum Answer {
 /// An incremental solver with statistics and a counterexample cache.
 pub struct Smt {
     solver: Solver,
+    /// z3's general solver, made the first time the logic's solver answers "incomplete".
+    general: Option<Solver>,
     timeout: Option<Duration>,
     cache: Vec<Rc<Model>>,
     pub stats: Stats,
@@ -64,6 +66,7 @@ impl Smt {
         }
         Smt {
             solver,
+            general: None,
             timeout,
             cache: Vec::new(),
             stats: Stats::default(),
@@ -79,44 +82,59 @@ impl Smt {
             return Answer::Sat(m);
         }
         let start = Instant::now();
-        let result = self.attempt(conjuncts);
+        let (result, model) = self.solve(conjuncts);
         self.stats.time += start.elapsed();
-        match result {
-            SatResult::Sat => match self.solver.get_model() {
-                Some(m) => {
-                    self.stats.sat += 1;
-                    let m = Rc::new(m);
-                    self.remember(&m);
-                    Answer::Sat(m)
-                }
-                None => {
-                    self.stats.unknown += 1;
-                    Answer::Unknown
-                }
-            },
-            SatResult::Unsat => {
+        match (result, model) {
+            (SatResult::Sat, Some(m)) => {
+                self.stats.sat += 1;
+                let m = Rc::new(m);
+                self.remember(&m);
+                Answer::Sat(m)
+            }
+            (SatResult::Unsat, _) => {
                 self.stats.unsat += 1;
                 Answer::Unsat
             }
-            SatResult::Unknown => {
+            _ => {
                 self.stats.unknown += 1;
                 Answer::Unknown
             }
         }
     }
 
+    /// Asks the logic's solver; when it answers "incomplete" (the QF_ABV solver does so on
+    /// some queries over constant arrays, which the context pools build, without any limit
+    /// being reached), asks z3's general solver, which decides them.
+    fn solve(&mut self, conjuncts: &[Bool]) -> (SatResult, Option<Model>) {
+        let first = Self::attempt(&self.solver, self.timeout, conjuncts);
+        let incomplete = first == SatResult::Unknown
+            && (self.solver.get_reason_unknown()).is_some_and(|r| r.contains("incomplete"));
+        if !incomplete {
+            let model = (first == SatResult::Sat)
+                .then(|| self.solver.get_model())
+                .flatten();
+            return (first, model);
+        }
+        let timeout = self.timeout;
+        let general = self.general.get_or_insert_with(|| general_solver(timeout));
+        let second = Self::attempt(general, timeout, conjuncts);
+        let model = (second == SatResult::Sat)
+            .then(|| general.get_model())
+            .flatten();
+        (second, model)
+    }
+
     /// Checks under the resource limit, then, if that was not enough, again under the
     /// timeout (without a timeout there is no limit at all).
-    fn attempt(&mut self, conjuncts: &[Bool]) -> SatResult {
-        let first = self.solver.check_assumptions(conjuncts);
-        let Some(timeout) = self.timeout.filter(|_| first == SatResult::Unknown) else {
+    fn attempt(solver: &Solver, timeout: Option<Duration>, conjuncts: &[Bool]) -> SatResult {
+        let first = solver.check_assumptions(conjuncts);
+        let Some(timeout) = timeout.filter(|_| first == SatResult::Unknown) else {
             return first;
         };
         let millis = timeout.as_millis().min(u32::MAX as u128) as u32;
-        self.solver.set_params(&limits(0, millis));
-        let second = self.solver.check_assumptions(conjuncts);
-        self.solver
-            .set_params(&limits(FIRST_ATTEMPT_RLIMIT, u32::MAX));
+        solver.set_params(&limits(0, millis));
+        let second = solver.check_assumptions(conjuncts);
+        solver.set_params(&limits(FIRST_ATTEMPT_RLIMIT, u32::MAX));
         second
     }
 
@@ -140,6 +158,15 @@ impl Smt {
         }
         self.cache.push(Rc::clone(m));
     }
+}
+
+/// z3's default solver (it picks its tactic per query), with the same first-attempt limit.
+fn general_solver(timeout: Option<Duration>) -> Solver {
+    let solver = Solver::new();
+    if timeout.is_some() {
+        solver.set_params(&limits(FIRST_ATTEMPT_RLIMIT, u32::MAX));
+    }
+    solver
 }
 
 /// Solver parameters: a resource limit per check (0: none) and a timeout in milliseconds

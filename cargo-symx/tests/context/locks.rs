@@ -3,7 +3,7 @@
 
 use symx::context::{self, Cells, ContextMode, Locks};
 
-use super::{explore, labels, outcomes};
+use super::{explore, labels, outcomes, vectors};
 
 /// The context: `Bar` (thread 2) holds `nodes[k].lock` and is inside its critical section
 /// (`inside[k] == 1`); `Foo` (thread 1) is about to lock `nodes[i].lock`. With `same`,
@@ -39,12 +39,6 @@ fn same_node() {
 
 fn independent_nodes() {
     figure_2_1(false)
-}
-
-fn vectors(rows: &[&[&str]]) -> Vec<Vec<String>> {
-    (rows.iter())
-        .map(|r| r.iter().map(|s| s.to_string()).collect())
-        .collect()
 }
 
 #[test]

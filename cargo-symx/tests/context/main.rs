@@ -6,10 +6,12 @@
 mod barriers;
 mod from_start;
 mod heap;
+mod joins;
 mod locks;
 mod notify;
 mod reaching;
 mod recorded;
+mod rwlocks;
 mod table;
 
 use cargo_symx::engine::context::{self, ContextResult};
@@ -29,6 +31,13 @@ pub fn explore(mode: ContextMode, body: fn()) -> ContextResult {
 pub fn labels(out: &ContextResult) -> Vec<Vec<String>> {
     (out.vectors.iter())
         .map(|v| v.iter().map(|(_, o)| o.clone()).collect())
+        .collect()
+}
+
+/// Outcome vectors written as string slices.
+pub fn vectors(rows: &[&[&str]]) -> Vec<Vec<String>> {
+    (rows.iter())
+        .map(|r| r.iter().map(|s| s.to_string()).collect())
         .collect()
 }
 

@@ -8,27 +8,20 @@
 //! (`L ≤ arrived ≤ H`). `no-si` and `naive` drop them.
 
 use std::panic::Location;
-use std::sync::{Arc, Mutex as StdMutex};
+use std::sync::Arc;
 
 use super::facts::{fact, FactFamily, Provenance};
+use super::pool::Pool;
 use super::queue::{self, Name, Purpose};
-use crate::rt::{self, ObjRef, OpKind};
+use crate::rt::{self, OpKind};
 use crate::sym::{any_named, Sym, SymVec};
 
 /// `n` barriers of one class. Clones are the same pool.
 #[derive(Clone)]
-pub struct Barriers(Arc<Inner>);
-
-struct Inner {
-    name: String,
-    n: usize,
-    obj: ObjRef,
-    state: StdMutex<State>,
-}
+pub struct Barriers(Arc<Pool<State>>);
 
 #[derive(Default)]
 struct State {
-    generation: u32,
     /// `arrived` and `expected` of every barrier, made at the first wait of the execution.
     counts: Option<(SymVec<u64>, SymVec<u64>)>,
     /// Declared expected counts (the paper's `Bcnts`).
@@ -38,12 +31,7 @@ struct State {
 impl Barriers {
     /// `n` barriers; `name` names their inputs (`<name>.arrived[k]`, `<name>.expected[k]`).
     pub fn new(name: &str, n: usize) -> Self {
-        Barriers(Arc::new(Inner {
-            name: name.to_string(),
-            n,
-            obj: ObjRef::new(),
-            state: StdMutex::new(State::default()),
-        }))
+        Barriers(Arc::new(Pool::new("context::Barriers", name, n)))
     }
 
     /// The number of barriers.
@@ -135,18 +123,10 @@ impl Barriers {
     }
 
     fn with_state<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
-        let generation = rt::with(|e| e.objects.generation).unwrap_or(0);
-        let mut s = self.0.state.lock().unwrap_or_else(|p| p.into_inner());
-        if s.generation != generation {
-            *s = State {
-                generation,
-                ..State::default()
-            };
-        }
-        f(&mut s)
+        self.0.with_state(f)
     }
 
     fn class(&self, location: &'static Location<'static>) -> rt::ObjId {
-        super::class_of(&self.0.obj, "context::Barriers", location)
+        self.0.class(location)
     }
 }

@@ -8,29 +8,20 @@ use std::panic::Location;
 use std::sync::Arc;
 
 use super::locks::{LockGuard, Locks};
+use super::pool::Pool;
 use super::queue::{self, Name, Purpose};
-use crate::rt::{self, ObjRef, OpKind};
+use crate::rt::{self, OpKind};
 use crate::sym::{any_named, assume, Sym};
 use crate::thread::JoinHandle;
 
 /// `n` condition variables of one class. Clones are the same pool.
 #[derive(Clone)]
-pub struct Condvars(Arc<Inner>);
-
-struct Inner {
-    name: String,
-    n: usize,
-    obj: ObjRef,
-}
+pub struct Condvars(Arc<Pool<()>>);
 
 impl Condvars {
     /// `n` condition variables; `name` names their inputs and reports.
     pub fn new(name: &str, n: usize) -> Self {
-        Condvars(Arc::new(Inner {
-            name: name.to_string(),
-            n,
-            obj: ObjRef::new(),
-        }))
+        Condvars(Arc::new(Pool::new("context::Condvars", name, n)))
     }
 
     /// The number of condition variables.
@@ -98,7 +89,7 @@ impl Condvars {
     }
 
     fn class(&self, location: &'static Location<'static>) -> rt::ObjId {
-        super::class_of(&self.0.obj, "context::Condvars", location)
+        self.0.class(location)
     }
 }
 

@@ -13,28 +13,21 @@
 //! the lock `⇒ taken`. `no-si` and `naive` drop it and `taken` is free.
 
 use std::panic::Location;
-use std::sync::{Arc, Mutex as StdMutex};
+use std::sync::Arc;
 
 use super::facts::{fact, FactFamily, Provenance};
+use super::pool::Pool;
 use super::queue::{self, Name, Purpose};
-use crate::rt::{self, ObjRef, OpKind};
+use crate::rt::{self, OpKind};
 use crate::sym::{any_named, Sym, SymVec};
 
 /// `n` locks of one class; each operation names its lock by a (symbolic) index. Clones are
 /// the same pool.
 #[derive(Clone)]
-pub struct Locks(Arc<Inner>);
-
-struct Inner {
-    name: String,
-    n: usize,
-    obj: ObjRef,
-    state: StdMutex<State>,
-}
+pub struct Locks(Arc<Pool<State>>);
 
 #[derive(Default)]
 struct State {
-    generation: u32,
     /// `taken` of every lock, made at the first operation of the execution.
     taken: Option<SymVec<bool>>,
     /// The identities declared held at the context, each with whether it is held (true for
@@ -59,12 +52,7 @@ pub struct MaybeHeld {
 impl Locks {
     /// `n` locks; `name` names their inputs (`<name>.taken[k]`) and reports.
     pub fn new(name: &str, n: usize) -> Self {
-        Locks(Arc::new(Inner {
-            name: name.to_string(),
-            n,
-            obj: ObjRef::new(),
-            state: StdMutex::new(State::default()),
-        }))
+        Locks(Arc::new(Pool::new("context::Locks", name, n)))
     }
 
     /// The number of locks.
@@ -171,19 +159,11 @@ impl Locks {
 
     /// The pool's object in this execution: the class every operation on it conflicts in.
     pub(crate) fn class(&self, location: &'static Location<'static>) -> rt::ObjId {
-        super::class_of(&self.0.obj, "context::Locks", location)
+        self.0.class(location)
     }
 
     fn with_state<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
-        let generation = rt::with(|e| e.objects.generation).unwrap_or(0);
-        let mut s = self.0.state.lock().unwrap_or_else(|p| p.into_inner());
-        if s.generation != generation {
-            *s = State {
-                generation,
-                ..State::default()
-            };
-        }
-        f(&mut s)
+        self.0.with_state(f)
     }
 
     /// Runs `f` on the `taken` array, making it first: an input per lock, constrained by

@@ -7,14 +7,16 @@
 //! point; the values that are unknown there (symbolic inputs, `symx::any_named`); the objects
 //! whose identity is unknown (an index into a pool of one alias class, [`identity`]); and
 //! the *facts* that constrain them ([`value_fact`], [`sync_fact`], [`Locks::held`],
-//! [`Barriers::expect`], [`spawn_waiting`]). Every fact has a family (a value fact, the
+//! [`Barriers::expect`], [`spawn_waiting`], [`Threads::spawn`], [`Threads::exited`],
+//! [`RwLocks::held_read`], [`RwLocks::held_write`]). Every fact has a family (a value fact, the
 //! paper's reaching definitions; or a synchronization invariant) and a provenance, and the
 //! [`ContextMode`] decides which families hold: `full` keeps both, `no-rd` drops the value
 //! facts, `no-si` the synchronization invariants, `naive` both (every unknown value and every
 //! piece of synchronization state unconstrained).
 //!
 //! The synchronization objects here are the paper's SimpThreads library over *symbolic
-//! identities*: a lock's `taken` flag, a barrier's `arrived` and `expected` counts are
+//! identities*: a lock's `taken` flag, a barrier's `arrived` and `expected` counts, a thread's
+//! `done` flag are
 //! elements of one array per pool (one SMT array per object class), read and written at the
 //! symbolic identity without forking; every waiter sits in one global FIFO of (queue name,
 //! thread) pairs whose names are symbolic, so `notify_one` has the paper's `|WQ| + 1`
@@ -29,7 +31,10 @@ mod condvars;
 mod facts;
 mod locks;
 mod mode;
+mod pool;
 mod queue;
+mod rwlocks;
+mod threads;
 
 pub use barriers::Barriers;
 pub use cells::Cells;
@@ -37,6 +42,8 @@ pub use condvars::{spawn_waiting, spawn_waiting_at, Condvars};
 pub use facts::{fact, identity, sync_fact, value_fact, FactFamily, Provenance};
 pub use locks::{LockGuard, Locks, MaybeHeld};
 pub use mode::ContextMode;
+pub use rwlocks::{RwGuard, RwLocks};
+pub use threads::Threads;
 
 /// The environment variable that sets the context mode of every test of a test binary, over
 /// the attribute's `context_mode` (`cargo symx test --context-mode` sets it for its workers).

@@ -24,6 +24,8 @@ pub(crate) enum Purpose {
     Lock,
     Condvar,
     Barrier,
+    Join,
+    RwLock,
 }
 
 /// A queue's name: the class (the pool's object), the purpose, the identity in the class.

@@ -23,7 +23,7 @@ const MAX_TIME: Duration = Duration::from_secs(10);
 
 /// The same failure: kind and place (for deadlocks and livelocks, which have no single place,
 /// the kind and the locations of the blocked steps in the report's last lines).
-fn same(a: &Failure, b: &Failure) -> bool {
+pub(super) fn same(a: &Failure, b: &Failure) -> bool {
     a.kind() == b.kind() && a.location() == b.location()
 }
 
@@ -54,7 +54,7 @@ pub(crate) fn fewest_preemptions(b: &Builder, body: &dyn Fn(), found: Failure) -
 }
 
 /// Re-runs a schedule with rendering on, for the report.
-fn run_again(b: &Builder, body: &dyn Fn(), decisions: &[u32]) -> ExecutionResult {
+pub(super) fn run_again(b: &Builder, body: &dyn Fn(), decisions: &[u32]) -> ExecutionResult {
     let mut replay = super::Replay::new(decisions);
     replay.next_execution();
     run_execution(b.config(), &mut replay, body, true)

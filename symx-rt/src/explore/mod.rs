@@ -25,7 +25,7 @@ use crate::builder::{Builder, Drive, DrivenPoint, Guide, GuidedRun, Strategy};
 use crate::report::{Failure, Report, SourceLocation, StopReason};
 use crate::rt::chooser::Chooser;
 use crate::rt::execution::location_hash;
-use crate::rt::op::Event;
+use crate::rt::op::{Event, OpKind};
 use crate::rt::scheduler::{run_execution, ExecutionResult};
 use crate::schedule::{location_tag, test_hash, Locations, ReplayError, Schedule};
 use crate::trace::Trace;
@@ -38,7 +38,9 @@ pub(crate) use replay::Replay;
 /// an announcer.
 fn make(b: &Builder) -> Box<dyn Chooser> {
     let strategy: Box<dyn Chooser> = match b.strategy {
-        Strategy::Dpor if by_bpor(b) => Box::new(bounded::Bpor::new(b.preemption_bound)),
+        Strategy::Dpor if by_bpor(b) => {
+            Box::new(bounded::Bpor::new(b.preemption_bound, b.spurious_wakeups))
+        }
         Strategy::Dpor if shallow_first(b) => {
             Box::new(shallow::ShallowFirst::new(dpor::Dpor::default()))
         }
@@ -192,11 +194,11 @@ pub(crate) fn explore_resumable(
         if outcome.failure.is_some() && b.keep_going {
             // Every execution is wanted (a context's paths are counted): the first failure
             // is reported once the space is exhausted.
-            first_failure.get_or_insert_with(|| to_failure(b, outcome));
+            first_failure.get_or_insert_with(|| reported(b, body, outcome));
             continue;
         }
         if outcome.failure.is_some() {
-            let found = to_failure(b, outcome);
+            let found = reported(b, body, outcome);
             let failure = minimise::fewest_preemptions(b, body, found);
             forget_checkpoint(b);
             // A failure ends the exploration: its count is every execution that ran.
@@ -448,6 +450,33 @@ fn finish(
     }
 }
 
+/// The failure an exploring execution found, as the report shows it. Exploration does not walk
+/// the stack at a guard's drop (it would cost every unlock a walk); when the failing execution
+/// unlocked, its schedule runs once more, rendered, so that each unlock shows where its guard
+/// was dropped. Should that run not fail the same way (a body that is not deterministic), the
+/// first rendering stands.
+fn reported(b: &Builder, body: &dyn Fn(), outcome: ExecutionResult) -> Failure {
+    let unlocked = outcome
+        .events
+        .iter()
+        .any(|ev| matches!(ev.kind, OpKind::Unlock | OpKind::ReadUnlock));
+    let decisions = outcome.decisions.clone();
+    let found = to_failure(b, outcome);
+    if !unlocked {
+        return found;
+    }
+    let again = minimise::run_again(b, body, &decisions);
+    if again.failure.is_none() {
+        return found;
+    }
+    let again = to_failure(b, again);
+    if minimise::same(&again, &found) && again.schedule == found.schedule {
+        again
+    } else {
+        found
+    }
+}
+
 pub(crate) fn to_failure(b: &Builder, outcome: ExecutionResult) -> Failure {
     let schedule = outcome_schedule(b, &outcome);
     let found = outcome.failure.expect("a failed execution");
@@ -489,6 +518,21 @@ pub(crate) fn replay(
     let mut strategy = Replay::new(&schedule.decisions);
     strategy.next_execution();
     let outcome = run_execution(b.config(), &mut strategy, body, true);
+    if schedule.is_prefix() {
+        // Had it crashed or got stuck again, it would not have come back.
+        let ending = match &outcome.failure {
+            Some(f) => format!(" with a {}: {}", f.kind, f.message),
+            None => String::new(),
+        };
+        return Err(ReplayError::Diverged(format!(
+            "the token is the schedule up to an execution that crashed or got stuck; this run \
+             followed its {} choices and went on to end after {} steps{ending}, without \
+             crashing or getting stuck (does the test do something besides symx operations \
+             that differs from run to run?)",
+            schedule.decisions.len(),
+            outcome.steps
+        )));
+    }
     if outcome.decisions.len() != schedule.decisions.len() {
         return Err(ReplayError::Diverged(format!(
             "the token records {} choices, this program made {}",

@@ -72,6 +72,9 @@ pub(crate) struct Execution {
     /// Steps (trace indices) whose line as the user reads it is not their caller's: an
     /// annotated primitive reached through a wrapper crate (see `site`).
     pub user_sites: Vec<(usize, super::site::Stack)>,
+    /// The execution is rendered for a report: steps whose user line needs a stack walk (an
+    /// unlock at a guard's drop) record their stack; exploration does not pay for the walk.
+    pub rendering: bool,
     /// Where the execution is relative to the recorded context it explores from, if any.
     pub context: super::prefix::Phase,
 }
@@ -100,6 +103,7 @@ impl Execution {
             locals: Default::default(),
             epochs,
             user_sites: Vec::new(),
+            rendering: false,
             context,
         }
     }

@@ -19,13 +19,23 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::execution::{ctx, Found};
+use super::op::OpKind;
 use crate::report::SourceLocation;
 
 /// Return addresses of one stack, innermost first.
 #[derive(Clone, Debug)]
 pub(crate) struct Stack {
-    caller: &'static Location<'static>,
+    from: From,
     ips: Vec<usize>,
+}
+
+/// Where on the stack the user's line is looked for.
+#[derive(Clone, Copy, Debug)]
+enum From {
+    /// Beyond the frame of this caller, which is in a dependency's source.
+    Caller(&'static Location<'static>),
+    /// Beyond symx's own frames: a guard's `Drop`, which has no caller location.
+    Runtime,
 }
 
 /// How many frames a walk records: the annotation's own frames, the annotated method, the
@@ -41,11 +51,33 @@ pub(crate) fn note_step(caller: &'static Location<'static>) {
         return;
     }
     let Some(ctx) = ctx() else { return };
-    let stack = walk(caller);
+    let stack = walk(From::Caller(caller));
     let mut e = ctx.exec.borrow_mut();
     let me = e.current;
     if e.trace.last().is_some_and(|ev| ev.thread == me) {
         let step = e.trace.len() - 1;
+        e.user_sites.push((step, stack));
+    }
+}
+
+/// The unlock the current thread has just taken happened where its guard was dropped: the
+/// first frame beyond symx's own and `drop_in_place`, which `Location::caller()` cannot give
+/// (a `Drop` is not `#[track_caller]`). Only in executions rendered for a report: a failure
+/// found while exploring is rendered by running its schedule again.
+pub(crate) fn note_drop() {
+    let Some(ctx) = ctx() else { return };
+    if std::thread::panicking() || !ctx.exec.borrow().rendering {
+        return;
+    }
+    let stack = walk(From::Runtime);
+    let mut e = ctx.exec.borrow_mut();
+    let me = e.current;
+    let unlocked = |ev: &super::op::Event| {
+        ev.thread == me && matches!(ev.kind, OpKind::Unlock | OpKind::ReadUnlock)
+    };
+    if e.trace.last().is_some_and(unlocked) {
+        let step = e.trace.len() - 1;
+        e.user_sites.retain(|(s, _)| *s != step);
         e.user_sites.push((step, stack));
     }
 }
@@ -56,7 +88,7 @@ pub(crate) fn relocate(mut found: Found, caller: &'static Location<'static>) -> 
     if !is_foreign(caller) {
         return found;
     }
-    if let Some(site) = walk(caller).user_site() {
+    if let Some(site) = walk(From::Caller(caller)).user_site() {
         let (from, to) = (caller.to_string(), site.to_string());
         for line in &mut found.details {
             *line = line.replace(&from, &to);
@@ -66,33 +98,38 @@ pub(crate) fn relocate(mut found: Found, caller: &'static Location<'static>) -> 
     found
 }
 
-fn walk(caller: &'static Location<'static>) -> Stack {
+fn walk(from: From) -> Stack {
     let mut ips = Vec::with_capacity(WALK_DEPTH);
     backtrace::trace(|frame| {
         ips.push(frame.ip() as usize);
         ips.len() < WALK_DEPTH
     });
-    Stack { caller, ips }
+    Stack { from, ips }
 }
 
 impl Stack {
-    /// The first frame outside dependency sources beyond the frame of `caller` (which is in a
-    /// dependency's source); `None` when the stack does not show one.
+    /// The user's frame: for [`From::Caller`], the first frame outside dependency sources
+    /// beyond the caller's; for [`From::Runtime`], the first outside dependency sources and
+    /// symx's own. `None` when the stack does not show one (no debug information).
     pub(crate) fn user_site(&self) -> Option<SourceLocation> {
-        let caller = self.caller;
         let frames: Vec<Frame> = self
             .ips
             .iter()
             .flat_map(|&ip| resolved(ip).to_vec())
             .collect();
-        let at_caller = |f: &&Frame| same_file(&f.file, caller.file());
-        let start = frames
-            .iter()
-            .position(|f| at_caller(&f) && f.line == caller.line())
-            .or_else(|| frames.iter().position(|f| at_caller(&f)))?;
+        let start = match self.from {
+            From::Caller(caller) => {
+                let at_caller = |f: &&Frame| same_file(&f.file, caller.file());
+                frames
+                    .iter()
+                    .position(|f| at_caller(&f) && f.line == caller.line())
+                    .or_else(|| frames.iter().position(|f| at_caller(&f)))?
+            }
+            From::Runtime => 0,
+        };
         let user = frames[start..]
             .iter()
-            .find(|f| !is_dependency_source(&f.file))?;
+            .find(|f| !is_dependency_source(&f.file) && !is_runtime_source(&f.file))?;
         Some(SourceLocation {
             file: display_path(&user.file),
             line: user.line,
@@ -128,6 +165,15 @@ pub(crate) fn is_dependency_source(file: &str) -> bool {
     .iter()
     .any(|dir| file.contains(dir))
         || file.starts_with("rustc/")
+}
+
+/// Whether `file` is one of symx-rt's own sources (the guard's `Drop`, this walk), named as
+/// debug information does (absolute) or as `file!()` does (relative to the workspace root).
+fn is_runtime_source(file: &str) -> bool {
+    let own = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src"));
+    let relative = file!().strip_suffix("rt/site.rs").unwrap_or("symx-rt/src/");
+    let file = file.replace('\\', "/");
+    Path::new(&file).starts_with(own) || file.starts_with(relative)
 }
 
 /// One source frame of the stack (inlined calls are frames of their own).

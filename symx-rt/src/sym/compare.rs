@@ -2,8 +2,15 @@
 //!
 //! `#[symx::test]` and `#[symx::instrument]` rewrite `a < b` into
 //! `(&&Cmp(&a, &b)).__symx_lt()`. Method lookup tries the receiver `&&Cmp` first, where
-//! [`SymCompare`] is implemented when an operand is a [`Sym`] (giving `Sym<bool>`), and then
-//! `&Cmp`, where [`PlainCompare`] is the ordinary comparison (giving `bool`, at no cost).
+//! [`SymCompare`] is implemented when the left operand is a [`Sym`] (giving `Sym<bool>`); then
+//! `&Cmp`, where [`PlainCompare`] is the ordinary comparison (giving `bool`, at no cost); then
+//! `Cmp`, where [`SymCompare`] is implemented for a plain left operand and a `Sym` right one.
+//!
+//! The order keeps the user's type inference: in `total == (0..40).sum()` the sum's type is
+//! not known yet, so a `Cmp<u32, Sym<u32>>` impl tried before the ordinary comparison would
+//! decide it is `Sym<u32>` (and fail: a `Sym` is not a sum). Tried after, the ordinary
+//! comparison's `u32: PartialEq<_>` infers `u32`, as the operator would; a right operand known
+//! to be a `Sym` fails that bound and reaches the symbolic impl.
 //! Conditions of `if`/`while`/guards go through [`Condition`], the identity on `bool`.
 
 use std::panic::Location;
@@ -42,6 +49,14 @@ impl Condition for Sym<bool> {
 /// The two operands of a rewritten comparison.
 pub struct Cmp<'a, A: ?Sized, B: ?Sized>(pub &'a A, pub &'a B);
 
+// Copy, so that method lookup can take the `Cmp` itself out of `&&Cmp` (the last step).
+impl<A: ?Sized, B: ?Sized> Clone for Cmp<'_, A, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A: ?Sized, B: ?Sized> Copy for Cmp<'_, A, B> {}
+
 /// Comparisons with a symbolic operand: the result is a symbolic condition.
 pub trait SymCompare {
     /// `==`.
@@ -59,8 +74,8 @@ pub trait SymCompare {
 }
 
 macro_rules! sym_compare {
-    ($a:ty, $b:ty, $lhs:expr, $rhs:expr) => {
-        impl<T: SymValue> SymCompare for &&Cmp<'_, $a, $b> {
+    ($receiver:ty, $lhs:expr, $rhs:expr) => {
+        impl<T: SymValue> SymCompare for $receiver {
             fn __symx_eq(self) -> Sym<bool> {
                 $lhs(*self.0).sym_eq($rhs(*self.1))
             }
@@ -83,9 +98,18 @@ macro_rules! sym_compare {
     };
 }
 
-sym_compare!(Sym<T>, Sym<T>, std::convert::identity, Sym::<T>::from);
-sym_compare!(Sym<T>, T, std::convert::identity, Sym::<T>::from);
-sym_compare!(T, Sym<T>, Sym::<T>::constant, std::convert::identity);
+sym_compare!(
+    &&Cmp<'_, Sym<T>, Sym<T>>,
+    std::convert::identity,
+    Sym::<T>::from
+);
+sym_compare!(&&Cmp<'_, Sym<T>, T>, std::convert::identity, Sym::<T>::from);
+// After the plain comparison (see the module's documentation).
+sym_compare!(
+    Cmp<'_, T, Sym<T>>,
+    Sym::<T>::constant,
+    std::convert::identity
+);
 
 /// `==` and `!=` without symbolic operands: exactly the operator.
 pub trait PlainEq {

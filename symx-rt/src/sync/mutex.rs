@@ -223,6 +223,7 @@ impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
 impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         self.lock.unlock(self.location);
+        crate::rt::site::note_drop();
     }
 }
 

@@ -289,12 +289,14 @@ impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
         self.lock.unlock(true, self.location);
+        crate::rt::site::note_drop();
     }
 }
 
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         self.lock.unlock(false, self.location);
+        crate::rt::site::note_drop();
     }
 }
 

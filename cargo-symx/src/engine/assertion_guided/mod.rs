@@ -121,6 +121,9 @@ pub struct SearchResult {
     pub disjuncts: u64,
     /// Pruning checks asked of the solver.
     pub checks: u64,
+    /// States reached where a summary had disjuncts made while a thread slept that is awake
+    /// here, which were left out of the check (the sleep-set guard).
+    pub sleep_guarded: u64,
     pub solver: Stats,
     /// Every input and schedule within the bounds was explored or pruned by a proof.
     pub complete: bool,

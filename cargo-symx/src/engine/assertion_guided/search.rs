@@ -230,6 +230,9 @@ impl<'o> Search<'o> {
             return None;
         }
         let asleep: BTreeSet<String> = sleep.iter().map(|s| s.canonical.clone()).collect();
+        if self.table.guarded(key, &asleep) {
+            self.out.sleep_guarded += 1;
+        }
         let (formula, rw) = self.table.covering(key, &asleep)?;
         let (formula, rw) = (formula, rw.clone());
         self.out.checks += 1;

@@ -72,6 +72,13 @@ impl Table {
         }
     }
 
+    /// Whether `key` has disjuncts made where a thread slept that does not sleep in a visit
+    /// with sleep set `sleep` (which [`Table::covering`] leaves out).
+    pub fn guarded(&self, key: u64, sleep: &BTreeSet<String>) -> bool {
+        (self.map.get(&key))
+            .is_some_and(|s| (s.disjuncts.iter()).any(|(_, stored)| !stored.is_subset(sleep)))
+    }
+
     /// The disjunction of the disjuncts of `key` that cover a visit with sleep set `sleep`,
     /// and every access below the key; `None` when none does.
     pub fn covering(&self, key: u64, sleep: &BTreeSet<String>) -> Option<(Bool, &BTreeSet<Rw>)> {

@@ -14,17 +14,19 @@
 
 use smallvec::SmallVec;
 
-use crate::explore::dpor::events::{Access, Ev};
+use crate::explore::dpor::events::{conflict_by, orders_by, Access, Ev};
 use crate::explore::dpor::races::{HappensBefore, History};
 use crate::rt::op::ThreadId;
 
 /// A request for thread `thread` at the state before step `at`; `conservative` when it is a
-/// conservative point (explored even if the thread sleeps there).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// conservative point. `initials` (for a race's own point): the threads that can start the
+/// reversed sequence `notdep(i, E).p` there, any one of which covers it.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Point {
     pub at: usize,
     pub thread: ThreadId,
     pub conservative: bool,
+    pub initials: SmallVec<[ThreadId; 4]>,
 }
 
 /// A thread that could run at a step, with what its next event does to which of this
@@ -68,13 +70,49 @@ pub(super) fn points(evs: &[Ev], ready: &[Vec<Lookahead>], bounded: bool) -> Vec
                 if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
                     continue;
                 }
-                race(evs, i, l.thread, bounded, &mut out);
+                let initials = initials(evs, &hb, &positions, i, k, &next, &before);
+                race(evs, i, l.thread, initials, bounded, &mut out);
             }
         }
+        disabled(evs, ready, k, bounded, &mut out);
         history.record(k, ek);
         ran[ek.thread] += 1;
     }
     out
+}
+
+/// Races of step `k` with the pending events it takes away: a thread that could run at `k`
+/// with an event conflicting with `evs[k]`, and not with that event after it (a notify ends a wait
+/// that a spurious wake-up could have ended; an acquisition blocks another). Such an event
+/// is in no later step's lookahead, so its race would otherwise go unseen when it never
+/// comes back (Flanagan and Godefroid treat a transition that disables another as dependent
+/// on it).
+fn disabled(evs: &[Ev], ready: &[Vec<Lookahead>], k: usize, bounded: bool, out: &mut Vec<Point>) {
+    let ek = &evs[k];
+    let after = ready.get(k + 1);
+    for l in ready.get(k).into_iter().flatten() {
+        let still =
+            |a: &Vec<Lookahead>| a.iter().any(|m| m.thread == l.thread && m.exact == l.exact);
+        if l.thread == ek.thread || after.is_some_and(still) {
+            continue;
+        }
+        let same = &mut |x, y| x == y;
+        let conflicts = l.exact.iter().any(|&b| {
+            ek.exact
+                .iter()
+                .any(|&a| conflict_by(a, b, same) || orders_by(a, b, same))
+        });
+        if conflicts {
+            race(
+                evs,
+                k,
+                l.thread,
+                smallvec::smallvec![l.thread],
+                bounded,
+                out,
+            );
+        }
+    }
 }
 
 /// The events before step `k` that `u`'s next event comes after by program order or by being
@@ -104,11 +142,19 @@ fn earlier(
 
 /// The points for running `u` before event `i`: at `i`, and conservatively at the start of the
 /// run of `i`'s thread that contains it.
-fn race(evs: &[Ev], i: usize, u: ThreadId, bounded: bool, out: &mut Vec<Point>) {
+fn race(
+    evs: &[Ev],
+    i: usize,
+    u: ThreadId,
+    initials: SmallVec<[ThreadId; 4]>,
+    bounded: bool,
+    out: &mut Vec<Point>,
+) {
     out.push(Point {
         at: i,
         thread: u,
         conservative: false,
+        initials,
     });
     if !bounded {
         return;
@@ -123,8 +169,66 @@ fn race(evs: &[Ev], i: usize, u: ThreadId, bounded: bool, out: &mut Vec<Point>) 
             at: start,
             thread: u,
             conservative: true,
+            initials: SmallVec::new(),
         });
     }
+}
+
+/// The initials of `v = notdep(i, E).u`, where `u`'s next event `next` comes at step `k`
+/// (`before`: the events it comes after by program order or enabling): the threads whose first
+/// event in `v` has no predecessor in `v` (Abdulla, Aronis, Jonsson, Sagonas, "Source sets",
+/// POPL 2014). Running one of them at the state before `i` starts an execution that can reach
+/// the reversal; `u` itself may not be one (its events between `i` and `k` may follow others).
+fn initials(
+    evs: &[Ev],
+    hb: &HappensBefore,
+    positions: &[Vec<usize>],
+    i: usize,
+    k: usize,
+    next: &Ev,
+    before: &[usize],
+) -> SmallVec<[ThreadId; 4]> {
+    let ti = evs[i].thread;
+    let in_v = |j: usize| j > i && j < k && !hb.before(i, ti, j);
+    // Each thread's first event in v (a thread's later events follow it).
+    let mut firsts: SmallVec<[usize; 4]> = SmallVec::new();
+    for mine in positions {
+        if let Some(&j) = mine.iter().find(|&&j| j > i && j < k) {
+            if in_v(j) {
+                firsts.push(j);
+            }
+        }
+    }
+    let u = next.thread;
+    let u_in_v = firsts.iter().any(|&j| evs[j].thread == u);
+    let same = &mut |x, y| x == y;
+    // The events of v that `next` directly follows: conflicts, and what it comes after.
+    let direct: SmallVec<[usize; 8]> = (i + 1..k)
+        .filter(|&j| in_v(j))
+        .filter(|&j| {
+            next.exact.iter().any(|&b| {
+                evs[j].exact.iter().any(|&a| {
+                    conflict_by(a, b, same) || orders_by(a, b, same) || orders_by(b, a, same)
+                })
+            }) || before.iter().any(|&p| hb.before(j, evs[j].thread, p))
+        })
+        .collect();
+    let mut out = SmallVec::new();
+    for &j in &firsts {
+        if !firsts
+            .iter()
+            .any(|&f| f < j && hb.before(f, evs[f].thread, j))
+        {
+            out.push(evs[j].thread);
+        }
+    }
+    let next_free = !firsts
+        .iter()
+        .any(|&f| direct.iter().any(|&d| hb.before(f, evs[f].thread, d)));
+    if !u_in_v && next_free {
+        out.push(u);
+    }
+    out
 }
 
 /// A not-yet-run event of a thread, as happens-before history lookups need it.
