@@ -123,21 +123,20 @@ fn compare_seed(p: &Program, seed: u64, stats: &mut Stats) -> Vec<String> {
     problems
 }
 
-/// The families compared. Not yet `Awaiting`: the reduction misses a trace in which a
-/// thread's `assume` fails inside a critical section
+/// The families compared: all but `Awaiting`, for now. The reduction misses a trace in
+/// which a thread's `assume` fails inside a critical section
 /// (`a_thread_blocked_by_its_assume_holding_a_lock_is_explored`, ignored until it is fixed).
-const COMPARED: [Family; 4] = [
-    Family::AtomicsOnly,
-    Family::NoFail,
-    Family::Asserting,
-    Family::Deadlocky,
-];
+fn compared() -> Vec<Family> {
+    (Family::ALL.into_iter())
+        .filter(|f| *f != Family::Awaiting)
+        .collect()
+}
 
 fn check_many(first: u64, count: u64, max_interleavings: f64) {
     let start = Instant::now();
     let mut stats = Stats::default();
     let mut reports = Vec::new();
-    for family in COMPARED {
+    for family in compared() {
         for seed in first..first + count {
             let p = generate(seed, family, max_interleavings);
             let problems = compare_seed(&p, seed, &mut stats);
@@ -183,7 +182,7 @@ fn check_many(first: u64, count: u64, max_interleavings: f64) {
         reports.join("\n\n")
     );
     assert!(
-        stats.programs >= count * COMPARED.len() as u64 * 9 / 10,
+        stats.programs >= count * compared().len() as u64 * 9 / 10,
         "too many programs skipped"
     );
     assert!(stats.bpor <= stats.dfs, "more executions than the DFS");
