@@ -759,3 +759,39 @@ fn a_pfscan_like_queue_has_possibly_infeasible_deadlocks_some_discharged() {
         .iter()
         .any(|(i, _, _)| e.pair_id(*i) == *id)));
 }
+
+/// Table 3.3 of the dissertation: epoch markers with and without the placement's
+/// optimizations (trivial loops, loops a barrier or an explicit marker covers, get none).
+#[test]
+fn the_marker_placement_halves_the_markers_as_table_3_3_reports() {
+    // Name, program, markers with the optimizations, without.
+    type Row = (&'static str, fn(), usize, usize);
+    let rows: [Row; 4] = [
+        // blackscholes: the join loop is trivial (paper: 0 / 2, with its spawn loop).
+        ("fork_join W=2", programs::fork_join::<2>, 0, 1),
+        // lu: the spawn loop is trivial, the barrier is the loop's marker (paper: 0 / 2).
+        (
+            "barrier_lockstep W=2",
+            programs::barrier_lockstep::<2>,
+            0,
+            2,
+        ),
+        // radix-like: each loop covered by its explicit marker, the semaphore's wait loop
+        // trivial (a condition-variable wait).
+        ("semaphore_loops", programs::semaphore_loops::<true>, 0, 3),
+        // pfscan: the spawn loop and the condvar wait loop are trivial (paper: 3 / 7).
+        ("pfscan_like W=2", programs::pfscan_like::<2>, 2, 4),
+    ];
+    for (name, body, with, without) in rows {
+        let e = enumerate(body);
+        println!(
+            "{name}: {:?} {:?}",
+            e.marker_counts(),
+            e.loops
+                .values()
+                .map(|l| l.reason.as_str())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(e.marker_counts(), (with, without), "{name}: {:?}", e.loops);
+    }
+}
