@@ -269,7 +269,7 @@ fn symbolic_thread_ids_make_the_epochs_polynomial_in_the_threads() {
 
 /// The figures of BENCHMARKS.md: |Σ| and the runs of the enumeration against the executions
 /// DPOR explores over every input class, for each acceptance program (exact counts, so a
-/// change shows here first). About 30 s, so not in CI: `cargo test -p cargo-symx --test
+/// change shows here first). About two minutes, so not in CI: `cargo test -p cargo-symx --test
 /// covering figures -- --ignored --nocapture` prints the table.
 #[test]
 #[ignore]
@@ -335,7 +335,7 @@ fn epoch_figures() {
         usize,
         usize,
     );
-    let rows: [Row; 7] = [
+    let rows: [Row; 12] = [
         (
             "lock_loops_any_count (x, y locks)",
             programs::lock_loops_any_count,
@@ -386,12 +386,53 @@ fn epoch_figures() {
             2,
             3,
         ),
+        (
+            "semaphore_loops, count havocked (radix-like)",
+            programs::semaphore_loops::<true>,
+            &[("n", 2)],
+            4,
+            15,
+        ),
+        (
+            "semaphore_loops, count exact",
+            programs::semaphore_loops::<false>,
+            &[("n", 2)],
+            4,
+            9,
+        ),
+        (
+            "pfscan_like W=1 (pfscan-like: producer, W consumers)",
+            programs::pfscan_like::<1>,
+            &[("files", 2)],
+            3,
+            7,
+        ),
+        (
+            "pfscan_like W=2",
+            programs::pfscan_like::<2>,
+            &[("files", 2)],
+            7,
+            25,
+        ),
+        // DPOR at W = 3 with two files does not end in minutes: one file.
+        (
+            "pfscan_like W=3",
+            programs::pfscan_like::<3>,
+            &[("files", 1)],
+            13,
+            62,
+        ),
     ];
     println!();
-    println!("| program | \\|𝓔\\| | \\|Σ\\| | enumeration runs | DPOR executions at the inputs |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| program | \\|𝓔\\| | \\|Σ\\| | enumeration runs | deadlocking (possibly infeasible) \
+         | proved infeasible | DPOR executions at the inputs |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     for (name, body, inputs, epochs, sigma) in rows {
         let e = enumerate(body);
+        let mut exec = InProcess::new(builder(&Options::default()), body);
+        let v = covering::check_deadlocks(&mut exec, &e);
         let values: InputValues = inputs.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         let at: Vec<String> = inputs.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let dpor = match inputs.is_empty() {
@@ -402,10 +443,13 @@ fn epoch_figures() {
             }
         };
         println!(
-            "| {name} | {} | {} | {} | {dpor} |",
+            "| {name} | {} | {} | {} | {} ({}) | {} | {dpor} |",
             e.epochs.len(),
             e.pairs.len(),
             e.paths,
+            v.deadlocks.len(),
+            v.possibly_infeasible(),
+            v.proved_infeasible.len(),
         );
         if epochs > 0 {
             assert_eq!(e.epochs.len(), epochs, "{name}");
@@ -690,6 +734,12 @@ fn a_pfscan_like_queue_has_possibly_infeasible_deadlocks_some_discharged() {
         discharged(&mut exec, &e),
         [(deadlock, "(= done@1.s #b0)".to_string())]
     );
+    // DPOR for two files alone: 58 executions.
+    let two = [("files".to_string(), 2)].into();
+    let dpor = Builder::new()
+        .inputs(two)
+        .explore(programs::pfscan_like::<1>);
+    assert_eq!(dpor.executions(), 58);
     // Two consumers: seven epochs, 25 schedules, four deadlocks flagged possibly
     // infeasible, none of which the discharge proves (the state it needs is not read after
     // every boundary); four other schedules it proves infeasible.
@@ -708,4 +758,40 @@ fn a_pfscan_like_queue_has_possibly_infeasible_deadlocks_some_discharged() {
         .deadlocks
         .iter()
         .any(|(i, _, _)| e.pair_id(*i) == *id)));
+}
+
+/// Table 3.3 of the dissertation: epoch markers with and without the placement's
+/// optimizations (trivial loops, loops a barrier or an explicit marker covers, get none).
+#[test]
+fn the_marker_placement_halves_the_markers_as_table_3_3_reports() {
+    // Name, program, markers with the optimizations, without.
+    type Row = (&'static str, fn(), usize, usize);
+    let rows: [Row; 4] = [
+        // blackscholes: the join loop is trivial (paper: 0 / 2, with its spawn loop).
+        ("fork_join W=2", programs::fork_join::<2>, 0, 1),
+        // lu: the spawn loop is trivial, the barrier is the loop's marker (paper: 0 / 2).
+        (
+            "barrier_lockstep W=2",
+            programs::barrier_lockstep::<2>,
+            0,
+            2,
+        ),
+        // radix-like: each loop covered by its explicit marker, the semaphore's wait loop
+        // trivial (a condition-variable wait).
+        ("semaphore_loops", programs::semaphore_loops::<true>, 0, 3),
+        // pfscan: the spawn loop and the condvar wait loop are trivial (paper: 3 / 7).
+        ("pfscan_like W=2", programs::pfscan_like::<2>, 2, 4),
+    ];
+    for (name, body, with, without) in rows {
+        let e = enumerate(body);
+        println!(
+            "{name}: {:?} {:?}",
+            e.marker_counts(),
+            e.loops
+                .values()
+                .map(|l| l.reason.as_str())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(e.marker_counts(), (with, without), "{name}: {:?}", e.loops);
+    }
 }

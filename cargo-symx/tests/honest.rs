@@ -330,6 +330,64 @@ fn a_thread_that_never_reaches_a_scheduling_point_is_reported_within_seconds() {
 }
 
 #[test]
+fn a_stuck_thread_under_plain_cargo_test_is_reported_within_seconds_and_its_prefix_replays() {
+    let name = "busy_wait_on_a_std_atomic";
+    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("plain-cargo-test");
+    let manifest = fixtures().join("stdlib/Cargo.toml");
+    let run = |command: &str, stuck_after: Option<&str>| {
+        let mut sh = std::process::Command::new("sh");
+        sh.args(["-c", command])
+            .env_remove("CARGO_TARGET_DIR")
+            .env_remove("RUST_BACKTRACE")
+            .env_remove("SYMX_STUCK_AFTER_MS");
+        if let Some(ms) = stuck_after {
+            sh.env("SYMX_STUCK_AFTER_MS", ms);
+        }
+        let started = std::time::Instant::now();
+        (sh.output().expect("sh runs"), started.elapsed())
+    };
+    let cargo_test = format!(
+        "cargo test --manifest-path {} --target-dir {} --test stuck",
+        manifest.display(),
+        target.display()
+    );
+    let (built, _) = run(&format!("{cargo_test} --no-run"), None);
+    assert!(built.status.success(), "{}", text(&built));
+    // Default settings: the watchdog reports it after 10 s, instead of libtest waiting forever.
+    let (out, took) = run(&format!("{cargo_test} {name} -- --exact"), None);
+    assert_eq!(out.status.code(), Some(101), "{}", text(&out));
+    assert!(took < std::time::Duration::from_secs(25), "{took:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for says in [
+        format!("symx: `{name}` is stuck: thread 0 (main) ran for 10s without reaching a scheduling point"),
+        "likely cause 1: a loop that waits".to_string(),
+        "likely cause 2: a blocking call".to_string(),
+        "symx: a stuck model thread cannot be stopped: the test process exits".to_string(),
+    ] {
+        assert!(stderr.contains(&says), "says `{says}`:\n{}", text(&out));
+    }
+    let hint = (stderr.lines())
+        .find_map(|l| l.trim().strip_prefix("replay with:"))
+        .unwrap_or_else(|| panic!("a replay hint:\n{}", text(&out)))
+        .trim();
+    assert!(hint.starts_with("SYMX_REPLAY=symx3-"), "{hint}");
+    assert!(hint.ends_with(&format!("{name} -- --exact")), "{hint}");
+    // Pasted as printed (with a shorter limit, to keep the test quick): the schedule up to
+    // there gets the thread stuck again, and the watchdog says so.
+    let (again, took) = run(hint, Some("2000"));
+    assert_eq!(again.status.code(), Some(101), "{hint}\n{}", text(&again));
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        said.contains(&format!(
+            "symx: `{name}` is stuck: thread 0 (main) ran for 2s"
+        )),
+        "{hint}\n{}",
+        text(&again)
+    );
+    assert!(took < std::time::Duration::from_secs(60), "{took:?}");
+}
+
+#[test]
 fn a_spin_without_a_hint_is_a_step_limit_with_a_short_token_and_collapsed_rows() {
     let name = "spin_without_a_hint";
     let (out, report) = json_report("fixture-stdlib", &[name]);

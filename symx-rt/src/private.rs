@@ -1,6 +1,7 @@
 //! Support for the code `symx-macros` generates. Not part of the API; may change at any time.
 
 use std::panic::Location;
+use std::time::Duration;
 
 use crate::builder::Builder;
 use crate::rt::threads::Acquiring;
@@ -50,6 +51,8 @@ pub fn run_test_with(name: &str, builder: Builder, body: fn(), replay: Option<St
     if crate::worker::serve(path, &builder, body) {
         return;
     }
+    // Plain `cargo test` has no timeout: a stuck model thread would hang the test for good.
+    let _watching = watch_for_stuck_threads(path);
     if let Some(token) = replay {
         replay_test(&builder, &token, &body);
         return;
@@ -62,6 +65,44 @@ pub fn run_test_with(name: &str, builder: Builder, body: fn(), replay: Option<St
     if let Some(failure) = report.failure() {
         panic!("\n{failure}(after {} executions)\n", report.executions());
     }
+}
+
+/// How long a model thread may run without reaching a scheduling point under plain
+/// `cargo test` before the watchdog reports it, unless `SYMX_STUCK_AFTER_MS` says otherwise
+/// (`0`: never).
+const STUCK_AFTER: Duration = Duration::from_secs(10);
+
+/// Watches this test's explorations (see `rt::watchdog`): a model thread stuck past the limit
+/// is reported on stderr, with the two likely causes and the command that replays the schedule
+/// up to there, and the test process exits with libtest's failure code, since nothing can
+/// stop the stuck thread.
+fn watch_for_stuck_threads(path: &str) -> Option<crate::rt::watchdog::Watching> {
+    let limit = match std::env::var(crate::worker::protocol::ENV_STUCK_AFTER_MS) {
+        Ok(ms) => Duration::from_millis(ms.trim().parse().ok()?),
+        Err(_) => STUCK_AFTER,
+    };
+    if limit.is_zero() {
+        return None;
+    }
+    let path = path.to_string();
+    Some(crate::rt::watchdog::watch_this_thread(
+        limit,
+        move |stuck| {
+            use std::io::Write;
+            let report = crate::worker::report::stuck(&path, &stuck);
+            let mut text = format!("\nsymx: `{path}` is stuck: {}\n", report.message);
+            for line in &report.details {
+                text += &format!("  {line}\n");
+            }
+            let command = crate::replay_command::for_test(&report.token, &path);
+            text += &format!(
+                "  replay with: {command}\n\
+             symx: a stuck model thread cannot be stopped: the test process exits\n"
+            );
+            let _ = std::io::stderr().write_all(text.as_bytes());
+            std::process::exit(101);
+        },
+    ))
 }
 
 /// Says, once per test binary, that plain `cargo test` ran symbolic inputs at one assignment

@@ -89,6 +89,12 @@ impl Schedule {
     pub fn steps(&self) -> u64 {
         self.steps
     }
+
+    /// The token is the schedule up to a crash or a stuck thread: the execution never ended,
+    /// so it records no step count and no fingerprint to check a replay against.
+    pub(crate) fn is_prefix(&self) -> bool {
+        (self.steps, self.fingerprint) == (0, 0)
+    }
 }
 
 /// Hash of a test name, as stored in tokens.

@@ -236,7 +236,7 @@ fn differential<S: Ord + Clone + Debug>(
 /// The failure kind a program of `family` may have.
 fn allowed(family: Family) -> Option<FailureKind> {
     match family {
-        Family::AtomicsOnly | Family::NoFail => None,
+        Family::AtomicsOnly | Family::NoFail | Family::Awaiting => None,
         Family::Asserting => Some(FailureKind::Panic),
         Family::Deadlocky => Some(FailureKind::Deadlock),
     }
@@ -329,7 +329,7 @@ fn one_seed() {
     let family = Family::ALL
         .into_iter()
         .find(|f| format!("{f:?}") == family)
-        .expect("SYMX_DIFF_FAMILY: AtomicsOnly, NoFail, Asserting or Deadlocky");
+        .expect("SYMX_DIFF_FAMILY: AtomicsOnly, NoFail, Asserting, Deadlocky or Awaiting");
     let max: f64 = std::env::var("SYMX_DIFF_MAX").map_or(2_000.0, |m| m.parse().expect("a number"));
     let p = generate(seed, family, max);
     println!("{p:?}");
@@ -442,6 +442,24 @@ fn harness_reports_a_failure_and_its_kind() {
     };
     let problems = compare(&deadlock, &mut Stats::default());
     assert!(problems.iter().any(|pr| pr.kind == Kind::ImpossibleFailure));
+}
+
+/// The `Awaiting` family exercises what it is for: in the DFS of its programs some
+/// executions end with a thread blocked by its `assume` (no final state) and others do not.
+#[test]
+fn awaiting_programs_both_block_and_complete() {
+    let (mut mixed, mut blocked) = (0, 0);
+    for seed in 0..40 {
+        let p = generate(seed, Family::Awaiting, 2_000.0);
+        let dfs = explore(&|| run(&p), &take_final, Strategy::Dfs);
+        let ended = dfs.executions.iter().filter(|(_, s)| s.is_some()).count();
+        blocked += dfs.executions.len() - ended;
+        mixed += usize::from(ended > 0 && ended < dfs.executions.len());
+    }
+    assert!(
+        mixed >= 5 && blocked > 0,
+        "mixed {mixed}, blocked {blocked}"
+    );
 }
 
 #[test]

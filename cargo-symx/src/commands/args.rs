@@ -98,6 +98,14 @@ every run passes, 2 on errors.")]
 
 Exit code 0 (the proofs are reported; an unproved schedule is no failure), 2 on errors.")]
     Discharge(CoveringArgs),
+    /// Show where epoch markers go: each loop head the runs reach, with the placement's
+    /// decision and reason, and the count with and without the placement's optimizations.
+    #[command(after_help = "EXAMPLES:
+    cargo symx markers
+    cargo symx markers pfscan
+
+Exit code 0, 2 on errors.")]
+    Markers(CoveringArgs),
 }
 
 /// Which input-covering command runs.
@@ -107,6 +115,7 @@ pub enum CoveringCommand {
     Deadlock,
     TestSchedules,
     Discharge,
+    Markers,
 }
 
 const COVERING: &str = "Input-covering schedules";

@@ -89,6 +89,7 @@ pub fn covering(
             }
             CoveringCommand::Deadlock => deadlock(case, &mut exec, &e, &hint),
             CoveringCommand::Discharge => discharge(case, &mut exec, &e),
+            CoveringCommand::Markers => markers(case, &e),
             CoveringCommand::TestSchedules => match &inputs {
                 Some(given) => follow(case, &mut exec, &e, &opts, given, &hint),
                 None => test_schedules(case, &mut exec, &e, &hint),
@@ -152,17 +153,7 @@ fn schedules(
     println!("{}", Summary::of(e, &verdicts).table(&name));
     incomplete(e);
     println!("  schedule file: {}", path.display());
-    for l in e.loops.values() {
-        let what = if l.marker {
-            "epoch marker"
-        } else {
-            "no marker"
-        };
-        println!(
-            "  loop at {} in `{}`: {what} ({})",
-            l.site, l.function, l.reason
-        );
-    }
+    print_loops(e);
     for epoch in e.epochs.iter().skip(1) {
         let at: Vec<String> = (epoch.contexts.iter())
             .map(|(t, c)| format!("thread {t}: {c}"))
@@ -180,6 +171,35 @@ fn schedules(
         );
     }
     Ok(EXIT_OK)
+}
+
+/// Each loop head the runs passed, with the marker placement's decision and its reason.
+fn print_loops(e: &Enumeration) {
+    for l in e.loops.values() {
+        let what = if l.marker {
+            "epoch marker"
+        } else {
+            "no marker"
+        };
+        println!(
+            "  loop at {} in `{}`: {what} ({})",
+            l.site, l.function, l.reason
+        );
+    }
+}
+
+/// `cargo symx markers`: the placement's decisions (Bergan's Fig. 3.2) and Table 3.3's
+/// counts, with and without its optimizations.
+fn markers(case: &TestCase, e: &Enumeration) -> u8 {
+    let name = test_name(case);
+    incomplete(e);
+    print_loops(e);
+    let (with, without) = e.marker_counts();
+    println!(
+        "{name}: {with} epoch marker(s) with the placement's optimizations, {without} without \
+         (a marker at every loop that synchronizes)"
+    );
+    EXIT_OK
 }
 
 fn write(path: &Path, value: &serde_json::Value) -> Result<(), String> {

@@ -44,6 +44,12 @@ pub fn run(cli: &args::Cli) -> u8 {
             covering::Extra::default(),
             color,
         ),
+        args::Command::Markers(a) => covering::covering(
+            args::CoveringCommand::Markers,
+            a,
+            covering::Extra::default(),
+            color,
+        ),
         args::Command::TestSchedules(a) => covering::covering(
             args::CoveringCommand::TestSchedules,
             &a.covering,

@@ -11,6 +11,7 @@ mod locks;
 mod notify;
 mod reaching;
 mod recorded;
+mod rwlocks;
 mod table;
 
 use cargo_symx::engine::context::{self, ContextResult};

@@ -7,7 +7,8 @@
 //! point; the values that are unknown there (symbolic inputs, `symx::any_named`); the objects
 //! whose identity is unknown (an index into a pool of one alias class, [`identity`]); and
 //! the *facts* that constrain them ([`value_fact`], [`sync_fact`], [`Locks::held`],
-//! [`Barriers::expect`], [`spawn_waiting`], [`Threads::spawn`], [`Threads::exited`]). Every fact has a family (a value fact, the
+//! [`Barriers::expect`], [`spawn_waiting`], [`Threads::spawn`], [`Threads::exited`],
+//! [`RwLocks::held_read`], [`RwLocks::held_write`]). Every fact has a family (a value fact, the
 //! paper's reaching definitions; or a synchronization invariant) and a provenance, and the
 //! [`ContextMode`] decides which families hold: `full` keeps both, `no-rd` drops the value
 //! facts, `no-si` the synchronization invariants, `naive` both (every unknown value and every
@@ -32,6 +33,7 @@ mod locks;
 mod mode;
 mod pool;
 mod queue;
+mod rwlocks;
 mod threads;
 
 pub use barriers::Barriers;
@@ -40,6 +42,7 @@ pub use condvars::{spawn_waiting, spawn_waiting_at, Condvars};
 pub use facts::{fact, identity, sync_fact, value_fact, FactFamily, Provenance};
 pub use locks::{LockGuard, Locks, MaybeHeld};
 pub use mode::ContextMode;
+pub use rwlocks::{RwGuard, RwLocks};
 pub use threads::Threads;
 
 /// The environment variable that sets the context mode of every test of a test binary, over

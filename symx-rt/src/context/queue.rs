@@ -25,6 +25,7 @@ pub(crate) enum Purpose {
     Condvar,
     Barrier,
     Join,
+    RwLock,
 }
 
 /// A queue's name: the class (the pool's object), the purpose, the identity in the class.

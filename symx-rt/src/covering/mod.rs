@@ -37,7 +37,8 @@ impl Builder {
 
     /// [`Builder::run_constrained`] for a run cut into bounded epochs: held to `schedules[k]`
     /// in epoch `k`, and stopped at the end of the last when that ends at a boundary (an
-    /// epoch's schedules are enumerated one epoch at a time). One schedule that ends
+    /// epoch's schedules are enumerated one epoch at a time), or at the boundary after it
+    /// when the run left it so. One schedule that ends
     /// otherwise is a run not cut into epochs, unless the builder's [`Builder::epochs`] says
     /// to cut runs (as the enumeration that made the schedules did); its settings hold but for
     /// where the run stops.
@@ -61,8 +62,11 @@ impl Builder {
             .filter(|&s| last_is_epoch && s > n);
         let b = match (n, last_is_epoch, &self.epochs) {
             (1, false, None) => self.clone(),
+            // A run held to n schedules has no business past boundary n: one that
+            // diverged there stops instead of running on (an infeasible schedule's run
+            // may have a long way to its end).
             _ => self.clone().epochs(Some(Epochs {
-                stop_at: past.or(last_is_epoch.then_some(n)),
+                stop_at: past.or(Some(n)),
                 ..self.epochs.clone().unwrap_or_default()
             })),
         };

@@ -518,6 +518,21 @@ pub(crate) fn replay(
     let mut strategy = Replay::new(&schedule.decisions);
     strategy.next_execution();
     let outcome = run_execution(b.config(), &mut strategy, body, true);
+    if schedule.is_prefix() {
+        // Had it crashed or got stuck again, it would not have come back.
+        let ending = match &outcome.failure {
+            Some(f) => format!(" with a {}: {}", f.kind, f.message),
+            None => String::new(),
+        };
+        return Err(ReplayError::Diverged(format!(
+            "the token is the schedule up to an execution that crashed or got stuck; this run \
+             followed its {} choices and went on to end after {} steps{ending}, without \
+             crashing or getting stuck (does the test do something besides symx operations \
+             that differs from run to run?)",
+            schedule.decisions.len(),
+            outcome.steps
+        )));
+    }
     if outcome.decisions.len() != schedule.decisions.len() {
         return Err(ReplayError::Diverged(format!(
             "the token records {} choices, this program made {}",

@@ -1,5 +1,5 @@
 //! loom's `future`: [`block_on`], which polls a future on the calling model thread and waits on
-//! a loom [`Notify`](super::sync::Notify) between polls (so a wake-up, and once a spurious
+//! a loom [`Notify`] between polls (so a wake-up, and once a spurious
 //! re-poll, are explored), and [`AtomicWaker`] built on a modelled mutex.
 
 use std::future::Future;

@@ -57,6 +57,8 @@ struct Scheduler<'a> {
     ctx: &'a Ctx,
     coroutines: Vec<Option<Co>>,
     stack_size: usize,
+    /// This OS thread's watchdog, when it is watched.
+    watch: Option<std::sync::Arc<super::watchdog::Watch>>,
 }
 
 /// Runs `body` once as thread 0 of a new execution, with `chooser` deciding its schedule.
@@ -86,6 +88,7 @@ pub(crate) fn run_execution(
         ctx: &ctx,
         coroutines: Vec::new(),
         stack_size: config.stack_size,
+        watch: super::watchdog::current(),
     };
     let main = Thread::new(0, VClock::new(), None);
     ctx.exec.borrow_mut().threads.push(main);
@@ -128,7 +131,9 @@ impl Scheduler<'_> {
     fn resume(&mut self, t: ThreadId) {
         {
             let mut e = self.exec();
-            super::watchdog::resuming(&e, t);
+            if let Some(watch) = &self.watch {
+                watch.resuming(&e, t);
+            }
             e.current = t;
             e.threads[t].status = Status::Running;
         }
@@ -138,7 +143,9 @@ impl Scheduler<'_> {
         self.ctx.in_thread.set(true);
         let (result, overflowed) = super::overflow::resume(co);
         self.ctx.in_thread.set(false);
-        super::watchdog::returned();
+        if let Some(watch) = &self.watch {
+            watch.returned();
+        }
         if overflowed {
             let found = diagnose::stack_overflow(&self.ctx.exec.borrow(), t);
             let mut e = self.exec();

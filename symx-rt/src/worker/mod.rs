@@ -91,12 +91,15 @@ fn arm_watchdog(path: &str) {
         return;
     };
     let path = path.to_string();
-    crate::rt::watchdog::arm(Duration::from_millis(limit), move |stuck| {
-        send(&Message::Stuck {
-            failure: report::stuck(&path, &stuck),
+    let watching =
+        crate::rt::watchdog::watch_this_thread(Duration::from_millis(limit), move |stuck| {
+            send(&Message::Stuck {
+                failure: report::stuck(&path, &stuck),
+            });
+            std::process::exit(protocol::EXIT_STUCK);
         });
-        std::process::exit(protocol::EXIT_STUCK);
-    });
+    // A worker serves one test on this thread and then its process ends: watched for good.
+    std::mem::forget(watching);
 }
 
 fn read_request() -> Result<RequestLine, String> {

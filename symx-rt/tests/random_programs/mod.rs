@@ -36,14 +36,19 @@ pub enum Family {
     /// Locks nest in any order, condvar ops may sit inside critical sections, and a waiter may
     /// check the flag outside the lock (lost wake-up): the only possible failure is a deadlock.
     Deadlocky,
+    /// Like `NoFail`, plus bounded waits: `symx::assume` on a value just loaded, which blocks
+    /// its thread for good when it does not hold (GenMC's `assume`); executions where one
+    /// blocks are discarded, and no failure is possible.
+    Awaiting,
 }
 
 impl Family {
-    pub const ALL: [Family; 4] = [
+    pub const ALL: [Family; 5] = [
         Family::AtomicsOnly,
         Family::NoFail,
         Family::Asserting,
         Family::Deadlocky,
+        Family::Awaiting,
     ];
 }
 
@@ -91,6 +96,12 @@ pub enum Op {
     WaitIfRacy,
     /// `assert_ne!(atomics[atomic].load(), value)`.
     Assert {
+        atomic: usize,
+        value: i64,
+    },
+    /// `let v = atomics[atomic].load(); symx::assume(v != value)`: the thread waits for good
+    /// when the atomic holds `value`.
+    Await {
         atomic: usize,
         value: i64,
     },
@@ -241,6 +252,12 @@ impl Gen<'_> {
                     return Op::Assert {
                         atomic: self.rng.range(0, self.atomics - 1),
                         value: self.rng.range_i64(1, 3),
+                    }
+                }
+                11 if self.family == Family::Awaiting => {
+                    return Op::Await {
+                        atomic: self.rng.range(0, self.atomics - 1),
+                        value: self.rng.range_i64(0, 2),
                     }
                 }
                 _ => {}
@@ -401,7 +418,7 @@ fn notify_all(ops: &mut [Op]) {
 fn max_steps(ops: &[Op]) -> u32 {
     ops.iter()
         .map(|op| match op {
-            Op::Atomic(_) | Op::Assert { .. } => 1,
+            Op::Atomic(_) | Op::Assert { .. } | Op::Await { .. } => 1,
             Op::Locked { body, .. } => 2 + max_steps(body),
             Op::TryLocked { body, .. } => 2 + max_steps(body),
             // lock, unlock, notify
@@ -564,6 +581,11 @@ fn exec(w: &Arc<World>, ops: &[Op], seen: &mut Vec<i64>) {
             Op::Assert { atomic, value } => {
                 let v = w.atomics[atomic].load(SeqCst);
                 assert_ne!(v, value, "atomic {atomic} holds {value}");
+            }
+            Op::Await { atomic, value } => {
+                let v = w.atomics[atomic].load(SeqCst);
+                seen.push(v);
+                symx::assume(v != value);
             }
             Op::SpawnJoin {
                 ref child,

@@ -87,6 +87,7 @@ pub fn schedule_file(test: &str, e: &Enumeration, v: &Verdicts) -> Value {
             })
         })
         .collect();
+    let (with, without) = e.marker_counts();
     let markers: Vec<Value> = (e.loops.values())
         .map(|l| json!({"site": l.site, "function": l.function, "marker": l.marker, "reason": l.reason}))
         .collect();
@@ -109,6 +110,8 @@ pub fn schedule_file(test: &str, e: &Enumeration, v: &Verdicts) -> Value {
             "deadlocking_unconfirmed": s.deadlocking_unconfirmed,
             "flagged_infeasible": s.infeasible,
             "proved_infeasible": s.proved_infeasible,
+            "markers": with,
+            "markers_without_optimizations": without,
             "paths": e.paths,
             "prefix_paths_merged": e.prefixes,
             "seconds": s.seconds,

@@ -133,6 +133,18 @@ pub struct Enumeration {
 }
 
 impl Enumeration {
+    /// Bergan's Table 3.3 counts: the epoch markers the placement put (Fig. 3.2 with its
+    /// optimizations: trivial loops, loops a barrier or a marker covers, get none), and those
+    /// it would put without them (every loop that synchronizes). Loops the runs never
+    /// reached are not counted.
+    pub fn marker_counts(&self) -> (usize, usize) {
+        let with = self.loops.values().filter(|l| l.marker).count();
+        let without = (self.loops.values())
+            .filter(|l| l.reason != "synchronization-free")
+            .count();
+        (with, without)
+    }
+
     /// Pair `i`'s name: its epoch's id and its rank among that epoch's pairs (`E1#S0`).
     pub fn pair_id(&self, i: usize) -> String {
         let epoch = self.pairs[i].epoch;
