@@ -12,7 +12,7 @@ pub use crate::sym::assertion;
 
 /// What `symx::checkpoint!` expands to.
 pub mod checkpoint {
-    pub use crate::context::checkpoint::{reach, ViaAny, ViaSym, Wrap};
+    pub use crate::context::checkpoint::{like, reach, Rel, RelAny, RelSym, ViaAny, ViaSym, Wrap};
 }
 /// What `#[symx::r#abstract]` functions call.
 pub mod abstraction {

@@ -57,7 +57,7 @@ pub(crate) fn for_test(token: &str, name: &str) -> String {
         cargo.push_str(&build_options(&exe, manifest_dir.as_deref()));
     }
     format!(
-        "SYMX_REPLAY={token} {}cargo test {cargo}{name} -- --exact{note}",
+        "SYMX_REPLAY={token} {}cargo test {cargo}{name} -- --exact --include-ignored{note}",
         rustflags_prefix(cfg!(symx), &rustflags)
     )
 }

@@ -38,6 +38,60 @@ fn at_ctx() {
     program::main_like()
 }
 
+/// The paper's `eval` folding `r1 ← r2 + 5` into a relation between two captures: at the
+/// checkpoint both are generalised, and the analysed fact `r1 == r2 + 5` is what keeps the
+/// check on their difference from being a false positive.
+#[symx::reaching_definitions]
+mod relational {
+    use symx::Sym;
+
+    pub fn main_like() {
+        let input: Sym<u32> = symx::any_named("input");
+        symx::assume(input.sym_lt(100u32));
+        worker(input);
+    }
+
+    fn worker(r2: Sym<u32>) {
+        let r1 = r2 + 5;
+        let doubled = r1 * 2;
+        let (r1, r2, doubled) = symx::checkpoint!("rel", r1, r2, doubled);
+        // Generalised, r2 may be any u32 (the prefix's `input < 100` is not a fact here):
+        // the checks wrap, as the facts do.
+        if symx::branch(r1.sym_ne(r2.wrapping_add(5u32))) {
+            panic!("r1 is not r2 + 5");
+        }
+        if symx::branch(doubled.sym_ne(r2.wrapping_mul(2u32).wrapping_add(10u32))) {
+            panic!("doubled is not 2 r2 + 10");
+        }
+    }
+}
+
+fn explore_relational(mode: ContextMode) -> ContextResult {
+    let builder = Builder::new()
+        .context(Some("rel"))
+        .context_mode(mode)
+        .keep_going(true);
+    let mut exec = InProcess::new(builder, relational::main_like);
+    context::explore(&mut exec, &Options::default())
+}
+
+#[test]
+fn a_definition_over_another_capture_is_a_relational_fact() {
+    let full = explore_relational(ContextMode::Full);
+    assert_eq!(full.failures.len(), 0, "{full:#?}");
+    let texts: Vec<String> = (full.search.findings.iter())
+        .map(|f| f.failure.message.clone())
+        .collect();
+    assert!(texts.is_empty(), "{texts:?}");
+    let no_rd = explore_relational(ContextMode::NoRd);
+    assert_eq!(no_rd.failures_of("panic"), 2, "{no_rd:#?}");
+    let facts: Vec<&str> = (no_rd.failures.iter())
+        .flat_map(|f| &f.facts)
+        .map(|u| u.fact.text.as_str())
+        .collect();
+    assert!(facts.is_empty(), "{facts:?}");
+}
+
 fn explore_from_ctx(mode: ContextMode) -> ContextResult {
     let builder = Builder::new()
         .context(Some("ctx"))

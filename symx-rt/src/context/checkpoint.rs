@@ -105,3 +105,64 @@ fn generalise<T: SymValue>(
     }
     g
 }
+
+/// An integer constant of the same type as a capture (`like(&x, 5)` is `5` as `x`'s type):
+/// how a relational fact's literals get the type of the captures they combine with.
+pub trait Like: Sized {
+    /// `value` in `Self`'s type, wrapping as `as` does.
+    fn like(value: i128) -> Self;
+}
+
+/// `value` in the type of `_of`.
+pub fn like<T: Like>(_of: &T, value: i128) -> T {
+    T::like(value)
+}
+
+impl<T: SymValue> Like for Sym<T> {
+    fn like(value: i128) -> Self {
+        Sym::constant(T::from_bits(T::TY.from_i128(value)))
+    }
+}
+
+macro_rules! like_primitive {
+    ($($t:ty),*) => {$(
+        impl Like for $t {
+            fn like(value: i128) -> Self {
+                value as $t
+            }
+        }
+    )*};
+}
+
+like_primitive!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+/// A relational reaching definition at a checkpoint: a capture and the value the analysis
+/// says it has, computed from the other (generalised) captures. Method resolution picks
+/// [`RelSym`] when the capture is a `Sym` (a value fact on its input) and [`RelAny`]
+/// otherwise (a concrete capture is not generalised: nothing to state).
+pub struct Rel<'a, L, R>(pub &'a L, pub R);
+
+/// A relational fact on a generalised capture.
+pub trait RelSym {
+    /// States the fact `text` at checkpoint `label`.
+    fn relate(&self, label: &str, text: &str);
+}
+
+impl<T: SymValue, R: Into<Sym<T>> + Copy> RelSym for &Rel<'_, Sym<T>, R> {
+    #[track_caller]
+    fn relate(&self, label: &str, text: &str) {
+        let text = format!("{text} (reaching definitions at `{label}`)");
+        let cond = self.0.sym_eq(self.1.into());
+        fact(FactFamily::Value, Provenance::Analysed, &text, cond);
+    }
+}
+
+/// A relational fact on a capture that is not generalised: nothing to state.
+pub trait RelAny {
+    /// Does nothing.
+    fn relate(&self, label: &str, text: &str);
+}
+
+impl<L, R> RelAny for Rel<'_, L, R> {
+    fn relate(&self, _label: &str, _text: &str) {}
+}

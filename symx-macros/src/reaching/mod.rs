@@ -8,28 +8,35 @@
 //!   in the module, each argument evaluated with the caller's facts before the statement that
 //!   calls, and intersected over the call sites (a function nobody in the module calls knows
 //!   nothing about its parameters);
-//! - `let x = e;` and `x = e;` define `x` when `e` evaluates (integer literals, known
-//!   locals, `+ - *`, negation, casts, `.into()` and `Sym::from`), and kill it otherwise;
+//! - `let x = e;` and `x = e;` define `x` when `e` evaluates to a [`Term`] (integer
+//!   literals, locals, `+ - *`, negation; casts, `.into()` and `Sym::from` of constants),
+//!   and kill it otherwise; a local without a definition stands for its own unchanged value
+//!   (`let r1 = r2 + 5` with `r2` unknown gives `r1 ↦ r2 + 5`);
 //! - any other statement kills every local it assigns or borrows mutably, anywhere inside
-//!   (branches and loops are not merged more finely: a kill anywhere is a kill);
+//!   (branches and loops are not merged more finely: a kill anywhere is a kill), and every
+//!   term that mentions one;
 //! - calls to other functions change no local of the caller (Rust callees cannot, except
 //!   through a `&mut`, which kills), which is what the paper's summaries give for locals.
 //!
-//! Only checkpoints at the top level of a function body are analysed; a capture without a
-//! constant must-reach definition gets no fact. Every fact is a must fact: sound, never
-//! needed for soundness.
+//! Only checkpoints at the top level of a function body are analysed. A capture gets a fact
+//! when its definition is a constant (`r2 == 5`), or a term over other captures of the same
+//! checkpoint with an integer literal in it (`r1 == r2 + 5`; the literal says the locals are
+//! integers). Every fact is a must fact: sound, never needed for soundness.
+
+mod term;
 
 use std::collections::BTreeMap;
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::visit_mut::VisitMut;
-use syn::{BinOp, Expr, ExprLit, FnArg, Item, ItemFn, ItemMod, Lit, Macro, Pat, Stmt, UnOp};
+use syn::{BinOp, Expr, FnArg, Item, ItemFn, ItemMod, Macro, Pat, Stmt};
 
 use crate::diagnostics::wrong_item;
+use term::Term;
 
-/// Locals known to hold a constant.
-type Facts = BTreeMap<String, i128>;
+/// The must-reach definitions of locals.
+type Facts = BTreeMap<String, Term>;
 
 /// Calls deeper than this know nothing (recursion).
 const MAX_DEPTH: usize = 8;
@@ -118,7 +125,8 @@ fn is_checkpoint(mac: &Macro) -> bool {
         .is_some_and(|s| s.ident == "checkpoint")
 }
 
-/// Appends `; name = value` for each capture with a fact to the checkpoints it meets.
+/// Appends `; name = term` for each capture with a fact the checkpoint can state (a
+/// constant, or a relational term over its captures) to the checkpoints it meets.
 struct AddFacts<'a>(&'a Facts);
 
 impl VisitMut for AddFacts<'_> {
@@ -127,13 +135,17 @@ impl VisitMut for AddFacts<'_> {
             return;
         }
         let captures = crate::checkpoint::capture_names(&mac.tokens);
+        let stated = |t: &Term| match t {
+            Term::Const(_) => true,
+            t => t.is_relational() && t.vars().iter().all(|v| captures.contains(v)),
+        };
         let known: Vec<TokenStream> = captures
             .iter()
-            .filter_map(|c| self.0.get(c).map(|v| (c, v)))
-            .map(|(c, v)| {
+            .filter_map(|c| self.0.get(c).filter(|t| stated(t)).map(|t| (c, t)))
+            .map(|(c, t)| {
                 let ident = syn::Ident::new(c, proc_macro2::Span::call_site());
-                let lit = proc_macro2::Literal::i128_unsuffixed(*v);
-                quote!(#ident = #lit)
+                let value = t.tokens();
+                quote!(#ident = #value)
             })
             .collect();
         if !known.is_empty() {
@@ -184,8 +196,9 @@ impl Program<'_> {
                 for args in calls_of(stmt, &f.sig.ident.to_string()) {
                     let at = self.before(&caller.sig.ident.to_string(), k, depth + 1);
                     let mut bound = Facts::new();
+                    // Only constants cross the call: a caller's locals are not the callee's.
                     for (p, a) in params.iter().zip(&args) {
-                        if let (Some(p), Some(v)) = (p, eval(&at, a)) {
+                        if let (Some(p), Some(v @ Term::Const(_))) = (p, eval(&at, a)) {
                             bound.insert(p.clone(), v);
                         }
                     }
@@ -203,7 +216,7 @@ impl Program<'_> {
 fn intersect(a: &Facts, b: &Facts) -> Facts {
     a.iter()
         .filter(|(k, v)| b.get(*k) == Some(v))
-        .map(|(k, v)| (k.clone(), *v))
+        .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
 }
 
@@ -215,32 +228,29 @@ fn pat_ident(p: &Pat) -> Option<String> {
     }
 }
 
-/// The flow function of one top-level statement.
+/// The flow function of one top-level statement: the definition it makes is evaluated with
+/// the facts before it; then everything the statement changes is killed (with every term
+/// that mentions it); then the definition holds, unless it speaks of a local the statement
+/// changed (`x = x + 1` cannot be said of the new `x`).
 fn transfer(facts: &mut Facts, stmt: &Stmt) {
+    let defined = match stmt {
+        Stmt::Local(l) => pat_ident(&l.pat).map(|x| (x, l.init.as_ref().map(|i| &*i.expr))),
+        Stmt::Expr(Expr::Assign(a), _) => path_ident(&a.left).map(|x| (x, Some(&*a.right))),
+        _ => None,
+    };
+    let value = defined
+        .as_ref()
+        .and_then(|(_, e)| e.and_then(|e| eval(facts, e)));
     let mut kills = Kills::default();
-    let mut s = stmt.clone();
-    kills.visit_stmt_mut(&mut s);
-    for k in kills.0 {
-        facts.remove(&k);
+    kills.visit_stmt_mut(&mut stmt.clone());
+    for k in &kills.0 {
+        facts.remove(k);
+        facts.retain(|_, t| !t.mentions(k));
     }
-    match stmt {
-        Stmt::Local(l) => {
-            if let Some(x) = pat_ident(&l.pat) {
-                match l.init.as_ref().and_then(|i| eval(facts, &i.expr)) {
-                    Some(v) => facts.insert(x, v),
-                    None => facts.remove(&x),
-                };
-            }
+    if let (Some((x, _)), Some(v)) = (defined, value) {
+        if !kills.0.iter().any(|k| v.mentions(k)) {
+            facts.insert(x, v);
         }
-        Stmt::Expr(Expr::Assign(a), _) => {
-            if let Some(x) = path_ident(&a.left) {
-                match eval(facts, &a.right) {
-                    Some(v) => facts.insert(x, v),
-                    None => facts.remove(&x),
-                };
-            }
-        }
-        _ => {}
     }
 }
 
@@ -261,9 +271,23 @@ impl VisitMut for Kills {
     }
 
     fn visit_local_mut(&mut self, l: &mut syn::Local) {
-        self.0.extend(pat_ident(&l.pat));
+        self.0.extend(bound_names(&l.pat));
         syn::visit_mut::visit_local_mut(self, l);
     }
+}
+
+/// Every local a pattern binds (`(a, b)`, `S { x, .. }`, `x @ ..`).
+fn bound_names(p: &Pat) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl VisitMut for Names {
+        fn visit_pat_ident_mut(&mut self, i: &mut syn::PatIdent) {
+            self.0.push(i.ident.to_string());
+            syn::visit_mut::visit_pat_ident_mut(self, i);
+        }
+    }
+    let mut names = Names(Vec::new());
+    names.visit_pat_mut(&mut p.clone());
+    names.0
 }
 
 fn is_compound_assign(op: &BinOp) -> bool {
@@ -306,42 +330,9 @@ fn calls_of(stmt: &Stmt, name: &str) -> Vec<Vec<Expr>> {
     calls.1
 }
 
-/// The constant `e` evaluates to under `facts`, if it is one.
-fn eval(facts: &Facts, e: &Expr) -> Option<i128> {
-    match e {
-        Expr::Lit(ExprLit {
-            lit: Lit::Int(i), ..
-        }) => i.base10_parse().ok(),
-        Expr::Path(_) => facts.get(&path_ident(e)?).copied(),
-        Expr::Paren(p) => eval(facts, &p.expr),
-        Expr::Group(g) => eval(facts, &g.expr),
-        Expr::Cast(c) => eval(facts, &c.expr),
-        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => eval(facts, &u.expr)?.checked_neg(),
-        Expr::Binary(b) => {
-            let (l, r) = (eval(facts, &b.left)?, eval(facts, &b.right)?);
-            match b.op {
-                BinOp::Add(_) => l.checked_add(r),
-                BinOp::Sub(_) => l.checked_sub(r),
-                BinOp::Mul(_) => l.checked_mul(r),
-                _ => None,
-            }
-        }
-        Expr::MethodCall(m) if m.method == "into" && m.args.is_empty() => eval(facts, &m.receiver),
-        Expr::Call(c) if c.args.len() == 1 && is_sym_from(&c.func) => eval(facts, &c.args[0]),
-        _ => None,
-    }
-}
-
-/// `Sym::from` (any path ending so).
-fn is_sym_from(f: &Expr) -> bool {
-    let Expr::Path(p) = f else { return false };
-    let segs: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    segs.ends_with(&["Sym".to_string(), "from".to_string()])
+/// The term `e` evaluates to under `facts`.
+fn eval(facts: &Facts, e: &Expr) -> Option<Term> {
+    term::eval(&|x| facts.get(x).cloned(), e)
 }
 
 #[cfg(test)]
@@ -384,6 +375,32 @@ mod tests {
             }
         ));
         assert!(!out.contains("r2 ="), "{out}");
+    }
+
+    #[test]
+    fn a_definition_over_an_unknown_local_relates_two_captures_until_one_changes() {
+        let out = expanded(quote!(
+            mod m {
+                fn f(r2: Sym<u32>, z: Sym<u32>) {
+                    let r1 = r2 + 5;
+                    let d = r1 * 2;
+                    let copy = r2;
+                    symx::checkpoint!("a", r1, r2, d, copy);
+                    let w = z - 1;
+                    z = z + 3;
+                    let (r1, _) = (z, 0);
+                    symx::checkpoint!("b", w, z, r1, r2);
+                }
+            }
+        ));
+        // `copy = r2` has no literal to say its type; `w` spoke of the old `z`, the new `z`
+        // of itself.
+        assert!(
+            out.contains("(\"a\" , r1 , r2 , d , copy ; r1 = (r2 + 5) , d = ((r2 + 5) * 2))"),
+            "{out}"
+        );
+        // `r1` was bound anew by a tuple pattern: its old fact is gone.
+        assert!(out.contains("(\"b\" , w , z , r1 , r2)"), "{out}");
     }
 
     #[test]
