@@ -154,7 +154,7 @@ fn the_replay_hint_of_plain_cargo_test_builds_with_the_features_the_run_had() {
     );
     assert!(hint.contains(" --features extra "), "{hint}");
     assert!(
-        hint.ends_with("lost_update_with_the_command_line_feature -- --exact"),
+        hint.ends_with("lost_update_with_the_command_line_feature -- --exact --include-ignored"),
         "{hint}"
     );
     // Pasted as printed: the same failure again.
@@ -371,7 +371,10 @@ fn a_stuck_thread_under_plain_cargo_test_is_reported_within_seconds_and_its_pref
         .unwrap_or_else(|| panic!("a replay hint:\n{}", text(&out)))
         .trim();
     assert!(hint.starts_with("SYMX_REPLAY=symx3-"), "{hint}");
-    assert!(hint.ends_with(&format!("{name} -- --exact")), "{hint}");
+    assert!(
+        hint.ends_with(&format!("{name} -- --exact --include-ignored")),
+        "{hint}"
+    );
     // Pasted as printed (with a shorter limit, to keep the test quick): the schedule up to
     // there gets the thread stuck again, and the watchdog says so.
     let (again, took) = run(hint, Some("2000"));
@@ -599,7 +602,9 @@ fn a_plain_test_calling_symx_model_prints_a_replay_hint_that_builds_its_package(
         assert!(hint.contains(&says), "says `{says}`: {hint}");
     }
     assert!(
-        hint.ends_with("a_plain_test_runs_a_model_that_loses_an_update -- --exact"),
+        hint.ends_with(
+            "a_plain_test_runs_a_model_that_loses_an_update -- --exact --include-ignored"
+        ),
         "{hint}"
     );
     // Pasted as printed: the same failure again.

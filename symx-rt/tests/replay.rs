@@ -96,7 +96,7 @@ fn the_replay_command_names_the_test_and_the_token() {
     );
     assert!(command.starts_with(&start), "{command}");
     assert!(
-        command.ends_with(" tests::lost_update -- --exact"),
+        command.ends_with(" tests::lost_update -- --exact --include-ignored"),
         "{command}"
     );
     assert!(failure.to_string().contains(&command));

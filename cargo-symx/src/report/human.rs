@@ -98,11 +98,14 @@ pub fn finding(f: &Finding, style: Style) -> String {
         let _ = writeln!(out, "    {d}");
     }
     if !f.steps.is_empty() {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
         let _ = writeln!(
             out,
-            "\n  interleaving ({} steps, {} preemptions, sequentially consistent):",
+            "\n  interleaving ({} step{}, {} preemption{}, sequentially consistent):",
             f.steps.len(),
-            f.preemptions
+            plural(f.steps.len()),
+            f.preemptions,
+            plural(f.preemptions as usize)
         );
         for line in interleaving(&f.steps).lines() {
             let _ = writeln!(out, "  {line}");

@@ -134,9 +134,13 @@ impl Execution {
     pub fn touch(&mut self, obj: super::op::ObjId, how: super::op::Touch) {
         let me = self.current;
         if let Some(ev) = self.trace.last_mut().filter(|ev| ev.thread == me) {
-            // Any change to the operation's own object is the operation's already.
+            // A change to the operation's own object is the operation's, as far as the
+            // operation is taken to do anything its kind allows: an outcome that narrowed
+            // what it did (a receive that only took one message) no longer tells all.
             let own = how == super::op::Touch::Changed && ev.obj == Some(obj);
-            if !own && !ev.touched.contains(&(obj, how)) {
+            if own {
+                ev.outcome = super::op::Outcome::Unknown;
+            } else if !ev.touched.contains(&(obj, how)) {
                 ev.touched.push((obj, how));
             }
         }

@@ -25,11 +25,18 @@ impl Execution {
         self.objects.get(obj).lock.as_ref().and_then(|l| l.writer)
     }
 
-    /// Whether a pending operation can run in the current state (a lock must be free).
+    /// Whether a pending operation can run in the current state (a lock must be free, a
+    /// blocking receive must find a message or no sender).
     pub(crate) fn is_enabled(&self, op: &Op) -> bool {
         match (op.kind, op.obj) {
             (OpKind::Lock, Some(obj)) => self.lock_is_free(obj, false),
             (OpKind::ReadLock, Some(obj)) => self.lock_is_free(obj, true),
+            (OpKind::Recv, Some(obj)) => self
+                .objects
+                .get(obj)
+                .channel
+                .as_ref()
+                .is_none_or(|c| !c.receiving || c.takeable),
             _ => true,
         }
     }

@@ -183,6 +183,8 @@ pub(crate) struct ObjState {
     pub lock: Option<LockState>,
     /// Barrier annotation: expected arrivals and the arrivals of the current generation.
     pub barrier: Option<BarrierState>,
+    /// Present once a channel published whether its receiver can take something.
+    pub channel: Option<ChannelState>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -191,6 +193,17 @@ pub(crate) struct LockState {
     pub readers: Vec<ThreadId>,
     /// Annotated (user-built) lock rather than a built-in one.
     pub annotated: bool,
+}
+
+/// What the scheduler needs to know of a channel: a blocking `recv` can run only while a
+/// message is queued or every sender is gone (as a lock can only be taken while free).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct ChannelState {
+    /// The receiver's pending operation is a blocking `recv` (not `try_recv` or
+    /// `recv_timeout`, which never wait).
+    pub receiving: bool,
+    /// A message is queued or every sender is gone.
+    pub takeable: bool,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -284,6 +297,7 @@ impl Objects {
             initial: None,
             lock: None,
             barrier: None,
+            channel: None,
         });
         id
     }

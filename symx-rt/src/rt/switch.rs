@@ -67,6 +67,21 @@ fn on_my_last_event(change: impl FnOnce(&mut Event)) {
     }
 }
 
+/// The trace position of the running thread's step, if its event is the trace's last.
+pub(crate) fn my_step() -> Option<u32> {
+    let ctx = ctx()?;
+    let e = ctx.exec.borrow();
+    let me = e.current;
+    let last = e.trace.len().checked_sub(1)?;
+    (e.trace[last].thread == me).then_some(last as u32)
+}
+
+/// Records that the running step could not have run before the step at trace position `at`
+/// (an ordering the reduction never reverses, like a wake-up's).
+pub(crate) fn record_enabler(at: u32) {
+    on_my_last_event(|ev| ev.enablers.push(at));
+}
+
 /// Attaches the value an operation read or wrote to its event, for the report.
 pub(crate) fn record_value(value: Value) {
     on_my_last_event(|ev| ev.value = value);

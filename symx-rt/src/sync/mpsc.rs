@@ -35,6 +35,8 @@ struct Message<T> {
     ticket: Option<u64>,
     /// The channel's n-th message (from 1), which names it to the partial-order reduction.
     seq: u32,
+    /// The trace position of the step that queued it.
+    sent_at: Option<u32>,
 }
 
 struct State<T> {
@@ -49,6 +51,8 @@ struct State<T> {
     next_ticket: u64,
     /// Messages queued so far.
     sent: u32,
+    /// The trace position of the step in which the last sender went away.
+    gone_at: Option<u32>,
     /// Published by every dropped sender; taken by whoever sees that all are gone.
     senders_gone: VClock,
     /// Published by the dropped receiver; taken by a send that finds it gone.
@@ -99,6 +103,7 @@ impl<T> Chan<T> {
                 taken: Vec::new(),
                 next_ticket: 0,
                 sent: 0,
+                gone_at: None,
                 senders_gone: VClock::new(),
                 receiver_gone: VClock::new(),
             }),
@@ -116,6 +121,27 @@ impl<T> Chan<T> {
             rt::foreign::check(&self.obj, "channel", std::panic::Location::caller());
         }
         id
+    }
+
+    /// Tells the scheduler whether a blocking `recv` can take something now (see
+    /// `ChannelState`); `receiving` also says whether the receiver's pending operation is one.
+    /// Only on unbounded channels, whose receives conflict only with the send of the message
+    /// they take: a bounded channel's receive conflicts with every send (a send may find it
+    /// full), so reversals would keep asking for it where it cannot run; and a rendezvous
+    /// receive's waiting is what lets a `try_send` hand a value over.
+    fn publish(&self, st: &State<T>, receiving: Option<bool>) {
+        let takeable = !st.queue.is_empty() || st.senders == 0;
+        let unbounded = self.bound.is_none();
+        rt::with(|e| {
+            let Some(id) = self.obj.get(e.objects.generation) else {
+                return;
+            };
+            let channel = e.objects.get_mut(id).channel.get_or_insert_default();
+            channel.takeable = takeable;
+            if let Some(r) = receiving {
+                channel.receiving = r && unbounded;
+            }
+        });
     }
 
     /// The queue the receiver waits in.
@@ -190,12 +216,14 @@ impl<T> Chan<T> {
             clock,
             ticket,
             seq,
+            sent_at: rt::switch::my_step(),
         });
         if self.bound.is_none() {
             rt::switch::record_outcome(Outcome::Queued(seq));
         }
         // The waiting receiver is spoken for by this value.
         st.receiver_waiting = false;
+        self.publish(&st, None);
         drop(st);
         rt::notify(self.recv_key(), false);
         ticket.map_or(Offer::Sent, Offer::Offered)
@@ -281,22 +309,33 @@ impl<T> Chan<T> {
         value
     }
 
-    /// One attempt to receive, inside the caller's step.
-    fn take(&self) -> Result<T, TryRecvError> {
+    /// One attempt to receive, inside the caller's step. `awaited`: by a blocking `recv`, which
+    /// could not have run before the message it takes was sent (it is enabled only while
+    /// something is queued, and every earlier message was taken by its own earlier receives).
+    fn take(&self, awaited: bool) -> Result<T, TryRecvError> {
         let mut st = self.state();
         st.receiver_waiting = false;
-        let Some(message) = st.queue.pop_front() else {
+        let popped = st.queue.pop_front();
+        self.publish(&st, Some(false));
+        let Some(message) = popped else {
             if st.senders > 0 {
                 return Err(TryRecvError::Empty);
             }
             let gone = st.senders_gone.clone();
+            let gone_at = st.gone_at.filter(|_| awaited && self.bound.is_none());
             drop(st);
             rt::with(|e| e.sync_clock(&gone));
+            if let Some(at) = gone_at {
+                rt::switch::record_enabler(at);
+            }
             return Err(TryRecvError::Disconnected);
         };
         let clock = rt::with(|e| e.sync_clock(&message.clock)).unwrap_or_default();
         if self.bound.is_none() {
             rt::switch::record_outcome(Outcome::Took(message.seq));
+        }
+        if let Some(at) = message.sent_at.filter(|_| awaited && self.bound.is_none()) {
+            rt::switch::record_enabler(at);
         }
         if let Some(ticket) = message.ticket {
             st.taken.push((ticket, clock));
@@ -310,9 +349,12 @@ impl<T> Chan<T> {
 
     fn recv(&self, location: &'static Location<'static>) -> Result<T, RecvError> {
         let id = self.id();
+        // Enabled only once there is something to take: a receive that would find nothing is
+        // no step of its own (it would conflict with every send).
+        self.publish(&self.state(), Some(true));
         rt::visible(OpKind::Recv, id, location);
         loop {
-            match self.take() {
+            match self.take(true) {
                 Ok(v) => return Ok(v),
                 Err(TryRecvError::Disconnected) => return Err(RecvError),
                 Err(TryRecvError::Empty) => {}
@@ -338,7 +380,7 @@ impl<T> Chan<T> {
 
     fn try_recv(&self, location: &'static Location<'static>) -> Result<T, TryRecvError> {
         rt::visible(OpKind::Recv, self.id(), location);
-        self.take()
+        self.take(false)
     }
 
     /// Time does not pass in a model: when nothing is there, the thread gives way (as
@@ -346,10 +388,10 @@ impl<T> Chan<T> {
     fn recv_timeout(&self, location: &'static Location<'static>) -> Result<T, RecvTimeoutError> {
         let id = self.id();
         rt::visible(OpKind::Recv, id, location);
-        match self.take() {
+        match self.take(false) {
             Err(TryRecvError::Empty) => {
                 rt::visible(OpKind::Yield, id, location);
-                self.take().map_err(timed_out)
+                self.take(false).map_err(timed_out)
             }
             other => other.map_err(timed_out),
         }
@@ -381,6 +423,10 @@ impl<T> Chan<T> {
             st.senders_gone.join(&clock);
         }
         let gone = st.senders == 0;
+        if gone {
+            st.gone_at = rt::switch::my_step();
+        }
+        self.publish(&st, None);
         drop(st);
         if gone {
             rt::notify(self.recv_key(), true);
@@ -390,7 +436,13 @@ impl<T> Chan<T> {
     /// The receiver goes away: queued values are dropped now, as std does, except those whose
     /// senders wait in a rendezvous (they take them back); every waiting sender is woken.
     fn drop_receiver(&self, location: &'static Location<'static>) {
-        if self.state().senders > 0 {
+        let observable = self.state().senders > 0;
+        if let Some(id) = rt::with(|e| self.obj.get(e.objects.generation)).flatten() {
+            // The step that decides whether this drop is a step of its own reads whether the
+            // last sender went away: it depends on that going away.
+            rt::switch::touch(id, Touch::Changed);
+        }
+        if observable {
             rt::visible(OpKind::Disconnect, self.id(), location);
             rt::switch::record_outcome(Outcome::ReceiverGone);
         }

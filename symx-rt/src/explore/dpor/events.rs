@@ -53,8 +53,9 @@ pub(crate) enum Access {
     /// messages), with the receiver's going away, and with the receive that took their message.
     Send(Canon, u32),
     /// A receive that took an unbounded channel's n-th message: it commutes with every other
-    /// send (appending behind a queued message does not change what the receive takes) and
-    /// with the last sender's going away.
+    /// send (appending behind a queued message does not change what the receive takes). A
+    /// blocking receive runs only once a message is queued, so the send of its message is one
+    /// of its enablers (never reversed).
     Took(Canon, u32),
     /// The last sender went away while the receiver lived (a disconnect).
     SendersGone(Canon),
