@@ -74,7 +74,7 @@ fn pruning_runs_at_most_half_of_dpors_executions_with_these_counts() {
     let want = [
         ("fib_bench_false", 192, 38),
         ("lazy01_false", 6, 6),
-        ("reorder_2_false", 264, 207),
+        ("reorder_2_false", 264, 209),
         ("sigma_false", 106, 106),
         ("singleton_false", 6, 6),
         ("stack_false", 5, 5),

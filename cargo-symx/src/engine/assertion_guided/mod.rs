@@ -37,7 +37,7 @@
 //! - *DPOR.* A pruned execution never shows the races its subtree would have: every access
 //!   below a key (`RVar`/`WVar`, transitively, pruned leaves included) is stored with its
 //!   summary and pretended to happen right after the pruned state, so the reversals it would
-//!   have planted are planted (the paper's §5.2, after Yang et al.'s stateful DPOR). An
+//!   have planted are planted (each by one of its race's initials, as source-DPOR does) (the paper's §5.2, after Yang et al.'s stateful DPOR). An
 //!   access remembers the threads its thread had joined before it and the locks it held:
 //!   the joined threads' steps, and whatever happened before a held lock's last release,
 //!   happen before it and are not raced with.

@@ -422,7 +422,9 @@ impl<'o> Search<'o> {
     /// the summary's key is pretended to happen right after the pruned state, by its thread
     /// (or the nearest ancestor alive there), and races with the last conflicting step of the
     /// prefix that does not happen before it: not before its thread's last step, not a step of
-    /// a thread it had joined, not before the last release of a lock it held.
+    /// a thread it had joined, not before the last release of a lock it held. The race is
+    /// reversed as any other: by one of its initials (the accessing thread itself only when
+    /// nothing between the two comes before the access).
     fn replay_accesses(
         &mut self,
         trace: &Trace,
@@ -463,7 +465,8 @@ impl<'o> Search<'o> {
                     && (steps[k].access.iter()).any(|&a| races::conflict(a, (o, access.class)))
             });
             if let Some(k) = racing {
-                self.reverse(steps[k].pos, &[t]);
+                let initials = pretended_initials(steps, hb, k, t, &ordered);
+                self.reverse(steps[k].pos, &initials);
             }
         }
     }
@@ -710,6 +713,31 @@ fn rename(rw: &BTreeSet<Rw>, trace: &Trace, names: &Names, from: usize, to: usiz
             })
         })
         .collect()
+}
+
+/// Source-DPOR's initials for the race of step `k` with an access of thread `t` pretended
+/// right after the last step (`ordered(w)`: step `w` happens before that access): the threads
+/// whose first step among the steps after `k` not happening after it, then the access, has no
+/// predecessor there, in order.
+fn pretended_initials(
+    steps: &[Step],
+    hb: &Hb,
+    k: usize,
+    t: usize,
+    ordered: &dyn Fn(usize) -> bool,
+) -> Vec<usize> {
+    let v: Vec<usize> = (k + 1..steps.len()).filter(|&w| !hb.before[w][k]).collect();
+    let mut out = Vec::new();
+    for (n, &u) in v.iter().enumerate() {
+        let first = v[..n].iter().all(|&w| !hb.before[u][w]);
+        if first && !out.contains(&steps[u].thread) {
+            out.push(steps[u].thread);
+        }
+    }
+    if !v.iter().any(|&w| ordered(w)) && !out.contains(&t) {
+        out.push(t);
+    }
+    out
 }
 
 /// The trace id of the thread called `canonical`, or of its nearest ancestor, that is alive
