@@ -76,10 +76,12 @@ fn declares_features(manifest_dir: &str) -> bool {
 /// `--release` or `--profile NAME`, `--target TRIPLE` and `--target-dir DIR`, as the test
 /// binary's path shows them: cargo puts it at `DIR/[TRIPLE/]PROFILE-DIR/deps/NAME`, where the
 /// profile's directory is `debug` for the dev and test profiles, `release` for release and
-/// bench, and the profile's name otherwise; `DIR` (which holds cargo's `CACHEDIR.TAG`) is
-/// named when it is not the `target` directory beside the manifest or one of its ancestors.
+/// bench, and the profile's name otherwise; `DIR` (which holds cargo's `.rustc_info.json`,
+/// and its `CACHEDIR.TAG` when cargo created the directory) is named when it is not the
+/// `target` directory beside the manifest or one of its ancestors.
 fn build_options(exe: &Path, manifest_dir: Option<&Path>) -> String {
-    let is_target_dir = |d: &Path| d.join("CACHEDIR.TAG").is_file();
+    let is_target_dir =
+        |d: &Path| d.join("CACHEDIR.TAG").is_file() || d.join(".rustc_info.json").is_file();
     let Some(profile_dir) = exe
         .parent()
         .filter(|d| d.ends_with("deps"))
@@ -219,6 +221,13 @@ mod tests {
             options(&binary_in(&elsewhere, None, "debug")),
             format!("--target-dir {} ", elsewhere.display())
         );
+        // A target directory that existed before cargo used it has no CACHEDIR.TAG, only
+        // cargo's rustc cache; one nested in another is not taken for a `--target` triple.
+        let nested = elsewhere.join("nested");
+        let exe = binary_in(&nested, None, "debug");
+        std::fs::remove_file(nested.join("CACHEDIR.TAG")).unwrap();
+        std::fs::write(nested.join(".rustc_info.json"), "{}").unwrap();
+        assert_eq!(options(&exe), format!("--target-dir {} ", nested.display()));
         // Not a cargo target directory: nothing is guessed.
         assert_eq!(options(&root.join("bin/t")), "");
     }

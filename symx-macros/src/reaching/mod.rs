@@ -12,9 +12,10 @@
 //!   literals, locals, `+ - *`, negation; casts, `.into()` and `Sym::from` of constants),
 //!   and kill it otherwise; a local without a definition stands for its own unchanged value
 //!   (`let r1 = r2 + 5` with `r2` unknown gives `r1 ↦ r2 + 5`);
-//! - any other statement kills every local it assigns or borrows mutably, anywhere inside
-//!   (branches and loops are not merged more finely: a kill anywhere is a kill), and every
-//!   term that mentions one;
+//! - an `if`/`else` chain runs each arm from the same facts and keeps what they agree on
+//!   (the paper's merge); any other statement kills every local it assigns or borrows
+//!   mutably, anywhere inside (loops and `match` are not merged more finely: a kill anywhere
+//!   is a kill), and every term that mentions one;
 //! - calls to other functions change no local of the caller (Rust callees cannot, except
 //!   through a `&mut`, which kills), which is what the paper's summaries give for locals.
 //!
@@ -233,6 +234,9 @@ fn pat_ident(p: &Pat) -> Option<String> {
 /// that mentions it); then the definition holds, unless it speaks of a local the statement
 /// changed (`x = x + 1` cannot be said of the new `x`).
 fn transfer(facts: &mut Facts, stmt: &Stmt) {
+    if let Stmt::Expr(Expr::If(i), _) = stmt {
+        return branches(facts, i);
+    }
     let defined = match stmt {
         Stmt::Local(l) => pat_ident(&l.pat).map(|x| (x, l.init.as_ref().map(|i| &*i.expr))),
         Stmt::Expr(Expr::Assign(a), _) => path_ident(&a.left).map(|x| (x, Some(&*a.right))),
@@ -244,14 +248,59 @@ fn transfer(facts: &mut Facts, stmt: &Stmt) {
     let mut kills = Kills::default();
     kills.visit_stmt_mut(&mut stmt.clone());
     for k in &kills.0 {
-        facts.remove(k);
-        facts.retain(|_, t| !t.mentions(k));
+        drop_local(facts, k);
     }
     if let (Some((x, _)), Some(v)) = (defined, value) {
         if !kills.0.iter().any(|k| v.mentions(k)) {
             facts.insert(x, v);
         }
     }
+}
+
+/// The merge of Figure 2.17 for `if`/`else` (a chain of them too): the condition's kills,
+/// then each arm from the same facts, then the facts every arm agrees on. A missing `else`
+/// is an arm that changes nothing.
+fn branches(facts: &mut Facts, i: &syn::ExprIf) {
+    kill(facts, &Stmt::Expr((*i.cond).clone(), None));
+    let mut then = facts.clone();
+    block(&mut then, &i.then_branch);
+    match i.else_branch.as_ref().map(|(_, e)| &**e) {
+        None => {}
+        Some(Expr::If(elif)) => branches(facts, elif),
+        Some(Expr::Block(b)) => block(facts, &b.block),
+        Some(other) => kill(facts, &Stmt::Expr(other.clone(), None)),
+    }
+    *facts = intersect(&then, facts);
+}
+
+/// A block's statements in order; a local it binds is gone after it (its facts with it, and
+/// an outer local of the same name is conservatively unknown).
+fn block(facts: &mut Facts, b: &syn::Block) {
+    for stmt in &b.stmts {
+        transfer(facts, stmt);
+    }
+    for stmt in &b.stmts {
+        if let Stmt::Local(l) = stmt {
+            for x in bound_names(&l.pat) {
+                drop_local(facts, &x);
+            }
+        }
+    }
+}
+
+/// Kills every local `stmt` changes.
+fn kill(facts: &mut Facts, stmt: &Stmt) {
+    let mut kills = Kills::default();
+    kills.visit_stmt_mut(&mut stmt.clone());
+    for k in &kills.0 {
+        drop_local(facts, k);
+    }
+}
+
+/// Forgets local `x` and every term that mentions it.
+fn drop_local(facts: &mut Facts, x: &str) {
+    facts.remove(x);
+    facts.retain(|_, t| !t.mentions(x));
 }
 
 /// Every local a statement assigns (`x = `, `x += `), borrows mutably or binds anew in a
@@ -401,6 +450,38 @@ mod tests {
         );
         // `r1` was bound anew by a tuple pattern: its old fact is gone.
         assert!(out.contains("(\"b\" , w , z , r1 , r2)"), "{out}");
+    }
+
+    #[test]
+    fn if_else_arms_keep_what_they_agree_on() {
+        let out = expanded(quote!(
+            mod m {
+                fn f(r: Sym<u32>) {
+                    let mut a = 1;
+                    let mut b = 1;
+                    let mut c = 1;
+                    let mut d = r + 1;
+                    if cond() {
+                        a = 4;
+                        b = 2;
+                        let c = 9;
+                        d = r + 1;
+                    } else if other() {
+                        a = 4;
+                    } else {
+                        a = 2 + 2;
+                        d = r + 1;
+                    }
+                    symx::checkpoint!("here", a, b, c, d, r);
+                }
+            }
+        ));
+        // `a` is 4 in every arm, `b` only in one; the inner `c` is the arm's own, so the outer
+        // `c` is conservatively unknown; every arm leaves `d == r + 1`.
+        assert!(
+            out.contains("(\"here\" , a , b , c , d , r ; a = 4 , d = (r + 1))"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -33,10 +33,18 @@
 //! interleavings (seeds 5,000 to 6,999, every family, release build) finds 31 of 10,004
 //! comparisons, all with a bound of 1 or 2, where the reduction misses traces the bounded DFS
 //! runs (none without a bound). The reproducer is the ignored
-//! `bounded_dpor_agrees_with_bounded_dfs_on_larger_programs`.
+//! `bounded_dpor_agrees_with_bounded_dfs_on_larger_programs`. The smallest, bound 1:
+//! `t1: lock m; store a; unlock m; fetch_add a` and `t2: load a; lock m; store a; unlock m`
+//! miss the trace where `t2`'s load falls between `t1`'s store and add. Its one schedule within
+//! the bound preempts `t1` *inside* its critical section, so that `t2` then blocks on the lock
+//! and the switch back costs nothing; the conservative point (the start of the racing
+//! thread's run) is after that critical section, where the same reversal costs a second
+//! preemption.
 //!
-//! More executions than the unbounded optimal DPOR (on about 107 of the CI test's 620
-//! comparisons; the test asserts only the totals): each such program runs some trace more
+//! Never more executions than the bounded DFS on the same program (asserted per program by
+//! the test; none of its 620 comparisons nor of the 10,004 larger ones does). More executions
+//! than the unbounded optimal DPOR (on 107 of the CI test's 620 comparisons and 1,750 of the
+//! 10,004 larger ones; the test asserts only the totals): each such program runs some trace more
 //! than once. Measured by switching parts off on the CI programs: without conservative
 //! points *and* with full sleep sets no program runs more than the optimal DPOR (even under
 //! a bound of 100, where the reduction then equals the optimal DPOR's count exactly), but
