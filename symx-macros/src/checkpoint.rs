@@ -96,11 +96,7 @@ fn locals(e: &Expr) -> Vec<Ident> {
 /// same sum over generalised values must not add an overflow check of its own.
 fn wrapping(e: &Expr, typed_as: &Ident) -> Option<TokenStream> {
     Some(match e {
-        Expr::Lit(_) => {
-            let v = proc_macro2::Literal::i128_unsuffixed(constant(e)?);
-            quote!(::symx::__private::checkpoint::like(&#typed_as, #v))
-        }
-        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => {
+        Expr::Lit(_) | Expr::Unary(_) => {
             let v = proc_macro2::Literal::i128_unsuffixed(constant(e)?);
             quote!(::symx::__private::checkpoint::like(&#typed_as, #v))
         }

@@ -30,7 +30,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
-use syn::{parse_quote_spanned, BinOp, Block, Expr, ExprClosure, Ident, Item, Local, Pat, Stmt};
+use syn::{parse_quote_spanned, Block, Expr, ExprClosure, Ident, Item, Local, Pat, Stmt};
 
 /// Places the markers and the havoc code in every loop of `block`, the body of the function
 /// `function` (which the runtime reports with each loop).
@@ -280,7 +280,7 @@ impl VisitMut for Names {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match &*e {
             Expr::Assign(a) => self.target(&a.left),
-            Expr::Binary(b) if is_compound_assignment(&b.op) => self.target(&b.left),
+            Expr::Binary(b) if crate::syntax::is_compound_assignment(&b.op) => self.target(&b.left),
             _ => {}
         }
         visit_mut::visit_expr_mut(self, e);
@@ -295,22 +295,6 @@ impl VisitMut for Names {
 
     fn visit_expr_closure_mut(&mut self, _: &mut ExprClosure) {}
     fn visit_item_mut(&mut self, _: &mut Item) {}
-}
-
-fn is_compound_assignment(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::AddAssign(_)
-            | BinOp::SubAssign(_)
-            | BinOp::MulAssign(_)
-            | BinOp::DivAssign(_)
-            | BinOp::RemAssign(_)
-            | BinOp::BitXorAssign(_)
-            | BinOp::BitAndAssign(_)
-            | BinOp::BitOrAssign(_)
-            | BinOp::ShlAssign(_)
-            | BinOp::ShrAssign(_)
-    )
 }
 
 /// Puts the loop head call at the top of `body`, and the implicit marker or the havoc after

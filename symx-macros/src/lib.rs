@@ -36,6 +36,7 @@ mod instrument;
 mod instrument_attr;
 mod reaching;
 mod strategy_names;
+mod syntax;
 mod test_attr;
 mod written_text;
 

@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::visit_mut::VisitMut;
-use syn::{BinOp, Expr, FnArg, Item, ItemFn, ItemMod, Macro, Pat, Stmt};
+use syn::{Expr, FnArg, Item, ItemFn, ItemMod, Macro, Pat, Stmt};
 
 use crate::diagnostics::wrong_item;
 use term::Term;
@@ -245,13 +245,9 @@ fn transfer(facts: &mut Facts, stmt: &Stmt) {
     let value = defined
         .as_ref()
         .and_then(|(_, e)| e.and_then(|e| eval(facts, e)));
-    let mut kills = Kills::default();
-    kills.visit_stmt_mut(&mut stmt.clone());
-    for k in &kills.0 {
-        drop_local(facts, k);
-    }
+    let killed = kill(facts, stmt);
     if let (Some((x, _)), Some(v)) = (defined, value) {
-        if !kills.0.iter().any(|k| v.mentions(k)) {
+        if !killed.iter().any(|k| v.mentions(k)) {
             facts.insert(x, v);
         }
     }
@@ -268,7 +264,9 @@ fn branches(facts: &mut Facts, i: &syn::ExprIf) {
         None => {}
         Some(Expr::If(elif)) => branches(facts, elif),
         Some(Expr::Block(b)) => block(facts, &b.block),
-        Some(other) => kill(facts, &Stmt::Expr(other.clone(), None)),
+        Some(other) => {
+            kill(facts, &Stmt::Expr(other.clone(), None));
+        }
     }
     *facts = intersect(&then, facts);
 }
@@ -288,13 +286,14 @@ fn block(facts: &mut Facts, b: &syn::Block) {
     }
 }
 
-/// Kills every local `stmt` changes.
-fn kill(facts: &mut Facts, stmt: &Stmt) {
+/// Kills every local `stmt` changes, and returns them.
+fn kill(facts: &mut Facts, stmt: &Stmt) -> Vec<String> {
     let mut kills = Kills::default();
     kills.visit_stmt_mut(&mut stmt.clone());
     for k in &kills.0 {
         drop_local(facts, k);
     }
+    kills.0
 }
 
 /// Forgets local `x` and every term that mentions it.
@@ -312,7 +311,9 @@ impl VisitMut for Kills {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
             Expr::Assign(a) => self.0.extend(path_ident(&a.left)),
-            Expr::Binary(b) if is_compound_assign(&b.op) => self.0.extend(path_ident(&b.left)),
+            Expr::Binary(b) if crate::syntax::is_compound_assignment(&b.op) => {
+                self.0.extend(path_ident(&b.left))
+            }
             Expr::Reference(r) if r.mutability.is_some() => self.0.extend(path_ident(&r.expr)),
             _ => {}
         }
@@ -337,22 +338,6 @@ fn bound_names(p: &Pat) -> Vec<String> {
     let mut names = Names(Vec::new());
     names.visit_pat_mut(&mut p.clone());
     names.0
-}
-
-fn is_compound_assign(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::AddAssign(_)
-            | BinOp::SubAssign(_)
-            | BinOp::MulAssign(_)
-            | BinOp::DivAssign(_)
-            | BinOp::RemAssign(_)
-            | BinOp::BitXorAssign(_)
-            | BinOp::BitAndAssign(_)
-            | BinOp::BitOrAssign(_)
-            | BinOp::ShlAssign(_)
-            | BinOp::ShrAssign(_)
-    )
 }
 
 fn path_ident(e: &Expr) -> Option<String> {
