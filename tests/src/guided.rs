@@ -52,7 +52,7 @@ fn b_ge_10(_a: Sym<i32>, b: Sym<i32>) {
 }
 
 /// Fig. 2 with `assert(b >= 10)`: fails only when both reads come before both writes and
-/// `V < 10`, the digest's schedule for the replay of pruned accesses. (In this search's
+/// `V < 10`, the schedule the paper's §5.2 replay of pruned accesses is about. (In this search's
 /// order of choices that schedule is explored before any state is pruned; [`replay_needed`]
 /// is a program whose failure is found only through the replay.)
 pub fn dpor_backtrack_after_prune() {
