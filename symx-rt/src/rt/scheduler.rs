@@ -421,6 +421,7 @@ impl Scheduler<'_> {
             outcome: Outcome::Unknown,
             enablers,
             fixed,
+            blind: false,
         });
         match op.kind {
             OpKind::Yield => e.threads[t].yielded = true,
