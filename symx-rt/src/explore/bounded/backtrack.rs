@@ -37,13 +37,20 @@ pub(super) struct Lookahead {
 }
 
 /// Every backtracking point the execution `evs` asks for; `ready[k]` are the threads that could
-/// run at step `k` with their next events (the one taken at `k` is `evs[k]` itself).
-/// Conservative points only under a bound (`bounded`).
-pub(super) fn points(evs: &[Ev], ready: &[Vec<Lookahead>], bounded: bool) -> Vec<Point> {
+/// run at step `k` with their next events (the one taken at `k` is `evs[k]` itself), `end` the
+/// threads left with an operation when it ended (a lock or receive that never came free:
+/// Flanagan and Godefroid look at every thread's next transition, enabled or not, and these
+/// are the ones no step shows). Conservative points only under a bound (`bounded`).
+pub(super) fn points(
+    evs: &[Ev],
+    ready: &[Vec<Lookahead>],
+    end: &[Lookahead],
+    bounded: bool,
+) -> Vec<Point> {
     let threads = evs
         .iter()
         .map(|e| e.thread)
-        .chain(ready.iter().flatten().map(|l| l.thread))
+        .chain(ready.iter().flatten().chain(end).map(|l| l.thread))
         .max()
         .map_or(0, |t| t + 1);
     let hb = HappensBefore::compute(evs);
@@ -56,27 +63,34 @@ pub(super) fn points(evs: &[Ev], ready: &[Vec<Lookahead>], bounded: bool) -> Vec
     // ran[t]: how many of thread t's events came before the current step.
     let mut ran: Vec<usize> = vec![0; threads];
     let mut out = Vec::new();
+    let mut races_of = |k: usize, next: &Ev, history: &History, ran: &[usize]| {
+        let before = earlier(evs, &positions, ran, next.thread, k);
+        let (conflicts, _) = history.predecessors(next);
+        for i in conflicts {
+            // Already ordered before u's next event: no reversal.
+            if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
+                continue;
+            }
+            let initials = initials(evs, &hb, &positions, i, k, next, &before);
+            race(evs, i, next.thread, initials, bounded, &mut out);
+        }
+    };
     for (k, ek) in evs.iter().enumerate() {
         for l in ready.get(k).into_iter().flatten() {
-            let next = if l.thread == ek.thread {
-                ek.clone()
+            if l.thread == ek.thread {
+                races_of(k, ek, &history, &ran);
             } else {
-                as_event(l)
-            };
-            let before = earlier(evs, &positions, &ran, l.thread, k);
-            let (conflicts, _) = history.predecessors(&next);
-            for i in conflicts {
-                // Already ordered before u's next event: no reversal.
-                if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
-                    continue;
-                }
-                let initials = initials(evs, &hb, &positions, i, k, &next, &before);
-                race(evs, i, l.thread, initials, bounded, &mut out);
+                races_of(k, &as_event(l), &history, &ran);
             }
         }
-        disabled(evs, ready, k, bounded, &mut out);
         history.record(k, ek);
         ran[ek.thread] += 1;
+    }
+    for l in end {
+        races_of(evs.len(), &as_event(l), &history, &ran);
+    }
+    for k in 0..evs.len() {
+        disabled(evs, ready, k, bounded, &mut out);
     }
     out
 }
