@@ -11,6 +11,9 @@
 //! the bound may then cut the reversal off; so BPOR also asks for `u` at the *conservative
 //! point*: the start `j` of the run of `v`'s thread that contains `i` (the last context switch
 //! before `i`), where switching to `u` instead costs nothing the original schedule did not.
+//! Blocking makes switches free that no preemption count of the original schedule shows, so
+//! this asks for `u` at every step of that run too, and, when the bound keeps `u` from running
+//! at `i`, at every earlier step where it can run (see [`race`]).
 
 use smallvec::SmallVec;
 
@@ -72,7 +75,7 @@ pub(super) fn points(
                 continue;
             }
             let initials = initials(evs, &hb, &positions, i, k, next, &before);
-            race(evs, i, next.thread, initials, bounded, &mut out);
+            race(evs, ready, i, next.thread, initials, bounded, &mut out);
         }
     };
     for (k, ek) in evs.iter().enumerate() {
@@ -119,6 +122,7 @@ fn disabled(evs: &[Ev], ready: &[Vec<Lookahead>], k: usize, bounded: bool, out: 
         if conflicts {
             race(
                 evs,
+                ready,
                 k,
                 l.thread,
                 smallvec::smallvec![l.thread],
@@ -155,9 +159,14 @@ fn earlier(
 }
 
 /// The points for running `u` before event `i`: at `i`, and conservatively at the start of the
-/// run of `i`'s thread that contains it.
+/// run of `i`'s thread that contains it. When the bound keeps `u` from running at `i`, also at
+/// every earlier step since `u`'s previous event where `u` can run (with the same next event):
+/// a schedule of the reversed trace within the bound may switch to `u` there and come back
+/// for free once `u` blocks (on a lock `i`'s thread holds, on a join), which no switch at the
+/// start of the run reproduces.
 fn race(
     evs: &[Ev],
+    ready: &[Vec<Lookahead>],
     i: usize,
     u: ThreadId,
     initials: SmallVec<[ThreadId; 4]>,
@@ -178,14 +187,22 @@ fn race(
         .rev()
         .find(|&j| evs[j].thread != v)
         .map_or(0, |j| j + 1);
-    if start < i {
-        out.push(Point {
-            at: start,
-            thread: u,
-            conservative: true,
-            initials: SmallVec::new(),
-        });
+    let conservative = |at| Point {
+        at,
+        thread: u,
+        conservative: true,
+        initials: SmallVec::new(),
+    };
+    out.extend((start..i).map(conservative));
+    let runs = |k: usize| {
+        ready
+            .get(k)
+            .is_some_and(|r| r.iter().any(|l| l.thread == u))
+    };
+    if runs(i) {
+        return;
     }
+    out.extend((0..start).filter(|&k| runs(k)).map(conservative));
 }
 
 /// The initials of `v = notdep(i, E).u`, where `u`'s next event `next` comes at step `k`
