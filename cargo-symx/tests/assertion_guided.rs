@@ -173,6 +173,36 @@ fn dpor_backtrack_after_prune_finds_the_one_failing_schedule() {
     }
 }
 
+/// The pruned search finds the failure only with the replay of pruned accesses: without it
+/// the one failing schedule is never planted (the differential test's witness).
+#[test]
+fn the_replay_of_pruned_accesses_is_needed_to_find_this_failure() {
+    let without = search(
+        guided::replay_needed,
+        Options {
+            replay: false,
+            ..pruned()
+        },
+    );
+    let counts = |o: &SearchResult| (o.executions, o.full, o.cut, o.findings.len());
+    assert_eq!(counts(&without), (11, 8, 3, 0), "{without:#?}");
+    let base = search(guided::replay_needed, baseline());
+    let ag = search(guided::replay_needed, pruned());
+    assert_eq!(counts(&base), (65, 65, 0, 1), "{base:#?}");
+    assert_eq!(counts(&ag), (15, 9, 6, 1), "{ag:#?}");
+    for out in [&base, &ag] {
+        assert!(
+            (messages(out).iter()).all(|m| m.contains("x * old fits a u8")),
+            "{out:#?}"
+        );
+        assert!(
+            out.findings.iter().all(|f| f.inputs["x"] & 15 >= 13),
+            "{out:#?}"
+        );
+        replays(out, guided::replay_needed);
+    }
+}
+
 /// The first execution breaks a symbolic assumption and is discarded; its other side (inputs
 /// that keep it) is the next path, where `V = 7` fails.
 #[test]

@@ -52,10 +52,49 @@ fn b_ge_10(_a: Sym<i32>, b: Sym<i32>) {
 }
 
 /// Fig. 2 with `assert(b >= 10)`: fails only when both reads come before both writes and
-/// `V < 10`, the one schedule a pruned search reaches only through the races its pruned
-/// subtrees would have shown.
+/// `V < 10`, the schedule the paper's §5.2 replay of pruned accesses is about. (In this search's
+/// order of choices that schedule is explored before any state is pruned; [`replay_needed`]
+/// is a program whose failure is found only through the replay.)
 pub fn dpor_backtrack_after_prune() {
     fig2(10, b_ge_10);
+}
+
+/// The differential test's witness that the replay of pruned accesses is needed: main adds 1
+/// to `a` and checks that `x * old` fits a `u8`; `T1` stores into `b` and adds 7 to `a`; `T2`
+/// stores the input `x` (0 to 15) into `a`; then main looks at the low bits of both. The
+/// product overflows for `x >= 13`, when main reads `x + 7`: after `T2`'s store and then
+/// `T1`'s add. The pruned search reaches that schedule only through a reversal that a race
+/// below a pruned state plants, which no explored execution shows.
+pub fn replay_needed() {
+    let x = symx::any_named::<u8>("x") & 15u8;
+    let s = Arc::new([AtomicU8::new(0), AtomicU8::new(0)]);
+    let s1 = s.clone();
+    let t1 = symx::thread::spawn(move || {
+        s1[0].store_sym(11u8, SeqCst);
+        s1[1].fetch_add_sym(7u8, SeqCst);
+    });
+    let s2 = s.clone();
+    let t2 = symx::thread::spawn(move || s2[1].store_sym(x, SeqCst));
+    let old = s[1].fetch_add_sym(1u8, SeqCst);
+    product_fits(x, old);
+    t1.join().unwrap();
+    t2.join().unwrap();
+    for a in s.iter() {
+        low_bits(a.load_sym(SeqCst));
+    }
+}
+
+#[symx::instrument]
+fn product_fits(x: Sym<u8>, old: Sym<u8>) {
+    let product = x.cast::<u16>().wrapping_mul(old.cast::<u16>());
+    symx::assert!(product <= 255u16, "x * old fits a u8");
+}
+
+/// A branch on each of the value's three low bits: the final state as a function of the path.
+fn low_bits(v: Sym<u8>) {
+    for bit in 0..3 {
+        symx::branch(((v >> bit) & 1u8).sym_eq(1u8));
+    }
 }
 
 /// Fig. 3 with its `k` blocks run in sequence, as the paper's run list orders them: block `i`

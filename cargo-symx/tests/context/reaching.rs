@@ -38,6 +38,16 @@ fn at_ctx() {
     program::main_like()
 }
 
+/// Explores `program` from the checkpoint `label` in `mode`, past every failure.
+fn explore(label: &'static str, program: fn(), mode: ContextMode) -> ContextResult {
+    let builder = Builder::new()
+        .context(Some(label))
+        .context_mode(mode)
+        .keep_going(true);
+    let mut exec = InProcess::new(builder, program);
+    context::explore(&mut exec, &Options::default())
+}
+
 /// The paper's `eval` folding `r1 ← r2 + 5` into a relation between two captures: at the
 /// checkpoint both are generalised, and the analysed fact `r1 == r2 + 5` is what keeps the
 /// check on their difference from being a false positive.
@@ -66,24 +76,15 @@ mod relational {
     }
 }
 
-fn explore_relational(mode: ContextMode) -> ContextResult {
-    let builder = Builder::new()
-        .context(Some("rel"))
-        .context_mode(mode)
-        .keep_going(true);
-    let mut exec = InProcess::new(builder, relational::main_like);
-    context::explore(&mut exec, &Options::default())
-}
-
 #[test]
 fn a_definition_over_another_capture_is_a_relational_fact() {
-    let full = explore_relational(ContextMode::Full);
+    let full = explore("rel", relational::main_like, ContextMode::Full);
     assert_eq!(full.failures.len(), 0, "{full:#?}");
     let texts: Vec<String> = (full.search.findings.iter())
         .map(|f| f.failure.message.clone())
         .collect();
     assert!(texts.is_empty(), "{texts:?}");
-    let no_rd = explore_relational(ContextMode::NoRd);
+    let no_rd = explore("rel", relational::main_like, ContextMode::NoRd);
     assert_eq!(no_rd.failures_of("panic"), 2, "{no_rd:#?}");
     let facts: Vec<&str> = (no_rd.failures.iter())
         .flat_map(|f| &f.facts)
@@ -92,18 +93,9 @@ fn a_definition_over_another_capture_is_a_relational_fact() {
     assert!(facts.is_empty(), "{facts:?}");
 }
 
-fn explore_from_ctx(mode: ContextMode) -> ContextResult {
-    let builder = Builder::new()
-        .context(Some("ctx"))
-        .context_mode(mode)
-        .keep_going(true);
-    let mut exec = InProcess::new(builder, at_ctx);
-    context::explore(&mut exec, &Options::default())
-}
-
 #[test]
 fn full_knows_r2_is_5_so_nothing_panics() {
-    let out = explore_from_ctx(ContextMode::Full);
+    let out = explore("ctx", at_ctx, ContextMode::Full);
     assert_eq!(out.failures.len(), 0, "{out:#?}");
     assert_eq!(out.search.sides_feasible, 1, "{out:#?}");
 }
@@ -111,7 +103,7 @@ fn full_knows_r2_is_5_so_nothing_panics() {
 #[test]
 fn without_reaching_definitions_the_panic_is_a_false_positive() {
     for mode in [ContextMode::NoRd, ContextMode::Naive] {
-        let out = explore_from_ctx(mode);
+        let out = explore("ctx", at_ctx, mode);
         assert_eq!(out.failures_of("panic"), 1, "{mode}: {out:#?}");
         assert_eq!(out.search.sides_feasible, 2, "{mode}: {out:#?}");
     }
@@ -122,4 +114,36 @@ fn the_checkpoint_passes_values_through_when_not_explored_from() {
     let report = Builder::new().check(at_ctx);
     assert!(report.failure().is_none());
     assert_eq!(report.executions(), 1);
+}
+
+/// A checkpoint inside a core loop: what holds at every head of the loop (here `stride` and
+/// `limit`, which no pass changes) reaches it, so the check on them is no false positive.
+#[symx::reaching_definitions]
+mod core_loop {
+    use symx::Sym;
+
+    pub fn main_like() {
+        worker(3);
+    }
+
+    fn worker(rounds: u32) {
+        let stride = Sym::from(4u32);
+        let limit = Sym::from(8u32);
+        let mut done = 0;
+        while done < rounds {
+            let (stride, limit) = symx::checkpoint!("core", stride, limit);
+            if symx::branch(stride.sym_gt(limit)) {
+                panic!("a stride past the limit");
+            }
+            done += 1;
+        }
+    }
+}
+
+#[test]
+fn a_checkpoint_in_a_core_loop_gets_the_loops_invariant() {
+    let full = explore("core", core_loop::main_like, ContextMode::Full);
+    assert_eq!(full.failures.len(), 0, "{full:#?}");
+    let no_rd = explore("core", core_loop::main_like, ContextMode::NoRd);
+    assert_eq!(no_rd.failures_of("panic"), 1, "{no_rd:#?}");
 }

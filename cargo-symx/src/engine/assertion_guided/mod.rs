@@ -80,6 +80,9 @@ pub struct Options {
     pub query_timeout: Option<Duration>,
     /// Disjuncts one summary keeps at most.
     pub max_disjuncts: usize,
+    /// Plant the races a pruned subtree would have shown (the paper's §5.2). Always on; off
+    /// only to show what the replay is for (a search without it can miss a failure).
+    pub replay: bool,
 }
 
 impl Default for Options {
@@ -92,6 +95,7 @@ impl Default for Options {
             time_budget: None,
             query_timeout: Some(Duration::from_secs(10)),
             max_disjuncts: 64,
+            replay: true,
         }
     }
 }

@@ -288,7 +288,7 @@ impl<'o> Search<'o> {
                 let initials = hb.initials(&steps, i, j);
                 self.reverse(steps[i].pos, &initials);
             }
-            if let Some(Stop::Pruned(at)) = stop {
+            if let (Some(Stop::Pruned(at)), true) = (stop, self.opts.replay) {
                 self.replay_accesses(&trace, &names, &steps, &hb, at);
             }
         }

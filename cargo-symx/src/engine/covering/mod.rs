@@ -34,7 +34,8 @@
 //!    what the paper's slice aims at. Assertion and overflow checks are not flipped while
 //!    prefix pruning is on: their failing side exits before any further synchronization, so
 //!    its schedule is always a prefix of the path's (that is §3.4.1.1's rule), and their
-//!    conditions are left out of I (those inputs follow S up to the failure).
+//!    conditions are left out of I (those inputs follow S up to the failure). A check
+//!    that *failed* on a path stays in that path's I: the inputs that pass it go on.
 //! 3. Objects are named by their creation site and rank (see `symx::covering`), standing for
 //!    the lock address the paper's slice keeps live: a lock chosen by an input is a
 //!    different schedule, writes to the data a lock protects are not.
@@ -353,7 +354,9 @@ impl Search<'_> {
                     at(&c.location)
                 ));
             }
-            let left_out = c.role == Role::Assume || (self.opts.prefix && exits_at_once(c));
+            // A check that failed stays: the inputs that pass it do not fail there.
+            let left_out =
+                c.role == Role::Assume || (self.opts.prefix && exits_at_once(c) && c.held);
             if !left_out {
                 out.push(c.taken.clone());
             }
