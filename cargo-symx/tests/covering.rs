@@ -3,10 +3,12 @@
 //! deadlock check, and that every (constraint, schedule) pair runs constrained without
 //! divergence for a model of its constraint.
 
-use cargo_symx::engine::covering::{self, DeadlockVerdict, Enumeration, Options, Stop};
+use std::collections::BTreeMap;
+
+use cargo_symx::engine::covering::{self, DeadlockVerdict, Enumeration, Options, Stop, Verdicts};
 use cargo_symx::engine::symbolic;
 use cargo_symx::engine::{Executor, InProcess};
-use symx::covering::End;
+use symx::covering::{End, HbSchedule};
 use symx::{Builder, InputValues};
 use symx_test_programs::covering as programs;
 
@@ -659,11 +661,12 @@ fn follow(
 /// The acceptance check over every bundled program, with symbolic thread ids (the default:
 /// an epoch reached with its threads the other way round is the same epoch, whose
 /// schedules the selector renumbers) and with concrete ones (each epoch's threads fixed by
-/// its name): every pair runs constrained with a model of its constraint (after the
-/// schedules of the way its epoch was first reached) without divergence, and a run with
-/// the program inputs of that model alone (each at most 8, so that trip counts stay short),
-/// the selector choosing the schedule of every epoch from the state at its start, follows
-/// its schedules to its end.
+/// its name). Every pair of the program's schedule file, read back from its JSON, runs
+/// constrained with its model (after the schedules of the way its epoch was first reached,
+/// which the file's `next_epoch`s give) without divergence; and a run with the program
+/// inputs of that model alone (each at most 8, so that trip counts stay short), the
+/// selector choosing the schedule of every epoch from the state at its start, follows its
+/// schedules to its end.
 #[test]
 fn every_pair_of_every_bundled_program_runs_constrained_and_its_inputs_follow_every_epoch() {
     let concrete = Options {
@@ -672,27 +675,30 @@ fn every_pair_of_every_bundled_program_runs_constrained_and_its_inputs_follow_ev
     };
     let mut later_epochs = Vec::new();
     for opts in [Options::default(), concrete] {
+        let tids = match opts.symbolic_tids {
+            true => "symbolic",
+            false => "concrete",
+        };
         let mut selections = 0;
         for (name, body) in bundled() {
             let mut exec = InProcess::new(builder(&opts), body);
-            let e = enumerate_with(body, opts.clone());
-            for (i, p) in e.pairs.iter().enumerate() {
-                let own: InputValues = (p.model.iter())
+            let e = covering::enumerate(&mut exec, &opts);
+            assert!(e.complete, "{name}: {:?}", e.incomplete);
+            let file = covering::schedule_file(name, &e, &Verdicts::default());
+            let pairs = pairs_of_file(&serde_json::to_string(&file).unwrap());
+            assert_eq!(pairs.len(), e.pairs.len());
+            for (id, chain, model) in pairs {
+                let ran = exec.run_constrained_epochs(&chain, &model).unwrap();
+                assert_eq!(
+                    ran.divergence, None,
+                    "{name} {id} ({tids} tids), from the file"
+                );
+                let own: InputValues = (model.iter())
                     .filter(|(n, _)| !n.contains('@'))
                     .map(|(n, v)| (n.clone(), (*v).min(8)))
                     .collect();
                 let (ids, divergence, _) = follow(&mut exec, &e, &opts, &own);
-                let tids = if opts.symbolic_tids {
-                    "symbolic"
-                } else {
-                    "concrete"
-                };
-                assert_eq!(
-                    divergence,
-                    None,
-                    "{name} {} ({tids} tids): {ids:?}",
-                    e.pair_id(i)
-                );
+                assert_eq!(divergence, None, "{name} {id} ({tids} tids): {ids:?}");
                 selections += ids.len() - 1;
             }
         }
@@ -729,6 +735,39 @@ fn a_loop_that_synchronizes_through_a_call_is_made_a_marker_by_the_run() {
 
 /// Input names of a program.
 type Inputs = &'static [&'static str];
+
+/// The pairs of a schedule file (its JSON text): each one's id, the schedules a
+/// constrained run of it follows (those of the way its epoch was first reached: the first
+/// schedule, in file order, whose `next_epoch` is that epoch, and that one's way), and its
+/// model.
+fn pairs_of_file(text: &str) -> Vec<(String, Vec<HbSchedule>, InputValues)> {
+    let file: serde_json::Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        (file["format"].as_str(), file["version"].as_u64()),
+        (Some("symx-schedules"), Some(1))
+    );
+    let mut way: BTreeMap<String, Vec<HbSchedule>> = BTreeMap::new();
+    way.insert("E0".into(), Vec::new());
+    let mut out = Vec::new();
+    for epoch in file["epochs"].as_array().unwrap() {
+        let before = way[epoch["id"].as_str().unwrap()].clone();
+        for s in epoch["schedules"].as_array().unwrap() {
+            let schedule: HbSchedule = serde_json::from_value(serde_json::json!({
+                "threads": s["threads"],
+                "end": s["end"],
+            }))
+            .unwrap();
+            let mut chain = before.clone();
+            chain.push(schedule);
+            if let Some(next) = s["next_epoch"].as_str() {
+                way.entry(next.into()).or_insert_with(|| chain.clone());
+            }
+            let model: InputValues = serde_json::from_value(s["model"].clone()).unwrap();
+            out.push((s["id"].as_str().unwrap().to_string(), chain, model));
+        }
+    }
+    out
+}
 
 /// Symbolic thread ids on the programs whose threads run the same code (the epochs of both
 /// ways round are one): every input of a grid, not only the models, is followed through
