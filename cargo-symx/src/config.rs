@@ -233,6 +233,7 @@ impl Layers {
                     .map(|d| duration(d).map(|d| d.as_millis() as u64))
                     .transpose()?,
                 shard: None,
+                exchange: None,
                 checkpoint: None,
                 resume: false,
                 keep_going: false,

@@ -177,8 +177,12 @@ pub struct Builder {
     /// Cut each run into bounded epochs (input-covering schedules).
     pub(crate) epochs: Option<crate::covering::Epochs>,
     pub(crate) trace_dir: Option<crate::trace::TraceDir>,
-    /// Explore only this shard's subtrees of a depth-first exploration (set by the worker).
-    pub(crate) dfs_shard: Option<DfsShard>,
+    /// Explore only this shard's part of a depth-first or optimal-DPOR exploration (set by
+    /// the worker).
+    pub(crate) shard: Option<ExploreShard>,
+    /// The directory where the shards of a split optimal-DPOR exploration hand each other
+    /// work (set by the worker; the driver makes one per test).
+    pub(crate) exchange: Option<std::path::PathBuf>,
     /// Report every execution start and decision as it happens (set by the worker).
     pub(crate) announcer: Option<Announcer>,
     /// Attribute arguments kept until `strategy` is known.
@@ -222,7 +226,8 @@ impl Builder {
             context_label: None,
             epochs: None,
             trace_dir: None,
-            dfs_shard: None,
+            shard: None,
+            exchange: None,
             announcer: None,
             seed: None,
             depth: None,
@@ -601,9 +606,9 @@ pub struct GuidedRun {
     pub preemptions: u32,
 }
 
-/// Shard `index` of `count`: the subtrees of a depth-first exploration it owns.
+/// Shard `index` of `count`: the part of a depth-first or optimal-DPOR exploration it owns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct DfsShard {
+pub(crate) struct ExploreShard {
     pub index: u32,
     pub count: u32,
 }

@@ -192,6 +192,21 @@ pub fn explore_observed<F: Fn()>(
     })
 }
 
+/// The settings of shard `index` of `count` of `builder`'s exploration, as a worker runs it
+/// under `--shards`, the shards of an optimal DPOR handing each other work in `exchange`
+/// (`None`: the strategy is not split, shard 0 runs it whole).
+pub fn shard(
+    builder: &Builder,
+    index: u32,
+    count: u32,
+    exchange: &std::path::Path,
+) -> Option<Builder> {
+    let part = crate::worker::protocol::Shard { index, count };
+    let mut b = builder.clone();
+    b.exchange = Some(exchange.to_path_buf());
+    crate::worker::shard::prepare(b, part)
+}
+
 /// Stops the running explorations that save a checkpoint after their current execution, as
 /// Ctrl-C does (for tests of resuming).
 pub fn interrupt() {

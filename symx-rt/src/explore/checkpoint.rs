@@ -78,7 +78,7 @@ pub(crate) fn shape(b: &Builder) -> String {
         b.max_steps,
         b.spurious_wakeups,
         super::by_bpor(b),
-        b.dfs_shard.map(|s| (s.index, s.count)),
+        b.shard.map(|s| (s.index, s.count)),
         b.inputs.as_deref().map(|i| i.iter().collect::<Vec<_>>()),
         b.input_seed,
     )

@@ -5,13 +5,13 @@
 //! the next untried alternative at the deepest point that has one. Memory is proportional to
 //! the depth of one execution, not to the number of executions.
 //!
-//! A DFS can also explore one shard of the tree ([`DfsShard`]): the subtree below the first
+//! A DFS can also explore one shard of the tree ([`ExploreShard`]): the subtree below the first
 //! [`KEY_DEPTH`] choices belongs to shard `key % count`, where `key` numbers those choices in
 //! mixed radix. Every shard walks the tree in the same order and skips subtrees it does not own
 //! as soon as their key is known; an execution that reveals a foreign key is run once more than
 //! needed, nothing is left out.
 
-use crate::builder::DfsShard;
+use crate::builder::ExploreShard;
 use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::ThreadId;
 
@@ -36,12 +36,12 @@ pub(crate) struct Dfs {
     executions: u64,
     /// The subtrees this exploration owns; every one when `None` (the builder's, not saved).
     #[serde(skip)]
-    shard: Option<DfsShard>,
+    shard: Option<ExploreShard>,
 }
 
 impl Dfs {
     /// A DFS of the subtrees `shard` owns, or of the whole tree.
-    pub fn new(shard: Option<DfsShard>) -> Self {
+    pub fn new(shard: Option<ExploreShard>) -> Self {
         Dfs {
             shard,
             ..Dfs::default()

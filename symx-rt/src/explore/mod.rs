@@ -41,11 +41,12 @@ fn make(b: &Builder) -> Box<dyn Chooser> {
         Strategy::Dpor if by_bpor(b) => {
             Box::new(bounded::Bpor::new(b.preemption_bound, b.spurious_wakeups))
         }
-        Strategy::Dpor if shallow_first(b) => {
-            Box::new(shallow::ShallowFirst::new(dpor::Dpor::default()))
+        // The shallow passes of a split exploration run in its first shard only.
+        Strategy::Dpor if shallow_first(b) && b.shard.is_none_or(|s| s.index == 0) => {
+            Box::new(shallow::ShallowFirst::new(optimal_dpor(b)))
         }
-        Strategy::Dpor => Box::new(dpor::Dpor::default()),
-        Strategy::Dfs => Box::new(dfs::Dfs::new(b.dfs_shard)),
+        Strategy::Dpor => Box::new(optimal_dpor(b)),
+        Strategy::Dfs => Box::new(dfs::Dfs::new(b.shard)),
         Strategy::Random { seed } => Box::new(random::Random::new(seed)),
         Strategy::Pct { seed, depth } => Box::new(pct::Pct::new(seed, depth)),
     };
@@ -55,11 +56,19 @@ fn make(b: &Builder) -> Box<dyn Chooser> {
     }
 }
 
+/// The optimal DPOR of `b`'s exploration, or of `b`'s shard of it (see `dpor::split`).
+fn optimal_dpor(b: &Builder) -> dpor::Dpor {
+    match (b.shard, &b.exchange) {
+        (Some(part), Some(dir)) => dpor::Dpor::split(dir, part.index, part.count),
+        _ => dpor::Dpor::default(),
+    }
+}
+
 /// Whether `b`'s DPOR is the bounded partial-order reduction (`bounded`): under a preemption
 /// bound, which breaks the optimal DPOR's assumption that every reordering of a race is
 /// reachable (Coons, Musuvathi, McKinley 2013), and with spurious wake-ups, events no trace
 /// shows until they happen, which the optimal DPOR's races never ask for.
-fn by_bpor(b: &Builder) -> bool {
+pub(crate) fn by_bpor(b: &Builder) -> bool {
     b.preemption_bound.is_some() || b.spurious_wakeups
 }
 

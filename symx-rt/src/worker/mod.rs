@@ -294,6 +294,7 @@ fn apply(builder: &Builder, o: &Overrides) -> Builder {
     if o.keep_going {
         b = b.keep_going(true);
     }
+    b.exchange = o.exchange.as_ref().map(Into::into);
     b
 }
 

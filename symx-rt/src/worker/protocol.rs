@@ -140,6 +140,10 @@ pub struct Overrides {
     /// Explore only this shard of the test's executions (see the worker's `shard` module).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// A directory the shards of one optimal-DPOR exploration share to hand each other work
+    /// (one per test and run; without it shard 0 explores such a test whole).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange: Option<String>,
     /// Where the exploration saves its state when it stops before it is complete (time
     /// budget, execution bound, Ctrl-C), and whether it resumes from the state there
     /// (`cargo symx test --resume`); see `Builder::checkpoint`.

@@ -4,12 +4,14 @@
 //!   DFS runs only the subtrees shard `i` owns (see `explore::dfs`);
 //! * **random and PCT** take independent seeds (`seed` mixed with `i`) and `1/n` of the
 //!   iterations each;
-//! * **DPOR** (optimal, or bounded partial-order reduction under a preemption bound or with
-//!   spurious wake-ups) cannot be split this way (its backtrack points in one subtree can lie
-//!   in another's prefix), so shard 0 explores everything and the others answer `unsupported`.
+//! * **optimal DPOR** is split by dealing the unexplored wakeup-tree subtrees of the path once
+//!   there are enough of them (see `explore::dpor::split`: every shard runs the first
+//!   executions, and a trace may run in two shards; none is missing);
+//! * **bounded partial-order reduction** (under a preemption bound or with spurious wake-ups)
+//!   is not split: shard 0 explores everything and the others answer `unsupported`.
 
 use super::protocol::Shard;
-use crate::builder::{Builder, DfsShard, Strategy as Choice};
+use crate::builder::{Builder, ExploreShard, Strategy as Choice};
 
 /// How a shard of `builder`'s exploration runs; `None` when the strategy cannot be sharded.
 pub(crate) fn prepare(builder: Builder, shard: Shard) -> Option<Builder> {
@@ -27,9 +29,10 @@ pub(crate) fn prepare(builder: Builder, shard: Shard) -> Option<Builder> {
                 depth,
             }
         }
-        Choice::Dpor => return None,
-        Choice::Dfs => {
-            b.dfs_shard = Some(DfsShard {
+        // Without a directory to exchange work in, shard 0 explores it whole.
+        Choice::Dpor if crate::explore::by_bpor(&b) || b.exchange.is_none() => return None,
+        Choice::Dpor | Choice::Dfs => {
+            b.shard = Some(ExploreShard {
                 index: shard.index,
                 count: shard.count,
             })
@@ -113,9 +116,17 @@ mod tests {
     }
 
     #[test]
-    fn optimal_dpor_is_not_sharded_and_sampling_splits_its_iterations() {
+    fn bounded_dpor_is_not_sharded_and_sampling_splits_its_iterations() {
         let shard = Shard { index: 1, count: 2 };
-        assert!(prepare(Builder::new(), shard).is_none());
+        assert!(prepare(Builder::new().preemption_bound(Some(2)), shard).is_none());
+        assert!(
+            prepare(Builder::new(), shard).is_none(),
+            "no directory to exchange work"
+        );
+        let mut b = Builder::new();
+        b.exchange = Some("/tmp/nowhere".into());
+        let optimal = prepare(b, shard).expect("optimal DPOR is split");
+        assert_eq!(optimal.shard, Some(ExploreShard { index: 1, count: 2 }));
         let random = Builder::new().strategy(Choice::Random { seed: 5 });
         let b = prepare(random.clone(), shard).unwrap();
         assert_eq!(

@@ -299,7 +299,7 @@ pub(crate) struct EventKey {
 }
 
 /// Canonical object names and how this execution's runtime ids map to them.
-#[derive(Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Names {
     parent: Vec<Canon>,
     /// Which name the object used by an event had before, keyed by the event (thread, index),

@@ -33,11 +33,14 @@
 //!   first runnable thread.
 
 pub(crate) mod events;
+mod exchange;
 pub(crate) mod races;
+mod split;
 pub(crate) mod steps;
 mod wakeup;
 
 use events::{Ev, Names};
+use exchange::Exchange;
 use races::HappensBefore;
 use steps::{Threads, Values};
 use wakeup::{is_weak_initial, Tree};
@@ -46,7 +49,7 @@ use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::{Event, ThreadId};
 
 /// One step of the current execution and what remains to explore from the state before it.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct Node {
     /// The event taken here in the current execution.
     chosen: Ev,
@@ -58,6 +61,9 @@ struct Node {
     values: Values,
     /// Subtrees below this node already explored (for the estimate of the remaining work).
     done: u32,
+    /// The untried `values` were dealt to another explorer of a split exploration.
+    #[serde(default)]
+    values_elsewhere: bool,
 }
 
 /// Everything but the current execution's counters is the exploration's state, which a
@@ -78,9 +84,85 @@ pub(crate) struct Dpor {
     pending: Tree,
     /// Executions ended so far (numbers the events' executions, from 1).
     executions: u64,
+    /// This explorer's end of an exploration split among several (`--shards`, see [`split`]).
+    #[serde(skip)]
+    exchange: Option<Exchange>,
 }
 
 impl Dpor {
+    /// Explorer `index` of `count` of an exploration split among several, exchanging work in
+    /// directory `dir` (see [`split`]).
+    pub fn split(dir: &std::path::Path, index: u32, count: u32) -> Self {
+        Dpor {
+            exchange: Some(Exchange::new(dir, index, count)),
+            ..Dpor::default()
+        }
+    }
+
+    /// Hands half of the unexplored items to an idle explorer, if one waits and there are two.
+    fn give_work(&mut self) {
+        let Some(exchange) = &mut self.exchange else {
+            return;
+        };
+        let nodes = &mut self.nodes;
+        let has_work = || split::has_two_items(nodes);
+        let Some(to) = exchange.claim_request(has_work) else {
+            return;
+        };
+        let given = split::give_half(&mut self.nodes).unwrap_or_default();
+        let nodes = self.nodes.iter().zip(given).map(|(n, (wut, values))| Node {
+            wut,
+            values_elsewhere: !values,
+            ..n.clone()
+        });
+        let work = Dpor {
+            nodes: nodes.collect(),
+            names: self.names.clone(),
+            started: true,
+            threads: self.threads.clone(),
+            executions: self.executions,
+            ..Dpor::default()
+        };
+        let text = crate::json::to_string(&work).expect("a DPOR state is JSON");
+        self.exchange.as_mut().expect("checked").give(to, &text);
+    }
+
+    /// Waits for work from another explorer and takes it over; `false` when the exploration
+    /// is over.
+    fn take_work(&mut self) -> bool {
+        let Some(text) = self.exchange.as_mut().and_then(|e| e.wait_for_work()) else {
+            return false;
+        };
+        let mut work: Dpor = crate::json::from_str(&text).expect("a DPOR state from a shard");
+        // Events keep their execution's number: this explorer's next ones must not reuse it.
+        work.executions = work.executions.max(self.executions);
+        work.exchange = self.exchange.take();
+        *self = work;
+        true
+    }
+
+    /// Moves to the next execution of this explorer's part; `false` when it has none left.
+    fn advance(&mut self) -> bool {
+        while let Some(node) = self.nodes.last_mut() {
+            if !node.values_elsewhere && node.values.advance() {
+                self.pending = Tree::default();
+                return true;
+            }
+            let done = node.chosen.clone();
+            node.sleep.push(done);
+            if let Some((ev, subtree)) = node.wut.pop_leftmost() {
+                node.done += 1;
+                node.chosen = ev;
+                node.values.clear();
+                node.values_elsewhere = false;
+                self.pending = subtree;
+                return true;
+            }
+            self.nodes.pop();
+        }
+        false
+    }
+
     /// Executions ended so far.
     pub fn executions(&self) -> u64 {
         self.executions
@@ -159,6 +241,7 @@ impl Dpor {
             wut,
             values: Values::default(),
             done: 0,
+            values_elsewhere: false,
         });
         point.candidates[slot].thread
     }
@@ -233,25 +316,21 @@ impl Chooser for Dpor {
         self.names.new_execution();
         if !self.started {
             self.started = true;
-            return true;
-        }
-        while let Some(node) = self.nodes.last_mut() {
-            if node.values.advance() {
-                self.pending = Tree::default();
+            // Explorer 0 of a split exploration starts it; the others wait for work.
+            if self.exchange.as_ref().is_none_or(|e| e.index() == 0) {
                 return true;
             }
-            let done = node.chosen.clone();
-            node.sleep.push(done);
-            if let Some((ev, subtree)) = node.wut.pop_leftmost() {
-                node.done += 1;
-                node.chosen = ev;
-                node.values.clear();
-                self.pending = subtree;
+        } else {
+            self.give_work();
+        }
+        loop {
+            if self.advance() {
                 return true;
             }
-            self.nodes.pop();
+            if !self.take_work() {
+                return false;
+            }
         }
-        false
     }
 
     fn choose_thread(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {

@@ -9,7 +9,7 @@ use crate::rt::op::ThreadId;
 /// executions (the runtime's ids follow spawn order, which is not); and how many events each
 /// has taken in the current execution.
 /// The names are part of a checkpoint (`explore::checkpoint`); the counts are per execution.
-#[derive(Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Threads {
     #[serde(with = "super::events::pairs")]
     dense: rustc_hash::FxHashMap<u64, ThreadId>,
@@ -75,5 +75,10 @@ impl Values {
 
     pub fn clear(&mut self) {
         self.0.clear();
+    }
+
+    /// Whether some combination of choices is still to be explored.
+    pub fn has_alternative(&self) -> bool {
+        self.0.iter().any(|&(taken, n)| taken + 1 < n)
     }
 }

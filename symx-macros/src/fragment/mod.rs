@@ -17,6 +17,11 @@
 //! there, or on the parameter or `let` that binds it); no capture's type borrows (captures
 //! are owned, `Copy`, `Arc` or `&'static`); every local bound before the mark and used after
 //! it is captured; a `for` loop is over a range and its variable is captured.
+//!
+//! A lock guard alive at the mark is taken again when the fragment resumes ([`guards`]):
+//! the resumed thread holds what the function held there.
+
+mod guards;
 
 use std::collections::BTreeSet;
 
@@ -339,15 +344,24 @@ fn resume_fn(
         params.push((c.name.clone(), ty));
     }
     let (rest, again, tail, looped) = split(f, place);
-    // Everything bound before the mark and used after it must be captured.
+    let held = held_at(f, place)?;
+    let (outer_guards, inner_guards) = (&held.outer, &held.inner);
+    // Everything bound before the mark and used after it must be captured, the locks of the
+    // guards taken again included.
     let mut used = Vec::new();
     uses(rest.clone(), &mut used);
+    uses(quote!(#(#inner_guards)*), &mut used);
     let mut later = Vec::new();
     uses(again.clone(), &mut later);
     uses(tail.clone(), &mut later);
+    match looped {
+        None => uses(quote!(#(#outer_guards)*), &mut used),
+        Some(_) => uses(quote!(#(#outer_guards)*), &mut later),
+    }
     let inner: BTreeSet<String> = known.inner.iter().map(|(n, _)| n.to_string()).collect();
     let outer: BTreeSet<String> = known.outer.iter().map(|(n, _)| n.to_string()).collect();
-    let rebound: BTreeSet<String> = after_lets(f, place);
+    let mut rebound: BTreeSet<String> = after_lets(f, place);
+    rebound.extend(held.names());
     let missing = (used.iter())
         .filter(|i| {
             let n = i.to_string();
@@ -387,13 +401,26 @@ fn resume_fn(
     let names: Vec<&Ident> = params.iter().map(|(n, _)| n).collect();
     let types: Vec<&Type> = params.iter().map(|(_, t)| t).collect();
     let body = match looped {
-        None => quote!(#rest #tail),
-        Some(s) => resumed_loop(s, &rest, &tail, &known, &captured)?,
+        None => quote!(#(#outer_guards)* #rest #tail),
+        Some(s) => {
+            let first = quote!(#(#inner_guards)* #rest);
+            let resumed = resumed_loop(s, &first, &tail, &known, &captured)?;
+            quote!(#(#outer_guards)* #resumed)
+        }
     };
-    let doc = format!(
+    let mut doc = format!(
         "Resumes `{}` at its `start_here!` with the captured values.",
         f.sig.ident
     );
+    if !held.names().is_empty() {
+        doc += &format!(
+            " First takes again the locks held there: {}.",
+            (outer_guards.iter().chain(inner_guards))
+                .map(|g| format!("`{}`", g.to_token_stream()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     Ok(quote! {
         #[doc = #doc]
         #(#attrs)*
@@ -402,6 +429,19 @@ fn resume_fn(
             #body
         }
     })
+}
+
+/// The guards held at the mark (module [`guards`]): bound in the function's body before the
+/// mark or its loop, and in the loop's body before the mark.
+fn held_at(f: &ItemFn, place: &Place) -> syn::Result<guards::Held> {
+    let stmts = &f.block.stmts;
+    match *place {
+        Place::Tail { at } => guards::held(&stmts[..at], &[]),
+        Place::Loop { looped, at } => {
+            let body = loop_body(&stmts[looped]).expect("a loop");
+            guards::held(&stmts[..looped], &body.stmts[..at])
+        }
+    }
 }
 
 /// Names `let`s after the mark bind (their later uses are not the earlier locals').

@@ -1,0 +1,209 @@
+//! An optimal-DPOR exploration split into shards (`--shards N`, each shard a worker process;
+//! here each runs in turn in this process, as a worker would) runs, over all its shards, every
+//! Mazurkiewicz trace the sequential exploration runs and nothing else: the union of the
+//! shards' traces equals the sequential set, on random programs. The shards' executions beyond
+//! the sequential count (the first executions every shard runs, and traces run by two shards)
+//! are counted and printed.
+
+#[allow(dead_code)]
+mod random_programs;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+use random_programs::{canonical, generate, run, show, take_final, Family, Program};
+use symx::__private::{explore_observed, shard, ObservedStep};
+use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use symx::sync::Arc;
+use symx::{thread, Builder, FailureKind, Report};
+
+type Form = Vec<ObservedStep>;
+
+/// One exploration: its report and the canonical form of each execution's trace.
+fn explore(b: &Builder, body: &dyn Fn()) -> (Report, Vec<Form>) {
+    let mut forms = Vec::new();
+    let report = explore_observed(b, body, |steps| forms.push(canonical(steps)));
+    (report, forms)
+}
+
+fn sequential() -> Builder {
+    // The DPOR alone: the default's shallow passes run in shard 0 only and would only add
+    // executions to compare.
+    Builder::new().shallow_first(false)
+}
+
+/// What splitting one exploration into `count` shards ran, against the sequential run.
+struct Outcome {
+    sequential: u64,
+    shards: Vec<u64>,
+}
+
+fn kind(r: &Report) -> Option<FailureKind> {
+    r.failure().map(|f| f.kind())
+}
+
+/// A fresh directory for the shards of one exploration to exchange work in.
+fn exchange_dir() -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Relaxed);
+    let dir = std::env::temp_dir().join(format!("symx-shards-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
+/// Explores `body` whole and in `count` shards running side by side (as the driver's worker
+/// processes do); a disagreement is an `Err` with the reason.
+fn compare(body: &(dyn Fn() + Sync), count: u32) -> Result<Outcome, String> {
+    let (whole, all) = explore(&sequential(), body);
+    let dir = exchange_dir();
+    let runs: Vec<(Report, Vec<Form>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..count)
+            .map(|index| {
+                let b = shard(&sequential(), index, count, &dir).expect("optimal DPOR is split");
+                s.spawn(move || explore(&b, body))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a shard"))
+            .collect()
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut union: HashSet<Form> = HashSet::new();
+    let mut shards = Vec::new();
+    let mut failures = Vec::new();
+    for (index, (r, forms)) in runs.into_iter().enumerate() {
+        shards.push(r.executions());
+        failures.extend(kind(&r));
+        if r.failure().is_none() && !r.complete() {
+            return Err(format!("shard {index} stopped: {:?}", r.stop_reason()));
+        }
+        union.extend(forms);
+    }
+    let outcome = Outcome {
+        sequential: whole.executions(),
+        shards,
+    };
+    // A failure stops a shard: then only the failures can be compared. The sequential run
+    // finds one exactly when some shard does (a shard that does not fail runs its whole part).
+    if let Some(k) = kind(&whole) {
+        return match failures.first() {
+            Some(&f) if f == k => Ok(outcome),
+            other => Err(format!("sequential found a {k}, the shards {other:?}")),
+        };
+    }
+    if !failures.is_empty() {
+        return Err(format!("the shards found {failures:?}, sequential nothing"));
+    }
+    let want: HashSet<Form> = all.into_iter().collect();
+    if union != want {
+        let missing: Vec<String> = want.difference(&union).map(|f| show(f)).collect();
+        let extra: Vec<String> = union.difference(&want).map(|f| show(f)).collect();
+        return Err(format!(
+            "{} traces sequentially, {} in the shards' union; missing {:?}; extra {:?}",
+            want.len(),
+            union.len(),
+            &missing[..missing.len().min(3)],
+            &extra[..extra.len().min(3)]
+        ));
+    }
+    Ok(outcome)
+}
+
+/// Totals over many programs.
+#[derive(Default, Debug)]
+struct Totals {
+    programs: u64,
+    /// Programs where every shard ran some executions, fewer than the sequential exploration.
+    split: u64,
+    sequential: u64,
+    shards: u64,
+}
+
+fn check_many(seeds: std::ops::Range<u64>, count: u32, max_interleavings: f64) -> Totals {
+    let start = Instant::now();
+    let mut totals = Totals::default();
+    let mut problems = Vec::new();
+    for family in Family::ALL {
+        for seed in seeds.clone() {
+            let p: Program = generate(seed, family, max_interleavings);
+            match compare(&|| run(&p), count) {
+                Ok(o) => {
+                    totals.programs += 1;
+                    totals.sequential += o.sequential;
+                    totals.shards += o.shards.iter().sum::<u64>();
+                    totals.split += u64::from(o.shards.iter().all(|&s| s > 0 && s < o.sequential));
+                }
+                Err(e) => problems.push(format!("seed {seed}, family {family:?}:\n{p:?}\n{e}")),
+            }
+            take_final();
+        }
+    }
+    println!(
+        "{count} shards: {totals:?}, redundant {} ({:.1} %), {:.1?}",
+        totals.shards - totals.sequential,
+        100.0 * (totals.shards - totals.sequential) as f64 / totals.sequential as f64,
+        start.elapsed()
+    );
+    assert!(
+        problems.is_empty(),
+        "{} programs disagree:\n\n{}",
+        problems.len(),
+        problems.join("\n\n")
+    );
+    totals
+}
+
+#[test]
+fn the_union_of_two_shards_is_the_sequential_set_of_traces() {
+    let t = check_many(0..100, 2, 400.0);
+    assert_eq!(t.programs, 500);
+    // Splitting depends on timing (an idle shard asks, a busy one looks every few
+    // milliseconds): only that it happens is certain.
+    assert!(t.split >= 1, "no program was split at all: {t:?}");
+}
+
+#[test]
+fn the_union_of_three_shards_is_the_sequential_set_of_traces() {
+    let t = check_many(1_000..1_040, 3, 400.0);
+    assert_eq!(t.programs, 200);
+    assert!(t.split >= 1, "no program was split at all: {t:?}");
+}
+
+#[test]
+#[ignore = "about a minute in a debug build: 2,500 larger programs; run by hand"]
+fn the_union_of_shards_is_the_sequential_set_on_larger_programs() {
+    check_many(100_000..100_500, 2, 20_000.0);
+}
+
+/// Four threads adding twice to one counter: 2,520 traces.
+fn counters() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let n = n.clone();
+            thread::spawn(move || {
+                n.fetch_add(1, SeqCst);
+                n.fetch_add(1, SeqCst);
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+#[test]
+fn two_shards_of_the_counters_run_every_trace_between_them() {
+    let o = compare(&counters, 2).unwrap();
+    assert_eq!(o.sequential, 2_520);
+    assert!(
+        o.shards.iter().all(|&s| s > 0),
+        "each shard runs a part: {:?}",
+        o.shards
+    );
+    println!("counters 4x2 in two shards: {:?}", o.shards);
+}
