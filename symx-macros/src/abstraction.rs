@@ -27,7 +27,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             let mut out = e.into_compile_error();
             match syn::parse2::<Item>(item.clone()) {
                 Ok(Item::Fn(mut f)) => {
-                    crate::instrument::instrument_function(&mut f.block, &f.sig.ident);
+                    crate::instrument::instrument_function(&mut f.block, &f.sig);
                     out.extend(f.into_token_stream());
                 }
                 _ => out.extend(item),
@@ -75,7 +75,7 @@ fn try_expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         );
     }
     errors.finish()?;
-    crate::instrument::instrument_function(&mut function.block, &function.sig.ident);
+    crate::instrument::instrument_function(&mut function.block, &function.sig);
     let name = function.sig.ident.to_string();
     let body = &function.block;
     let call: syn::Block = syn::parse2(quote!({

@@ -19,24 +19,36 @@
 //!
 //! Synchronizing calls are recognised by name (`lock`, `wait`, `send`, `recv`, atomics'
 //! operations, `epoch_marker`, ...), not through a call graph: a loop that synchronizes
-//! only inside a function it calls gets no marker. Under-placement threatens only the
-//! enumeration's termination, which its budget catches, naming the loop. Closures in the
-//! loop are not looked into (a spawned thread's body is not the loop's synchronization).
+//! only inside a function it calls is placed *synchronization-free*, and the runtime makes
+//! its head a marker once an iteration synchronized without passing one (the run sees the
+//! calls the text does not). Closures in the loop are not looked into (a spawned thread's
+//! body is not the loop's synchronization).
 //!
 //! At a boundary the loop's *carried* locals (plain names assigned in the loop and not
-//! bound in it) are havocked: the runtime turns each symbolic one into a fresh input.
+//! bound in it) are havocked: the runtime turns each symbolic one into a fresh input. So
+//! are the `Sym` locals the loop only reads whose binding says their type (a parameter or a
+//! `let` typed `Sym<..>`, never bound otherwise in the function): a statement before the
+//! loop rebinds each mutably (`let mut n = n;`, a copy) for the havoc to replace. A thread's
+//! parameter is what tells apart threads that run the same function, so with symbolic
+//! thread ids the epoch's constraints speak of it by the thread, not of the input it came
+//! from (which another way into the epoch gives another thread).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
-use syn::{parse_quote_spanned, Block, Expr, ExprClosure, Ident, Item, Local, Pat, Stmt};
+use syn::{
+    parse_quote_spanned, Block, Expr, ExprClosure, FnArg, Ident, Item, Local, Pat, Signature, Stmt,
+    Type,
+};
 
 /// Places the markers and the havoc code in every loop of `block`, the body of the function
-/// `function` (which the runtime reports with each loop).
-pub(crate) fn place(block: &mut Block, function: &Ident) {
+/// `sig` (whose name the runtime reports with each loop).
+pub(crate) fn place(block: &mut Block, sig: &Signature) {
     Placer {
-        function: function.to_string(),
+        function: sig.ident.to_string(),
+        symbolic: symbolic_names(sig, block),
+        read_only: Vec::new(),
     }
     .visit_block_mut(block);
 }
@@ -53,11 +65,37 @@ enum Placement {
 
 struct Placer {
     function: String,
+    /// Names whose every binding in the function is typed `Sym<..>`.
+    symbolic: Vec<String>,
+    /// The read-only `Sym` locals rebound before the loop about to be visited.
+    read_only: Vec<Ident>,
 }
 
 impl VisitMut for Placer {
+    fn visit_block_mut(&mut self, block: &mut Block) {
+        let mut i = 0;
+        while i < block.stmts.len() {
+            let names = match &block.stmts[i] {
+                Stmt::Expr(e @ (Expr::While(_) | Expr::Loop(_)), _) => self.reads_only(e),
+                _ => Vec::new(),
+            };
+            for n in &names {
+                let rebind: Stmt = parse_quote_spanned! {n.span()=>
+                    #[allow(unused_mut)]
+                    let mut #n = #n;
+                };
+                block.stmts.insert(i, rebind);
+                i += 1;
+            }
+            self.read_only = names;
+            self.visit_stmt_mut(&mut block.stmts[i]);
+            i += 1;
+        }
+    }
+
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        let (span, placement, carried) = match &*expr {
+        let read_only = std::mem::take(&mut self.read_only);
+        let (span, placement, mut carried) = match &*expr {
             Expr::While(w) => (
                 w.while_token.span,
                 decide(&w.body),
@@ -74,11 +112,93 @@ impl VisitMut for Placer {
             Expr::ForLoop(f) => &mut f.body,
             _ => unreachable!(),
         };
+        carried.extend(read_only);
         instrument_loop(body, span, placement, &carried, &self.function);
         visit_mut::visit_expr_mut(self, expr);
     }
 
     fn visit_item_mut(&mut self, _: &mut Item) {}
+}
+
+impl Placer {
+    /// The `Sym` locals the loop `e` reads and does not assign, when it crosses boundaries.
+    fn reads_only(&self, e: &Expr) -> Vec<Ident> {
+        let (cond, body) = match e {
+            Expr::While(w) => (Some(&*w.cond), &w.body),
+            Expr::Loop(l) => (None, &l.body),
+            _ => return Vec::new(),
+        };
+        // A synchronization-free loop's head may still become a marker (see the runtime's
+        // `loop_head`).
+        let havocs = matches!(
+            decide(body),
+            Placement::Marker
+                | Placement::SyncFree
+                | Placement::CoveredByBarrier(_)
+                | Placement::CoveredByMarker(Some(_))
+        );
+        if !havocs {
+            return Vec::new();
+        }
+        let names = names_in(cond, body);
+        let mut out: Vec<Ident> = Vec::new();
+        for n in names.read {
+            let s = n.to_string();
+            let assigned = names.assigned.iter().any(|a| *a == s);
+            let fresh = !out.iter().any(|o| *o == s);
+            if self.symbolic.contains(&s) && !assigned && !names.bound.contains(&s) && fresh {
+                out.push(n);
+            }
+        }
+        out
+    }
+}
+
+/// The names whose every binding in the function (its parameters, `let`s, closures'
+/// parameters) is typed `Sym<..>`.
+fn symbolic_names(sig: &Signature, block: &Block) -> Vec<String> {
+    let mut b = Bindings::default();
+    for arg in &sig.inputs {
+        if let FnArg::Typed(t) = arg {
+            b.visit_pat_type_mut(&mut t.clone());
+        }
+    }
+    b.visit_block_mut(&mut block.clone());
+    let mut out: Vec<String> = b.symbolic;
+    out.retain(|n| !b.other.contains(n));
+    out.dedup();
+    out
+}
+
+/// Each binding of a function, by whether its type is written `Sym<..>`.
+#[derive(Default)]
+struct Bindings {
+    symbolic: Vec<String>,
+    other: Vec<String>,
+}
+
+impl VisitMut for Bindings {
+    fn visit_pat_type_mut(&mut self, t: &mut syn::PatType) {
+        match (&*t.pat, is_sym(&t.ty)) {
+            (Pat::Ident(id), true) if id.subpat.is_none() => {
+                self.symbolic.push(id.ident.to_string())
+            }
+            _ => visit_mut::visit_pat_type_mut(self, t),
+        }
+    }
+
+    fn visit_pat_ident_mut(&mut self, id: &mut syn::PatIdent) {
+        self.other.push(id.ident.to_string());
+        visit_mut::visit_pat_ident_mut(self, id);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut Item) {}
+}
+
+/// `Sym<..>` under any path (`symx::Sym<u32>`).
+fn is_sym(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "Sym"))
 }
 
 fn decide(body: &Block) -> Placement {
@@ -241,14 +361,20 @@ impl VisitMut for SyncCalls {
     fn visit_item_mut(&mut self, _: &mut Item) {}
 }
 
-/// Plain names assigned in the loop (its condition or body, closures aside) and not bound
-/// in its body: the loop-carried locals.
-fn carried(cond: Option<&Expr>, body: &Block) -> Vec<Ident> {
+/// The names a loop (its condition and body, closures aside) assigns, binds and reads.
+fn names_in(cond: Option<&Expr>, body: &Block) -> Names {
     let mut names = Names::default();
     if let Some(c) = cond {
         names.visit_expr_mut(&mut c.clone());
     }
     names.visit_block_mut(&mut body.clone());
+    names
+}
+
+/// Plain names assigned in the loop (its condition or body, closures aside) and not bound
+/// in its body: the loop-carried locals.
+fn carried(cond: Option<&Expr>, body: &Block) -> Vec<Ident> {
+    let names = names_in(cond, body);
     let mut out: Vec<Ident> = Vec::new();
     for n in names.assigned {
         let s = n.to_string();
@@ -264,6 +390,8 @@ fn carried(cond: Option<&Expr>, body: &Block) -> Vec<Ident> {
 struct Names {
     assigned: Vec<Ident>,
     bound: Vec<String>,
+    /// Plain names used as values.
+    read: Vec<Ident>,
 }
 
 impl Names {
@@ -281,6 +409,7 @@ impl VisitMut for Names {
         match &*e {
             Expr::Assign(a) => self.target(&a.left),
             Expr::Binary(b) if crate::syntax::is_compound_assignment(&b.op) => self.target(&b.left),
+            Expr::Path(p) => self.read.extend(p.path.get_ident().cloned()),
             _ => {}
         }
         visit_mut::visit_expr_mut(self, e);

@@ -31,7 +31,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{
     parse_quote, parse_quote_spanned, Arm, BinOp, Block, Expr, ExprBinary, ExprConst, ExprLit,
-    ExprRepeat, GenericArgument, Ident, Item, Lit, Pat, Stmt, Type,
+    ExprRepeat, GenericArgument, Ident, Item, Lit, Pat, Signature, Stmt, Type,
 };
 
 use crate::assertions::{self, Kind};
@@ -43,11 +43,11 @@ pub(crate) fn instrument_body(block: &mut Block) {
     block.stmts.insert(0, compare_import());
 }
 
-/// [`instrument_body`] for the body of the function `name`, with its loops' epoch markers
+/// [`instrument_body`] for the body of the function `sig`, with its loops' epoch markers
 /// (see the `epochs` module).
-pub(crate) fn instrument_function(block: &mut Block, name: &Ident) {
+pub(crate) fn instrument_function(block: &mut Block, sig: &Signature) {
     instrument_body(block);
-    crate::epochs::place(block, name);
+    crate::epochs::place(block, sig);
 }
 
 /// `use ::symx::__private::compare::*;`, allowed to go unused because a body

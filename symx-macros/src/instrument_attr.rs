@@ -34,7 +34,7 @@ pub(crate) fn try_expand(args: TokenStream, item: TokenStream) -> syn::Result<To
         Item::Fn(mut function) => {
             check_not_const(&function, &mut errors);
             errors.finish()?;
-            instrument_function(&mut function.block, &function.sig.ident);
+            instrument_function(&mut function.block, &function.sig);
             Ok(function.into_token_stream())
         }
         Item::Impl(mut block) => {
@@ -86,7 +86,7 @@ fn instrument_impl(block: &mut ItemImpl) {
     for item in &mut block.items {
         if let ImplItem::Fn(method) = item {
             if method.sig.constness.is_none() && !method.attrs.iter().any(is_instrument) {
-                instrument_function(&mut method.block, &method.sig.ident);
+                instrument_function(&mut method.block, &method.sig);
             }
         }
     }

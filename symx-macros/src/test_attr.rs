@@ -258,7 +258,7 @@ fn generate(function: &ItemFn, settings: &[Setting]) -> TokenStream {
     let vis = &function.vis;
     let name = &function.sig.ident;
     let mut block = function.block.clone();
-    instrument_function(&mut block, name);
+    instrument_function(&mut block, &function.sig);
     let setters = settings.iter().map(|Setting { key, value }| {
         // The setter carries the key's span: should the runtime lack it, the
         // error points at the argument rather than at the attribute.

@@ -272,8 +272,6 @@ where
     };
     let result = f(&scope);
     let spawned = std::mem::take(&mut *scope.spawned.lock().expect("scope list"));
-    for id in spawned {
-        rt_spawn::join(id, at);
-    }
+    rt_spawn::join_all(spawned, at);
     result
 }

@@ -119,10 +119,9 @@ impl HbSchedule {
         for e in trace.events.iter().filter(|e| e.seq >= from && e.seq < to) {
             reader.event(e);
         }
-        Some(HbSchedule {
-            threads: reader.threads,
-            end,
-        })
+        let mut threads = reader.threads;
+        unordered_joins(&mut threads);
+        Some(HbSchedule { threads, end })
     }
 
     /// The schedules of every epoch of `trace`, in order.
@@ -147,6 +146,8 @@ impl HbSchedule {
                 (rename(t), nodes)
             })
             .collect();
+        let mut threads = threads;
+        unordered_joins(&mut threads);
         let end = match &self.end {
             End::Epoch { contexts } => {
                 let mut contexts: Vec<(usize, String)> = contexts
@@ -215,6 +216,28 @@ impl HbSchedule {
                 self.end, other.end
             )
         })
+    }
+}
+
+/// Puts each run of consecutive joins at one site (a scope's joins of its threads) in one
+/// order, by the exits they wait for: those joins are not ordered among themselves (a
+/// thread that finished is joined at once, whichever it is), so two runs that join the
+/// same threads in another order follow the same schedule. No node names a join as its
+/// predecessor (a join acts on no object), so their counters are just renumbered.
+fn unordered_joins(threads: &mut BTreeMap<usize, Vec<HbNode>>) {
+    for nodes in threads.values_mut() {
+        let mut from = 0;
+        while from < nodes.len() {
+            let same = |n: &HbNode| {
+                n.op == EventKind::Join && n.objs.is_empty() && n.site == nodes[from].site
+            };
+            let to = from + nodes[from..].iter().take_while(|n| same(n)).count().max(1);
+            nodes[from..to].sort_by(|a, b| a.preds.cmp(&b.preds));
+            for (i, n) in nodes.iter_mut().enumerate().take(to).skip(from) {
+                n.seq = i as u32;
+            }
+            from = to;
+        }
     }
 }
 

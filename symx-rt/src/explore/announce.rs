@@ -67,6 +67,10 @@ impl Chooser for Announcing {
         v
     }
 
+    fn unfinished(&mut self, pending: &[crate::rt::chooser::Candidate]) {
+        self.inner.unfinished(pending)
+    }
+
     fn end_execution(&mut self, events: &[Event]) {
         self.inner.end_execution(events)
     }

@@ -74,6 +74,13 @@ pub(crate) trait Chooser {
     }
     /// Picks one of `n >= 2` alternatives of a nondeterministic operation.
     fn choose_value(&mut self, n: usize) -> usize;
+    /// When an execution has ended, before [`Chooser::end_execution`]: the threads that still
+    /// had an operation to do (blocked on a lock or a receive held up by a thread that blocked
+    /// for good on a failed `assume`, or cut off by a failure), with those operations. No later
+    /// step shows them, so a partial-order reduction reads their races from here. Only asked
+    /// of a chooser that [sees every step](Chooser::sees_every_step), and only when there are
+    /// such threads.
+    fn unfinished(&mut self, _pending: &[Candidate]) {}
     /// The execution that just ended, step by step.
     fn end_execution(&mut self, _events: &[Event]) {}
     /// Whether the current execution belongs to a search for shallow bugs run alongside the

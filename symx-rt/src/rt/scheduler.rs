@@ -94,6 +94,7 @@ pub(crate) fn run_execution(
     ctx.exec.borrow_mut().threads.push(main);
     s.add_coroutine(0, Box::new(body));
     s.run();
+    s.tell_unfinished();
     let result = s.result(render);
     s.teardown();
     drop(installed);
@@ -332,6 +333,29 @@ impl Scheduler<'_> {
         (options, choice)
     }
 
+    /// Shows a chooser that sees every step the threads left with a pending operation at the
+    /// end of the execution (see [`Chooser::unfinished`]).
+    fn tell_unfinished(&self) {
+        let chooser = *self.ctx.chooser.borrow();
+        // SAFETY: see `run_execution`; no model thread runs during the calls.
+        if !unsafe { (*chooser).sees_every_step() } {
+            return;
+        }
+        let pending: Vec<Candidate> = {
+            let e = self.ctx.exec.borrow();
+            (e.threads.iter().enumerate())
+                .filter_map(|(id, th)| match th.status {
+                    Status::Ready(op) => Some(candidate(&e, id, op)),
+                    _ => None,
+                })
+                .collect()
+        };
+        if !pending.is_empty() {
+            // SAFETY: as above.
+            unsafe { (*chooser).unfinished(&pending) };
+        }
+    }
+
     fn pick(
         &mut self,
         options: &[(ThreadId, Op)],
@@ -349,14 +373,7 @@ impl Scheduler<'_> {
                 let e = self.ctx.exec.borrow();
                 options
                     .iter()
-                    .map(|&(thread, op)| Candidate {
-                        thread,
-                        op,
-                        key: e.threads[thread].key,
-                        shared: op
-                            .obj
-                            .is_some_and(|o| e.objects.get(o).kind == ObjKind::Shared),
-                    })
+                    .map(|&(thread, op)| candidate(&e, thread, op))
                     .collect()
             };
             // SAFETY: see `run_execution`; no model thread runs during the call.
@@ -521,4 +538,16 @@ fn pooled_stack(size: usize) -> Option<DefaultStack> {
         let i = s.iter().rposition(|(made_for, _)| *made_for == size)?;
         Some(s.swap_remove(i).1)
     })
+}
+
+/// Thread `thread` about to do `op`, as a chooser is shown it.
+fn candidate(e: &Execution, thread: ThreadId, op: Op) -> Candidate {
+    Candidate {
+        thread,
+        op,
+        key: e.threads[thread].key,
+        shared: op
+            .obj
+            .is_some_and(|o| e.objects.get(o).kind == ObjKind::Shared),
+    }
 }

@@ -94,6 +94,22 @@ pub(crate) fn thread_finished(id: ThreadId, panic: Option<Box<dyn Any + Send>>) 
 
 /// Waits until thread `t` has finished and takes its final clock (join happens-before).
 pub(crate) fn join(t: ThreadId, at: &'static Location<'static>) {
+    let done = wait_finished(t, at);
+    with(|e| {
+        let me = e.current;
+        if let Some(clock) = e.threads[t].exit_clock.clone() {
+            e.threads[me].clock.join(&clock);
+        }
+        if done {
+            let frontier = e.frontier(t);
+            e.threads[me].after.extend(frontier);
+        }
+        e.note_local(Local::Join { child: t }, Some(at));
+    });
+}
+
+/// Waits until thread `t` has finished; whether it already had.
+fn wait_finished(t: ThreadId, at: &'static Location<'static>) -> bool {
     let done = with(|e| e.threads[t].is_finished()).unwrap_or(true);
     if !done {
         let obj = thread_obj(t);
@@ -107,17 +123,24 @@ pub(crate) fn join(t: ThreadId, at: &'static Location<'static>) {
             what: "the thread to finish",
         });
     }
-    with(|e| {
-        let me = e.current;
-        if let Some(clock) = e.threads[t].exit_clock.clone() {
-            e.threads[me].clock.join(&clock);
+    done
+}
+
+/// The end of `thread::scope`: joins every thread it spawned, in spawn order. In a run cut
+/// into bounded epochs it *joins on all threads* (Bergan, dissertation §3.8: lu and radix
+/// were changed so), as std's scope waits on a count: it waits until all have finished and
+/// only then joins them, so which of them happened to finish before an epoch boundary does
+/// not change what the scope's thread does in which epoch (with symbolic thread ids the
+/// epochs of both ways are one; the schedule does not order these joins among themselves).
+pub(crate) fn join_all(ids: Vec<ThreadId>, at: &'static Location<'static>) {
+    if with(|e| e.epochs.is_some()).unwrap_or(false) {
+        for &t in &ids {
+            wait_finished(t, at);
         }
-        if done {
-            let frontier = e.frontier(t);
-            e.threads[me].after.extend(frontier);
-        }
-        e.note_local(Local::Join { child: t }, Some(at));
-    });
+    }
+    for t in ids {
+        join(t, at);
+    }
 }
 
 /// The object that stands for thread `t` in reports and in the trace.

@@ -34,7 +34,8 @@
 //!    what the paper's slice aims at. Assertion and overflow checks are not flipped while
 //!    prefix pruning is on: their failing side exits before any further synchronization, so
 //!    its schedule is always a prefix of the path's (that is §3.4.1.1's rule), and their
-//!    conditions are left out of I (those inputs follow S up to the failure).
+//!    conditions are left out of I (those inputs follow S up to the failure). A check
+//!    that *failed* on a path stays in that path's I: the inputs that pass it go on.
 //! 3. Objects are named by their creation site and rank (see `symx::covering`), standing for
 //!    the lock address the paper's slice keeps live: a lock chosen by an input is a
 //!    different schedule, writes to the data a lock protects are not.
@@ -258,8 +259,7 @@ impl Search<'_> {
             ),
             None => format!(
                 ": the condition at {site} repeats {n} times on one path, a loop whose trip \
-                 count an input decides: it needs an epoch marker (bounded epochs are off, \
-                 or the loop synchronizes only through a function it calls)"
+                 count an input decides: it needs an epoch marker (bounded epochs are off)"
             ),
         }
     }
@@ -289,9 +289,16 @@ impl Search<'_> {
         };
         self.out.paths += 1;
         for l in &ran.trace.loops {
-            (self.out.loops)
+            // A loop the run made a marker (it synchronized in a function it calls) is one,
+            // whatever the runs before it saw.
+            let known = self
+                .out
+                .loops
                 .entry(l.site.clone())
                 .or_insert_with(|| l.clone());
+            if l.marker && !known.marker {
+                *known = l.clone();
+            }
         }
         let mut path = PathCondition::of(&ran.trace);
         for (name, ty, _) in &path.inputs {
@@ -353,7 +360,9 @@ impl Search<'_> {
                     at(&c.location)
                 ));
             }
-            let left_out = c.role == Role::Assume || (self.opts.prefix && exits_at_once(c));
+            // A check that failed stays: the inputs that pass it do not fail there.
+            let left_out =
+                c.role == Role::Assume || (self.opts.prefix && exits_at_once(c) && c.held);
             if !left_out {
                 out.push(c.taken.clone());
             }

@@ -11,6 +11,9 @@
 //! the bound may then cut the reversal off; so BPOR also asks for `u` at the *conservative
 //! point*: the start `j` of the run of `v`'s thread that contains `i` (the last context switch
 //! before `i`), where switching to `u` instead costs nothing the original schedule did not.
+//! Blocking makes switches free that no preemption count of the original schedule shows, so
+//! this asks for `u` at every step of that run too, and, when the bound keeps `u` from running
+//! at `i`, at every earlier step where it can run (see [`race`]).
 
 use smallvec::SmallVec;
 
@@ -37,13 +40,20 @@ pub(super) struct Lookahead {
 }
 
 /// Every backtracking point the execution `evs` asks for; `ready[k]` are the threads that could
-/// run at step `k` with their next events (the one taken at `k` is `evs[k]` itself).
-/// Conservative points only under a bound (`bounded`).
-pub(super) fn points(evs: &[Ev], ready: &[Vec<Lookahead>], bounded: bool) -> Vec<Point> {
+/// run at step `k` with their next events (the one taken at `k` is `evs[k]` itself), `end` the
+/// threads left with an operation when it ended (a lock or receive that never came free:
+/// Flanagan and Godefroid look at every thread's next transition, enabled or not, and these
+/// are the ones no step shows). Conservative points only under a bound (`bounded`).
+pub(super) fn points(
+    evs: &[Ev],
+    ready: &[Vec<Lookahead>],
+    end: &[Lookahead],
+    bounded: bool,
+) -> Vec<Point> {
     let threads = evs
         .iter()
         .map(|e| e.thread)
-        .chain(ready.iter().flatten().map(|l| l.thread))
+        .chain(ready.iter().flatten().chain(end).map(|l| l.thread))
         .max()
         .map_or(0, |t| t + 1);
     let hb = HappensBefore::compute(evs);
@@ -56,27 +66,34 @@ pub(super) fn points(evs: &[Ev], ready: &[Vec<Lookahead>], bounded: bool) -> Vec
     // ran[t]: how many of thread t's events came before the current step.
     let mut ran: Vec<usize> = vec![0; threads];
     let mut out = Vec::new();
+    let mut races_of = |k: usize, next: &Ev, history: &History, ran: &[usize]| {
+        let before = earlier(evs, &positions, ran, next.thread, k);
+        let (conflicts, _) = history.predecessors(next);
+        for i in conflicts {
+            // Already ordered before u's next event: no reversal.
+            if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
+                continue;
+            }
+            let initials = initials(evs, &hb, &positions, i, k, next, &before);
+            race(evs, ready, i, next.thread, initials, bounded, &mut out);
+        }
+    };
     for (k, ek) in evs.iter().enumerate() {
         for l in ready.get(k).into_iter().flatten() {
-            let next = if l.thread == ek.thread {
-                ek.clone()
+            if l.thread == ek.thread {
+                races_of(k, ek, &history, &ran);
             } else {
-                as_event(l)
-            };
-            let before = earlier(evs, &positions, &ran, l.thread, k);
-            let (conflicts, _) = history.predecessors(&next);
-            for i in conflicts {
-                // Already ordered before u's next event: no reversal.
-                if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
-                    continue;
-                }
-                let initials = initials(evs, &hb, &positions, i, k, &next, &before);
-                race(evs, i, l.thread, initials, bounded, &mut out);
+                races_of(k, &as_event(l), &history, &ran);
             }
         }
-        disabled(evs, ready, k, bounded, &mut out);
         history.record(k, ek);
         ran[ek.thread] += 1;
+    }
+    for l in end {
+        races_of(evs.len(), &as_event(l), &history, &ran);
+    }
+    for k in 0..evs.len() {
+        disabled(evs, ready, k, bounded, &mut out);
     }
     out
 }
@@ -105,6 +122,7 @@ fn disabled(evs: &[Ev], ready: &[Vec<Lookahead>], k: usize, bounded: bool, out: 
         if conflicts {
             race(
                 evs,
+                ready,
                 k,
                 l.thread,
                 smallvec::smallvec![l.thread],
@@ -141,9 +159,14 @@ fn earlier(
 }
 
 /// The points for running `u` before event `i`: at `i`, and conservatively at the start of the
-/// run of `i`'s thread that contains it.
+/// run of `i`'s thread that contains it. When the bound keeps `u` from running at `i`, also at
+/// every earlier step since `u`'s previous event where `u` can run (with the same next event):
+/// a schedule of the reversed trace within the bound may switch to `u` there and come back
+/// for free once `u` blocks (on a lock `i`'s thread holds, on a join), which no switch at the
+/// start of the run reproduces.
 fn race(
     evs: &[Ev],
+    ready: &[Vec<Lookahead>],
     i: usize,
     u: ThreadId,
     initials: SmallVec<[ThreadId; 4]>,
@@ -164,14 +187,22 @@ fn race(
         .rev()
         .find(|&j| evs[j].thread != v)
         .map_or(0, |j| j + 1);
-    if start < i {
-        out.push(Point {
-            at: start,
-            thread: u,
-            conservative: true,
-            initials: SmallVec::new(),
-        });
+    let conservative = |at| Point {
+        at,
+        thread: u,
+        conservative: true,
+        initials: SmallVec::new(),
+    };
+    out.extend((start..i).map(conservative));
+    let runs = |k: usize| {
+        ready
+            .get(k)
+            .is_some_and(|r| r.iter().any(|l| l.thread == u))
+    };
+    if runs(i) {
+        return;
     }
+    out.extend((0..start).filter(|&k| runs(k)).map(conservative));
 }
 
 /// The initials of `v = notdep(i, E).u`, where `u`'s next event `next` comes at step `k`
