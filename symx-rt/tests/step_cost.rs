@@ -89,7 +89,11 @@ fn measure() {
     }
     let steps = 100_000;
     let mut base = None;
-    let threads: &[usize] = if wanted("steps") { &[2, 8, 25, 50] } else { &[] };
+    let threads: &[usize] = if wanted("steps") {
+        &[2, 8, 25, 50]
+    } else {
+        &[]
+    };
     for &threads in threads {
         let b = Builder::new()
             .shallow_first(false)

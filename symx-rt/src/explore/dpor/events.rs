@@ -399,10 +399,10 @@ impl Names {
 /// checkpoint as the list of its pairs in key order. Threads beyond [`DENSE_THREADS`] (a
 /// reduction's placeholder names) are kept in a map.
 #[derive(Clone, Default)]
-struct ByEvent(
-    Vec<Vec<SmallVec<[(u8, u64, Canon); 1]>>>,
-    HashMap<EventSlot, Canon>,
-);
+struct ByEvent(Vec<Vec<Slots>>, HashMap<EventSlot, Canon>);
+
+/// The names one event's objects had: (slot, location, name).
+type Slots = SmallVec<[(u8, u64, Canon); 1]>;
 
 type EventSlot = (ThreadId, u32, u8, u64);
 
@@ -446,7 +446,7 @@ impl ByEvent {
             }
         }
         pairs.extend(self.1.iter().map(|(&k, &c)| (k, c)));
-        pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        pairs.sort_unstable_by_key(|p| p.0);
         pairs
     }
 }

@@ -15,15 +15,19 @@ type Preds = smallvec::SmallVec<[usize; 4]>;
 /// grows with the threads sharing its object, not with all threads.
 #[derive(Default)]
 pub(crate) struct History {
-    latest: rustc_hash::FxHashMap<Canon, Vec<(ThreadId, [Option<usize>; CLASSES])>>,
+    latest: rustc_hash::FxHashMap<Canon, Vec<(ThreadId, Latest)>>,
     /// The send of each channel's n-th message: the one event a receive that took it
     /// conflicts with (not the latest send of its thread).
     sends: rustc_hash::FxHashMap<(Canon, u32), (usize, ThreadId)>,
-    /// How the classes relate, computed once (see [`Relations`]).
-    relations: Option<Relations>,
 }
 
+/// How the classes relate, computed once (see [`Relations`]).
+static RELATIONS: std::sync::OnceLock<Relations> = std::sync::OnceLock::new();
+
 const CLASSES: usize = 15;
+
+/// One thread's latest event of each class on one object.
+type Latest = [Option<usize>; CLASSES];
 
 /// For each pair of access classes (the earlier, the new one) on one object: whether they
 /// conflict, and whether the earlier orders the new one. Equal to asking [`conflict_by`] and
@@ -129,8 +133,8 @@ impl History {
     /// that order it without being its races. A `try_lock` that failed because the lock was
     /// held comes inside another critical section: a blocking acquisition cannot be moved
     /// before it alone, only before the acquisition that made it fail.
-    pub(crate) fn predecessors(&mut self, ev: &Ev) -> (Preds, Preds) {
-        let relations = self.relations.get_or_insert_with(Relations::new);
+    pub(crate) fn predecessors(&self, ev: &Ev) -> (Preds, Preds) {
+        let relations = RELATIONS.get_or_init(Relations::new);
         let blocking = matches!(ev.main(), Access::Lock(_) | Access::Shared(_));
         let (mut conflicts, mut orderings) = (Preds::new(), Preds::new());
         for &b in &ev.exact {

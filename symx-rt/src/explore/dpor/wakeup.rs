@@ -49,7 +49,8 @@ impl Tree {
                     continue 'descend;
                 }
             }
-            node.children.push((v[0].borrow().clone(), Tree::chain(&v[1..])));
+            node.children
+                .push((v[0].borrow().clone(), Tree::chain(&v[1..])));
             return;
         }
     }
