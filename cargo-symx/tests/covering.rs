@@ -3,10 +3,12 @@
 //! deadlock check, and that every (constraint, schedule) pair runs constrained without
 //! divergence for a model of its constraint.
 
-use cargo_symx::engine::covering::{self, DeadlockVerdict, Enumeration, Options, Stop};
+use std::collections::BTreeMap;
+
+use cargo_symx::engine::covering::{self, DeadlockVerdict, Enumeration, Options, Stop, Verdicts};
 use cargo_symx::engine::symbolic;
 use cargo_symx::engine::{Executor, InProcess};
-use symx::covering::End;
+use symx::covering::{End, HbSchedule};
 use symx::{Builder, InputValues};
 use symx_test_programs::covering as programs;
 
@@ -267,10 +269,48 @@ fn symbolic_thread_ids_make_the_epochs_polynomial_in_the_threads() {
     }
 }
 
+/// One program's times (Bergan's Table 3.2 gives the enumeration's; here also the testing
+/// it buys and DPOR's for comparison), in seconds, measured in one run.
+struct Times {
+    name: &'static str,
+    threads: usize,
+    /// `covering::enumerate`.
+    enumeration: f64,
+    /// Every pair run constrained once with its model (`cargo symx test-schedules`).
+    testing: f64,
+    sigma: usize,
+    /// DPOR's exploration (`None`: not run) and its executions.
+    dpor: Option<(f64, u64)>,
+}
+
+/// Enumerates `body` and runs every pair constrained, timing both.
+fn timed(name: &'static str, body: fn()) -> (Enumeration, Times) {
+    let opts = Options::default();
+    let mut exec = InProcess::new(builder(&opts), body);
+    let started = std::time::Instant::now();
+    let e = covering::enumerate(&mut exec, &opts);
+    let enumeration = started.elapsed().as_secs_f64();
+    assert!(e.complete, "{name}: {:?}", e.incomplete);
+    let started = std::time::Instant::now();
+    every_pair_runs_constrained(&mut exec, &e);
+    let testing = started.elapsed().as_secs_f64();
+    let threads = (e.pairs.iter()).map(|p| p.schedule.threads.len());
+    let times = Times {
+        name,
+        threads: threads.max().unwrap_or(1),
+        enumeration,
+        testing,
+        sigma: e.pairs.len(),
+        dpor: None,
+    };
+    (e, times)
+}
+
 /// The figures of BENCHMARKS.md: |Σ| and the runs of the enumeration against the executions
 /// DPOR explores over every input class, for each acceptance program (exact counts, so a
-/// change shows here first). About two minutes, so not in CI: `cargo test -p cargo-symx --test
-/// covering figures -- --ignored --nocapture` prints the table.
+/// change shows here first), and the times of all three in one run (Table 3.2's kind).
+/// Minutes, so not in CI: `cargo test -p cargo-symx --test covering figures -- --ignored
+/// --nocapture` prints the tables.
 #[test]
 #[ignore]
 fn figures() {
@@ -310,22 +350,45 @@ fn figures() {
     ];
     println!("| program | |Σ| | enumeration runs | DPOR executions, all input classes |");
     println!("|---|---|---|---|");
+    let mut times = Vec::new();
     for (name, body, sigma, dpor) in programs {
-        let e = enumerate(body);
+        let (e, mut t) = timed(name, body);
+        let started = std::time::Instant::now();
         let n = interleavings(body);
+        t.dpor = Some((started.elapsed().as_secs_f64(), n));
         println!("| {name} | {} | {} | {n} |", e.pairs.len(), e.paths);
         assert_eq!(e.pairs.len(), sigma, "{name}");
         if dpor > 0 {
             assert_eq!(n, dpor, "{name}");
         }
+        times.push(t);
     }
-    epoch_figures();
+    times.extend(epoch_figures());
+    println!();
+    println!(
+        "| program | threads | enumeration (s) | test-schedules: \\|Σ\\| constrained runs (s) \
+         | DPOR (s, executions) | enumeration / DPOR |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for t in times {
+        let (dpor, ratio) = match t.dpor {
+            Some((secs, n)) => (
+                format!("{secs:.3} ({n})"),
+                format!("{:.3}", t.enumeration / secs),
+            ),
+            None => ("not run".into(), "—".into()),
+        };
+        println!(
+            "| {} | {} | {:.3} | {:.3} ({}) | {dpor} | {ratio} |",
+            t.name, t.threads, t.enumeration, t.testing, t.sigma
+        );
+    }
 }
 
 /// The programs with loops on inputs: |𝓔| and |Σ| over every input, against DPOR's
 /// executions for one input assignment (over every input class DPOR would not end: each trip
-/// count is a class of its own).
-fn epoch_figures() {
+/// count is a class of its own). The times of each, as [`figures`] prints them.
+fn epoch_figures() -> Vec<Times> {
     // Name, program, the inputs DPOR runs with (none: DPOR not run), |𝓔|, |Σ| (0: printed
     // only).
     type Row = (
@@ -429,8 +492,9 @@ fn epoch_figures() {
          | proved infeasible | DPOR executions at the inputs |"
     );
     println!("|---|---|---|---|---|---|---|");
+    let mut times = Vec::new();
     for (name, body, inputs, epochs, sigma) in rows {
-        let e = enumerate(body);
+        let (e, mut t) = timed(name, body);
         let mut exec = InProcess::new(builder(&Options::default()), body);
         let v = covering::check_deadlocks(&mut exec, &e);
         let values: InputValues = inputs.iter().map(|(k, v)| (k.to_string(), *v)).collect();
@@ -438,10 +502,13 @@ fn epoch_figures() {
         let dpor = match inputs.is_empty() {
             true => "not run".to_string(),
             false => {
+                let started = std::time::Instant::now();
                 let n = Builder::new().inputs(values).explore(body).executions();
+                t.dpor = Some((started.elapsed().as_secs_f64(), n));
                 format!("{n} ({})", at.join(", "))
             }
         };
+        times.push(t);
         println!(
             "| {name} | {} | {} | {} | {} ({}) | {} | {dpor} |",
             e.epochs.len(),
@@ -458,6 +525,7 @@ fn epoch_figures() {
             assert_eq!(e.pairs.len(), sigma, "{name}");
         }
     }
+    times
 }
 
 #[test]
@@ -552,6 +620,10 @@ fn bundled() -> Vec<(&'static str, fn())> {
         ("fft_like W=2", programs::fft_like::<2>),
         ("lock_loops_any_count", programs::lock_loops_any_count),
         ("lock_loops_one_function", programs::lock_loops_one_function),
+        (
+            "lock_loops_through_a_call",
+            programs::lock_loops_through_a_call,
+        ),
         ("count_downs N=2", programs::count_downs::<2>),
         ("count_downs N=3", programs::count_downs::<3>),
         ("barrier_lockstep W=2", programs::barrier_lockstep::<2>),
@@ -589,11 +661,12 @@ fn follow(
 /// The acceptance check over every bundled program, with symbolic thread ids (the default:
 /// an epoch reached with its threads the other way round is the same epoch, whose
 /// schedules the selector renumbers) and with concrete ones (each epoch's threads fixed by
-/// its name): every pair runs constrained with a model of its constraint (after the
-/// schedules of the way its epoch was first reached) without divergence, and a run with
-/// the program inputs of that model alone (each at most 8, so that trip counts stay short),
-/// the selector choosing the schedule of every epoch from the state at its start, follows
-/// its schedules to its end.
+/// its name). Every pair of the program's schedule file, read back from its JSON, runs
+/// constrained with its model (after the schedules of the way its epoch was first reached,
+/// which the file's `next_epoch`s give) without divergence; and a run with the program
+/// inputs of that model alone (each at most 8, so that trip counts stay short), the
+/// selector choosing the schedule of every epoch from the state at its start, follows its
+/// schedules to its end.
 #[test]
 fn every_pair_of_every_bundled_program_runs_constrained_and_its_inputs_follow_every_epoch() {
     let concrete = Options {
@@ -602,38 +675,99 @@ fn every_pair_of_every_bundled_program_runs_constrained_and_its_inputs_follow_ev
     };
     let mut later_epochs = Vec::new();
     for opts in [Options::default(), concrete] {
+        let tids = match opts.symbolic_tids {
+            true => "symbolic",
+            false => "concrete",
+        };
         let mut selections = 0;
         for (name, body) in bundled() {
             let mut exec = InProcess::new(builder(&opts), body);
-            let e = enumerate_with(body, opts.clone());
-            for (i, p) in e.pairs.iter().enumerate() {
-                let own: InputValues = (p.model.iter())
+            let e = covering::enumerate(&mut exec, &opts);
+            assert!(e.complete, "{name}: {:?}", e.incomplete);
+            let file = covering::schedule_file(name, &e, &Verdicts::default());
+            let pairs = pairs_of_file(&serde_json::to_string(&file).unwrap());
+            assert_eq!(pairs.len(), e.pairs.len());
+            for (id, chain, model) in pairs {
+                let ran = exec.run_constrained_epochs(&chain, &model).unwrap();
+                assert_eq!(
+                    ran.divergence, None,
+                    "{name} {id} ({tids} tids), from the file"
+                );
+                let own: InputValues = (model.iter())
                     .filter(|(n, _)| !n.contains('@'))
                     .map(|(n, v)| (n.clone(), (*v).min(8)))
                     .collect();
                 let (ids, divergence, _) = follow(&mut exec, &e, &opts, &own);
-                let tids = if opts.symbolic_tids {
-                    "symbolic"
-                } else {
-                    "concrete"
-                };
-                assert_eq!(
-                    divergence,
-                    None,
-                    "{name} {} ({tids} tids): {ids:?}",
-                    e.pair_id(i)
-                );
+                assert_eq!(divergence, None, "{name} {id} ({tids} tids): {ids:?}");
                 selections += ids.len() - 1;
             }
         }
         later_epochs.push(selections);
     }
     // The selections made at boundaries, over all those runs (symbolic, concrete tids).
-    assert_eq!(later_epochs, [425, 483]);
+    assert_eq!(later_epochs, [433, 514]);
+}
+
+/// The marker placement reads one function's text; a loop whose synchronization is in a
+/// function it calls is placed synchronization-free, and the run makes its head a marker
+/// once an iteration has synchronized without passing one (Fig. 3.2 reaches it through the
+/// call graph): the enumeration ends, and the report says why the loop is a marker.
+#[test]
+fn a_loop_that_synchronizes_through_a_call_is_made_a_marker_by_the_run() {
+    let e = enumerate(programs::lock_loops_through_a_call);
+    let heads: Vec<(&str, bool, &str)> = (e.loops.values())
+        .map(|l| (l.function.as_str(), l.marker, l.reason.as_str()))
+        .collect();
+    assert_eq!(
+        heads,
+        [(
+            "lock_n_times_through_a_call",
+            true,
+            "synchronizes in a function it calls"
+        )]
+    );
+    assert_eq!(e.marker_counts(), (1, 1));
+    // Each thread's first iteration runs unmarked: E0 has each thread lock 0 times, once,
+    // or once and stop at the marker (3 × 3 schedules); the later epochs are those of
+    // `lock_loops_one_function` (one thread at the marker, or both: 2 and 4 schedules).
+    assert_eq!(epoch_counts(&e), (3, vec![9, 2, 4]));
 }
 
 /// Input names of a program.
 type Inputs = &'static [&'static str];
+
+/// The pairs of a schedule file (its JSON text): each one's id, the schedules a
+/// constrained run of it follows (those of the way its epoch was first reached: the first
+/// schedule, in file order, whose `next_epoch` is that epoch, and that one's way), and its
+/// model.
+fn pairs_of_file(text: &str) -> Vec<(String, Vec<HbSchedule>, InputValues)> {
+    let file: serde_json::Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        (file["format"].as_str(), file["version"].as_u64()),
+        (Some("symx-schedules"), Some(1))
+    );
+    let mut way: BTreeMap<String, Vec<HbSchedule>> = BTreeMap::new();
+    way.insert("E0".into(), Vec::new());
+    let mut out = Vec::new();
+    for epoch in file["epochs"].as_array().unwrap() {
+        let before = way[epoch["id"].as_str().unwrap()].clone();
+        for s in epoch["schedules"].as_array().unwrap() {
+            let schedule: HbSchedule = serde_json::from_value(serde_json::json!({
+                "threads": s["threads"],
+                "end": s["end"],
+            }))
+            .unwrap();
+            let mut chain = before.clone();
+            chain.push(schedule);
+            if let Some(next) = s["next_epoch"].as_str() {
+                way.entry(next.into()).or_insert_with(|| chain.clone());
+            }
+            let model: InputValues = serde_json::from_value(s["model"].clone()).unwrap();
+            out.push((s["id"].as_str().unwrap().to_string(), chain, model));
+        }
+    }
+    out
+}
 
 /// Symbolic thread ids on the programs whose threads run the same code (the epochs of both
 /// ways round are one): every input of a grid, not only the models, is followed through
@@ -642,8 +776,9 @@ type Inputs = &'static [&'static str];
 #[test]
 fn under_symbolic_thread_ids_every_input_of_a_grid_follows_its_schedules() {
     let opts = Options::default();
-    let programs: [(fn(), Inputs); 3] = [
+    let programs: [(fn(), Inputs); 4] = [
         (programs::lock_loops_one_function, &["x", "y"]),
+        (programs::lock_loops_through_a_call, &["x", "y"]),
         (programs::count_downs::<2>, &["k0", "k1"]),
         (programs::count_downs::<3>, &["k0", "k1", "k2"]),
     ];
@@ -662,7 +797,7 @@ fn under_symbolic_thread_ids_every_input_of_a_grid_follows_its_schedules() {
         }
         selections.push(n);
     }
-    assert_eq!(selections, [50, 66, 284]);
+    assert_eq!(selections, [50, 35, 66, 284]);
 }
 
 #[test]

@@ -18,6 +18,7 @@ fn search(body: fn(), prune: bool) -> SearchResult {
     let mut exec = InProcess::new(Builder::new(), body);
     let opts = Options {
         prune,
+        slice: prune,
         keep_going: true,
         ..Options::default()
     };
@@ -163,4 +164,30 @@ fn table2() {
         "| **Total** | | {total_dpor} | | {total_ag} ({:.2} of DPOR's) | | | |",
         total_ag as f64 / total_dpor as f64
     );
+}
+
+#[test]
+#[ignore = "prints the slice of each program"]
+fn slices() {
+    for p in programs() {
+        let mut exec = InProcess::new(Builder::new(), p.body);
+        let off = Options {
+            keep_going: true,
+            slice: false,
+            ..Options::default()
+        };
+        let unsliced = assertion_guided::explore(&mut exec, &off);
+        let sliced = assertion_guided::explore(&mut exec, &Options { slice: true, ..off });
+        println!(
+            "{}: sliced {:?} unsliced {:?} restarted {}: {} executions ({} cut) sliced, {} ({} cut) not",
+            p.name,
+            sliced.sliced,
+            sliced.unsliced,
+            sliced.restarted_executions,
+            sliced.executions,
+            sliced.cut,
+            unsliced.executions,
+            unsliced.cut
+        );
+    }
 }

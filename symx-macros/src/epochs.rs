@@ -19,9 +19,10 @@
 //!
 //! Synchronizing calls are recognised by name (`lock`, `wait`, `send`, `recv`, atomics'
 //! operations, `epoch_marker`, ...), not through a call graph: a loop that synchronizes
-//! only inside a function it calls gets no marker. Under-placement threatens only the
-//! enumeration's termination, which its budget catches, naming the loop. Closures in the
-//! loop are not looked into (a spawned thread's body is not the loop's synchronization).
+//! only inside a function it calls is placed *synchronization-free*, and the runtime makes
+//! its head a marker once an iteration synchronized without passing one (the run sees the
+//! calls the text does not). Closures in the loop are not looked into (a spawned thread's
+//! body is not the loop's synchronization).
 //!
 //! At a boundary the loop's *carried* locals (plain names assigned in the loop and not
 //! bound in it) are havocked: the runtime turns each symbolic one into a fresh input. So
@@ -127,9 +128,12 @@ impl Placer {
             Expr::Loop(l) => (None, &l.body),
             _ => return Vec::new(),
         };
+        // A synchronization-free loop's head may still become a marker (see the runtime's
+        // `loop_head`).
         let havocs = matches!(
             decide(body),
             Placement::Marker
+                | Placement::SyncFree
                 | Placement::CoveredByBarrier(_)
                 | Placement::CoveredByMarker(Some(_))
         );

@@ -13,7 +13,9 @@
 //!   each match-arm guard becomes `::symx::branch(..)`;
 //! - the assertion macros (see the `assertions` module), whose values this
 //!   visitor rewrites in turn; the function-like `symx::assert!` forms are
-//!   expanded here ([`assertion_macro`]) for the same reason.
+//!   expanded here ([`assertion_macro`]) for the same reason;
+//! - atomic operations whose result is dropped, which are marked blind (see
+//!   the `blind` module).
 //!
 //! What it leaves alone: nested items (they are compiled on their own and may
 //! carry their own `#[symx::instrument]`), other macros (their tokens are not
@@ -87,6 +89,7 @@ impl VisitMut for Instrumenter {
         }
         visit_mut::visit_expr_mut(self, expr);
         rewrite_node(expr);
+        crate::blind::expression(expr);
     }
 
     fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
@@ -99,6 +102,7 @@ impl VisitMut for Instrumenter {
             return;
         }
         visit_mut::visit_stmt_mut(self, stmt);
+        crate::blind::statement(stmt);
     }
 
     fn visit_arm_mut(&mut self, arm: &mut Arm) {

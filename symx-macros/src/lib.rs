@@ -27,6 +27,7 @@ use crate::assertions::Kind;
 mod abstraction;
 mod annotations;
 mod assertions;
+mod blind;
 mod checkpoint;
 mod diagnostics;
 mod epochs;

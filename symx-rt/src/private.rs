@@ -25,6 +25,10 @@ pub mod epoch {
     };
 }
 pub use crate::sym::compare::Cmp;
+/// What `#[symx::instrument]` marks atomic operations whose result is dropped with.
+pub mod blind {
+    pub use crate::sync::blind::{Blind, BlindAtomic, BlindOther};
+}
 /// `core`, for generated code: in an edition 2015 crate `::core::…` names the crate root's
 /// `core`, which only an `extern crate core` declares, while `::symx` is there whenever the
 /// crate can name symx at all.

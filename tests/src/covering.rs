@@ -284,6 +284,36 @@ pub fn lock_loops_one_function() {
     });
 }
 
+/// Locks `m` once: the loop below synchronizes only through this call, which the marker
+/// placement (one function's text at a time) does not look into.
+#[symx::instrument]
+fn lock_once(m: &Mutex<()>) {
+    drop(m.lock().unwrap());
+}
+
+/// [`lock_n_times`] with its lock inside a function it calls: placed synchronization-free,
+/// and made a marker by the run once an iteration has synchronized (Fig. 3.2 reaches the
+/// same loop through the call graph).
+#[symx::instrument]
+fn lock_n_times_through_a_call(m: &Mutex<()>, n: Sym<u32>) {
+    let mut i = Sym::from(0u32);
+    while n > i {
+        lock_once(m);
+        i += 1u32;
+    }
+}
+
+/// [`lock_loops_one_function`] with the loops locking through a call.
+#[symx::instrument]
+pub fn lock_loops_through_a_call() {
+    let (x, y) = (symx::any_named::<u32>("x"), symx::any_named::<u32>("y"));
+    let m = Mutex::new(());
+    symx::thread::scope(|s| {
+        s.spawn(|| lock_n_times_through_a_call(&m, x));
+        s.spawn(|| lock_n_times_through_a_call(&m, y));
+    });
+}
+
 /// Counts `k` down with an explicit marker in the loop (which covers it) and one after it.
 #[symx::instrument]
 fn count_down(k: Sym<u32>) {

@@ -280,3 +280,59 @@ pub fn replay_initials() {
     use Role::*;
     reader_and_writers([Writer(2), Bystander(3, 5), Reader, Writer(1)]);
 }
+
+/// Fig. 2 (`a <= b` holds) with a statistics counter: each of `T1`'s writes and `T2`'s reads
+/// bumps `hits`, which nothing reads (`hits.fetch_add(1, SeqCst);` drops the old value, so
+/// `#[symx::instrument]` marks it blind). The bumps race with each other, and DPOR reverses
+/// every such race; the slice drops them, leaving Fig. 2's six schedules.
+#[symx::instrument]
+pub fn counted() {
+    let x = Arc::new(AtomicI32::new(0));
+    let hits = Arc::new(AtomicU32::new(0));
+    let v: Sym<i32> = symx::any_named("V");
+    symx::assume(v <= 10i32);
+    x.store_sym(v, SeqCst);
+    let (x1, hits1) = (x.clone(), hits.clone());
+    let t1 = symx::thread::spawn(move || {
+        x1.store_sym(10i32, SeqCst);
+        hits1.fetch_add(1, SeqCst);
+        x1.store_sym(20i32, SeqCst);
+        hits1.fetch_add(1, SeqCst);
+    });
+    let (x2, hits2) = (x.clone(), hits.clone());
+    let t2 = symx::thread::spawn(move || {
+        let a = x2.load_sym(SeqCst);
+        hits2.fetch_add(1, SeqCst);
+        let b = x2.load_sym(SeqCst);
+        hits2.fetch_add(1, SeqCst);
+        (a, b)
+    });
+    t1.join().unwrap();
+    let (a, b) = t2.join().unwrap();
+    symx::assert!(a <= b, "a <= b");
+}
+
+/// Two threads store 1 and 2 into `last` without looking (blind stores); main reads it only
+/// when the input `V` is 3, and asserts it is 2: it fails when `T1`'s store comes last. The
+/// first execution (`V = 0`) uses `last` only blindly, so the slice takes its site; the
+/// execution with `V = 3` reads it, which breaks the slice, and the search starts again
+/// without it and finds the failure.
+#[symx::instrument]
+pub fn counted_then_read() {
+    let last = Arc::new(AtomicU8::new(0));
+    let v: Sym<u8> = symx::any_named("V");
+    let threads: Vec<_> = [1u8, 2]
+        .into_iter()
+        .map(|k| {
+            let last = last.clone();
+            symx::thread::spawn(move || last.store(k, SeqCst))
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    if v == 3u8 {
+        let seen = last.load_sym(SeqCst);
+        symx::assert!(seen == 2u8, "the last store was 2");
+    }
+}

@@ -24,6 +24,23 @@ pub fn lines(outcomes: &[Outcome]) -> String {
         for why in &g.incomplete {
             let _ = writeln!(out, "  not complete: {why}");
         }
+        if !g.sliced.is_empty() {
+            let _ = writeln!(
+                out,
+                "  sliced: the objects created at {} were only accessed blindly (results \
+                 dropped): their accesses raced with nothing",
+                g.sliced.join(", ")
+            );
+        }
+        if !g.unsliced.is_empty() {
+            let _ = writeln!(
+                out,
+                "  not sliced: an execution read the objects created at {}; the search started \
+                 again without them ({} executions given up)",
+                g.unsliced.join(", "),
+                g.restarted_executions
+            );
+        }
         let _ = writeln!(
             out,
             "  pruned for assertions only: a deadlock or a data race below a pruned state was \

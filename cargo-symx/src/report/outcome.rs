@@ -359,6 +359,13 @@ pub struct GuidedReport {
     /// Pruning only keeps assertion failures: deadlocks and data races below a pruned
     /// state were not searched (always true; the report says so).
     pub assertions_only: bool,
+    /// Creation sites (`file:line:column`) of the objects every access of which was blind,
+    /// whose accesses the search let race with nothing (its slice).
+    pub sliced: Vec<String>,
+    /// Sites first sliced that an execution then used otherwise: the search started again
+    /// without them (`restarted_executions` ran in the searches given up).
+    pub unsliced: Vec<String>,
+    pub restarted_executions: u64,
     /// Audit mode: the unpruned search's executions, and whether both searches agreed on
     /// the verdict and the failing assertion sites.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -46,8 +46,10 @@ pub fn search(
     let out = assertion_guided::explore(&mut executor, &opts);
     let mut report = report_of(&out);
     if audit {
+        // The reference: DPOR alone, without the slice either.
         let unpruned = Options {
             prune: false,
+            slice: false,
             ..opts.clone()
         };
         let base = assertion_guided::explore(&mut executor, &unpruned);
@@ -96,6 +98,9 @@ fn report_of(out: &SearchResult) -> GuidedReport {
         complete: out.complete,
         incomplete: out.incomplete.clone(),
         assertions_only: true,
+        sliced: out.sliced.clone(),
+        unsliced: out.unsliced.clone(),
+        restarted_executions: out.restarted_executions,
         audit: None,
         seconds: out.seconds,
     }

@@ -35,6 +35,8 @@ fn search(p: &Arc<Program>, disarmed: &BTreeSet<usize>, prune: bool) -> SearchRe
     let mut exec = InProcess::new(Builder::new(), body(p, &Arc::new(disarmed.clone())));
     let opts = Options {
         prune,
+        // The reference is DPOR alone; the pruned search slices.
+        slice: prune,
         keep_going: true,
         ..Options::default()
     };

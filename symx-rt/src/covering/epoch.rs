@@ -17,6 +17,7 @@ use std::panic::Location;
 
 use serde::{Deserialize, Serialize};
 
+use crate::rt::objects::ObjKind;
 use crate::rt::{self, OpKind};
 use crate::sym::{Sym, SymValue};
 
@@ -87,27 +88,75 @@ impl Placement {
 
 /// The top of a loop body in the function `function`: notes the loop and its placement, and
 /// passes the marker when the loop has one. Whether the thread crossed a boundary here.
+///
+/// The placement sees one function's text: a loop it calls synchronization-free may
+/// synchronize in a function it calls (Fig. 3.2 follows the call graph to its callers). The
+/// run sees the calls: such a loop whose last iteration by this thread synchronized and
+/// passed no marker is a marker from then on (its first iteration runs unmarked, which
+/// bounds it as well).
 #[track_caller]
 pub fn loop_head(placement: Placement, function: &'static str) -> bool {
     let location = Location::caller();
-    let on = rt::with(|e| {
-        let Some(state) = e.epochs.as_mut() else {
-            return false;
-        };
-        let site = crate::rt::epochs::site(location);
-        if !state.loops.iter().any(|l| l.0 == site) {
-            let marker = placement == Placement::Marker;
-            state
-                .loops
-                .push((site, marker, placement.reason(), function));
+    let site = crate::rt::epochs::site(location);
+    let active = rt::with(|e| {
+        let me = e.current;
+        let since = e.epochs.as_ref()?.heads.get(&(me, site.clone())).copied();
+        let promoted = placement == Placement::SyncFree
+            && since.is_some_and(|from| synchronized_unmarked(e, me, from));
+        let state = e.epochs.as_mut()?;
+        match state.loops.iter_mut().find(|l| l.0 == site) {
+            None => {
+                let marker = placement == Placement::Marker || promoted;
+                let reason = if promoted { CALLS } else { placement.reason() };
+                state.loops.push((site.clone(), marker, reason, function));
+            }
+            Some(l) if promoted && !l.1 => (l.1, l.2) = (true, CALLS),
+            Some(_) => {}
         }
-        true
+        Some(placement == Placement::Marker || promoted)
+    })
+    .flatten();
+    let crossed = match active {
+        Some(true) => {
+            pass(location);
+            crossed()
+        }
+        _ => false,
+    };
+    rt::with(|e| {
+        let (me, at) = (e.current, e.trace.len());
+        if let Some(state) = e.epochs.as_mut() {
+            state.heads.insert((me, site), at);
+        }
     });
-    if on != Some(true) || placement != Placement::Marker {
-        return false;
+    crossed
+}
+
+/// The reason of a loop the placement called synchronization-free that synchronized.
+const CALLS: &str = "synchronizes in a function it calls";
+
+/// Whether thread `me` synchronized since step `from` without passing an epoch marker
+/// (accesses to `Shared` memory and yields are not synchronization).
+fn synchronized_unmarked(e: &crate::rt::execution::Execution, me: usize, from: usize) -> bool {
+    let mine = e
+        .trace
+        .get(from..)
+        .unwrap_or(&[])
+        .iter()
+        .filter(|ev| ev.thread == me);
+    let mut synced = false;
+    for ev in mine {
+        let shared = ev
+            .obj
+            .is_some_and(|o| e.objects.get(o).kind == ObjKind::Shared);
+        match ev.kind {
+            OpKind::EpochMarker => return false,
+            OpKind::Yield => {}
+            OpKind::Load | OpKind::Store if shared => {}
+            _ => synced = true,
+        }
     }
-    pass(location);
-    crossed()
+    synced
 }
 
 /// The implicit marker of a barrier that covers a loop, just before the barrier. Whether the

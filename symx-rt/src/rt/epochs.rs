@@ -25,6 +25,8 @@ pub(crate) struct EpochState {
     pub stopped: bool,
     /// Loop heads passed: site, active marker, the placement's reason, the function.
     pub loops: Vec<(String, bool, &'static str, &'static str)>,
+    /// Where each thread last left each loop head: the step count then (by thread, site).
+    pub heads: std::collections::HashMap<(ThreadId, String), usize>,
 }
 
 impl EpochState {
@@ -34,6 +36,7 @@ impl EpochState {
             boundaries: Vec::new(),
             stopped: false,
             loops: Vec::new(),
+            heads: std::collections::HashMap::new(),
         }
     }
 }

@@ -174,6 +174,9 @@ pub(crate) struct ObjState {
     pub clock: VClock,
     /// Where the object was created; `None` for user objects known only by address.
     pub created: Option<&'static Location<'static>>,
+    /// The program took the value out of the model (`get_mut`, `into_inner`) and read it
+    /// without a step.
+    pub taken: bool,
     /// Data-race bookkeeping for `UnsafeCell`s.
     pub cell: Option<Box<CellState>>,
     /// The value a variable (atomic, `Shared`) had when this execution first used it, for
@@ -292,6 +295,7 @@ impl Objects {
             type_name,
             value: initial,
             created,
+            taken: false,
             clock: VClock::new(),
             cell: None,
             initial: None,

@@ -217,4 +217,6 @@ pub struct Event {
     /// The step belongs to the prefix of a recorded context (see `prefix`): it ran once under
     /// a fixed schedule, and no strategy reorders it.
     pub fixed: bool,
+    /// An atomic operation whose result the program drops (see `sync::blind`).
+    pub blind: bool,
 }

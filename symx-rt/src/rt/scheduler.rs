@@ -438,6 +438,7 @@ impl Scheduler<'_> {
             outcome: Outcome::Unknown,
             enablers,
             fixed,
+            blind: false,
         });
         match op.kind {
             OpKind::Yield => e.threads[t].yielded = true,

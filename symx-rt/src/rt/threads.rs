@@ -74,6 +74,9 @@ pub(crate) struct Thread {
     pub after: Vec<u32>,
     /// Index of this thread's latest event in the trace.
     pub last_event: Option<u32>,
+    /// The atomic operation this thread is about to take drops its result (see
+    /// `sync::blind`): taken by that operation's step.
+    pub blind_next: bool,
     /// The final clock, taken by `join`.
     pub exit_clock: Option<VClock>,
     /// The stack size `thread::Builder::stack_size` asked for, then (once its coroutine
@@ -126,6 +129,7 @@ impl Thread {
             yielder: std::ptr::null(),
             after: Vec::new(),
             last_event: None,
+            blind_next: false,
             exit_clock: None,
             stack_size: None,
             epoch_pass: false,

@@ -90,8 +90,10 @@ fn access(
         e.acquire_from(id, read);
         let applied = if new.is_some() { order } else { failure_order };
         let me = e.current;
+        let blind = std::mem::take(&mut e.me().blind_next);
         if let Some(ev) = e.trace.last_mut().filter(|ev| ev.thread == me) {
             ev.order = Some(applied);
+            ev.blind = blind;
         }
         let mut race = None;
         match new {
@@ -320,7 +322,9 @@ macro_rules! atomic_int {
             fn settle(&mut self) {
                 let current = rt::with(|e| {
                     let id = self.obj.get(e.objects.generation)?;
-                    Some(e.objects.get(id).value)
+                    let state = e.objects.get_mut(id);
+                    state.taken = true;
+                    Some(state.value)
                 }).flatten();
                 if let Some(v) = current {
                     self.init.store(v as $t, Ordering::Relaxed);

@@ -6,6 +6,7 @@ mod arc;
 pub mod atomic;
 mod atomic_sym;
 mod barrier;
+pub(crate) mod blind;
 mod condvar;
 pub mod mpsc;
 mod mutex;

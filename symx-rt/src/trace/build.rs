@@ -148,6 +148,7 @@ impl Builder<'_> {
             child: None,
             input: None,
             location,
+            blind: false,
         });
         self.events.last_mut().expect("just pushed")
     }
@@ -159,6 +160,7 @@ impl Builder<'_> {
         out.step = Some(step);
         out.obj = ev.obj;
         out.obj2 = ev.obj2;
+        out.blind = ev.blind;
         let Some(note) = note else { return };
         out.read = note.read.map(|var| {
             let (ty, bits) = reads[var as usize];
@@ -340,6 +342,7 @@ fn objects(e: &Execution) -> Vec<ObjectInfo> {
                     value: ty.to_i128(bits),
                 }),
                 created: s.created.map(location),
+                taken: s.taken,
             }
         })
         .collect()

@@ -136,6 +136,10 @@ pub struct ObjectInfo {
     /// every execution, unlike `id` (added within version 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created: Option<Location>,
+    /// The program took an integer atomic's value out of the model (`get_mut`, `into_inner`)
+    /// and read it without a step (added within version 1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub taken: bool,
 }
 
 /// The value a variable starts the execution with.
@@ -346,6 +350,11 @@ pub struct TraceEvent {
     /// Where in the user's code it happened.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
+    /// An atomic operation whose result the program drops, as `#[symx::instrument]` marked
+    /// it: nothing the program does afterwards depends on the value it read (added within
+    /// version 1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blind: bool,
 }
 
 impl TraceEvent {

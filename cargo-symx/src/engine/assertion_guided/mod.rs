@@ -53,6 +53,7 @@
 mod names;
 mod races;
 mod search;
+mod slice;
 mod summary;
 mod tree;
 pub mod wp;
@@ -83,6 +84,9 @@ pub struct Options {
     /// Plant the races a pruned subtree would have shown (the paper's §5.2). Always on; off
     /// only to show what the replay is for (a search without it can miss a failure).
     pub replay: bool,
+    /// Treat the objects every access of which is blind as irrelevant to every assertion
+    /// (`slice.rs`): their accesses race with nothing.
+    pub slice: bool,
 }
 
 impl Default for Options {
@@ -96,6 +100,7 @@ impl Default for Options {
             query_timeout: Some(Duration::from_secs(10)),
             max_disjuncts: 64,
             replay: true,
+            slice: true,
         }
     }
 }
@@ -133,11 +138,32 @@ pub struct SearchResult {
     pub complete: bool,
     pub incomplete: Vec<String>,
     pub seconds: f64,
+    /// The creation sites (`file:line:column`) of the objects sliced away.
+    pub sliced: Vec<String>,
+    /// Sites guessed irrelevant that an execution used otherwise: each such find started the
+    /// search again without them, and `restarted_executions` counts the executions of the
+    /// searches given up.
+    pub unsliced: Vec<String>,
+    pub restarted_executions: u64,
 }
 
-/// Searches `executor`'s test.
+/// Searches `executor`'s test: again without the sliced sites an execution used otherwise,
+/// until none does.
 pub fn explore(executor: &mut dyn Executor, opts: &Options) -> SearchResult {
-    let mut search = search::Search::new(opts);
-    search.run(executor);
-    search.finish_result()
+    let mut given = None;
+    let (mut unsliced, mut restarted) = (Vec::new(), 0);
+    loop {
+        let mut search = search::Search::new(opts, given.take());
+        search.run(executor);
+        if search.broken.is_empty() {
+            let sliced = (search.slice.as_ref()).map_or_else(Vec::new, |s| s.sites());
+            let mut out = search.finish_result();
+            unsliced.sort();
+            (out.sliced, out.unsliced, out.restarted_executions) = (sliced, unsliced, restarted);
+            return out;
+        }
+        restarted += search.out.executions;
+        unsliced.extend(search.broken.iter().map(slice::site));
+        given = search.slice.as_ref().map(|s| s.without(&search.broken));
+    }
 }

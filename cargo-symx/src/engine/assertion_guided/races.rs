@@ -47,15 +47,20 @@ fn class(kind: EventKind) -> Option<Class> {
     })
 }
 
-/// The steps among the events before `upto`.
-pub fn steps(trace: &Trace, upto: usize) -> Vec<Step> {
+/// The steps among the events before `upto`. A blind access to a sliced object (`sliced`, per
+/// object id; see `slice.rs`) is no access: it commutes with everything an assertion sees.
+pub fn steps(trace: &Trace, upto: usize, sliced: &[bool]) -> Vec<Step> {
     let mut out = Vec::new();
     for (pos, ev) in trace.events[..upto].iter().enumerate() {
         if ev.step.is_none() {
             continue;
         }
         let mut access = Vec::new();
-        if let (Some(o), Some(c)) = (ev.obj, class(ev.kind)) {
+        let hidden = ev.blind
+            && ev
+                .obj
+                .is_some_and(|o| sliced.get(o as usize) == Some(&true));
+        if let (Some(o), Some(c), false) = (ev.obj, class(ev.kind), hidden) {
             access.push((o, c));
         }
         if let Some(o2) = ev.obj2 {

@@ -3,17 +3,18 @@
 //! pruning every new state a summary covers (the paper's Algorithm 2 with the refinements
 //! listed in `mod.rs`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::rc::Rc;
 use std::time::Instant;
 
-use symx::trace::format::{EventKind, Verdict};
+use symx::trace::format::{EventKind, Location, Verdict};
 use symx::trace::Trace;
 use symx::{Drive, DrivenPoint, InputValues};
 use z3::ast::Bool;
 
 use super::names::{self, Keys, Names, Objects};
 use super::races::{self, Class, Hb, Step};
+use super::slice::Slice;
 use super::summary::{Rw, Table};
 use super::tree::{Kind, Node, Sleeper, Status};
 use super::wp;
@@ -53,10 +54,14 @@ pub struct Search<'o> {
     keys: Keys,
     pub out: SearchResult,
     cut: BTreeSet<String>,
+    /// The slice: given, or guessed from the first execution (`None` until then).
+    pub slice: Option<Slice>,
+    /// The sliced sites an execution used otherwise than blindly: the search stopped there.
+    pub broken: HashSet<Location>,
 }
 
 impl<'o> Search<'o> {
-    pub fn new(opts: &'o Options) -> Self {
+    pub fn new(opts: &'o Options, slice: Option<Slice>) -> Self {
         Search {
             opts,
             started: Instant::now(),
@@ -67,6 +72,8 @@ impl<'o> Search<'o> {
             keys: Keys::default(),
             out: SearchResult::default(),
             cut: BTreeSet::new(),
+            slice,
+            broken: HashSet::new(),
         }
     }
 
@@ -80,7 +87,7 @@ impl<'o> Search<'o> {
             if !self.within_budget() {
                 return;
             }
-            if !self.execute(executor, p) {
+            if !self.execute(executor, p) || !self.broken.is_empty() {
                 return;
             }
             if !self.opts.keep_going && !self.out.findings.is_empty() {
@@ -140,7 +147,8 @@ impl<'o> Search<'o> {
         if let Some(&t) = plan.prefix.get(step) {
             return Drive::Run(t);
         }
-        let trace = p.trace;
+        let view = self.slice.as_ref().map(|s| s.view(p.trace));
+        let trace: &Trace = view.as_deref().unwrap_or(p.trace);
         let pos = trace.events.len();
         let sleep = self.sleep_at(trace, pos);
         let key = self.key(trace, pos);
@@ -194,7 +202,7 @@ impl<'o> Search<'o> {
         let Some((at, sleep, chosen)) = parent else {
             return Vec::new();
         };
-        let taken = races::steps(trace, at + 1).pop();
+        let taken = races::steps(trace, at + 1, &self.sliced(trace)).pop();
         let Some(taken) = taken.filter(|s| s.pos == at) else {
             return Vec::new();
         };
@@ -204,6 +212,11 @@ impl<'o> Search<'o> {
             .filter(|s| races::independent(&s.access, &|o| s.known.contains(&o), &taken.access))
             .cloned()
             .collect()
+    }
+
+    /// Per object of `trace`, whether the slice hides its blind accesses.
+    fn sliced(&self, trace: &Trace) -> Vec<bool> {
+        (self.slice.as_ref()).map_or_else(Vec::new, |s| s.objects(trace))
     }
 
     /// The key of the state before `pos` of the current execution (only a search that
@@ -250,7 +263,16 @@ impl<'o> Search<'o> {
     /// Completes the nodes of the execution that just ran, closes its leaf and plants the
     /// races it showed.
     fn finish(&mut self, plan: &Plan, trace: Trace, stop: Option<Stop>) {
-        let trace = Rc::new(trace);
+        let slice = (self.slice).get_or_insert_with(|| match self.opts.slice {
+            true => Slice::of_first(&trace),
+            false => Slice::default(),
+        });
+        self.broken = slice.broken(&trace);
+        if !self.broken.is_empty() {
+            return;
+        }
+        let sliced = slice.objects(&trace);
+        let trace = Rc::new(slice.view(&trace).into_owned());
         let names = Rc::new(Names::of(&trace));
         for n in self.stack.iter_mut().filter(|n| n.trace.is_none()) {
             n.trace = Some(Rc::clone(&trace));
@@ -282,7 +304,7 @@ impl<'o> Search<'o> {
             }
         }
         if self.opts.por {
-            let steps = races::steps(&trace, end);
+            let steps = races::steps(&trace, end, &sliced);
             let hb = Hb::of(&trace, &steps);
             for &(i, j) in &hb.races {
                 let initials = hb.initials(&steps, i, j);
@@ -380,7 +402,11 @@ impl<'o> Search<'o> {
             end,
             &Bool::from_bool(pass),
         ));
-        n.rw.extend(edge_accesses(trace, names, n.pos, end));
+        let sliced = self.sliced(trace);
+        let Some(n) = self.stack.last_mut() else {
+            return;
+        };
+        n.rw.extend(edge_accesses(trace, names, n.pos, end, &sliced));
     }
 
     /// Plants the reversal of a race whose first step is at `pos`: one of `initials` joins
@@ -485,6 +511,8 @@ impl<'o> Search<'o> {
 
     fn alternative(&mut self, i: usize) -> Option<Plan> {
         let last = self.last.clone();
+        let slice = self.slice.clone().unwrap_or_default();
+        let sliced = |t: &Trace| slice.objects(t);
         let n = &mut self.stack[i];
         let trace = Rc::clone(n.trace.as_ref()?);
         let prefix: Vec<usize> = (trace.events[..n.pos].iter())
@@ -505,7 +533,8 @@ impl<'o> Search<'o> {
                         && !sleep.iter().any(|s| s.thread == *t)
                 })?;
                 if self.opts.por {
-                    if let Some(s) = last.and_then(|l| sleeper(&l, n.pos, *chosen)) {
+                    let slept = last.and_then(|l| sleeper(&l, n.pos, *chosen, &sliced(&l)));
+                    if let Some(s) = slept {
                         sleep.push(s);
                     }
                 }
@@ -571,9 +600,13 @@ impl<'o> Search<'o> {
             return;
         };
         parent.add_child(wp::transfer(trace, names, parent.pos, n.pos, &wp));
+        let sliced = self.sliced(trace);
+        let Some(parent) = self.stack.last_mut() else {
+            return;
+        };
         parent
             .rw
-            .extend(edge_accesses(trace, names, parent.pos, n.pos));
+            .extend(edge_accesses(trace, names, parent.pos, n.pos, &sliced));
         parent
             .rw
             .extend(rename(&n.rw, trace, names, n.pos, parent.pos));
@@ -619,8 +652,8 @@ fn violated_assumption(trace: &Trace, path: &PathCondition) -> Option<usize> {
 }
 
 /// Thread `thread`'s step at `pos` of `trace`, as a sleeper.
-fn sleeper(trace: &Trace, pos: usize, thread: usize) -> Option<Sleeper> {
-    let step = races::steps(trace, pos + 1)
+fn sleeper(trace: &Trace, pos: usize, thread: usize, sliced: &[bool]) -> Option<Sleeper> {
+    let step = races::steps(trace, pos + 1, sliced)
         .pop()
         .filter(|s| s.pos == pos)?;
     if step.thread != thread {
@@ -639,9 +672,9 @@ fn sleeper(trace: &Trace, pos: usize, thread: usize) -> Option<Sleeper> {
 
 /// The accesses of the steps between `from` and `to`, by canonical names at `from` (an
 /// object first touched in between cannot race with anything before `from`).
-fn edge_accesses(trace: &Trace, names: &Names, from: usize, to: usize) -> Vec<Rw> {
+fn edge_accesses(trace: &Trace, names: &Names, from: usize, to: usize, sliced: &[bool]) -> Vec<Rw> {
     let objects = Objects::at(trace, names, from);
-    let steps = races::steps(trace, to);
+    let steps = races::steps(trace, to, sliced);
     let contexts = contexts(trace, names, &steps);
     let mut out = Vec::new();
     for (s, (joined, held)) in steps.iter().zip(contexts).filter(|(s, _)| s.pos >= from) {

@@ -259,8 +259,7 @@ impl Search<'_> {
             ),
             None => format!(
                 ": the condition at {site} repeats {n} times on one path, a loop whose trip \
-                 count an input decides: it needs an epoch marker (bounded epochs are off, \
-                 or the loop synchronizes only through a function it calls)"
+                 count an input decides: it needs an epoch marker (bounded epochs are off)"
             ),
         }
     }
@@ -290,9 +289,16 @@ impl Search<'_> {
         };
         self.out.paths += 1;
         for l in &ran.trace.loops {
-            (self.out.loops)
+            // A loop the run made a marker (it synchronized in a function it calls) is one,
+            // whatever the runs before it saw.
+            let known = self
+                .out
+                .loops
                 .entry(l.site.clone())
                 .or_insert_with(|| l.clone());
+            if l.marker && !known.marker {
+                *known = l.clone();
+            }
         }
         let mut path = PathCondition::of(&ran.trace);
         for (name, ty, _) in &path.inputs {

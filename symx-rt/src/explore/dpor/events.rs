@@ -305,8 +305,7 @@ pub(crate) struct Names {
     /// Which name the object used by an event had before, keyed by the event (thread, index),
     /// which of its accesses, and its source location (so that two different operations that
     /// happen to be a thread's n-th in two executions are not taken for one).
-    #[serde(with = "pairs")]
-    by_event: HashMap<(ThreadId, u32, u8, u64), Canon>,
+    by_event: ByEvent,
     /// This execution's runtime ids (none between executions, when a checkpoint is taken).
     #[serde(skip)]
     current: HashMap<ObjId, Canon>,
@@ -342,7 +341,7 @@ impl Names {
     /// The canonical name of runtime object `obj` as used by event `(thread, index)`.
     pub fn name(&mut self, obj: ObjId, at: EventKey, slot: u8) -> Canon {
         let key = (at.thread, at.index, slot, at.location);
-        let known = self.by_event.get(&key).copied();
+        let known = self.by_event.get(key);
         match (self.current.get(&obj).copied(), known) {
             (Some(a), Some(b)) => {
                 self.union(a, b);
@@ -395,6 +394,79 @@ impl Names {
     }
 }
 
+/// A map from (thread, index, slot, location) to a name, stored by thread and index (dense:
+/// every execution looks up each of its events, so this is on the hot path). Saved in a
+/// checkpoint as the list of its pairs in key order. Threads beyond [`DENSE_THREADS`] (a
+/// reduction's placeholder names) are kept in a map.
+#[derive(Clone, Default)]
+struct ByEvent(Vec<Vec<Slots>>, HashMap<EventSlot, Canon>);
+
+/// The names one event's objects had: (slot, location, name).
+type Slots = SmallVec<[(u8, u64, Canon); 1]>;
+
+type EventSlot = (ThreadId, u32, u8, u64);
+
+const DENSE_THREADS: usize = 1 << 16;
+
+impl ByEvent {
+    fn get(&self, key @ (t, i, slot, location): EventSlot) -> Option<Canon> {
+        if t >= DENSE_THREADS {
+            return self.1.get(&key).copied();
+        }
+        let at = self.0.get(t)?.get(i as usize)?;
+        at.iter()
+            .find(|e| e.0 == slot && e.1 == location)
+            .map(|e| e.2)
+    }
+
+    fn insert(&mut self, key @ (t, i, slot, location): EventSlot, c: Canon) {
+        if t >= DENSE_THREADS {
+            self.1.insert(key, c);
+            return;
+        }
+        if self.0.len() <= t {
+            self.0.resize(t + 1, Vec::new());
+        }
+        let per_thread = &mut self.0[t];
+        if per_thread.len() <= i as usize {
+            per_thread.resize(i as usize + 1, SmallVec::new());
+        }
+        let at = &mut per_thread[i as usize];
+        match at.iter_mut().find(|e| e.0 == slot && e.1 == location) {
+            Some(e) => e.2 = c,
+            None => at.push((slot, location, c)),
+        }
+    }
+
+    fn pairs(&self) -> Vec<(EventSlot, Canon)> {
+        let mut pairs = Vec::new();
+        for (t, per_thread) in self.0.iter().enumerate() {
+            for (i, at) in per_thread.iter().enumerate() {
+                pairs.extend(at.iter().map(|&(s, l, c)| ((t, i as u32, s, l), c)));
+            }
+        }
+        pairs.extend(self.1.iter().map(|(&k, &c)| (k, c)));
+        pairs.sort_unstable_by_key(|p| p.0);
+        pairs
+    }
+}
+
+impl Serialize for ByEvent {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.pairs().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for ByEvent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut map = ByEvent::default();
+        for (key, c) in Vec::<(EventSlot, Canon)>::deserialize(d)? {
+            map.insert(key, c);
+        }
+        Ok(map)
+    }
+}
+
 /// The events of a finished execution, with everything only known after it ran: canonical and
 /// exact accesses, and enablers. `thread_of` names a thread by its spawn-path key.
 pub(crate) fn of_trace(
@@ -403,9 +475,22 @@ pub(crate) fn of_trace(
     thread_of: &mut impl FnMut(u64) -> ThreadId,
     execution: u64,
 ) -> Vec<Ev> {
+    let mut out = Vec::with_capacity(trace.len());
+    of_trace_into(trace, names, thread_of, execution, &mut out);
+    out
+}
+
+/// [`of_trace`] into `out` (cleared first), so that its memory serves every execution.
+pub(crate) fn of_trace_into(
+    trace: &[crate::rt::op::Event],
+    names: &mut Names,
+    thread_of: &mut impl FnMut(u64) -> ThreadId,
+    execution: u64,
+    out: &mut Vec<Ev>,
+) {
+    out.clear();
     let mut counts: Vec<u32> = Vec::new();
     let mut ids: Vec<(ThreadId, u32)> = Vec::with_capacity(trace.len());
-    let mut out = Vec::with_capacity(trace.len());
     for ev in trace {
         let thread = thread_of(ev.thread_key);
         if counts.len() <= thread {
@@ -442,7 +527,6 @@ pub(crate) fn of_trace(
             enablers: ev.enablers.iter().map(|&i| ids[i as usize]).collect(),
         });
     }
-    out
 }
 
 /// The access of a step's change to an object other than its operation's own.

@@ -87,6 +87,11 @@ pub(crate) struct Dpor {
     /// This explorer's end of an exploration split among several (`--shards`, see [`split`]).
     #[serde(skip)]
     exchange: Option<Exchange>,
+    /// The last execution's events and happens-before: buffers reused by every execution.
+    #[serde(skip)]
+    evs: Vec<Ev>,
+    #[serde(skip)]
+    hb: HappensBefore,
 }
 
 impl Dpor {
@@ -246,33 +251,40 @@ impl Dpor {
         point.candidates[slot].thread
     }
 
-    /// The events of the finished execution, with everything only known after it ran.
-    fn events_of(&mut self, trace: &[Event]) -> Vec<Ev> {
+    /// The events of the finished execution, with everything only known after it ran, into
+    /// `self.evs`.
+    fn events_of(&mut self, trace: &[Event]) {
         let threads = &mut self.threads;
-        events::of_trace(
+        events::of_trace_into(
             trace,
             &mut self.names,
             &mut |k| threads.of(k),
             self.executions,
-        )
+            &mut self.evs,
+        );
     }
 
-    /// Finds every race of the execution whose first event comes after the `fixed` steps and
-    /// plants its reversal in the wakeup trees.
-    fn plant_reversals(&mut self, evs: &[Ev], fixed: usize) {
-        let hb = HappensBefore::compute(evs);
-        for &(i, j) in hb.races.iter().filter(|(i, _)| *i >= fixed) {
+    /// Finds every race of the execution (`self.evs`) whose first event comes after the
+    /// `fixed` steps and plants its reversal in the wakeup trees.
+    fn plant_reversals(&mut self, fixed: usize) {
+        let evs = std::mem::take(&mut self.evs);
+        self.hb.recompute(&evs);
+        let races = std::mem::take(&mut self.hb.races);
+        for &(i, j) in races.iter().filter(|(i, _)| *i >= fixed) {
             let (ei, ej) = (&evs[i], &evs[j]);
             debug_assert_ne!(ei.thread, ej.thread);
             // Moved before `ei`, `ej` may do something else than it did here.
             let moved = ej.unrefined();
-            let mut v: Vec<&Ev> = (i + 1..evs.len())
-                .filter(|&k| !hb.before(i, ei.thread, k))
-                .map(|k| &evs[k])
-                .collect();
+            // The sequence `notdep(e, E).e'`, borrowed from the trace: events are copied only
+            // into a wakeup tree, and only those the tree does not have.
+            let mut v: Vec<&Ev> = Vec::new();
+            v.extend(
+                (i + 1..evs.len())
+                    .filter(|&k| !self.hb.before(i, ei.thread, k))
+                    .map(|k| &evs[k]),
+            );
             v.push(&moved);
-            // Most reversals start with a thread that already sleeps there: decide that on
-            // borrowed events before copying the sequence into a wakeup tree.
+            // Most reversals start with a thread that already sleeps there.
             let names = &mut self.names;
             if self.nodes[i]
                 .sleep
@@ -281,14 +293,16 @@ impl Dpor {
             {
                 continue;
             }
-            self.insert(i, v.into_iter().cloned().collect());
+            self.insert(i, v);
         }
+        self.hb.races = races;
+        self.evs = evs;
     }
 
     /// Inserts `v` at the state before step `at`: along the current path while its events are
     /// weak initials, then into the wakeup tree of the first node where they are not.
     /// (The caller has checked that no thread sleeping at `at` is a weak initial of `v`.)
-    fn insert(&mut self, at: usize, mut v: Vec<Ev>) {
+    fn insert(&mut self, at: usize, mut v: Vec<&Ev>) {
         let mut k = at;
         while k < self.nodes.len() {
             if !wakeup::take_weak_initial(&self.nodes[k].chosen, &mut v, &mut self.names) {
@@ -368,15 +382,15 @@ impl Chooser for Dpor {
 
     fn end_execution(&mut self, trace: &[Event]) {
         self.executions += 1;
-        let evs = self.events_of(trace);
+        self.events_of(trace);
         // Steps past the end of the trace (a failure ended it early) have no node.
-        self.nodes.truncate(evs.len());
-        for (node, ev) in self.nodes.iter_mut().zip(&evs) {
-            node.chosen = ev.clone();
+        self.nodes.truncate(self.evs.len());
+        for (node, ev) in self.nodes.iter_mut().zip(&self.evs) {
+            node.chosen.clone_from(ev);
         }
         // The prefix of a recorded context ran under a fixed schedule: nothing moves into it.
         let fixed = trace.iter().take_while(|e| e.fixed).count();
-        self.plant_reversals(&evs, fixed);
+        self.plant_reversals(fixed);
     }
 
     fn estimate(&self) -> Option<f64> {

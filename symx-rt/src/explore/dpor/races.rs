@@ -11,15 +11,50 @@ type Preds = smallvec::SmallVec<[usize; 4]>;
 /// Per object and thread, the latest event of each access class: the only earlier events of a
 /// thread that can race with (or order) a new one, since that thread's earlier events of the
 /// same class come before them in program order. Keeps race detection linear in the trace.
+/// Only the threads that used an object have an entry for it, so that the cost of an event
+/// grows with the threads sharing its object, not with all threads.
+#[derive(Default)]
 pub(crate) struct History {
-    threads: usize,
-    latest: rustc_hash::FxHashMap<Canon, Vec<[Option<usize>; CLASSES]>>,
+    latest: rustc_hash::FxHashMap<Canon, Vec<(ThreadId, Latest)>>,
     /// The send of each channel's n-th message: the one event a receive that took it
     /// conflicts with (not the latest send of its thread).
     sends: rustc_hash::FxHashMap<(Canon, u32), (usize, ThreadId)>,
 }
 
+/// How the classes relate, computed once (see [`Relations`]).
+static RELATIONS: std::sync::OnceLock<Relations> = std::sync::OnceLock::new();
+
 const CLASSES: usize = 15;
+
+/// One thread's latest event of each class on one object.
+type Latest = [Option<usize>; CLASSES];
+
+/// For each pair of access classes (the earlier, the new one) on one object: whether they
+/// conflict, and whether the earlier orders the new one. Equal to asking [`conflict_by`] and
+/// [`orders_by`] of the accesses themselves: a message number never changes how a send or a
+/// receive relates to a class.
+struct Relations {
+    conflict: [[bool; CLASSES]; CLASSES],
+    orders: [[bool; CLASSES]; CLASSES],
+}
+
+impl Relations {
+    fn new() -> Relations {
+        let mut r = Relations {
+            conflict: [[false; CLASSES]; CLASSES],
+            orders: [[false; CLASSES]; CLASSES],
+        };
+        let same = &mut |x: Canon, y: Canon| x == y;
+        for a in 0..CLASSES {
+            for b in 0..CLASSES {
+                let (x, y) = (class_access(a, 0), class_access(b, 0));
+                r.conflict[a][b] = conflict_by(x, y, same);
+                r.orders[a][b] = orders_by(x, y, same);
+            }
+        }
+        r
+    }
+}
 
 /// A representative access of each class, to test conflicts by class.
 fn class_of(a: Access) -> Option<(usize, Canon)> {
@@ -65,22 +100,28 @@ fn class_access(class: usize, o: Canon) -> Access {
 }
 
 impl History {
-    pub(crate) fn new(threads: usize) -> Self {
-        History {
-            threads,
-            latest: rustc_hash::FxHashMap::default(),
-            sends: rustc_hash::FxHashMap::default(),
-        }
+    pub(crate) fn new(_threads: usize) -> Self {
+        History::default()
+    }
+
+    /// Forgets every event, keeping the memory for the next execution.
+    pub(crate) fn clear(&mut self) {
+        self.latest.clear();
+        self.sends.clear();
     }
 
     pub(crate) fn record(&mut self, j: usize, ev: &Ev) {
         for &a in &ev.exact {
             if let Some((class, o)) = class_of(a) {
-                let per_thread = self
-                    .latest
-                    .entry(o)
-                    .or_insert_with(|| vec![[None; CLASSES]; self.threads]);
-                per_thread[ev.thread][class] = Some(j);
+                let per_thread = self.latest.entry(o).or_default();
+                let at = match per_thread.iter().position(|(t, _)| *t == ev.thread) {
+                    Some(at) => at,
+                    None => {
+                        per_thread.push((ev.thread, [None; CLASSES]));
+                        per_thread.len() - 1
+                    }
+                };
+                per_thread[at].1[class] = Some(j);
             }
             if let Access::Send(o, n @ 1..) = a {
                 self.sends.insert((o, n), (j, ev.thread));
@@ -93,27 +134,28 @@ impl History {
     /// held comes inside another critical section: a blocking acquisition cannot be moved
     /// before it alone, only before the acquisition that made it fail.
     pub(crate) fn predecessors(&self, ev: &Ev) -> (Preds, Preds) {
-        let same = &mut |x: Canon, y: Canon| x == y;
+        let relations = RELATIONS.get_or_init(Relations::new);
         let blocking = matches!(ev.main(), Access::Lock(_) | Access::Shared(_));
         let (mut conflicts, mut orderings) = (Preds::new(), Preds::new());
         for &b in &ev.exact {
-            let Some((_, o)) = class_of(b) else { continue };
+            let Some((bc, o)) = class_of(b) else { continue };
             let Some(per_thread) = self.latest.get(&o) else {
                 continue;
             };
-            for (t, classes) in per_thread.iter().enumerate() {
-                if t == ev.thread {
+            for (t, classes) in per_thread {
+                if *t == ev.thread {
                     continue;
                 }
                 let (mut c, mut r) = (None, None);
-                for (class, &at) in classes.iter().enumerate() {
+                for (ac, &at) in classes.iter().enumerate() {
                     let Some(i) = at else { continue };
-                    let a = class_access(class, o);
-                    if blocking && conflict_by(a, b, same) && matches!(a, Access::TryLock(_)) {
+                    let conflict = relations.conflict[ac][bc];
+                    // A failed try (class 7) before a blocking acquisition.
+                    if blocking && conflict && ac == 7 {
                         r = r.max(Some(i));
-                    } else if conflict_by(a, b, same) {
+                    } else if conflict {
                         c = c.max(Some(i));
-                    } else if orders_by(a, b, same) {
+                    } else if relations.orders[ac][bc] {
                         r = r.max(Some(i));
                     }
                 }
@@ -132,28 +174,52 @@ impl History {
     }
 }
 
-/// Happens-before over one execution's events, and the races in it.
+/// Happens-before over one execution's events, and the races in it. Kept from one execution
+/// to the next, its buffers are reused ([`HappensBefore::recompute`]).
+#[derive(Default)]
 pub(crate) struct HappensBefore {
     threads: usize,
     /// clock[k * threads + t]: how many of thread t's events happen before or at event k.
     clock: Vec<u32>,
     /// (i, j): event i races with the later event j (i ⋖ j), in order of j.
     pub(super) races: Vec<(usize, usize)>,
+    scratch: Scratch,
+}
+
+/// What computing happens-before needs besides its result.
+#[derive(Default)]
+struct Scratch {
+    last_of: Vec<Option<usize>>,
+    /// positions[t][i]: where thread t's i-th event is in the trace.
+    positions: Vec<Vec<usize>>,
+    history: History,
+    ordering: Vec<usize>,
 }
 
 impl HappensBefore {
     pub(crate) fn compute(evs: &[Ev]) -> HappensBefore {
+        let mut hb = HappensBefore::default();
+        hb.recompute(evs);
+        hb
+    }
+
+    /// Happens-before and the races of `evs`, replacing those of the previous execution.
+    pub(crate) fn recompute(&mut self, evs: &[Ev]) {
         let threads = evs.iter().map(|e| e.thread + 1).max().unwrap_or(0);
-        let mut hb = HappensBefore {
-            threads,
-            clock: Vec::with_capacity(evs.len() * threads),
-            races: Vec::new(),
-        };
-        let mut last_of: Vec<Option<usize>> = vec![None; threads];
-        // positions[t][i]: where thread t's i-th event is in the trace.
-        let mut positions: Vec<Vec<usize>> = vec![Vec::new(); threads];
-        let mut history = History::new(threads);
-        let mut ordering: Vec<usize> = Vec::new();
+        self.threads = threads;
+        self.clock.clear();
+        self.races.clear();
+        let Scratch {
+            last_of,
+            positions,
+            history,
+            ordering,
+        } = &mut self.scratch;
+        last_of.clear();
+        last_of.resize(threads, None);
+        positions.iter_mut().for_each(Vec::clear);
+        positions.resize(threads.max(positions.len()), Vec::new());
+        history.clear();
         for (j, ej) in evs.iter().enumerate() {
             // Predecessors that are ordering edges (never reversed) and conflicts (races).
             ordering.clear();
@@ -164,23 +230,22 @@ impl HappensBefore {
                 }),
             );
             let (conflicts, lock_edges) = history.predecessors(ej);
-            let start = hb.clock.len();
-            hb.clock.resize(start + threads, 0);
+            let start = self.clock.len();
+            self.clock.resize(start + threads, 0);
             for &p in ordering.iter().chain(&lock_edges).chain(&conflicts) {
-                for t in 0..threads {
-                    let c = hb.clock[p * threads + t];
-                    let m = &mut hb.clock[start + t];
+                let (before, now) = self.clock.split_at_mut(start);
+                for (m, &c) in now.iter_mut().zip(&before[p * threads..(p + 1) * threads]) {
                     *m = (*m).max(c);
                 }
             }
-            hb.clock[start + ej.thread] = ej.index + 1;
+            self.clock[start + ej.thread] = ej.index + 1;
             // i ⋖ j: a conflict that no other predecessor already orders. For a blocking
             // acquisition, `lock_edges` (the releases and failed tries between two critical
             // sections) do not count: the race with the earlier acquisition is to be reversed.
             let acquires = matches!(ej.main(), Access::Lock(_) | Access::Shared(_));
             for &i in &conflicts {
                 let (ti, ii) = (evs[i].thread, evs[i].index);
-                let seen_via = |p: usize| hb.clock[p * threads + ti] > ii;
+                let seen_via = |p: usize| self.clock[p * threads + ti] > ii;
                 let mut others = ordering
                     .iter()
                     .chain(if acquires {
@@ -190,14 +255,13 @@ impl HappensBefore {
                     })
                     .chain(conflicts.iter().filter(|&&c| c != i));
                 if !others.any(|&p| seen_via(p)) {
-                    hb.races.push((i, j));
+                    self.races.push((i, j));
                 }
             }
             history.record(j, ej);
             last_of[ej.thread] = Some(j);
             positions[ej.thread].push(j);
         }
-        hb
     }
 
     /// Whether event `i` (of thread `ti`) happens before event `k`.

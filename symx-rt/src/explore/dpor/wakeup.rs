@@ -25,18 +25,19 @@ impl Tree {
         (!self.children.is_empty()).then(|| self.children.remove(0))
     }
 
-    fn chain(v: &[Ev]) -> Tree {
+    fn chain<E: Borrow<Ev>>(v: &[E]) -> Tree {
         let mut tree = Tree::default();
         for ev in v.iter().rev() {
             tree = Tree {
-                children: vec![(ev.clone(), tree)],
+                children: vec![(ev.borrow().clone(), tree)],
             };
         }
         tree
     }
 
-    /// Inserts `v` unless a sequence in the tree already covers it.
-    pub fn insert(&mut self, mut v: Vec<Ev>, names: &mut Names) {
+    /// Inserts `v` unless a sequence in the tree already covers it (copying only the events
+    /// it adds).
+    pub fn insert<E: Borrow<Ev>>(&mut self, mut v: Vec<E>, names: &mut Names) {
         let mut node = self;
         'descend: loop {
             for i in 0..node.children.len() {
@@ -48,7 +49,8 @@ impl Tree {
                     continue 'descend;
                 }
             }
-            node.children.push((v[0].clone(), Tree::chain(&v[1..])));
+            node.children
+                .push((v[0].borrow().clone(), Tree::chain(&v[1..])));
             return;
         }
     }
@@ -74,7 +76,7 @@ fn weak_initial<E: Borrow<Ev>>(p: &Ev, v: &[E], names: &mut Names) -> Option<Opt
 
 /// If `p`'s thread is a weak initial of `v`, takes `p` first: removes its event from `v` (if
 /// there) and returns true; otherwise leaves `v` alone and returns false.
-pub(crate) fn take_weak_initial(p: &Ev, v: &mut Vec<Ev>, names: &mut Names) -> bool {
+pub(crate) fn take_weak_initial<E: Borrow<Ev>>(p: &Ev, v: &mut Vec<E>, names: &mut Names) -> bool {
     match weak_initial(p, v, names) {
         Some(Some(at)) => {
             v.remove(at);
