@@ -316,3 +316,17 @@ fn a_slice_an_execution_breaks_is_dropped_and_the_search_restarted() {
         assert_eq!(out.executions, unsliced.executions, "{out:#?}");
     }
 }
+
+/// A failure that comes only before another thread's failed assumption ends the execution:
+/// found in both searches (the search once ran the assuming thread first, saw no race, and
+/// stopped after one discarded execution).
+#[test]
+fn a_failure_before_another_threads_failed_assumption_is_found() {
+    for opts in [baseline(), pruned()] {
+        let out = search(guided::discard_first, opts);
+        assert_eq!(messages(&out), ["thread 2 panicked: x != 5"], "{out:#?}");
+        assert_eq!(out.findings[0].inputs["x"] & 7, 5, "{out:#?}");
+        assert_eq!((out.executions, out.full, out.cut), (3, 3, 0), "{out:#?}");
+        replays(&out, guided::discard_first);
+    }
+}

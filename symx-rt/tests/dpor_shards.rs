@@ -162,14 +162,14 @@ fn the_union_of_two_shards_is_the_sequential_set_of_traces() {
     let t = check_many(0..100, 2, 400.0);
     assert_eq!(t.programs, 500);
     // Splitting depends on timing (an idle shard asks, a busy one looks every few
-    // milliseconds): only that it happens is certain.
+    // milliseconds): only that it happens at all is asserted.
     assert!(t.split >= 1, "no program was split at all: {t:?}");
 }
 
 #[test]
 fn the_union_of_three_shards_is_the_sequential_set_of_traces() {
-    let t = check_many(1_000..1_040, 3, 400.0);
-    assert_eq!(t.programs, 200);
+    let t = check_many(1_000..1_020, 3, 400.0);
+    assert_eq!(t.programs, 100);
     assert!(t.split >= 1, "no program was split at all: {t:?}");
 }
 

@@ -336,3 +336,24 @@ pub fn counted_then_read() {
         symx::assert!(seen == 2u8, "the last store was 2");
     }
 }
+
+/// A failed assumption ends the whole execution: `T1` waits for `a`, which nobody sets, and
+/// gives up (a bounded wait: `assume(a != 0)`); `T2` takes a lock and then checks `x != 5`.
+/// The failure needs `T2` to get past its lock before `T1` gives up, and no access of theirs
+/// conflicts: the search must still run `T2` first.
+#[symx::instrument]
+pub fn discard_first() {
+    let x = symx::any_named::<u8>("x") & 7u8;
+    let a = Arc::new(AtomicU8::new(0));
+    let m = Arc::new(symx::sync::Mutex::new(()));
+    let t1 = symx::thread::spawn(move || {
+        let v = a.load_sym(SeqCst);
+        symx::assume(v != 0u8);
+    });
+    let t2 = symx::thread::spawn(move || {
+        let _g = m.lock().unwrap();
+        symx::assert!(x != 5u8, "x != 5");
+    });
+    t1.join().unwrap();
+    t2.join().unwrap();
+}

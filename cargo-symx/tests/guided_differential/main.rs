@@ -10,7 +10,9 @@
 //!   force sees it fail, and its last round is complete.
 //!
 //! Only *panicky* programs are compared: pruning keeps assertion failures, not the deadlocks
-//! and data races of the other families (docs/assertion-guided.md).
+//! and data races of the other families (docs/assertion-guided.md). The *awaiting* family
+//! adds bounded waits (a failed assumption discards the execution) and statistics counters
+//! bumped blindly (the slice's case) and sometimes read back (which breaks the slice).
 //!
 //! `SYMX_DIFF_CASES` (default 500 programs, in four shards that run in parallel) and
 //! `SYMX_DIFF_FROM` choose the programs; `bench/guided-differential` runs 10,000.
@@ -29,7 +31,7 @@ use cargo_symx::engine::InProcess;
 use symx::Builder;
 
 use oracle::{brute_force, cases, overflow_checks, BruteForce, MAX_RUNS};
-use program::{body, generate, Family, Program};
+use program::{body, generate, generate_in, Family, Program};
 
 fn search(p: &Arc<Program>, disarmed: &BTreeSet<usize>, prune: bool) -> SearchResult {
     let mut exec = InProcess::new(Builder::new(), body(p, &Arc::new(disarmed.clone())));
@@ -70,15 +72,21 @@ struct Tally {
     rounds: u64,
     pruned_executions: u64,
     unpruned_executions: u64,
+    /// Programs whose pruned search ended with a slice, and that dropped one on the way.
+    sliced: u64,
+    unsliced: u64,
     cut: u64,
     brute_force_seconds: f64,
     search_seconds: f64,
     solver_seconds: f64,
 }
 
-fn case(seed: u64, checked: bool, tally: &mut Tally) -> bool {
-    let p = Arc::new(generate(seed, MAX_RUNS, checked));
-    if p.family != Family::Panicky {
+fn case(seed: u64, family: Family, checked: bool, tally: &mut Tally) -> bool {
+    let p = Arc::new(match family {
+        Family::Awaiting => generate_in(family, seed, MAX_RUNS, checked),
+        _ => generate(seed, MAX_RUNS, checked),
+    });
+    if p.family != family {
         return false;
     }
     let t = Instant::now();
@@ -102,6 +110,8 @@ fn case(seed: u64, checked: bool, tally: &mut Tally) -> bool {
         "case {seed}: {unpruned:#?}"
     );
     tally.unpruned_executions += unpruned.executions;
+    tally.sliced += u64::from(!pruned.sliced.is_empty());
+    tally.unsliced += u64::from(!pruned.unsliced.is_empty());
     let mut found = BTreeSet::new();
     let mut out = pruned;
     loop {
@@ -138,19 +148,22 @@ fn case(seed: u64, checked: bool, tally: &mut Tally) -> bool {
 /// Runs one shard of the programs: the panicky ones among the seeds from `SYMX_DIFF_FROM`
 /// that are `shard` modulo [`SHARDS`], until it has its share of `SYMX_DIFF_CASES` (default
 /// 500). The shards are separate tests so that they run in parallel.
-fn shard(shard: u64) {
+fn shard(shard: u64, family: Family) {
     let checked = overflow_checks();
     let started = Instant::now();
     let mut tally = Tally::default();
-    let wanted = cases(500);
+    let wanted = match family {
+        Family::Awaiting => cases(400),
+        _ => cases(500),
+    };
     let n = (wanted.end - wanted.start).div_ceil(SHARDS);
     let mut seed = wanted.start + (shard + SHARDS - wanted.start % SHARDS) % SHARDS;
     while tally.programs < n {
-        case(seed, checked, &mut tally);
+        case(seed, family, checked, &mut tally);
         seed += SHARDS;
     }
     eprintln!(
-        "assertion-guided differential, shard {shard}: {tally:?}, {:.1} s",
+        "assertion-guided differential, {family:?} shard {shard}: {tally:?}, {:.1} s",
         started.elapsed().as_secs_f64()
     );
     if n >= 100 {
@@ -160,26 +173,39 @@ fn shard(shard: u64) {
         );
         assert!(tally.cut > 0, "pruning never cut an execution: {tally:?}");
     }
+    if family == Family::Awaiting && n >= 50 {
+        assert!(tally.sliced > 0 && tally.unsliced > 0, "{tally:?}");
+    }
 }
 
 const SHARDS: u64 = 4;
 
 #[test]
 fn pruning_finds_the_failing_sites_of_the_unpruned_search_and_of_brute_force_0() {
-    shard(0);
+    shard(0, Family::Panicky);
 }
 
 #[test]
 fn pruning_finds_the_failing_sites_of_the_unpruned_search_and_of_brute_force_1() {
-    shard(1);
+    shard(1, Family::Panicky);
 }
 
 #[test]
 fn pruning_finds_the_failing_sites_of_the_unpruned_search_and_of_brute_force_2() {
-    shard(2);
+    shard(2, Family::Panicky);
 }
 
 #[test]
 fn pruning_finds_the_failing_sites_of_the_unpruned_search_and_of_brute_force_3() {
-    shard(3);
+    shard(3, Family::Panicky);
+}
+
+#[test]
+fn with_bounded_waits_and_counters_0() {
+    shard(0, Family::Awaiting);
+}
+
+#[test]
+fn with_bounded_waits_and_counters_1() {
+    shard(1, Family::Awaiting);
 }

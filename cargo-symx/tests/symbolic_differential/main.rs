@@ -209,6 +209,7 @@ fn case(seed: u64, checked: bool, tally: &mut Tally) {
             assert_eq!(e.kinds, bf.kinds, "case {seed}: failure kinds\n{p:?}");
             e
         }
+        Family::Awaiting => unreachable!("`generate` draws no awaiting program"),
     };
     tally.engine_seconds += t.elapsed().as_secs_f64();
     if std::env::var_os("SYMX_DIFF_SLOW").is_some() && t.elapsed().as_secs_f64() > 0.3 {

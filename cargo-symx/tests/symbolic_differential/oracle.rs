@@ -41,7 +41,9 @@ pub fn brute_force(p: &Arc<Program>) -> BruteForce {
             .strategy(Strategy::Dfs)
             .inputs(w.clone())
             .explore(&f);
-        assert_eq!(report.discarded(), 0, "every assignment is in range");
+        if p.family != program::Family::Awaiting {
+            assert_eq!(report.discarded(), 0, "every assignment is in range");
+        }
         let kind = report.failure().map(|f| f.kind().name().to_string());
         assert!(report.complete() || kind.is_some(), "{p:?}");
         let sites = program::take_soft_failures();

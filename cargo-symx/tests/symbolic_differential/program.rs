@@ -25,6 +25,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 
+use symx::__private::blind::{Blind, BlindAtomic as _};
 use symx::sync::atomic::{AtomicU8, Ordering::SeqCst};
 use symx::sync::Mutex;
 use symx::{InputValues, Shared, Sym};
@@ -57,6 +58,12 @@ pub enum Family {
     Deadlocky,
     /// Some cell access outside its mutex: only data races. Every site is disarmed.
     Racy,
+    /// Like `Panicky`, plus bounded waits (`Await`: an atomic's value, assumed not to be a
+    /// constant, so that executions where it is are discarded) and statistics counters
+    /// bumped blindly (`Count`, marked as `#[symx::instrument]` marks a dropped result) and
+    /// now and then read back (`Peek`). Only drawn by [`generate_in`].
+    #[allow(dead_code)] // Only the assertion-guided differential test draws it.
+    Awaiting,
 }
 
 #[derive(Clone, Debug)]
@@ -122,6 +129,12 @@ pub enum Op {
     Assert(usize, Cond),
     /// Site `.0`: pushes `a op b`, which must not overflow.
     Arith(usize, Arith, Val, Val),
+    /// Pushes the atomic's value and assumes it is not `.1` (a bounded wait that gave up).
+    Await(Slot, u8),
+    /// Adds 1 to the counter, dropping the old value (a blind step).
+    Count(Slot),
+    /// Pushes the counter's value.
+    Peek(Slot),
 }
 
 #[derive(Clone)]
@@ -230,6 +243,11 @@ impl Gen<'_> {
     }
 
     fn op(&mut self, regs: &mut usize, held: &[Slot], depth: u32) -> Op {
+        if self.family == Family::Awaiting && self.rng.below(3) == 0 {
+            let op = self.awaiting_op(*regs);
+            *regs += matches!(op, Op::Await(..) | Op::Peek(_)) as usize;
+            return op;
+        }
         loop {
             let r = *regs;
             let op = match self.rng.below(10) {
@@ -273,6 +291,16 @@ impl Gen<'_> {
                 Op::Load(_) | Op::FetchAdd(..) | Op::Get(_) | Op::Arith(..)
             ) as usize;
             return op;
+        }
+    }
+
+    /// An operation only the awaiting family has.
+    fn awaiting_op(&mut self, regs: usize) -> Op {
+        let slot = self.slot(regs);
+        match self.rng.below(8) {
+            0..=2 => Op::Await(slot, self.rng.below(3) as u8),
+            3..=5 => Op::Count(slot),
+            _ => Op::Peek(slot),
         }
     }
 
@@ -344,8 +372,18 @@ pub fn generate(seed: u64, max_runs: f64, checked: bool) -> Program {
         Family::Deadlocky,
         Family::Racy,
     ]);
+    redraw(&mut rng, family, max_runs, checked)
+}
+
+/// The program of `family` for `seed`, as [`generate`] draws them.
+#[allow(dead_code)] // Only the assertion-guided differential test draws by family.
+pub fn generate_in(family: Family, seed: u64, max_runs: f64, checked: bool) -> Program {
+    redraw(&mut Rng::new(seed), family, max_runs, checked)
+}
+
+fn redraw(rng: &mut Rng, family: Family, max_runs: f64, checked: bool) -> Program {
     loop {
-        let p = draw(&mut rng, family, checked);
+        let p = draw(rng, family, checked);
         if p.assignments().len() as f64 * interleavings_bound(&p) <= max_runs {
             return p;
         }
@@ -378,7 +416,7 @@ fn draw(rng: &mut Rng, family: Family, checked: bool) -> Program {
             g.ops(n, &mut regs, &[], 0)
         })
         .collect();
-    if family != Family::Panicky {
+    if matches!(family, Family::Deadlocky | Family::Racy) {
         g.plant(&mut threads, inputs.len());
     }
     Program {
@@ -394,6 +432,7 @@ fn max_steps(ops: &[Op]) -> u32 {
     ops.iter()
         .map(|op| match op {
             Op::Load(_) | Op::Store(..) | Op::FetchAdd(..) | Op::Get(_) | Op::Set(..) => 1,
+            Op::Await(..) | Op::Count(_) | Op::Peek(_) => 1,
             Op::Locked(_, body) => 2 + max_steps(body),
             Op::If(_, t, e) => max_steps(t).max(max_steps(e)),
             Op::Assert(..) | Op::Arith(..) => 0,
@@ -457,6 +496,8 @@ struct World {
     atomics: [AtomicU8; 2],
     locks: [Mutex<()>; 2],
     cells: [Shared<u8>; 2],
+    /// Not observed at the end: a counter nothing peeks at is the slice's.
+    counters: [AtomicU8; 2],
 }
 
 /// The body of one execution of `p` with the sites in `disarmed` disarmed.
@@ -472,6 +513,7 @@ fn run(p: &Arc<Program>, disarmed: &Arc<BTreeSet<usize>>) {
         atomics: [AtomicU8::new(0), AtomicU8::new(0)],
         locks: [Mutex::new(()), Mutex::new(())],
         cells: [Shared::new(0), Shared::new(0)],
+        counters: [AtomicU8::new(0), AtomicU8::new(0)],
     });
     let handles: Vec<_> = (1..p.threads.len())
         .map(|t| {
@@ -585,6 +627,20 @@ impl<'w> Thread<'w> {
                         Arith::Mul => a * b,
                     }
                 };
+                self.regs.push(v);
+            }
+            Op::Await(s, c) => {
+                let v = pick(&w.atomics, self.slot(*s)).load_sym(SeqCst);
+                self.regs.push(v);
+                symx::assume(v.sym_ne(*c));
+            }
+            Op::Count(s) => {
+                let counter = pick(&w.counters, self.slot(*s));
+                Blind(counter).__symx_blind();
+                counter.fetch_add(1, SeqCst);
+            }
+            Op::Peek(s) => {
+                let v = pick(&w.counters, self.slot(*s)).load_sym(SeqCst);
                 self.regs.push(v);
             }
         }

@@ -41,6 +41,9 @@
 //!   access remembers the threads its thread had joined before it and the locks it held:
 //!   the joined threads' steps, and whatever happened before a held lock's last release,
 //!   happen before it and are not raced with.
+//! - *Discarded executions.* A failed assumption ends the execution, cutting off every other
+//!   thread: before the discarding thread's last step every enabled thread is planted, since
+//!   no access shows that the order there decides whether the others run at all.
 //! - *Sleep sets*, which the paper does not use: a summary made where some threads slept only
 //!   covers a later visit where those threads sleep too.
 //! - *Solver answers.* Only `unsat` prunes: `unknown` (a timeout) continues the execution.

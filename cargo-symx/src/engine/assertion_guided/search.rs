@@ -310,6 +310,10 @@ impl<'o> Search<'o> {
                 let initials = hb.initials(&steps, i, j);
                 self.reverse(steps[i].pos, &initials);
             }
+            // (An execution the search stopped ends discarded too; it ran nothing after.)
+            if trace.verdict == Verdict::Discarded && stop.is_none() {
+                self.before_discard(&trace, &steps);
+            }
             if let (Some(Stop::Pruned(at)), true) = (stop, self.opts.replay) {
                 self.replay_accesses(&trace, &names, &steps, &hb, at);
             }
@@ -407,6 +411,33 @@ impl<'o> Search<'o> {
             return;
         };
         n.rw.extend(edge_accesses(trace, names, n.pos, end, &sliced));
+    }
+
+    /// A failed assumption ended the execution: every other thread's remaining events were
+    /// cut off, and the order of the discarding thread's last step and any other thread's
+    /// next one decides whether those run at all. No access shows that race, so every
+    /// enabled thread joins the backtrack set before that step (Flanagan and Godefroid's
+    /// fallback).
+    fn before_discard(&mut self, trace: &Trace, steps: &[Step]) {
+        let Some(d) = trace.events.last().map(|e| e.thread) else {
+            return;
+        };
+        let Some(last) = steps.iter().rfind(|s| s.thread == d) else {
+            return;
+        };
+        let Some(n) = self.stack.iter_mut().find(|n| n.pos == last.pos) else {
+            return;
+        };
+        if let Kind::Schedule {
+            enabled, backtrack, ..
+        } = &mut n.kind
+        {
+            for &t in enabled.iter() {
+                if !backtrack.contains(&t) {
+                    backtrack.push(t);
+                }
+            }
+        }
     }
 
     /// Plants the reversal of a race whose first step is at `pos`: one of `initials` joins

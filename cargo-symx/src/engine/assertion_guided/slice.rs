@@ -38,14 +38,19 @@ pub struct Slice {
 }
 
 impl Slice {
-    /// The sites of integer atomics that `trace` used only blindly.
+    /// The sites of integer atomics that `trace` used, and only blindly.
     pub fn of_first(trace: &Trace) -> Slice {
         let mut sites = HashSet::new();
         let mut not = HashSet::new();
         let blind = blind_only(trace);
+        let mut used = vec![false; trace.objects.len()];
+        for o in trace.events.iter().filter_map(|ev| ev.obj) {
+            used[o as usize] = true;
+        }
         for o in &trace.objects {
             let Some(site) = &o.created else { continue };
-            if o.kind == "atomic" && !o.taken && blind[o.id as usize] {
+            let id = o.id as usize;
+            if o.kind == "atomic" && !o.taken && used[id] && blind[id] {
                 sites.insert(site.clone());
             } else {
                 not.insert(site.clone());
