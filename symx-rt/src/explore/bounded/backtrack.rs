@@ -65,7 +65,7 @@ pub(super) fn points(
     let mut history = History::new(threads);
     // ran[t]: how many of thread t's events came before the current step.
     let mut ran: Vec<usize> = vec![0; threads];
-    let mut out = Vec::new();
+    let mut out = Asks::default();
     let mut races_of = |k: usize, next: &Ev, history: &History, ran: &[usize]| {
         let before = earlier(evs, &positions, ran, next.thread, k);
         let (conflicts, _) = history.predecessors(next);
@@ -95,7 +95,27 @@ pub(super) fn points(
     for k in 0..evs.len() {
         disabled(evs, ready, k, bounded, &mut out);
     }
-    out
+    out.points
+}
+
+/// The points asked for so far, each conservative one once (many races ask for the same).
+#[derive(Default)]
+struct Asks {
+    points: Vec<Point>,
+    conservative: rustc_hash::FxHashSet<(usize, ThreadId)>,
+}
+
+impl Asks {
+    fn conservative(&mut self, at: usize, thread: ThreadId) {
+        if self.conservative.insert((at, thread)) {
+            self.points.push(Point {
+                at,
+                thread,
+                conservative: true,
+                initials: SmallVec::new(),
+            });
+        }
+    }
 }
 
 /// Races of step `k` with the pending events it takes away: a thread that could run at `k`
@@ -104,7 +124,7 @@ pub(super) fn points(
 /// is in no later step's lookahead, so its race would otherwise go unseen when it never
 /// comes back (Flanagan and Godefroid treat a transition that disables another as dependent
 /// on it).
-fn disabled(evs: &[Ev], ready: &[Vec<Lookahead>], k: usize, bounded: bool, out: &mut Vec<Point>) {
+fn disabled(evs: &[Ev], ready: &[Vec<Lookahead>], k: usize, bounded: bool, out: &mut Asks) {
     let ek = &evs[k];
     let after = ready.get(k + 1);
     for l in ready.get(k).into_iter().flatten() {
@@ -158,12 +178,12 @@ fn earlier(
     out
 }
 
-/// The points for running `u` before event `i`: at `i`, and conservatively at the start of the
-/// run of `i`'s thread that contains it. When the bound keeps `u` from running at `i`, also at
-/// every earlier step since `u`'s previous event where `u` can run (with the same next event):
-/// a schedule of the reversed trace within the bound may switch to `u` there and come back
-/// for free once `u` blocks (on a lock `i`'s thread holds, on a join), which no switch at the
-/// start of the run reproduces.
+/// The points for running `u` before event `i`: at `i`, and conservatively at every step of the
+/// run of `i`'s thread that contains it (Coons et al. ask at its start only): a switch to `u`
+/// inside a critical section is paid back by a free switch once `u` blocks on it. When the
+/// bound keeps `u` from running at `i`, also at every earlier step where `u` can run: the
+/// cheapest schedule of the reversed trace may switch to `u` earlier still and come back for
+/// free once threads block (on a lock, on a join), which no switch of this execution marks.
 fn race(
     evs: &[Ev],
     ready: &[Vec<Lookahead>],
@@ -171,9 +191,9 @@ fn race(
     u: ThreadId,
     initials: SmallVec<[ThreadId; 4]>,
     bounded: bool,
-    out: &mut Vec<Point>,
+    out: &mut Asks,
 ) {
-    out.push(Point {
+    out.points.push(Point {
         at: i,
         thread: u,
         conservative: false,
@@ -187,13 +207,9 @@ fn race(
         .rev()
         .find(|&j| evs[j].thread != v)
         .map_or(0, |j| j + 1);
-    let conservative = |at| Point {
-        at,
-        thread: u,
-        conservative: true,
-        initials: SmallVec::new(),
-    };
-    out.extend((start..i).map(conservative));
+    for at in start..i {
+        out.conservative(at, u);
+    }
     let runs = |k: usize| {
         ready
             .get(k)
@@ -202,7 +218,9 @@ fn race(
     if runs(i) {
         return;
     }
-    out.extend((0..start).filter(|&k| runs(k)).map(conservative));
+    for at in (0..start).filter(|&k| runs(k)) {
+        out.conservative(at, u);
+    }
 }
 
 /// The initials of `v = notdep(i, E).u`, where `u`'s next event `next` comes at step `k`

@@ -11,6 +11,11 @@
 //! - every explorer idle (a `want-` file for each, so no claim or work is in flight and nobody
 //!   can give any more): the exploration is over;
 //! - `stop`: an explorer ended early (a failure, a bound): the idle ones end too.
+//!
+//! Every step above happens under an exclusive lock of the file `lock`, so that "every
+//! explorer is idle" is read from one consistent state: counted file by file without it, a
+//! claim, a gift and the giver's going idle could happen between two looks, and an explorer
+//! would end with work on its way to it.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -53,6 +58,20 @@ impl Exchange {
         self.dir.join(format!("{name}-{of}"))
     }
 
+    /// Runs `f` while holding the exchange's lock.
+    fn locked<T>(&self, f: impl FnOnce() -> T) -> T {
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.dir.join("lock"))
+            .and_then(|file| file.lock().map(|()| file))
+            .unwrap_or_else(|e| panic!("symx: cannot lock {:?}: {e}", self.dir));
+        let out = f();
+        drop(lock);
+        out
+    }
+
     /// An idle explorer whose request this one has taken, if it is time to look, `has_work`
     /// says there is work to give, and one waits. The caller must then [`give`](Self::give) it
     /// work.
@@ -64,45 +83,54 @@ impl Exchange {
         if !has_work() {
             return None;
         }
-        (0..self.count)
-            .filter(|&i| i != self.index)
-            .find(|&i| std::fs::rename(self.file("want", i), self.file("claim", i)).is_ok())
+        self.locked(|| {
+            (0..self.count)
+                .filter(|&i| i != self.index)
+                .find(|&i| std::fs::rename(self.file("want", i), self.file("claim", i)).is_ok())
+        })
     }
 
     /// Hands `work` to explorer `to`, whose request [`claim_request`](Self::claim_request)
     /// took.
     pub fn give(&mut self, to: u32, work: &str) {
         let tmp = self.file("partial", to);
-        let written =
-            std::fs::write(&tmp, work).and_then(|()| std::fs::rename(&tmp, self.file("work", to)));
-        written.unwrap_or_else(|e| panic!("symx: cannot hand work to shard {to}: {e}"));
-        let _ = std::fs::remove_file(self.file("claim", to));
+        std::fs::write(&tmp, work)
+            .unwrap_or_else(|e| panic!("symx: cannot hand work to shard {to}: {e}"));
+        self.locked(|| {
+            std::fs::rename(&tmp, self.file("work", to))
+                .unwrap_or_else(|e| panic!("symx: cannot hand work to shard {to}: {e}"));
+            let _ = std::fs::remove_file(self.file("claim", to));
+        });
     }
 
     /// Waits until another explorer hands this one work (returned) or the exploration is over
     /// (`None`).
     pub fn wait_for_work(&mut self) -> Option<String> {
         let want = self.file("want", self.index);
-        std::fs::write(&want, b"")
+        self.locked(|| std::fs::write(&want, b""))
             .unwrap_or_else(|e| panic!("symx: cannot ask for work in {:?}: {e}", self.dir));
         let work = self.file("work", self.index);
         loop {
-            if let Ok(text) = std::fs::read_to_string(&work) {
-                let _ = std::fs::remove_file(&work);
-                return Some(text);
+            // Some(Some(work)), Some(None): over, None: wait on.
+            let looked = self.locked(|| {
+                if let Ok(text) = std::fs::read_to_string(&work) {
+                    let _ = std::fs::remove_file(&work);
+                    return Some(Some(text));
+                }
+                let idle = (0..self.count)
+                    .filter(|&i| self.file("want", i).exists())
+                    .count();
+                let over = self.dir.join("stop").exists() || idle == self.count as usize;
+                over.then_some(None)
+            });
+            match looked {
+                Some(Some(text)) => return Some(text),
+                Some(None) => {
+                    self.over = true;
+                    return None;
+                }
+                None => std::thread::sleep(POLL),
             }
-            if self.dir.join("stop").exists() {
-                self.over = true;
-                return None;
-            }
-            let idle = (0..self.count)
-                .filter(|&i| self.file("want", i).exists())
-                .count();
-            if idle == self.count as usize {
-                self.over = true;
-                return None;
-            }
-            std::thread::sleep(POLL);
         }
     }
 }
