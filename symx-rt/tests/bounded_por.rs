@@ -213,35 +213,43 @@ fn bounded_dpor_agrees_with_bounded_dfs_on_more_random_programs() {
 /// between thread 2's add and its lock.
 #[test]
 fn a_thread_blocked_by_its_assume_holding_a_lock_is_explored() {
+    runs_every_trace(&lock_held_by_a_failed_assume(false), None, true, (5, 9));
+}
+
+/// Thread `waiting_first as usize` adds, locks and waits for good on `assume(v != 2)`; the
+/// other stores 2 and takes the same lock.
+fn lock_held_by_a_failed_assume(waiting_first: bool) -> Program {
     use random_programs::{AtomicOp::*, Op::*};
-    let p = Program {
+    let stores = vec![
+        Atomic(Store(0, 2)),
+        Locked {
+            mutex: 0,
+            add: 2,
+            body: vec![],
+        },
+    ];
+    let waits = vec![
+        Atomic(FetchAdd(0, 1)),
+        Locked {
+            mutex: 0,
+            add: 2,
+            body: vec![Await {
+                atomic: 0,
+                value: 2,
+            }],
+        },
+    ];
+    Program {
         family: Family::Awaiting,
         atomics: 1,
         mutexes: 1,
         condvar: false,
-        threads: vec![
-            vec![
-                Atomic(Store(0, 2)),
-                Locked {
-                    mutex: 0,
-                    add: 2,
-                    body: vec![],
-                },
-            ],
-            vec![
-                Atomic(FetchAdd(0, 1)),
-                Locked {
-                    mutex: 0,
-                    add: 2,
-                    body: vec![Await {
-                        atomic: 0,
-                        value: 2,
-                    }],
-                },
-            ],
-        ],
-    };
-    runs_every_trace(&p, None, true, (5, 9));
+        threads: if waiting_first {
+            vec![waits, stores]
+        } else {
+            vec![stores, waits]
+        },
+    }
 }
 
 /// 12,505 comparisons of larger programs (the numbers in the module doc of `explore/bounded`):
@@ -450,4 +458,21 @@ fn a_trace_can_run_twice_under_a_bound() {
     assert_eq!(distinct_traces(&p, Strategy::Dpor, None, false), (2, 2));
     assert_eq!(distinct_traces(&p, Strategy::Dfs, Some(1), false), (2, 3));
     assert_eq!(distinct_traces(&p, Strategy::Dpor, Some(1), false), (2, 3));
+}
+
+/// The same program with its threads in the other order, under the optimal DPOR (no bound):
+/// thread 1 takes the lock and blocks for good on its assume, so thread 2's `lock` never
+/// becomes a step and its race with thread 1's acquisition shows only as the operation it
+/// was left waiting to do. The optimal DPOR once ran 4 of the 5 traces here.
+#[test]
+fn the_optimal_dpor_reverses_races_with_operations_left_waiting() {
+    for waiting_first in [true, false] {
+        let p = lock_held_by_a_failed_assume(waiting_first);
+        assert_eq!(distinct_traces(&p, Strategy::Dfs, None, false), (5, 9));
+        assert_eq!(
+            distinct_traces(&p, Strategy::Dpor, None, false),
+            (5, 5),
+            "{p:?}"
+        );
+    }
 }

@@ -72,8 +72,6 @@
 
 mod backtrack;
 
-use smallvec::SmallVec;
-
 use super::dpor::events::{self, dependent, Access, Canon, Ev, EventKey, Names};
 use super::dpor::steps::{Threads, Values};
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
@@ -209,7 +207,7 @@ impl Bpor {
         let spurious = self.spurious;
         (candidates.iter())
             .map(|c| {
-                let mut exact = exact(&c.op);
+                let mut exact = events::exact_of(&c.op);
                 exact.extend(fairness(spurious, c.op.kind, FAIRNESS));
                 Lookahead {
                     thread: self.threads.of(c.key),
@@ -358,13 +356,6 @@ fn fairness(spurious: bool, kind: OpKind, obj: Canon) -> Option<Access> {
 }
 
 /// A pending operation's accesses over this execution's objects.
-fn exact(op: &Op) -> SmallVec<[Access; 2]> {
-    let mut out = SmallVec::new();
-    out.extend(op.obj.map(|o| Access::of(op.kind, o)));
-    out.extend(op.obj2.map(|o| Access::of(OpKind::Unlock, o)));
-    out
-}
-
 impl Chooser for Bpor {
     fn sees_every_step(&self) -> bool {
         true

@@ -467,6 +467,14 @@ impl<'de> Deserialize<'de> for ByEvent {
     }
 }
 
+/// The exact accesses (this execution's object ids) of an operation that has not run.
+pub(crate) fn exact_of(op: &Op) -> SmallVec<[Access; 2]> {
+    let mut out = SmallVec::new();
+    out.extend(op.obj.map(|o| Access::of(op.kind, o)));
+    out.extend(op.obj2.map(|o| Access::of(OpKind::Unlock, o)));
+    out
+}
+
 /// The events of a finished execution, with everything only known after it ran: canonical and
 /// exact accesses, and enablers. `thread_of` names a thread by its spawn-path key.
 pub(crate) fn of_trace(
