@@ -277,7 +277,12 @@ impl Dpor {
     fn plant_reversals(&mut self, fixed: usize) {
         let mut evs = std::mem::take(&mut self.evs);
         let ran = evs.len();
-        evs.append(&mut self.unfinished);
+        // Not yet: with the unfinished operations as last events (`evs.append(&mut
+        // self.unfinished)`) the reduction runs the trace it misses in
+        // `bounded_por::the_optimal_dpor_reverses_races_with_operations_left_waiting`, but the
+        // symbolic search's counts over joins change (context `joins.rs`, naive: 5 failures
+        // instead of 3) and were not yet explained.
+        self.unfinished.clear();
         self.hb.recompute(&evs);
         let races = std::mem::take(&mut self.hb.races);
         for &(i, j) in races.iter().filter(|&&(i, _)| i >= fixed && i < ran) {
