@@ -45,11 +45,7 @@ pub(super) struct Call {
 }
 
 /// The facts after running `b` from `facts`, recording what it sees into `seen`.
-pub(super) fn body(facts: &mut Facts, b: &Block, seen: &mut Observed) {
-    block(facts, b, seen);
-}
-
-fn block(facts: &mut Facts, b: &Block, seen: &mut Observed) {
+pub(super) fn block(facts: &mut Facts, b: &Block, seen: &mut Observed) {
     let names: Vec<String> = (b.stmts.iter())
         .filter_map(|s| match s {
             Stmt::Local(l) => Some(bound_names(&l.pat)),

@@ -158,7 +158,7 @@ impl Program<'_> {
     fn analyse(&self, f: &ItemFn, depth: usize) -> Observed {
         let mut facts = self.entry(f, depth);
         let mut seen = Observed::default();
-        flow::body(&mut facts, &f.block, &mut seen);
+        flow::block(&mut facts, &f.block, &mut seen);
         seen
     }
 

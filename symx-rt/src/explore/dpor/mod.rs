@@ -92,10 +92,6 @@ pub(crate) struct Dpor {
     evs: Vec<Ev>,
     #[serde(skip)]
     hb: HappensBefore,
-    /// The operations threads were left waiting to do when the execution ended (blocked for
-    /// good): never steps, but they race with the steps they would have come after.
-    #[serde(skip)]
-    unfinished: Vec<Ev>,
 }
 
 impl Dpor {
@@ -271,21 +267,17 @@ impl Dpor {
     /// Finds every race of the execution (`self.evs`) whose first event comes after the
     /// `fixed` steps and plants its reversal in the wakeup trees.
     ///
-    /// The operations left unfinished count as events after the last step: a thread blocked
-    /// for good on a lock another thread holds never steps, yet its acquisition races with
-    /// the holder's, and the reversal (it takes the lock first) is a trace of its own.
+    /// Known miss: an operation a thread is left waiting to do when the execution ends (a
+    /// lock held by a thread stuck on its failed assume) never becomes a step, so its race
+    /// with the holder's acquisition is not reversed (`bounded_por.rs`,
+    /// `the_optimal_dpor_reverses_races_with_operations_left_waiting`, ignored). Treating
+    /// such operations as last events fixes that test but changes the symbolic join counts
+    /// of the context tests (naive: 5 failures instead of 3), not yet explained.
     fn plant_reversals(&mut self, fixed: usize) {
-        let mut evs = std::mem::take(&mut self.evs);
-        let ran = evs.len();
-        // Not yet: with the unfinished operations as last events (`evs.append(&mut
-        // self.unfinished)`) the reduction runs the trace it misses in
-        // `bounded_por::the_optimal_dpor_reverses_races_with_operations_left_waiting`, but the
-        // symbolic search's counts over joins change (context `joins.rs`, naive: 5 failures
-        // instead of 3) and were not yet explained.
-        self.unfinished.clear();
+        let evs = std::mem::take(&mut self.evs);
         self.hb.recompute(&evs);
         let races = std::mem::take(&mut self.hb.races);
-        for &(i, j) in races.iter().filter(|&&(i, _)| i >= fixed && i < ran) {
+        for &(i, j) in races.iter().filter(|(i, _)| *i >= fixed) {
             let (ei, ej) = (&evs[i], &evs[j]);
             debug_assert_ne!(ei.thread, ej.thread);
             // Moved before `ei`, `ej` may do something else than it did here.
@@ -294,7 +286,7 @@ impl Dpor {
             // into a wakeup tree, and only those the tree does not have.
             let mut v: Vec<&Ev> = Vec::new();
             v.extend(
-                (i + 1..ran)
+                (i + 1..evs.len())
                     .filter(|&k| !self.hb.before(i, ei.thread, k))
                     .map(|k| &evs[k]),
             );
@@ -311,7 +303,6 @@ impl Dpor {
             self.insert(i, v);
         }
         self.hb.races = races;
-        evs.truncate(ran);
         self.evs = evs;
     }
 
@@ -337,19 +328,6 @@ impl Dpor {
 impl Chooser for Dpor {
     fn sees_every_step(&self) -> bool {
         true
-    }
-
-    fn unfinished(&mut self, pending: &[crate::rt::chooser::Candidate]) {
-        // Numbered as the events of the execution that is ending (see `end_execution`).
-        let execution = self.executions + 1;
-        for c in pending {
-            let t = self.threads.of(c.key);
-            let index = self.threads.next_index(t);
-            let mut ev = self.names.pending(t, index, &c.op);
-            ev.exact = events::exact_of(&c.op);
-            ev.execution = execution;
-            self.unfinished.push(ev);
-        }
     }
 
     fn next_execution(&mut self) -> bool {
