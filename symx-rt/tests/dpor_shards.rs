@@ -2,8 +2,9 @@
 //! here each runs in turn in this process, as a worker would) runs, over all its shards, every
 //! Mazurkiewicz trace the sequential exploration runs and nothing else: the union of the
 //! shards' traces equals the sequential set, on random programs. The shards' executions beyond
-//! the sequential count (the first executions every shard runs, and traces run by two shards)
-//! are counted and printed.
+//! the sequential count (traces run by two shards) are counted, printed, and bounded: the
+//! reversals found in another explorer's part are deduplicated by the node's owner, so only a
+//! few percent run twice.
 
 #[allow(dead_code)]
 mod random_programs;
@@ -123,6 +124,24 @@ struct Totals {
     shards: u64,
 }
 
+impl Totals {
+    /// The shards' executions beyond the sequential count, in percent of it.
+    fn redundancy(&self) -> f64 {
+        100.0 * (self.shards as f64 - self.sequential as f64) / self.sequential as f64
+    }
+
+    /// Splitting depends on timing (an idle shard asks, a busy one looks every few
+    /// milliseconds): only that it happens at all is asserted, and that few traces run twice
+    /// (a few percent measured; without the owners' deduplication it was 60 to 130 %).
+    fn check(&self) {
+        assert!(self.split >= 1, "no program was split at all: {self:?}");
+        assert!(
+            self.redundancy() < 15.0,
+            "too many traces ran twice: {self:?}"
+        );
+    }
+}
+
 fn check_many(seeds: std::ops::Range<u64>, count: u32, max_interleavings: f64) -> Totals {
     let start = Instant::now();
     let mut totals = Totals::default();
@@ -145,7 +164,7 @@ fn check_many(seeds: std::ops::Range<u64>, count: u32, max_interleavings: f64) -
     println!(
         "{count} shards: {totals:?}, redundant {} ({:.1} %), {:.1?}",
         totals.shards - totals.sequential,
-        100.0 * (totals.shards - totals.sequential) as f64 / totals.sequential as f64,
+        totals.redundancy(),
         start.elapsed()
     );
     assert!(
@@ -158,25 +177,31 @@ fn check_many(seeds: std::ops::Range<u64>, count: u32, max_interleavings: f64) -
 }
 
 #[test]
-#[ignore = "can hang: a shard was seen waiting for ever for work after the other ended (the exchange's termination has a race, not found yet)"]
+#[ignore = "not yet run often enough to rule out a hang in CI (a termination race was fixed twice); run by hand"]
 fn the_union_of_two_shards_is_the_sequential_set_of_traces() {
-    let t = check_many(0..100, 2, 400.0);
-    assert_eq!(t.programs, 500);
-    // Splitting depends on timing (an idle shard asks, a busy one looks every few
-    // milliseconds): only that it happens at all is asserted.
-    assert!(t.split >= 1, "no program was split at all: {t:?}");
+    let t = check_many(0..40, 2, 400.0);
+    assert_eq!(t.programs, 200);
+    t.check();
 }
 
 #[test]
-#[ignore = "can hang: a shard was seen waiting for ever for work after the other ended (the exchange's termination has a race, not found yet)"]
+#[ignore = "not yet run often enough to rule out a hang in CI (a termination race was fixed twice); run by hand"]
 fn the_union_of_three_shards_is_the_sequential_set_of_traces() {
     let t = check_many(1_000..1_020, 3, 400.0);
     assert_eq!(t.programs, 100);
-    assert!(t.split >= 1, "no program was split at all: {t:?}");
+    t.check();
 }
 
 #[test]
-#[ignore = "about a minute in a debug build: 2,500 larger programs; run by hand"]
+#[ignore = "about 20 s in a debug build: 500 programs, the redundancy measured; run by hand"]
+fn two_shards_on_500_programs() {
+    let t = check_many(0..100, 2, 400.0);
+    assert_eq!(t.programs, 500);
+    t.check();
+}
+
+#[test]
+#[ignore = "about 12 minutes in a debug build: 2,500 larger programs; run by hand (one run saw 3 programs disagree, not reproduced yet)"]
 fn the_union_of_shards_is_the_sequential_set_on_larger_programs() {
     check_many(100_000..100_500, 2, 20_000.0);
 }
@@ -199,14 +224,21 @@ fn counters() {
 }
 
 #[test]
-#[ignore = "can hang: a shard was seen waiting for ever for work after the other ended (the exchange's termination has a race, not found yet)"]
+#[ignore = "not yet run often enough to rule out a hang in CI (a termination race was fixed twice); run by hand"]
 fn two_shards_of_the_counters_run_every_trace_between_them() {
     let o = compare(&counters, 2).unwrap();
+    println!("counters 4x2 in two shards: {:?}", o.shards);
     assert_eq!(o.sequential, 2_520);
     assert!(
         o.shards.iter().all(|&s| s > 0),
         "each shard runs a part: {:?}",
         o.shards
     );
-    println!("counters 4x2 in two shards: {:?}", o.shards);
+    // Measured: exactly 2,520 between them (before the owners' deduplication: 5,000).
+    let total: u64 = o.shards.iter().sum();
+    assert!(
+        total <= 2_520 + 252,
+        "too many traces ran twice: {:?}",
+        o.shards
+    );
 }

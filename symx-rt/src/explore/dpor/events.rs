@@ -19,6 +19,9 @@
 //! change of the count (which thread frees is not explored when the drops' steps commute).
 //! A `recv_timeout` that found nothing looks again inside its yield step, which has no access.
 
+mod portable;
+
+pub(crate) use portable::Evidence;
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
@@ -436,6 +439,22 @@ impl ByEvent {
             Some(e) => e.2 = c,
             None => at.push((slot, location, c)),
         }
+    }
+
+    /// The names event (thread, index) gave, with their keys.
+    fn at(&self, t: ThreadId, i: u32) -> Vec<(EventSlot, Canon)> {
+        if t >= DENSE_THREADS {
+            let of = |k: &EventSlot| k.0 == t && k.1 == i;
+            return self
+                .1
+                .iter()
+                .filter(|(k, _)| of(k))
+                .map(|(&k, &c)| (k, c))
+                .collect();
+        }
+        let at = self.0.get(t).and_then(|e| e.get(i as usize));
+        let slots = at.into_iter().flatten();
+        slots.map(|&(s, l, c)| ((t, i, s, l), c)).collect()
     }
 
     fn pairs(&self) -> Vec<(EventSlot, Canon)> {

@@ -2,14 +2,18 @@
 //! files in a directory they share (one worker process each, started by the driver with the
 //! same directory).
 //!
-//! - `want-I`: explorer I is idle and asks for work (created by I, never removed while the
-//!   exploration runs);
+//! - `want-I`: explorer I is idle and asks for work (created by I, removed by I when it takes
+//!   work or messages);
 //! - a busy explorer takes the request by renaming `want-I` to `claim-I` (only one rename can
 //!   succeed), writes the work to `work-I` (via a temporary file and a rename, so that it
 //!   appears whole), then removes `claim-I`;
 //! - I takes `work-I` and removes it; it is busy again;
-//! - every explorer idle (a `want-` file for each, so no claim or work is in flight and nobody
-//!   can give any more): the exploration is over;
+//! - `msg-TO-FROM-N`: a message (reversals to plant at TO's nodes, `split`); a waiting
+//!   explorer that takes messages removes its `want-` file in the same step (it is busy until
+//!   it waits again);
+//! - every explorer idle (a `want-` file for each) and nothing on its way (no `claim-`,
+//!   `work-` or `msg-` file): nobody can give any more or send anything, the exploration is
+//!   over;
 //! - `stop`: an explorer ended early (a failure, a bound): the idle ones end too.
 //!
 //! Every step above happens under an exclusive lock of the file `lock`, so that "every
@@ -35,6 +39,8 @@ pub(crate) struct Exchange {
     last_look: Instant,
     /// The exploration ended because every explorer was idle (no `stop` to leave behind).
     over: bool,
+    /// Messages sent so far (numbers the next one).
+    sent: u64,
 }
 
 impl Exchange {
@@ -47,6 +53,7 @@ impl Exchange {
             count,
             last_look: Instant::now(),
             over: false,
+            sent: 0,
         }
     }
 
@@ -72,17 +79,18 @@ impl Exchange {
         out
     }
 
-    /// An idle explorer whose request this one has taken, if it is time to look, `has_work`
-    /// says there is work to give, and one waits. The caller must then [`give`](Self::give) it
-    /// work.
-    pub fn claim_request(&mut self, has_work: impl FnOnce() -> bool) -> Option<u32> {
+    /// Whether it is time for a busy explorer to look at the exchange (requests, messages).
+    pub fn due(&mut self) -> bool {
         if self.last_look.elapsed() < LOOK_EVERY {
-            return None;
+            return false;
         }
         self.last_look = Instant::now();
-        if !has_work() {
-            return None;
-        }
+        true
+    }
+
+    /// An idle explorer whose request this one has taken, if one waits. The caller must then
+    /// [`give`](Self::give) it work.
+    pub fn claim_request(&mut self) -> Option<u32> {
         self.locked(|| {
             (0..self.count)
                 .filter(|&i| i != self.index)
@@ -103,36 +111,121 @@ impl Exchange {
         });
     }
 
-    /// Waits until another explorer hands this one work (returned) or the exploration is over
-    /// (`None`).
-    pub fn wait_for_work(&mut self) -> Option<String> {
+    /// Sends `text` to explorer `to` (it reads it with [`receive`](Self::receive)).
+    pub fn send(&mut self, to: u32, text: &str) {
+        let tmp = self.file("partial-msg", self.index);
+        let name = format!("msg-{to}-{}-{}", self.index, self.sent);
+        self.sent += 1;
+        std::fs::write(&tmp, text)
+            .unwrap_or_else(|e| panic!("symx: cannot send to shard {to}: {e}"));
+        self.locked(|| std::fs::rename(&tmp, self.dir.join(name)))
+            .unwrap_or_else(|e| panic!("symx: cannot send to shard {to}: {e}"));
+    }
+
+    /// The messages sent to this explorer since it last looked (taken out of the exchange).
+    pub fn receive(&mut self) -> Vec<String> {
+        self.locked(|| self.take_messages())
+    }
+
+    /// Takes this explorer's messages; the caller holds the lock.
+    fn take_messages(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (name, path) in self.messages() {
+            if message_to(&name) == Some(self.index) {
+                if let Ok(text) = std::fs::read_to_string(&path) {
+                    out.push(text);
+                }
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+        out
+    }
+
+    /// Every explorer waits and nothing is on its way to any: no claimed request, work or
+    /// message (one that woke on messages may ask again before work claimed for it arrives).
+    /// The caller holds the lock.
+    fn all_idle(&self) -> bool {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return false;
+        };
+        let mut idle = 0;
+        for name in entries.filter_map(|e| e.ok()?.file_name().into_string().ok()) {
+            if name.starts_with("want-") {
+                idle += 1;
+            } else if name.starts_with("claim-")
+                || name.starts_with("work-")
+                || message_to(&name).is_some()
+            {
+                return false;
+            }
+        }
+        idle == self.count
+    }
+
+    /// Every message in the exchange, to anybody: (file name, path).
+    fn messages(&self) -> Vec<(String, PathBuf)> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path())))
+            .filter(|(name, _)| message_to(name).is_some())
+            .collect()
+    }
+
+    /// Waits until another explorer hands this one work or sends it messages, or the
+    /// exploration is over. A waiting explorer is idle: it takes part in the test "every
+    /// explorer idle and no message on its way", which ends the exploration.
+    pub fn wait(&mut self) -> Wake {
         let want = self.file("want", self.index);
         self.locked(|| std::fs::write(&want, b""))
             .unwrap_or_else(|e| panic!("symx: cannot ask for work in {:?}: {e}", self.dir));
         let work = self.file("work", self.index);
         loop {
-            // Some(Some(work)), Some(None): over, None: wait on.
             let looked = self.locked(|| {
+                // Busy again with either: the request goes (a giver may have taken it already,
+                // and a request made again since must not outlive this look).
                 if let Ok(text) = std::fs::read_to_string(&work) {
                     let _ = std::fs::remove_file(&work);
-                    return Some(Some(text));
+                    let _ = std::fs::remove_file(&want);
+                    return Some(Wake::Work(text));
                 }
-                let idle = (0..self.count)
-                    .filter(|&i| self.file("want", i).exists())
-                    .count();
-                let over = self.dir.join("stop").exists() || idle == self.count as usize;
-                over.then_some(None)
+                let messages = self.take_messages();
+                if !messages.is_empty() {
+                    let _ = std::fs::remove_file(&want);
+                    return Some(Wake::Messages(messages));
+                }
+                let over = self.dir.join("stop").exists() || self.all_idle();
+                over.then_some(Wake::Over)
             });
             match looked {
-                Some(Some(text)) => return Some(text),
-                Some(None) => {
+                Some(Wake::Over) => {
                     self.over = true;
-                    return None;
+                    return Wake::Over;
                 }
+                Some(wake) => return wake,
                 None => std::thread::sleep(POLL),
             }
         }
     }
+}
+
+/// What woke a waiting explorer.
+pub(crate) enum Wake {
+    /// Work handed to it.
+    Work(String),
+    /// Messages sent to it.
+    Messages(Vec<String>),
+    /// The exploration is over.
+    Over,
+}
+
+/// The explorer a message file `msg-TO-FROM-N` is for.
+fn message_to(name: &str) -> Option<u32> {
+    let mut parts = name.strip_prefix("msg-")?.split('-');
+    let to = parts.next()?.parse().ok()?;
+    (parts.count() == 2).then_some(to)
 }
 
 impl Drop for Exchange {

@@ -34,13 +34,14 @@
 
 pub(crate) mod events;
 mod exchange;
+mod peers;
 pub(crate) mod races;
 mod split;
 pub(crate) mod steps;
 mod wakeup;
 
 use events::{Ev, Names};
-use exchange::Exchange;
+use peers::{Home, Lent, Peers};
 use races::HappensBefore;
 use steps::{Threads, Values};
 use wakeup::{is_weak_initial, Tree};
@@ -64,6 +65,29 @@ struct Node {
     /// The untried `values` were dealt to another explorer of a split exploration.
     #[serde(default)]
     values_elsewhere: bool,
+    /// A split exploration's number for the node, unique in the explorer that made it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    id: u64,
+    /// Where the node of which this one is a copy lives (it came in a gift, see [`split`]):
+    /// what is planted here goes to that node's wakeup tree. `None`: this explorer's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    home: Option<Home>,
+    /// The node was on the path of work given away: the path to it, kept after its pop.
+    #[serde(skip)]
+    lent: Option<Lent>,
+    /// `chosen` came alone from the wakeup tree (a leaf, or no wakeup sequence at all): no
+    /// sequence could be inserted below it from elsewhere (see [`split`]).
+    #[serde(skip)]
+    alone: bool,
+    /// Sleepers (thread, index) whose subtrees, explored out of the sequential order, may lack
+    /// a sequence inserted below them from elsewhere (see [`split`]): not trusted to cover a
+    /// reversal forwarded here.
+    #[serde(skip)]
+    untrusted: Vec<(ThreadId, u32)>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Everything but the current execution's counters is the exploration's state, which a
@@ -86,7 +110,7 @@ pub(crate) struct Dpor {
     executions: u64,
     /// This explorer's end of an exploration split among several (`--shards`, see [`split`]).
     #[serde(skip)]
-    exchange: Option<Exchange>,
+    peers: Option<Peers>,
     /// The last execution's events and happens-before: buffers reused by every execution.
     #[serde(skip)]
     evs: Vec<Ev>,
@@ -95,57 +119,6 @@ pub(crate) struct Dpor {
 }
 
 impl Dpor {
-    /// Explorer `index` of `count` of an exploration split among several, exchanging work in
-    /// directory `dir` (see [`split`]).
-    pub fn split(dir: &std::path::Path, index: u32, count: u32) -> Self {
-        Dpor {
-            exchange: Some(Exchange::new(dir, index, count)),
-            ..Dpor::default()
-        }
-    }
-
-    /// Hands half of the unexplored items to an idle explorer, if one waits and there are two.
-    fn give_work(&mut self) {
-        let Some(exchange) = &mut self.exchange else {
-            return;
-        };
-        let nodes = &mut self.nodes;
-        let has_work = || split::has_two_items(nodes);
-        let Some(to) = exchange.claim_request(has_work) else {
-            return;
-        };
-        let given = split::give_half(&mut self.nodes).unwrap_or_default();
-        let nodes = self.nodes.iter().zip(given).map(|(n, (wut, values))| Node {
-            wut,
-            values_elsewhere: !values,
-            ..n.clone()
-        });
-        let work = Dpor {
-            nodes: nodes.collect(),
-            names: self.names.clone(),
-            started: true,
-            threads: self.threads.clone(),
-            executions: self.executions,
-            ..Dpor::default()
-        };
-        let text = crate::json::to_string(&work).expect("a DPOR state is JSON");
-        self.exchange.as_mut().expect("checked").give(to, &text);
-    }
-
-    /// Waits for work from another explorer and takes it over; `false` when the exploration
-    /// is over.
-    fn take_work(&mut self) -> bool {
-        let Some(text) = self.exchange.as_mut().and_then(|e| e.wait_for_work()) else {
-            return false;
-        };
-        let mut work: Dpor = crate::json::from_str(&text).expect("a DPOR state from a shard");
-        // Events keep their execution's number: this explorer's next ones must not reuse it.
-        work.executions = work.executions.max(self.executions);
-        work.exchange = self.exchange.take();
-        *self = work;
-        true
-    }
-
     /// Moves to the next execution of this explorer's part; `false` when it has none left.
     fn advance(&mut self) -> bool {
         while let Some(node) = self.nodes.last_mut() {
@@ -154,8 +127,15 @@ impl Dpor {
                 return true;
             }
             let done = node.chosen.clone();
+            if node.lent.is_some() && !node.alone {
+                node.untrusted.push((done.thread, done.index));
+            }
             node.sleep.push(done);
-            if let Some((ev, subtree)) = node.wut.pop_leftmost() {
+            let mut given = Vec::new();
+            let next = node.wut.pop_leftmost(&mut given);
+            split::put_to_sleep(&mut node.sleep, &mut node.untrusted, given);
+            if let Some((ev, subtree)) = next {
+                node.alone = subtree.is_empty();
                 node.done += 1;
                 node.chosen = ev;
                 node.values.clear();
@@ -163,7 +143,10 @@ impl Dpor {
                 self.pending = subtree;
                 return true;
             }
-            self.nodes.pop();
+            let popped = self.nodes.pop().expect("a node");
+            if let Some(peers) = &mut self.peers {
+                peers.retire(popped);
+            }
         }
         false
     }
@@ -189,6 +172,7 @@ impl Dpor {
         let extra = node.sleep;
         let thread = self.new_node(point);
         let created = self.nodes.last_mut().expect("just created");
+        (created.id, created.home, created.lent) = (node.id, node.home, node.lent);
         for s in extra {
             if !created.sleep.iter().any(|c| c.thread == s.thread) {
                 created.sleep.push(s);
@@ -221,8 +205,14 @@ impl Dpor {
             }
         };
         let mut wut = std::mem::take(&mut self.pending);
-        let slot = match wut.pop_leftmost() {
+        let mut given = Vec::new();
+        let next = wut.pop_leftmost(&mut given);
+        let (mut sleep, mut untrusted) = (sleep, Vec::new());
+        split::put_to_sleep(&mut sleep, &mut untrusted, given);
+        let mut alone = true;
+        let slot = match next {
             Some((ev, subtree)) if threads.contains(&ev.thread) => {
+                alone = subtree.is_empty();
                 self.pending = subtree;
                 threads
                     .iter()
@@ -247,6 +237,11 @@ impl Dpor {
             values: Values::default(),
             done: 0,
             values_elsewhere: false,
+            id: self.peers.as_mut().map_or(0, |p| p.fresh_id()),
+            home: None,
+            lent: None,
+            alone,
+            untrusted,
         });
         point.candidates[slot].thread
     }
@@ -313,7 +308,17 @@ impl Dpor {
         let mut k = at;
         while k < self.nodes.len() {
             if !wakeup::take_weak_initial(&self.nodes[k].chosen, &mut v, &mut self.names) {
-                self.nodes[k].wut.insert(v, &mut self.names);
+                let node = &mut self.nodes[k];
+                match node.home {
+                    None => node.wut.insert(v, &mut self.names),
+                    // Another explorer's node: below the sequences it gave this one, this
+                    // one's; else its owner's (see `split`).
+                    Some(home) => {
+                        if let Err(v) = node.wut.insert_below(v, &mut self.names) {
+                            self.forward(home, v.into_iter().cloned().collect());
+                        }
+                    }
+                }
                 return;
             }
             if v.is_empty() {
@@ -338,11 +343,11 @@ impl Chooser for Dpor {
         if !self.started {
             self.started = true;
             // Explorer 0 of a split exploration starts it; the others wait for work.
-            if self.exchange.as_ref().is_none_or(|e| e.index() == 0) {
+            if self.peers.as_ref().is_none_or(|p| p.exchange.index() == 0) {
                 return true;
             }
         } else {
-            self.give_work();
+            self.meet_peers();
         }
         loop {
             if self.advance() {

@@ -10,32 +10,43 @@
 //! sequence, and a node's untried value choices) deals them in two halves (largest estimated
 //! subtree first, each to the lighter half; an item at depth d weighs the product of the
 //! branching of the path below d, as in Knuth's estimator, shared equally among a wakeup
-//! subtree's leaves), keeps one and hands the other over: its path (each node's event, sleep
-//! set and value choices) with only the given items in the wakeup trees, and the object names.
-//! It drops what it gave: a given leaf is removed from its wakeup tree (with the inner nodes
-//! leading only to given leaves), given value choices are not advanced. The receiver explores
-//! from that state as an ordinary optimal DPOR; its executions plant reversals into its own copy
-//! of the path, and it explores them itself. The exploration ends when every explorer is idle.
+//! subtree's leaves), keeps one and hands the other over (`peers`): *copies* of its path's
+//! nodes (event, sleep set, value choices) with only the given items in their wakeup trees.
+//! The exploration ends when every explorer is idle and nothing is on its way.
 //!
-//! Why the union of the explorers' traces is the sequential exploration's set. An explorer's
-//! state is one the sequential algorithm could be in had its wakeup trees lacked the given
-//! children (a child of an inner node of a wakeup tree is a child of the wakeup tree of a node
-//! its sequence will create), with the same sleep sets. Sleep sets stay sound because a given
-//! child is *not* put to sleep where it was given: an event sleeps in an explorer only once its
-//! subtree was explored, by that explorer and by the explorers that received items below it,
-//! each with everything its executions planted; by induction from the deepest item up, the
-//! usual argument for sleep sets (Abdulla, Aronis, Jonsson, Sagonas, JACM 2017) holds. A given
-//! item is explored by its receiver, which has the same path and sleep sets, and which explores
-//! everything the sequential algorithm would explore because of that subtree, since it plants
-//! the reversals of the races it finds there in its own copy of the path. A race whose reversal
-//! the sequential algorithm would insert into a given subtree (found by the giver) becomes a
-//! new child in the giver: explored there instead, at the price of a possible duplicate. So
-//! every trace the sequential exploration runs, some explorer runs; what is lost is only
-//! optimality: a trace may run in two explorers (both planted it). The differential test
-//! (`tests/dpor_shards.rs`) checks the union on random programs and counts the duplicates.
+//! Every node has one owner, the explorer that created it; a copy names it (owner, number).
+//! The sequential algorithm has one wakeup tree and one sleep set per node, and deduplicates
+//! every reversal against them; the split keeps exactly that:
+//! - A reversal whose insertion point is a copy goes below the copy's own pending sequences
+//!   if it fits there (they are this explorer's items), else to the owner, which inserts it
+//!   into the node's wakeup tree as if it had found the race itself (forwarded in batches).
+//! - A given leaf stays in the giver's wakeup tree as a *shadow*: never explored there, but an
+//!   insertion that reaches it is covered, as by any leaf. When the giver moves past it, its
+//!   event joins the sleep set, as it would have in the sequential order (it comes first).
+//! - A node on the path of a gift is *lent*: after its pop it is kept with its path, since
+//!   reversals may still be forwarded to it, and explored again (from its path) when one is.
+//!
+//! Why the union of the explorers' traces is the sequential exploration's set. Each child of
+//! a node's wakeup tree is explored by exactly one explorer, from the same path, with a sleep
+//! set that is the sequential one at that point or a subset (a copy's is the owner's at the
+//! gift: it explores at least as much). Every reversal the sequential algorithm inserts at a
+//! node is inserted into that node's one wakeup tree, whoever finds the race, and no node that
+//! can receive one is gone. What differs is the order: the owner may explore a child before a
+//! part that, sequentially, comes before it, and whose reversals would then have gone into
+//! that child's pending sequence. So the owner checks a forwarded reversal against its sleep
+//! set (the check the sequential algorithm makes where it finds the race) only with the
+//! sleepers into which nothing could have been inserted from elsewhere: those explored before
+//! the node was first lent (before any other part existed), and those explored from a wakeup
+//! sequence of one event (a leaf covers whatever reaches it, so nothing is inserted below
+//! it); the others (`Node::untrusted`) do not cover, and a reversal they would cover is
+//! explored again. That, and sleep sets of copies older than the owner's, is the only source
+//! of executions run twice (a few percent in `tests/dpor_shards.rs`, which checks the union on
+//! random programs and counts the duplicates).
 
+use super::events::Ev;
 use super::wakeup::Tree;
 use super::Node;
+use crate::rt::op::ThreadId;
 
 /// One unexplored item of the current path: a leaf of node `node`'s wakeup tree (a whole
 /// wakeup sequence, reached by the child indices `at`), or (`at` empty) its untried value
@@ -55,29 +66,44 @@ pub(crate) fn give_half(nodes: &mut [Node]) -> Option<Vec<(Tree, bool)>> {
         return None;
     }
     let owner = deal(&items, 2);
-    let mut kept: Vec<Tree> = nodes.iter().map(|_| Tree::default()).collect();
     let mut given: Vec<(Tree, bool)> = nodes.iter().map(|_| (Tree::default(), false)).collect();
     let mut deepest = 0;
-    for (item, &o) in items.iter().zip(&owner) {
+    for (item, _) in items.iter().zip(&owner).filter(|(_, &o)| o == 1) {
         let node = &mut nodes[item.node];
-        if o == 1 {
-            deepest = deepest.max(item.node + 1);
+        deepest = deepest.max(item.node + 1);
+        if item.at.is_empty() {
+            node.values_elsewhere = true;
+            given[item.node].1 = true;
+        } else {
+            copy_path(&node.wut, &item.at, &mut given[item.node].0);
+            leaf_at(&mut node.wut, &item.at).shadow = true;
         }
-        match (item.at.is_empty(), o) {
-            (true, 0) => {}
-            (true, _) => {
-                node.values_elsewhere = true;
-                given[item.node].1 = true;
-            }
-            (false, 0) => copy_path(&node.wut, &item.at, &mut kept[item.node]),
-            (false, _) => copy_path(&node.wut, &item.at, &mut given[item.node].0),
-        }
-    }
-    for (node, wut) in nodes.iter_mut().zip(kept) {
-        node.wut = wut;
     }
     given.truncate(deepest);
     Some(given)
+}
+
+/// The subtree of `tree` at child indices `at`.
+fn leaf_at<'t>(tree: &'t mut Tree, at: &[usize]) -> &'t mut Tree {
+    at.iter().fold(tree, |t, &c| &mut t.children[c].1)
+}
+
+/// Adds to a sleep set the events of wakeup-tree children explored by other explorers
+/// (`Tree::pop_leftmost`), each once; those given with more than one event are `untrusted`
+/// (see the module doc).
+pub(crate) fn put_to_sleep(
+    sleep: &mut Vec<Ev>,
+    untrusted: &mut Vec<(ThreadId, u32)>,
+    given: Vec<(Ev, bool)>,
+) {
+    for (ev, alone) in given {
+        if !sleep.iter().any(|s| same(s, &ev)) {
+            if !alone {
+                untrusted.push((ev.thread, ev.index));
+            }
+            sleep.push(ev);
+        }
+    }
 }
 
 /// Whether the path has at least two unexplored items, so that half can be given.
@@ -85,7 +111,12 @@ pub(crate) fn has_two_items(nodes: &[Node]) -> bool {
     let mut n = 0;
     for node in nodes {
         n += usize::from(node.values.has_alternative() && !node.values_elsewhere);
-        n += node.wut.children.len();
+        n += node
+            .wut
+            .children
+            .iter()
+            .filter(|c| c.1.has_own_leaf())
+            .count();
         if n >= 2 {
             return true;
         }
@@ -111,7 +142,7 @@ fn copy_path(from: &Tree, at: &[usize], to: &mut Tree) {
 }
 
 /// The same wakeup-tree child: events of one thread at one index (siblings differ in thread).
-fn same(a: &super::events::Ev, b: &super::events::Ev) -> bool {
+fn same(a: &Ev, b: &Ev) -> bool {
     a.thread == b.thread && a.index == b.index
 }
 
@@ -150,7 +181,10 @@ fn items(nodes: &[Node]) -> Vec<Item> {
 /// Calls `found` with the path and share of `weight` of every leaf of `tree` (reached by `at`).
 fn leaves(tree: &Tree, at: &mut Vec<usize>, weight: f64, found: &mut impl FnMut(Vec<usize>, f64)) {
     if tree.children.is_empty() {
-        return found(at.clone(), weight);
+        if !tree.shadow {
+            found(at.clone(), weight);
+        }
+        return;
     }
     let share = weight / tree.children.len() as f64;
     for (c, (_, below)) in tree.children.iter().enumerate() {

@@ -24,6 +24,15 @@ impl Threads {
         *self.dense.entry(key).or_insert(n)
     }
 
+    /// The spawn-path key of each thread name (names are dense from 0).
+    pub fn keys(&self) -> Vec<u64> {
+        let mut keys = vec![0; self.dense.len()];
+        for (&key, &t) in &self.dense {
+            keys[t] = key;
+        }
+        keys
+    }
+
     /// The index thread `t`'s next event will have.
     pub fn next_index(&mut self, t: ThreadId) -> u32 {
         if self.counts.len() <= t {

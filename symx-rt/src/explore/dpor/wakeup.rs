@@ -13,6 +13,14 @@ use super::events::{dependent, Ev, Names};
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Tree {
     pub children: Vec<(Ev, Tree)>,
+    /// A leaf whose sequence was given to another explorer of a split exploration
+    /// (`split`): never explored here, but it still covers the sequences inserted into it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub shadow: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Tree {
@@ -20,9 +28,23 @@ impl Tree {
         self.children.is_empty()
     }
 
-    /// Removes and returns the leftmost child: the next sequence to explore.
-    pub fn pop_leftmost(&mut self) -> Option<(Ev, Tree)> {
-        (!self.children.is_empty()).then(|| self.children.remove(0))
+    /// Whether some leaf of the tree is this explorer's to explore (not a shadow).
+    pub fn has_own_leaf(&self) -> bool {
+        match self.children.is_empty() {
+            true => !self.shadow,
+            false => self.children.iter().any(|(_, t)| t.has_own_leaf()),
+        }
+    }
+
+    /// Removes and returns the leftmost child with a leaf of this explorer's: the next
+    /// sequence to explore. The events of the children before it (all of them if there is
+    /// none), whose leaves are all explored elsewhere, go to `given` (they belong in the sleep
+    /// set, as explored), each with whether it was a leaf.
+    pub fn pop_leftmost(&mut self, given: &mut Vec<(Ev, bool)>) -> Option<(Ev, Tree)> {
+        let own = self.children.iter().position(|(_, t)| t.has_own_leaf());
+        let before = &self.children[..own.unwrap_or(self.children.len())];
+        given.extend(before.iter().map(|(ev, t)| (ev.clone(), t.is_empty())));
+        Some(self.children.remove(own?))
     }
 
     fn chain<E: Borrow<Ev>>(v: &[E]) -> Tree {
@@ -30,9 +52,28 @@ impl Tree {
         for ev in v.iter().rev() {
             tree = Tree {
                 children: vec![(ev.borrow().clone(), tree)],
+                shadow: false,
             };
         }
         tree
+    }
+
+    /// [`insert`](Self::insert), if `v` goes below one of the tree's children; else `v` back.
+    pub fn insert_below<E: Borrow<Ev>>(
+        &mut self,
+        mut v: Vec<E>,
+        names: &mut Names,
+    ) -> Result<(), Vec<E>> {
+        let first = (0..self.children.len())
+            .find(|&i| take_weak_initial(&self.children[i].0, &mut v, names));
+        let Some(i) = first else {
+            return Err(v);
+        };
+        let below = &mut self.children[i].1;
+        if !below.is_empty() && !v.is_empty() {
+            below.insert(v, names);
+        }
+        Ok(())
     }
 
     /// Inserts `v` unless a sequence in the tree already covers it (copying only the events

@@ -1,0 +1,331 @@
+//! One explorer's dealings with the others of a split exploration (the scheme and its
+//! argument are in [`split`](super::split)): handing half of its work to an idle explorer,
+//! taking work, forwarding the reversals it plants at nodes another explorer owns, planting
+//! the ones forwarded to it, and keeping its lent nodes after their pop so that forwarded
+//! reversals always find them.
+
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::events::{Ev, Evidence};
+use super::exchange::{Exchange, Wake};
+use super::wakeup::{is_weak_initial, Tree};
+use super::{split, Dpor, Node};
+
+/// A node as every explorer names it: (the explorer that owns it, its number there).
+pub(crate) type Home = (u32, u64);
+
+/// This explorer's side of a split exploration.
+pub(crate) struct Peers {
+    pub exchange: Exchange,
+    /// Numbers this explorer's nodes (how the others name them).
+    next_id: u64,
+    /// This explorer's nodes that were lent (on the path of a gift) and then popped: a
+    /// reversal may still be forwarded to them. Kept until the exploration ends.
+    retired: HashMap<u64, Node>,
+    /// Retired nodes that forwarded reversals gave work, to explore again.
+    ready: Vec<u64>,
+    /// Reversals planted at other explorers' nodes, not sent yet.
+    outbox: Vec<(Home, Vec<Ev>)>,
+}
+
+/// The path to a lent node when it was first lent (every node of a gift's path shares one):
+/// its first `depth` nodes, as copies that send what is planted at them to their owners.
+#[derive(Clone)]
+pub(crate) struct Lent {
+    path: Rc<Vec<Node>>,
+    depth: usize,
+}
+
+/// Work handed to an idle explorer: a path whose wakeup trees hold the given items.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Gift {
+    evidence: Evidence,
+    nodes: Vec<Node>,
+}
+
+/// Reversals forwarded to one explorer: (its node, the sequence to insert there).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Plants {
+    evidence: Evidence,
+    plants: Vec<(u64, Vec<Ev>)>,
+}
+
+impl Peers {
+    pub fn new(exchange: Exchange) -> Peers {
+        Peers {
+            exchange,
+            next_id: 1,
+            retired: HashMap::default(),
+            ready: Vec::new(),
+            outbox: Vec::new(),
+        }
+    }
+
+    pub fn fresh_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Keeps `node`, just popped, if it is this explorer's and was lent.
+    pub fn retire(&mut self, node: Node) {
+        if node.home.is_none() && node.lent.is_some() {
+            self.retired.insert(node.id, node);
+        }
+    }
+}
+
+impl Node {
+    /// The copy of this node that goes into a gift or a lent path: it sends what is planted
+    /// at it to the node's owner, and offers no work of its own.
+    fn proxy(&self, me: u32) -> Node {
+        Node {
+            chosen: self.chosen.clone(),
+            sleep: self.sleep.clone(),
+            wut: Tree::default(),
+            values: self.values.clone(),
+            done: self.done,
+            values_elsewhere: true,
+            id: 0,
+            home: self.home.or(Some((me, self.id))),
+            lent: None,
+            alone: false,
+            untrusted: Vec::new(),
+        }
+    }
+
+    /// Every event the node holds.
+    fn events_mut(&mut self, f: &mut impl FnMut(&mut Ev)) {
+        f(&mut self.chosen);
+        self.sleep.iter_mut().for_each(&mut *f);
+        tree_events_mut(&mut self.wut, f);
+    }
+}
+
+fn tree_events_mut(tree: &mut Tree, f: &mut impl FnMut(&mut Ev)) {
+    for (ev, below) in tree.children.iter_mut() {
+        f(ev);
+        tree_events_mut(below, f);
+    }
+}
+
+impl Dpor {
+    /// Explorer `index` of `count` of an exploration split among several, exchanging work in
+    /// directory `dir` (see [`split`]).
+    pub fn split(dir: &std::path::Path, index: u32, count: u32) -> Self {
+        Dpor {
+            peers: Some(Peers::new(Exchange::new(dir, index, count))),
+            ..Dpor::default()
+        }
+    }
+
+    /// Between two executions of a busy explorer, now and then: sends the forwarded
+    /// reversals, plants the ones forwarded to it, and gives work to an idle explorer.
+    pub(super) fn meet_peers(&mut self) {
+        let Some(peers) = &mut self.peers else {
+            return;
+        };
+        if !peers.exchange.due() {
+            return;
+        }
+        self.send_plants();
+        let texts = self.peers.as_mut().expect("checked").exchange.receive();
+        for text in texts {
+            self.receive_plants(&text);
+        }
+        if split::has_two_items(&self.nodes) {
+            self.give_work();
+        }
+    }
+
+    /// Hands half of the unexplored items to an idle explorer, if one waits.
+    fn give_work(&mut self) {
+        let peers = self.peers.as_mut().expect("split");
+        let Some(to) = peers.exchange.claim_request() else {
+            return;
+        };
+        let me = peers.exchange.index();
+        let given = split::give_half(&mut self.nodes).unwrap_or_default();
+        let path: Vec<Node> = self.nodes[..given.len()]
+            .iter()
+            .map(|n| n.proxy(me))
+            .collect();
+        // Reversals may be forwarded to these nodes for as long as the gift is explored.
+        let shared = Rc::new(path.clone());
+        for (depth, node) in self.nodes[..given.len()].iter_mut().enumerate() {
+            if node.home.is_none() && node.lent.is_none() {
+                node.lent = Some(Lent {
+                    path: shared.clone(),
+                    depth,
+                });
+            }
+        }
+        let mut nodes: Vec<Node> = path
+            .into_iter()
+            .zip(given)
+            .map(|(n, (wut, values))| Node {
+                wut,
+                values_elsewhere: !values,
+                ..n
+            })
+            .collect();
+        let names = &mut self.names;
+        for node in nodes.iter_mut() {
+            node.events_mut(&mut |ev| *ev = names.export(ev));
+        }
+        let gift = Gift {
+            evidence: self.names.evidence(self.threads.keys(), None),
+            nodes,
+        };
+        let text = crate::json::to_string(&gift).expect("a gift is JSON");
+        let peers = self.peers.as_mut().expect("split");
+        peers.exchange.give(to, &text);
+    }
+
+    /// Takes the next part to explore: a retired node that forwarded reversals gave work, or
+    /// work from another explorer (waiting for it, planting what is forwarded meanwhile);
+    /// `false` when the exploration is over.
+    pub(super) fn take_work(&mut self) -> bool {
+        if self.peers.is_none() {
+            return false;
+        }
+        loop {
+            self.send_plants();
+            if self.resume() {
+                return true;
+            }
+            let peers = self.peers.as_mut().expect("split");
+            match peers.exchange.wait() {
+                Wake::Over => return false,
+                Wake::Messages(texts) => {
+                    for text in texts {
+                        self.receive_plants(&text);
+                    }
+                }
+                Wake::Work(text) => {
+                    let gift: Gift = crate::json::from_str(&text).expect("a gift from a shard");
+                    let threads = &mut self.threads;
+                    let to_mine = self.names.absorb(&gift.evidence, &mut |k| threads.of(k));
+                    self.nodes = gift.nodes;
+                    for node in self.nodes.iter_mut() {
+                        node.events_mut(&mut |ev| to_mine.apply(ev));
+                    }
+                    self.pending = Tree::default();
+                    return true;
+                }
+            }
+        }
+    }
+
+    /// Makes a ready retired node the end of the current path again (its path as copies that
+    /// forward to their owners); `false` when none is ready.
+    fn resume(&mut self) -> bool {
+        let peers = self.peers.as_mut().expect("split");
+        while let Some(id) = peers.ready.pop() {
+            let Some(mut node) = peers.retired.remove(&id) else {
+                continue;
+            };
+            if !node.wut.has_own_leaf() {
+                peers.retired.insert(id, node);
+                continue;
+            }
+            let lent = node.lent.clone().expect("a retired node was lent");
+            // Its event went to sleep when it was popped; `advance` puts it there again.
+            node.sleep.pop();
+            self.nodes = lent.path[..lent.depth].to_vec();
+            self.nodes.push(node);
+            self.pending = Tree::default();
+            return true;
+        }
+        false
+    }
+
+    /// Plants `v` at node `home`'s wakeup tree: here if this explorer owns it, else by a
+    /// message to its owner.
+    pub(super) fn forward(&mut self, home: Home, v: Vec<Ev>) {
+        let peers = self
+            .peers
+            .as_mut()
+            .expect("only a split exploration has copies");
+        if home.0 == peers.exchange.index() {
+            self.plant_at(home.1, v);
+        } else {
+            peers.outbox.push((home, v));
+        }
+    }
+
+    /// Plants `v` at this explorer's node `id`: on the current path as if planted here, at
+    /// a retired node into its wakeup tree. Checked against the node's sleep set, except the
+    /// sleepers whose exploration other parts may have had to add to (`Node::untrusted`, see
+    /// [`split`]).
+    fn plant_at(&mut self, id: u64, v: Vec<Ev>) {
+        let live = self
+            .nodes
+            .iter()
+            .position(|n| n.home.is_none() && n.id == id);
+        let peers = self.peers.as_mut().expect("split");
+        let node = match live {
+            Some(k) => &self.nodes[k],
+            None => peers
+                .retired
+                .get(&id)
+                .unwrap_or_else(|| panic!("symx: a reversal for node {id}, which is gone")),
+        };
+        let names = &mut self.names;
+        let trusted = |s: &&Ev| !node.untrusted.contains(&(s.thread, s.index));
+        if node
+            .sleep
+            .iter()
+            .filter(trusted)
+            .any(|s| is_weak_initial(s, &v, names))
+        {
+            return;
+        }
+        if let Some(k) = live {
+            return self.insert(k, v.iter().collect());
+        }
+        let node = peers.retired.get_mut(&id).expect("found above");
+        node.wut.insert(v, &mut self.names);
+        if node.wut.has_own_leaf() && !peers.ready.contains(&id) {
+            peers.ready.push(id);
+        }
+    }
+
+    /// Sends the forwarded reversals, one message per explorer.
+    fn send_plants(&mut self) {
+        let peers = self.peers.as_mut().expect("split");
+        if peers.outbox.is_empty() {
+            return;
+        }
+        let mut by_owner: HashMap<u32, Vec<(u64, Vec<Ev>)>> = HashMap::default();
+        for ((owner, id), v) in std::mem::take(&mut peers.outbox) {
+            let v = v.iter().map(|ev| self.names.export(ev)).collect();
+            by_owner.entry(owner).or_default().push((id, v));
+        }
+        let mut owners: Vec<_> = by_owner.into_iter().collect();
+        owners.sort_unstable_by_key(|o| o.0);
+        for (owner, plants) in owners {
+            let at: Vec<_> = plants
+                .iter()
+                .flat_map(|(_, v)| v.iter().map(|ev| (ev.thread, ev.index)))
+                .collect();
+            let evidence = self.names.evidence(self.threads.keys(), Some(&at));
+            let text =
+                crate::json::to_string(&Plants { evidence, plants }).expect("plants are JSON");
+            let peers = self.peers.as_mut().expect("split");
+            peers.exchange.send(owner, &text);
+        }
+    }
+
+    /// Plants the reversals another explorer forwarded to this one.
+    fn receive_plants(&mut self, text: &str) {
+        let message: Plants = crate::json::from_str(text).expect("plants from a shard");
+        let threads = &mut self.threads;
+        let to_mine = self.names.absorb(&message.evidence, &mut |k| threads.of(k));
+        for (id, mut v) in message.plants {
+            v.iter_mut().for_each(|ev| to_mine.apply(ev));
+            self.plant_at(id, v);
+        }
+    }
+}
