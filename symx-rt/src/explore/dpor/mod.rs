@@ -173,6 +173,7 @@ impl Dpor {
         let thread = self.new_node(point);
         let created = self.nodes.last_mut().expect("just created");
         (created.id, created.home, created.lent) = (node.id, node.home, node.lent);
+        created.untrusted.extend(node.untrusted);
         for s in extra {
             if !created.sleep.iter().any(|c| c.thread == s.thread) {
                 created.sleep.push(s);
