@@ -530,6 +530,7 @@ impl Scheduler<'_> {
             .sym
             .recording()
             .then(|| crate::trace::build::from_execution(&e));
+        super::execution::TRACE_LENGTH.set(e.trace.len());
         ExecutionResult {
             failure,
             decisions: std::mem::take(&mut e.decisions),
