@@ -492,10 +492,10 @@ fn the_optimal_dpor_reverses_races_with_operations_left_waiting() {
 fn spsc(capacity: usize, items: usize) {
     use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
     use symx::thread;
-    let slots: std::sync::Arc<Vec<AtomicUsize>> =
-        std::sync::Arc::new((0..capacity).map(|_| AtomicUsize::new(0)).collect());
-    let head = std::sync::Arc::new(AtomicUsize::new(0));
-    let tail = std::sync::Arc::new(AtomicUsize::new(0));
+    let slots: symx::sync::Arc<Vec<AtomicUsize>> =
+        symx::sync::Arc::new((0..capacity).map(|_| AtomicUsize::new(0)).collect());
+    let head = symx::sync::Arc::new(AtomicUsize::new(0));
+    let tail = symx::sync::Arc::new(AtomicUsize::new(0));
     // Objects are numbered by first use: touch them in a fixed order first.
     for a in slots.iter().chain([&*head, &*tail]) {
         a.load(SeqCst);
