@@ -53,7 +53,10 @@ pub fn run(tool: Tool, scenario: Scenario, settings: &Settings) -> Outcome {
     };
     let total_secs = start.elapsed().as_secs_f64();
     let invocations = measure::executions();
-    let executions = report.executions();
+    // Every execution the run paid for: the exploration's and those of the default
+    // strategy's shallow passes (preemption bounds 0 and 1 run before the optimal DPOR, which
+    // the report counts apart).
+    let executions = report.executions() + report.shallow_executions();
     // Every closure invocation is an execution; after a failure symx runs more of them (its
     // search for a schedule with fewer preemptions) that its count leaves out. Any other
     // difference would mean the two counts measure different things.

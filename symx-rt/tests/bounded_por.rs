@@ -15,12 +15,13 @@
 //!
 //! A disagreement is reported with the seed and the smallest program shrunk from it.
 
+#[allow(dead_code)]
 mod random_programs;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
-use random_programs::{canonical, generate, run, show, shrink, take_final, tally, Family, Program};
+use random_programs::{canonical, generate, run, show, shrink, take_final, Family, Program};
 use symx::__private::{explore_observed, ObservedStep};
 use symx::{Builder, FailureKind, Report, Strategy};
 
@@ -29,7 +30,9 @@ const MAX_EXECUTIONS: u64 = 100_000;
 
 struct Run {
     report: Report,
-    traces: Vec<Vec<ObservedStep>>,
+    /// How many executions ran each distinct trace (canonical form), tallied as they come:
+    /// the larger runs would not fit in memory as a list of every execution's trace.
+    traces: HashMap<Vec<ObservedStep>, u64>,
 }
 
 fn explore(p: &Program, strategy: Strategy, bound: Option<u32>, spurious: bool) -> Run {
@@ -38,8 +41,12 @@ fn explore(p: &Program, strategy: Strategy, bound: Option<u32>, spurious: bool) 
         .preemption_bound(bound)
         .spurious_wakeups(spurious)
         .max_executions(Some(MAX_EXECUTIONS));
-    let mut traces = Vec::new();
-    let report = explore_observed(&builder, || run(p), |steps| traces.push(canonical(steps)));
+    let mut traces = HashMap::new();
+    let report = explore_observed(
+        &builder,
+        || run(p),
+        |steps| *traces.entry(canonical(steps)).or_insert(0) += 1,
+    );
     take_final();
     Run { report, traces }
 }
@@ -94,8 +101,9 @@ fn compare(p: &Program, bound: Option<u32>, spurious: bool, stats: &mut Stats) -
     if !bpor.report.complete() {
         problems.push(format!("{at}: the reduction stopped early"));
     }
-    let ran: HashSet<&Vec<ObservedStep>> = bpor.traces.iter().collect();
-    let missing: Vec<&Vec<ObservedStep>> = dfs.traces.iter().filter(|t| !ran.contains(t)).collect();
+    let missing: Vec<&Vec<ObservedStep>> = (dfs.traces.keys())
+        .filter(|t| !bpor.traces.contains_key(*t))
+        .collect();
     if let Some(first) = missing.first() {
         problems.push(format!(
             "{at}: the reduction missed {} of the DFS's traces, e.g. {}",
@@ -107,7 +115,7 @@ fn compare(p: &Program, bound: Option<u32>, spurious: bool, stats: &mut Stats) -
     stats.dfs += dfs.report.executions();
     stats.bpor += bpor.report.executions();
     stats.dpor += dpor.report.executions();
-    stats.repeated += tally(&bpor.traces).values().filter(|&&n| n > 1).count() as u64;
+    stats.repeated += bpor.traces.values().filter(|&&n| n > 1).count() as u64;
     if dpor.report.failure().is_none() && bpor.report.executions() > dpor.report.executions() {
         stats.over_dpor += 1;
     }
@@ -276,8 +284,7 @@ fn distinct_traces(
 ) -> (usize, u64) {
     let run = explore(p, strategy, bound, spurious);
     assert!(run.report.complete() && run.report.failure().is_none());
-    let traces: HashSet<&Vec<ObservedStep>> = run.traces.iter().collect();
-    (traces.len(), run.report.executions())
+    (run.traces.len(), run.report.executions())
 }
 
 /// Smallest programs the reduction once missed traces of (found by the larger runs below and
@@ -474,5 +481,90 @@ fn the_optimal_dpor_reverses_races_with_operations_left_waiting() {
             (5, 5),
             "{p:?}"
         );
+    }
+}
+
+/// A single-producer single-consumer ring buffer of `capacity` slots (the bench's): the
+/// producer pushes `items` values and the consumer pops them, each spinning with a yield
+/// while the buffer is full or empty. The random programs never yield; a switch away from a
+/// thread that yielded is free, like one away from a thread that blocked.
+fn spsc(capacity: usize, items: usize) {
+    use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    use symx::thread;
+    let slots: symx::sync::Arc<Vec<AtomicUsize>> =
+        symx::sync::Arc::new((0..capacity).map(|_| AtomicUsize::new(0)).collect());
+    let head = symx::sync::Arc::new(AtomicUsize::new(0));
+    let tail = symx::sync::Arc::new(AtomicUsize::new(0));
+    // Objects are numbered by first use: touch them in a fixed order first.
+    for a in slots.iter().chain([&*head, &*tail]) {
+        a.load(SeqCst);
+    }
+    let producer = {
+        let (slots, head, tail) = (slots.clone(), head.clone(), tail.clone());
+        thread::spawn(move || {
+            for v in 1..=items {
+                let t = tail.load(SeqCst);
+                while t - head.load(SeqCst) == capacity {
+                    thread::yield_now();
+                }
+                slots[t % capacity].store(v, SeqCst);
+                tail.store(t + 1, SeqCst);
+            }
+        })
+    };
+    for want in 1..=items {
+        let h = head.load(SeqCst);
+        while tail.load(SeqCst) == h {
+            thread::yield_now();
+        }
+        assert_eq!(slots[h % capacity].load(SeqCst), want);
+        head.store(h + 1, SeqCst);
+    }
+    producer.join().unwrap();
+}
+
+/// The distinct traces of the SPSC queue under `strategy` and `bound`, and the executions.
+fn spsc_traces(
+    capacity: usize,
+    items: usize,
+    strategy: Strategy,
+    bound: u32,
+) -> (HashSet<Vec<ObservedStep>>, u64) {
+    let builder = Builder::new()
+        .strategy(strategy)
+        .preemption_bound(Some(bound))
+        .max_executions(Some(MAX_EXECUTIONS));
+    let mut traces = HashSet::new();
+    let report = explore_observed(
+        &builder,
+        || spsc(capacity, items),
+        |steps| {
+            traces.insert(canonical(steps));
+        },
+    );
+    assert!(report.complete() && report.failure().is_none());
+    (traces, report.executions())
+}
+
+/// Spin loops with yields under a bound: the reduction runs every trace the DFS runs, in
+/// exactly these many executions (DFS traces, DFS executions, reduction executions). Without
+/// the points for a race the bound or a yield keeps from reversing where it is (at every
+/// earlier step where the racing thread can run) it misses 1, 2, 1 and 16 of these traces; the
+/// points inside a run are asked only where its thread holds a lock (at every step of the run
+/// it ran 40, 123, 105 and 438 executions).
+#[test]
+fn spin_loops_run_every_trace_under_a_bound() {
+    let rows = [
+        ((1, 2, 2), (15, 80, 34)),
+        ((1, 3, 2), (36, 194, 110)),
+        ((2, 3, 2), (39, 179, 89)),
+        ((1, 3, 3), (88, 1356, 378)),
+    ];
+    for ((capacity, items, bound), want) in rows {
+        let (dfs, dfs_runs) = spsc_traces(capacity, items, Strategy::Dfs, bound);
+        let (bpor, bpor_runs) = spsc_traces(capacity, items, Strategy::Dpor, bound);
+        let at = format!("capacity {capacity}, {items} items, bound {bound}");
+        assert_eq!(dfs.difference(&bpor).count(), 0, "missed traces: {at}");
+        assert_eq!((dfs.len(), dfs_runs, bpor_runs), want, "{at}");
     }
 }

@@ -19,7 +19,7 @@
 //! `pcon ∧ σ(ψ)`: the path condition up to `n` and `ψ` instantiated with this path's values,
 //! which is what the pruning check asks about.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use symx::trace::format::{TraceEvent, Ty};
 use symx::trace::Trace;
@@ -107,8 +107,10 @@ struct Segment<'t> {
     names: &'t Names,
     from: usize,
     start: Objects,
-    /// Per read variable of the segment, where it got its value.
-    sources: HashMap<u32, Source>,
+    /// Per read variable of the segment, where it got its value. Ordered: the substitution
+    /// built from it is the formula the solver sees, and a formula that changed with the
+    /// process's hash seed could make the same search take other paths in another run.
+    sources: BTreeMap<u32, Source>,
     read_ty: HashMap<u32, Ty>,
     /// Per read variable, the event it was read at.
     read_at: HashMap<u32, usize>,
@@ -125,7 +127,7 @@ impl<'t> Segment<'t> {
             names,
             from,
             start: Objects::at(trace, names, from),
-            sources: HashMap::new(),
+            sources: BTreeMap::new(),
             read_ty: HashMap::new(),
             read_at: HashMap::new(),
             last_write: HashMap::new(),

@@ -12,12 +12,13 @@
 //! point*: the start `j` of the run of `v`'s thread that contains `i` (the last context switch
 //! before `i`), where switching to `u` instead costs nothing the original schedule did not.
 //! Blocking makes switches free that no preemption count of the original schedule shows, so
-//! this asks for `u` at every step of that run too, and, when the bound keeps `u` from running
-//! at `i`, at every earlier step where it can run (see [`race`]).
+//! this asks for `u` at every step of that run where `v` holds a lock too, and, when the bound
+//! (or a yield) keeps `u` from running at `i`, at every earlier step where it can run (see
+//! [`race`]).
 
 use smallvec::SmallVec;
 
-use crate::explore::dpor::events::{conflict_by, orders_by, Access, Ev};
+use crate::explore::dpor::events::{conflict_by, orders_by, Access, Canon, Ev};
 use crate::explore::dpor::races::{HappensBefore, History};
 use crate::rt::op::ThreadId;
 
@@ -178,9 +179,12 @@ fn earlier(
     out
 }
 
-/// The points for running `u` before event `i`: at `i`, and conservatively at every step of the
-/// run of `i`'s thread that contains it (Coons et al. ask at its start only): a switch to `u`
-/// inside a critical section is paid back by a free switch once `u` blocks on it. When the
+/// The points for running `u` before event `i`: at `i`, and conservatively at the start of the
+/// run of `i`'s thread `v` that contains it (Coons et al.'s point) and at every later step of
+/// that run where `v` holds a lock: a switch to `u` inside a critical section is paid back by a
+/// free switch once `u` blocks on it. Where `v` holds none, `u` running there instead of at the
+/// start only moves `u`'s events behind `v`'s independent ones (the same trace) or reverses a
+/// race of its own, with its own points. When the
 /// bound keeps `u` from running at `i`, also at every earlier step where `u` can run: the
 /// cheapest schedule of the reversed trace may switch to `u` earlier still and come back for
 /// free once threads block (on a lock, on a join), which no switch of this execution marks.
@@ -207,8 +211,11 @@ fn race(
         .rev()
         .find(|&j| evs[j].thread != v)
         .map_or(0, |j| j + 1);
-    for at in start..i {
-        out.conservative(at, u);
+    out.conservative(start, u);
+    for at in start + 1..i {
+        if holds_a_lock(&evs[..at], v) {
+            out.conservative(at, u);
+        }
     }
     let runs = |k: usize| {
         ready
@@ -290,4 +297,22 @@ fn as_event(l: &Lookahead) -> Ev {
         execution: 0,
         enablers: SmallVec::new(),
     }
+}
+
+/// Whether thread `v` holds a lock after the events `evs`: it acquired one (exclusively or
+/// shared) and has not released it since.
+fn holds_a_lock(evs: &[Ev], v: ThreadId) -> bool {
+    let mut held: SmallVec<[Canon; 2]> = SmallVec::new();
+    for a in evs.iter().filter(|e| e.thread == v).flat_map(|e| &e.exact) {
+        match *a {
+            Access::Lock(o) | Access::TryLockOk(o) | Access::Shared(o) => held.push(o),
+            Access::Unlock(o) | Access::UnlockShared(o) => {
+                if let Some(p) = held.iter().position(|&h| h == o) {
+                    held.swap_remove(p);
+                }
+            }
+            _ => {}
+        }
+    }
+    !held.is_empty()
 }
