@@ -46,25 +46,19 @@ pub(crate) fn site(l: &std::panic::Location<'_>) -> String {
     format!("{}:{}:{}", l.file(), l.line(), l.column())
 }
 
-/// Holds back the threads at markers while another thread can run; when none can, that is a
-/// boundary: records it, and either lets every held thread pass or (at the boundary the
-/// settings stop at) ends the run, returning `None`.
-pub(crate) fn hold_at_markers(
-    e: &mut Execution,
-    enabled: Vec<(ThreadId, Op)>,
-) -> Option<Vec<(ThreadId, Op)>> {
+/// Holds back the threads at markers while another thread can run (removing them from
+/// `enabled`); when none can, that is a boundary: records it, and either lets every held
+/// thread pass or (at the boundary the settings stop at) ends the run, returning `false`.
+pub(crate) fn hold_at_markers(e: &mut Execution, enabled: &mut Vec<(ThreadId, Op)>) -> bool {
     if e.epochs.is_none() {
-        return Some(enabled);
+        return true;
     }
     let held = |e: &Execution, t: ThreadId, op: &Op| {
         op.kind == OpKind::EpochMarker && !e.threads[t].epoch_pass
     };
     if enabled.is_empty() || !enabled.iter().all(|(t, op)| held(e, *t, op)) {
-        let others: Vec<_> = enabled
-            .into_iter()
-            .filter(|(t, op)| !held(e, *t, op))
-            .collect();
-        return Some(others);
+        enabled.retain(|(t, op)| !held(e, *t, op));
+        return true;
     }
     let contexts = contexts(e);
     let step = e.trace.len() as u32;
@@ -72,12 +66,12 @@ pub(crate) fn hold_at_markers(
     state.boundaries.push((step, contexts));
     if state.settings.stop_at == Some(state.boundaries.len() as u32) {
         state.stopped = true;
-        return None;
+        return false;
     }
-    for (t, _) in &enabled {
+    for (t, _) in enabled.iter() {
         e.threads[*t].epoch_pass = true;
     }
-    Some(enabled)
+    true
 }
 
 /// Where every thread is at a boundary: at a marker, blocked at an operation, or finished.

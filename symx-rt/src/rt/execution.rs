@@ -80,6 +80,9 @@ pub(crate) struct Execution {
 }
 
 impl Execution {
+    /// A new execution, its trace sized for as many steps as the last one of this OS thread
+    /// took (executions of one test are alike: growing the trace step by step cost several
+    /// allocations and copies per execution).
     pub fn new(config: Config, generation: u32) -> Self {
         let sym = crate::sym::record::SymState::new(config.sym.clone(), generation);
         let epochs = config.epochs.clone().map(super::epochs::EpochState::new);
@@ -90,7 +93,7 @@ impl Execution {
             threads: Vec::new(),
             current: 0,
             queue: Vec::new(),
-            trace: Vec::new(),
+            trace: Vec::with_capacity(TRACE_LENGTH.get()),
             failure: None,
             spawns: Vec::new(),
             decisions: Vec::new(),
@@ -178,6 +181,8 @@ pub(crate) struct Ctx {
 }
 
 thread_local! {
+    /// The length of the last trace an execution on this OS thread took.
+    pub(crate) static TRACE_LENGTH: Cell<usize> = const { Cell::new(0) };
     static CURRENT: Cell<*const Ctx> = const { Cell::new(std::ptr::null()) };
 }
 

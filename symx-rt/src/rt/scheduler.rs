@@ -51,6 +51,18 @@ thread_local! {
     /// threads on this OS thread that ask for that same size: handing out a larger stack would
     /// hide an overflow the size asked for has, and make a verdict depend on what ran before.
     static STACKS: RefCell<Vec<(usize, DefaultStack)>> = const { RefCell::new(Vec::new()) };
+    /// The per-step lists, kept for the next execution on this OS thread.
+    static LISTS: RefCell<Lists> = RefCell::default();
+}
+
+/// The lists a scheduler fills at every step. Allocating them anew at each step was about a
+/// tenth of a short execution's instructions; they are cleared and refilled instead, and kept
+/// from one execution to the next.
+#[derive(Default)]
+struct Lists {
+    enabled: Vec<(ThreadId, Op)>,
+    options: Vec<(ThreadId, Op)>,
+    candidates: Vec<Candidate>,
 }
 
 struct Scheduler<'a> {
@@ -59,6 +71,7 @@ struct Scheduler<'a> {
     stack_size: usize,
     /// This OS thread's watchdog, when it is watched.
     watch: Option<std::sync::Arc<super::watchdog::Watch>>,
+    lists: Lists,
 }
 
 /// Runs `body` once as thread 0 of a new execution, with `chooser` deciding its schedule.
@@ -89,6 +102,7 @@ pub(crate) fn run_execution(
         coroutines: Vec::new(),
         stack_size: config.stack_size,
         watch: super::watchdog::current(),
+        lists: LISTS.with_borrow_mut(std::mem::take),
     };
     let main = Thread::new(0, VClock::new(), None);
     ctx.exec.borrow_mut().threads.push(main);
@@ -97,6 +111,11 @@ pub(crate) fn run_execution(
     s.tell_unfinished();
     let result = s.result(render);
     s.teardown();
+    let mut lists = std::mem::take(&mut s.lists);
+    lists.enabled.clear();
+    lists.options.clear();
+    lists.candidates.clear();
+    LISTS.with_borrow_mut(|l| *l = lists);
     drop(installed);
     result
 }
@@ -196,10 +215,10 @@ impl Scheduler<'_> {
         }
     }
 
-    /// Threads whose pending operation can run now, with that operation.
-    fn enabled(&self) -> Vec<(ThreadId, Op)> {
+    /// Threads whose pending operation can run now, with that operation, into `out`.
+    fn enabled(&self, out: &mut Vec<(ThreadId, Op)>) {
         let e = self.ctx.exec.borrow();
-        let mut out = Vec::new();
+        out.clear();
         for (id, th) in e.threads.iter().enumerate() {
             match th.status {
                 Status::Ready(op) if e.is_enabled(&op) => out.push((id, op)),
@@ -219,64 +238,82 @@ impl Scheduler<'_> {
                 _ => {}
             }
         }
-        out
     }
 
     fn run(&mut self) {
         let mut last: Option<ThreadId> = None;
         let mut steps: u64 = 0;
         loop {
-            self.run_fresh();
-            if self.failed() {
+            let mut enabled = std::mem::take(&mut self.lists.enabled);
+            let go_on = self.step(&mut enabled, &mut last, &mut steps);
+            self.lists.enabled = enabled;
+            if !go_on {
                 return;
             }
-            let enabled = self.enabled();
-            let Some(enabled) = super::epochs::hold_at_markers(&mut self.exec(), enabled) else {
-                return; // the end of the epoch the run was asked to stop at
-            };
-            if enabled.is_empty() && self.time_out_waiters() {
-                continue;
-            }
-            if enabled.is_empty() && self.ctx.exec.borrow().sym.assumed_false {
-                return; // what still waits may wait for the thread that assumed (discarded)
-            }
-            let deadlock = diagnose::deadlock(&self.ctx.exec.borrow(), &enabled);
-            if let Some(found) = deadlock {
-                self.exec().set_failure(found);
-                return;
-            }
-            if enabled.is_empty() {
-                // Every thread finished: what is still allocated has leaked.
-                let mut e = self.exec();
-                if let Some(found) = e.config.leak_check.then(|| e.leak()).flatten() {
-                    e.set_failure(found);
-                }
-                return;
-            }
-            let (options, choice) = self.options(&enabled, last);
-            let (t, op) = self.pick(&options, choice, last, steps);
-            if self.failed() {
-                return; // the chooser abandoned the execution
-            }
-            steps += 1;
-            let max_steps = self.ctx.exec.borrow().config.max_steps;
-            if steps > max_steps {
-                let found = diagnose::step_limit(&self.ctx.exec.borrow());
-                self.exec().set_failure(found);
-                return;
-            }
-            self.record(t, op);
-            if op.kind == OpKind::SpuriousWake {
-                let mut e = self.exec();
-                e.current = t;
-                switch::wake(&mut e, t);
-                drop(e);
-            } else {
-                self.resume(t);
-            }
-            self.after_step(t);
-            last = Some(t);
         }
+    }
+
+    /// Runs the threads that were just spawned or woken, then one step of the schedule (or
+    /// lets time pass). Returns whether the execution goes on.
+    fn step(
+        &mut self,
+        enabled: &mut Vec<(ThreadId, Op)>,
+        last: &mut Option<ThreadId>,
+        steps: &mut u64,
+    ) -> bool {
+        self.run_fresh();
+        if self.failed() {
+            return false;
+        }
+        self.enabled(enabled);
+        if !super::epochs::hold_at_markers(&mut self.exec(), enabled) {
+            return false; // the end of the epoch the run was asked to stop at
+        }
+        if enabled.is_empty() && self.time_out_waiters() {
+            return true;
+        }
+        if enabled.is_empty() && self.ctx.exec.borrow().sym.assumed_false {
+            return false; // what still waits may wait for the thread that assumed (discarded)
+        }
+        let deadlock = diagnose::deadlock(&self.ctx.exec.borrow(), enabled);
+        if let Some(found) = deadlock {
+            self.exec().set_failure(found);
+            return false;
+        }
+        if enabled.is_empty() {
+            // Every thread finished: what is still allocated has leaked.
+            let mut e = self.exec();
+            if let Some(found) = e.config.leak_check.then(|| e.leak()).flatten() {
+                e.set_failure(found);
+            }
+            return false;
+        }
+        let mut options = std::mem::take(&mut self.lists.options);
+        let choice = self.options(enabled, *last, &mut options);
+        let (t, op) = self.pick(&options, choice, *last, *steps);
+        self.lists.options = options;
+        if self.failed() {
+            return false; // the chooser abandoned the execution
+        }
+        *steps += 1;
+        let max_steps = self.ctx.exec.borrow().config.max_steps;
+        if *steps > max_steps {
+            let found = diagnose::step_limit(&self.ctx.exec.borrow());
+            self.exec().set_failure(found);
+            return false;
+        }
+        self.record(t, op);
+        if op.kind == OpKind::SpuriousWake {
+            let mut e = self.exec();
+            e.current = t;
+            switch::wake(&mut e, t);
+            drop(e);
+        } else {
+            self.resume(t);
+        }
+        self.after_step(t);
+        *last = Some(t);
+        true
     }
 
     /// Nothing can run: time passes, and every wait with a timeout times out (the waiters
@@ -300,37 +337,38 @@ impl Scheduler<'_> {
     /// those that did not, and at the preemption bound the last thread must continue. Also
     /// whether the step is a choice of the schedule: one recorded in replay tokens, which must
     /// replay under any preemption bound, so the bound's own restriction does not count.
+    /// Fills `options` and returns whether the step is a choice.
     fn options(
         &self,
         enabled: &[(ThreadId, Op)],
         last: Option<ThreadId>,
-    ) -> (Vec<(ThreadId, Op)>, bool) {
+        options: &mut Vec<(ThreadId, Op)>,
+    ) -> bool {
         let mut e = self.ctx.exec.borrow_mut();
+        options.clear();
         if let Some(fixed) = super::prefix::fixed_step(&mut e, enabled, last) {
-            return (vec![fixed], false);
+            options.push(fixed);
+            return false;
         }
-        let mut options: Vec<_> = enabled
-            .iter()
-            .copied()
-            .filter(|(t, _)| !e.threads[*t].yielded)
-            .collect();
+        options.extend(enabled.iter().filter(|(t, _)| !e.threads[*t].yielded));
         if options.is_empty() {
             // Everyone runnable has given way: a new round starts, so that each spinner gets
             // its turn again instead of the first one spinning alone.
             for (t, _) in enabled {
                 e.threads[*t].yielded = false;
             }
-            options = enabled.to_vec();
+            options.extend_from_slice(enabled);
         }
         let choice = options.len() > 1;
         if let (Some(bound), Some(l)) = (e.config.preemption_bound, last) {
             if e.preemptions >= bound {
                 if let Some(&cont) = options.iter().find(|(t, _)| *t == l) {
-                    return (vec![cont], choice);
+                    options.clear();
+                    options.push(cont);
                 }
             }
         }
-        (options, choice)
+        choice
     }
 
     /// Shows a chooser that sees every step the threads left with a pending operation at the
@@ -369,13 +407,16 @@ impl Scheduler<'_> {
             options[0]
         } else {
             let chooser = *self.ctx.chooser.borrow();
-            let candidates: Vec<Candidate> = {
+            let mut candidates = std::mem::take(&mut self.lists.candidates);
+            {
                 let e = self.ctx.exec.borrow();
-                options
-                    .iter()
-                    .map(|&(thread, op)| candidate(&e, thread, op))
-                    .collect()
-            };
+                candidates.clear();
+                candidates.extend(
+                    options
+                        .iter()
+                        .map(|&(thread, op)| candidate(&e, thread, op)),
+                );
+            }
             // SAFETY: see `run_execution`; no model thread runs during the call.
             let partial = unsafe { (*chooser).wants_trace() }
                 .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
@@ -395,6 +436,7 @@ impl Scheduler<'_> {
             if unsafe { (*chooser).stop() } {
                 self.exec().sym.discarded = true;
             }
+            self.lists.candidates = candidates;
             let chosen = options
                 .iter()
                 .copied()
@@ -488,6 +530,7 @@ impl Scheduler<'_> {
             .sym
             .recording()
             .then(|| crate::trace::build::from_execution(&e));
+        super::execution::TRACE_LENGTH.set(e.trace.len());
         ExecutionResult {
             failure,
             decisions: std::mem::take(&mut e.decisions),
