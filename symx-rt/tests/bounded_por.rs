@@ -470,9 +470,8 @@ fn a_trace_can_run_twice_under_a_bound() {
 /// The same program with its threads in the other order, under the optimal DPOR (no bound):
 /// thread 1 takes the lock and blocks for good on its assume, so thread 2's `lock` never
 /// becomes a step and its race with thread 1's acquisition shows only as the operation it
-/// was left waiting to do. The optimal DPOR runs 4 of the 5 traces here.
+/// was left waiting to do. The optimal DPOR once ran 4 of the 5 traces here.
 #[test]
-#[ignore = "known miss of the optimal DPOR: 4 of 5 traces (the fix changes the symbolic join counts, not yet explained)"]
 fn the_optimal_dpor_reverses_races_with_operations_left_waiting() {
     for waiting_first in [true, false] {
         let p = lock_held_by_a_failed_assume(waiting_first);

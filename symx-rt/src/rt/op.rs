@@ -188,6 +188,8 @@ pub enum Outcome {
     /// The operation only read its object: a `Once` found complete (or a `get` of any), a
     /// notify that found nobody waiting.
     OnlyRead,
+    /// A barrier wait that was not its generation's last arrival (not the leader).
+    Arrived,
 }
 
 /// One step of an execution: a visible operation that ran.

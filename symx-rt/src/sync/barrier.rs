@@ -86,6 +86,9 @@ impl Barrier {
         if leader {
             rt::notify(self.key(), true);
         } else {
+            // Arrivals before the last commute with each other: whichever order they came
+            // in, the same one is last (the leader).
+            rt::switch::record_outcome(rt::op::Outcome::Arrived);
             // Only the leader notifies this queue, and only once its generation is complete.
             rt::wait(Wait {
                 key: self.key(),

@@ -7,17 +7,19 @@
 //! Merging can only add dependences, which costs reduction, never soundness.
 //!
 //! Dependence per primitive. Atomics: loads commute with loads. Locks: see [`orders_by`].
-//! Channels, `Once`/`OnceLock` and notifies are refined by what the operation did
-//! ([`Access::refined`], see [`refined_conflict`]). Left as conflicting with everything on
-//! their object, on purpose: a bounded or rendezvous channel's sends and receives (a send may
-//! find the channel full, so it conflicts with every receive); barrier waits (the last
-//! arrival is the leader, which the program can see, so the order of arrivals matters; with
-//! four or more threads the arrivals that leave at least two still to come would commute);
-//! park and unpark (two unparks commute as operations, but the parked thread clears its token
-//! in the step after it wakes, which no access shows, so the second unpark's place relative to
-//! that step must stay explored). `Arc` drops are no events: only the drop that frees is, as a
-//! change of the count (which thread frees is not explored when the drops' steps commute).
-//! A `recv_timeout` that found nothing looks again inside its yield step, which has no access.
+//! Channels, `Once`/`OnceLock`, notifies and barrier waits are refined by what the operation
+//! did ([`Access::refined`], see [`refined_conflict`]). The arrivals at a barrier before the
+//! last commute with each other, and the last (the leader, which the program can see)
+//! conflicts with them all ([`Access::CountDown`]). A `recv_timeout` that found nothing looks
+//! at the channel again in its yield step: that step is a receive. Left as conflicting with
+//! everything on their object, on purpose: a bounded or rendezvous channel's sends and
+//! receives (a send may find the channel full, so it conflicts with every receive); park and
+//! unpark (two unparks commute as operations, but the parked thread clears its token in the
+//! step after it wakes, which no access shows, so the second unpark's place relative to that
+//! step must stay explored). `Arc` drops are no events: only the drop that frees is, as a
+//! change of the count, so which thread frees the value (and runs its destructor) is not
+//! explored when the drops' steps commute otherwise (a known miss, see the ignored
+//! `primitive_counts.rs` test `arc_drops_explore_who_frees`).
 
 mod portable;
 
@@ -71,6 +73,10 @@ pub(crate) enum Access {
     /// a `OnceLock::get`), a notify with nobody waiting. Two of them commute; anything else on
     /// the object conflicts with them.
     Observe(Canon),
+    /// A count went down without reaching its end: a barrier wait that was not its
+    /// generation's last arrival. Two of them commute (the same one is last either way); the
+    /// one that reaches the end (the leader, which the program can see) conflicts with them.
+    CountDown(Canon),
     /// Anything else on an object (condvars, barriers, queues, a receive that found no
     /// message, a send to a bounded channel): conflicts with every other access to it.
     Other(Canon),
@@ -94,6 +100,7 @@ impl Access {
             | Access::ReceiverGone(o)
             | Access::DroppedSender(o)
             | Access::Observe(o)
+            | Access::CountDown(o)
             | Access::Other(o) => Some(o),
         }
     }
@@ -106,7 +113,10 @@ impl Access {
             // A send that queued nothing on an unbounded channel (a bounded channel's, one
             // that found the receiver gone) is taken to conflict with everything.
             (Access::Send(o, _), _, _) => Access::Other(o),
-            (Access::Other(o), OpKind::Recv, Outcome::Took(n)) => Access::Took(o, n),
+            // A receive, or a `recv_timeout`'s second look (its yield step), that took one.
+            (Access::Other(o), OpKind::Recv | OpKind::Yield, Outcome::Took(n)) => {
+                Access::Took(o, n)
+            }
             (Access::Other(o), OpKind::Disconnect, Outcome::SendersGone) => Access::SendersGone(o),
             (Access::Other(o), OpKind::Disconnect, Outcome::ReceiverGone) => {
                 Access::ReceiverGone(o)
@@ -117,6 +127,7 @@ impl Access {
                 OpKind::Once | OpKind::NotifyOne | OpKind::NotifyAll,
                 Outcome::OnlyRead,
             ) => Access::Observe(o),
+            (Access::Other(o), OpKind::BarrierWait, Outcome::Arrived) => Access::CountDown(o),
             (a, _, _) => a,
         }
     }
@@ -130,7 +141,7 @@ impl Access {
             Access::Took(o, _) | Access::SendersGone(o) | Access::ReceiverGone(o) => {
                 Access::Other(o)
             }
-            Access::Observe(o) => Access::Other(o),
+            Access::Observe(o) | Access::CountDown(o) => Access::Other(o),
             a => a,
         }
     }
@@ -146,7 +157,9 @@ impl Access {
             OpKind::ReadLock => Access::Shared(obj),
             OpKind::Unlock => Access::Unlock(obj),
             OpKind::ReadUnlock => Access::UnlockShared(obj),
-            OpKind::Yield => Access::None,
+            // Only a `recv_timeout` that found nothing yields on an object: the step looks at
+            // the channel again (and may take a message), a receive.
+            OpKind::Yield => Access::Other(obj),
             OpKind::Send => Access::Send(obj, 0),
             _ => Access::Other(obj),
         }
@@ -193,7 +206,8 @@ pub(crate) fn conflict_by(
 /// dropped before the last commutes with everything. The two sides' going away commute: once
 /// both are scheduling points, neither changes what the other does (whether each is one was
 /// decided by the step before it). Two operations that only looked at a `Once` or a condvar
-/// commute with each other and with loads.
+/// commute with each other and with loads, and two counts that went down without reaching
+/// their end (see [`Access::CountDown`]) with each other.
 fn refined_conflict(a: Access, b: Access) -> Option<bool> {
     use Access::*;
     Some(match (a, b) {
@@ -205,6 +219,8 @@ fn refined_conflict(a: Access, b: Access) -> Option<bool> {
         (SendersGone(_) | ReceiverGone(_), _) | (_, SendersGone(_) | ReceiverGone(_)) => true,
         (Observe(_), Observe(_) | Read(_)) | (Read(_), Observe(_)) => false,
         (Observe(_), _) | (_, Observe(_)) => true,
+        (CountDown(_), CountDown(_)) => false,
+        (CountDown(_), _) | (_, CountDown(_)) => true,
         _ => return Option::None,
     })
 }

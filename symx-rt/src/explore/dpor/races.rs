@@ -24,7 +24,7 @@ pub(crate) struct History {
 /// How the classes relate, computed once (see [`Relations`]).
 static RELATIONS: std::sync::OnceLock<Relations> = std::sync::OnceLock::new();
 
-const CLASSES: usize = 15;
+const CLASSES: usize = 16;
 
 /// One thread's latest event of each class on one object.
 type Latest = [Option<usize>; CLASSES];
@@ -76,6 +76,7 @@ fn class_of(a: Access) -> Option<(usize, Canon)> {
         Access::ReceiverGone(o) => (12, o),
         Access::DroppedSender(o) => (13, o),
         Access::Observe(o) => (14, o),
+        Access::CountDown(o) => (15, o),
     })
 }
 
@@ -96,6 +97,7 @@ fn class_access(class: usize, o: Canon) -> Access {
         Access::ReceiverGone(o),
         Access::DroppedSender(o),
         Access::Observe(o),
+        Access::CountDown(o),
     ][class]
 }
 
