@@ -22,11 +22,18 @@
 //! would end with work on its way to it.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-/// How often a busy explorer looks for requests: often enough that an idle explorer waits
-/// little, rarely enough that looking costs nothing measurable.
-const LOOK_EVERY: Duration = Duration::from_millis(2);
+/// How often a busy explorer looks for requests (microseconds): often enough that an idle
+/// explorer waits little, rarely enough that looking costs nothing measurable. Tests set it
+/// to 0 (look between every two executions) to split as often as possible.
+static LOOK_EVERY_US: AtomicU64 = AtomicU64::new(2_000);
+
+/// Sets how often busy explorers look for requests (see `LOOK_EVERY_US`).
+pub(crate) fn look_every(interval: Duration) {
+    LOOK_EVERY_US.store(interval.as_micros() as u64, Relaxed);
+}
 
 /// How long an idle explorer sleeps between looks for work.
 const POLL: Duration = Duration::from_micros(300);
@@ -81,7 +88,7 @@ impl Exchange {
 
     /// Whether it is time for a busy explorer to look at the exchange (requests, messages).
     pub fn due(&mut self) -> bool {
-        if self.last_look.elapsed() < LOOK_EVERY {
+        if self.last_look.elapsed() < Duration::from_micros(LOOK_EVERY_US.load(Relaxed)) {
             return false;
         }
         self.last_look = Instant::now();
