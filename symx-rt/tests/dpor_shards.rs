@@ -72,6 +72,7 @@ fn compare(body: &(dyn Fn() + Sync), count: u32) -> Result<Outcome, String> {
             .map(|h| h.join().expect("a shard"))
             .collect()
     });
+    let left = left_traces(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     let mut union: HashSet<Form> = HashSet::new();
     let mut shards = Vec::new();
@@ -125,7 +126,36 @@ fn compare(body: &(dyn Fn() + Sync), count: u32) -> Result<Outcome, String> {
         }
         return Err(report);
     }
+    // The hashes the shards leave are one per execution, and one per trace (how the driver
+    // counts the traces run twice).
+    let distinct: HashSet<u64> = left.iter().copied().collect();
+    let ran: u64 = outcome.shards.iter().sum();
+    if (left.len() as u64, distinct.len()) != (ran, union.len()) {
+        return Err(format!(
+            "the shards left {} trace hashes ({} distinct) for {ran} executions of {} traces",
+            left.len(),
+            distinct.len(),
+            union.len()
+        ));
+    }
     Ok(outcome)
+}
+
+/// The trace hashes the shards left in the exchange directory at the end (`traces-I`).
+fn left_traces(dir: &std::path::Path) -> Vec<u64> {
+    let mut hashes = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("the exchange directory") {
+        let entry = entry.expect("an entry");
+        if entry.file_name().to_string_lossy().starts_with("traces-") {
+            let bytes = std::fs::read(entry.path()).expect("a traces file");
+            hashes.extend(
+                bytes
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+            );
+        }
+    }
+    hashes
 }
 
 /// The shard that ran a trace sharing the longest prefix (of canonical forms) with `form`,

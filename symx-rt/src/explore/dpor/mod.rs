@@ -357,6 +357,9 @@ impl Dpor {
             }
         }
         self.hb.races = races;
+        if let Some(peers) = &mut self.peers {
+            peers.traces.push(self.hb.trace_hash(&evs, ran));
+        }
         evs.truncate(ran);
         self.evs = evs;
     }

@@ -30,6 +30,9 @@ pub(crate) struct Peers {
     /// Reversals planted at other explorers' nodes, not sent yet, each with the place of the
     /// child whose exploration found it (`None`: found below that node's current child).
     outbox: Vec<(Home, Option<Key>, Vec<Ev>)>,
+    /// A hash of each execution's trace (`HappensBefore::trace_hash`), left in the exchange
+    /// when the exploration is over: the driver counts the traces two explorers ran.
+    pub traces: Vec<u64>,
 }
 
 /// The path to a lent node when it was first lent (every node of a gift's path shares one):
@@ -66,6 +69,7 @@ impl Peers {
             retired: HashMap::default(),
             ready: Vec::new(),
             outbox: Vec::new(),
+            traces: Vec::new(),
         }
     }
 
@@ -213,7 +217,10 @@ impl Dpor {
             }
             let peers = self.peers.as_mut().expect("split");
             match peers.exchange.wait() {
-                Wake::Over => return false,
+                Wake::Over => {
+                    peers.exchange.leave_traces(&peers.traces);
+                    return false;
+                }
                 Wake::Messages(texts) => {
                     for text in texts {
                         self.receive_plants(&text);
