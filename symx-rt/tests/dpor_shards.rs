@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use random_programs::{canonical, generate, run, show, take_final, Family, Program};
-use symx::__private::{explore_observed, shard, ObservedStep};
+use symx::__private::{explore_observed, shard, split_look_every, ObservedStep};
 use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use symx::sync::Arc;
 use symx::{thread, Builder, FailureKind, Report};
@@ -72,17 +72,20 @@ fn compare(body: &(dyn Fn() + Sync), count: u32) -> Result<Outcome, String> {
             .map(|h| h.join().expect("a shard"))
             .collect()
     });
+    let left = left_traces(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     let mut union: HashSet<Form> = HashSet::new();
     let mut shards = Vec::new();
     let mut failures = Vec::new();
+    let mut by_shard: Vec<HashSet<Form>> = Vec::new();
     for (index, (r, forms)) in runs.into_iter().enumerate() {
         shards.push(r.executions());
-        failures.extend(kind(&r));
+        failures.extend(kind(&r).map(|k| (index, k)));
         if r.failure().is_none() && !r.complete() {
             return Err(format!("shard {index} stopped: {:?}", r.stop_reason()));
         }
-        union.extend(forms);
+        union.extend(forms.iter().cloned());
+        by_shard.push(forms.into_iter().collect());
     }
     let outcome = Outcome {
         sequential: whole.executions(),
@@ -91,9 +94,13 @@ fn compare(body: &(dyn Fn() + Sync), count: u32) -> Result<Outcome, String> {
     // A failure stops a shard: then only the failures can be compared. The sequential run
     // finds one exactly when some shard does (a shard that does not fail runs its whole part).
     if let Some(k) = kind(&whole) {
-        return match failures.first() {
-            Some(&f) if f == k => Ok(outcome),
-            other => Err(format!("sequential found a {k}, the shards {other:?}")),
+        return match failures.iter().all(|&(_, f)| f == k) && !failures.is_empty() {
+            true => Ok(outcome),
+            false => Err(format!(
+                "sequential found a {k}, the shards (index, kind) {failures:?}; \
+                 executions per shard {:?}",
+                outcome.shards
+            )),
         };
     }
     if !failures.is_empty() {
@@ -101,17 +108,65 @@ fn compare(body: &(dyn Fn() + Sync), count: u32) -> Result<Outcome, String> {
     }
     let want: HashSet<Form> = all.into_iter().collect();
     if union != want {
-        let missing: Vec<String> = want.difference(&union).map(|f| show(f)).collect();
-        let extra: Vec<String> = union.difference(&want).map(|f| show(f)).collect();
-        return Err(format!(
-            "{} traces sequentially, {} in the shards' union; missing {:?}; extra {:?}",
+        let mut report = format!(
+            "{} traces sequentially, {} in the shards' union; executions per shard {:?}",
             want.len(),
             union.len(),
-            &missing[..missing.len().min(3)],
-            &extra[..extra.len().min(3)]
+            outcome.shards
+        );
+        for missing in want.difference(&union) {
+            let (shard, common) = nearest(missing, &by_shard);
+            report += &format!(
+                "\n  missing: {}\n    nearest: shard {shard} shares its first {common} steps",
+                show(missing)
+            );
+        }
+        for extra in union.difference(&want) {
+            report += &format!("\n  extra: {}", show(extra));
+        }
+        return Err(report);
+    }
+    // The hashes the shards leave are one per execution, and one per trace (how the driver
+    // counts the traces run twice).
+    let distinct: HashSet<u64> = left.iter().copied().collect();
+    let ran: u64 = outcome.shards.iter().sum();
+    if (left.len() as u64, distinct.len()) != (ran, union.len()) {
+        return Err(format!(
+            "the shards left {} trace hashes ({} distinct) for {ran} executions of {} traces",
+            left.len(),
+            distinct.len(),
+            union.len()
         ));
     }
     Ok(outcome)
+}
+
+/// The trace hashes the shards left in the exchange directory at the end (`traces-I`).
+fn left_traces(dir: &std::path::Path) -> Vec<u64> {
+    let mut hashes = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("the exchange directory") {
+        let entry = entry.expect("an entry");
+        if entry.file_name().to_string_lossy().starts_with("traces-") {
+            let bytes = std::fs::read(entry.path()).expect("a traces file");
+            hashes.extend(
+                bytes
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+            );
+        }
+    }
+    hashes
+}
+
+/// The shard that ran a trace sharing the longest prefix (of canonical forms) with `form`,
+/// and that prefix's length: the shard that should have run `form` (or whose exploration of
+/// that part should have planted it).
+fn nearest(form: &Form, by_shard: &[HashSet<Form>]) -> (usize, usize) {
+    let common = |f: &Form| f.iter().zip(form).take_while(|(a, b)| a == b).count();
+    (0..by_shard.len())
+        .map(|s| (s, by_shard[s].iter().map(common).max().unwrap_or(0)))
+        .max_by_key(|&(s, c)| (c, std::cmp::Reverse(s)))
+        .unwrap_or((0, 0))
 }
 
 /// Totals over many programs.
@@ -143,6 +198,11 @@ impl Totals {
 }
 
 fn check_many(seeds: std::ops::Range<u64>, count: u32, max_interleavings: f64) -> Totals {
+    if let Ok(us) = std::env::var("SYMX_SHARDS_LOOK_US") {
+        split_look_every(std::time::Duration::from_micros(
+            us.parse().expect("microseconds"),
+        ));
+    }
     let start = Instant::now();
     let mut totals = Totals::default();
     let mut problems = Vec::new();
@@ -174,6 +234,39 @@ fn check_many(seeds: std::ops::Range<u64>, count: u32, max_interleavings: f64) -
         problems.join("\n\n")
     );
     totals
+}
+
+/// One program, explored again and again (the split depends on timing): set
+/// `SYMX_SHARDS_REPEAT="SEED FAMILY SHARDS TIMES [MAX_INTERLEAVINGS]"`, e.g. `"41 Deadlocky 2
+/// 300"`, and run this test with `--ignored --nocapture` (under load, or pinned to one core
+/// with `taskset -c 0`, other timings show).
+#[test]
+#[ignore = "a tool to reproduce a disagreement; run by hand with SYMX_SHARDS_REPEAT"]
+fn repeat_one_program() {
+    let Ok(spec) = std::env::var("SYMX_SHARDS_REPEAT") else {
+        return;
+    };
+    let words: Vec<&str> = spec.split_whitespace().collect();
+    let seed: u64 = words[0].parse().expect("a seed");
+    let family = *Family::ALL
+        .iter()
+        .find(|f| format!("{f:?}") == words[1])
+        .expect("a family name");
+    let count: u32 = words[2].parse().expect("a shard count");
+    let times: u32 = words[3].parse().expect("a number of runs");
+    let max: f64 = words.get(4).map_or(400.0, |w| w.parse().expect("a bound"));
+    let p = generate(seed, family, max);
+    println!("{p:?}");
+    let mut failed = 0;
+    for run_index in 0..times {
+        if let Err(e) = compare(&|| run(&p), count) {
+            failed += 1;
+            println!("run {run_index}: {e}");
+        }
+        take_final();
+    }
+    println!("{failed} of {times} runs disagree");
+    assert_eq!(failed, 0);
 }
 
 #[test]

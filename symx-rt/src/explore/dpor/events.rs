@@ -238,7 +238,7 @@ pub(crate) fn orders_by(a: Access, b: Access, same: &mut impl FnMut(Canon, Canon
 }
 
 /// An event: the `index`-th visible operation of `thread`.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Ev {
     pub thread: ThreadId,
     pub index: u32,

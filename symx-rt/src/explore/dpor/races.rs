@@ -351,6 +351,26 @@ impl HappensBefore {
         positions[ej.thread].push(j);
     }
 
+    /// A hash of the Mazurkiewicz trace of the first `ran` events (those of `recompute`'s
+    /// `evs`): of each event's thread, index and vector clock, summed, so that every
+    /// execution of one trace (the same events, the same happens-before) has the same hash.
+    /// A split exploration's shards record it to count the traces two of them ran.
+    pub(crate) fn trace_hash(&self, evs: &[Ev], ran: usize) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let threads = self.threads;
+        (0..ran).fold(0u64, |sum, k| {
+            let mut h = rustc_hash::FxHasher::default();
+            (evs[k].thread, evs[k].index).hash(&mut h);
+            self.clock[k * threads..(k + 1) * threads].hash(&mut h);
+            // FxHash's last step leaves low bits weak: spread them before summing.
+            sum.wrapping_add(
+                h.finish()
+                    .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                    .rotate_left(29),
+            )
+        })
+    }
+
     /// Whether event `i` (of thread `ti`) happens before event `k`.
     pub(crate) fn before(&self, i: usize, ti: ThreadId, k: usize) -> bool {
         self.clock[k * self.threads + ti] >= self.clock[i * self.threads + ti]
