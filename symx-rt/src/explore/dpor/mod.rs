@@ -491,7 +491,7 @@ impl Chooser for Dpor {
         // Steps past the end of the trace (a failure ended it early) have no node.
         self.nodes.truncate(self.evs.len());
         for (node, ev) in self.nodes.iter_mut().zip(&self.evs) {
-            node.chosen.clone_from(ev);
+            node.chosen.update_from(ev);
         }
         // The prefix of a recorded context ran under a fixed schedule: nothing moves into it.
         let fixed = trace.iter().take_while(|e| e.fixed).count();
