@@ -24,7 +24,7 @@ pub(crate) struct History {
 /// How the classes relate, computed once (see [`Relations`]).
 static RELATIONS: std::sync::OnceLock<Relations> = std::sync::OnceLock::new();
 
-const CLASSES: usize = 16;
+const CLASSES: usize = 17;
 
 /// One thread's latest event of each class on one object.
 type Latest = [Option<usize>; CLASSES];
@@ -77,6 +77,7 @@ fn class_of(a: Access) -> Option<(usize, Canon)> {
         Access::DroppedSender(o) => (13, o),
         Access::Observe(o) => (14, o),
         Access::CountDown(o) => (15, o),
+        Access::Released(o) => (16, o),
     })
 }
 
@@ -98,6 +99,7 @@ fn class_access(class: usize, o: Canon) -> Access {
         Access::DroppedSender(o),
         Access::Observe(o),
         Access::CountDown(o),
+        Access::Released(o),
     ][class]
 }
 
