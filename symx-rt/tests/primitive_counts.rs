@@ -308,6 +308,25 @@ impl Drop for SetOnDrop {
     }
 }
 
+/// Stores the number of the thread that frees it, plus one, in its flag.
+struct NameOnDrop(Arc<AtomicUsize>);
+
+impl Drop for NameOnDrop {
+    fn drop(&mut self) {
+        self.0.store(thread::current().id().as_usize() + 1, SeqCst);
+    }
+}
+
+/// As [`an_arc_freed_by_either_thread`], the destructor telling which thread ran it.
+fn an_arc_freed_by_a_named_thread() {
+    let flag = Arc::new(AtomicUsize::new(0));
+    let value = Arc::new(NameOnDrop(flag.clone()));
+    let start = Arc::new(AtomicUsize::new(0));
+    let a = drop_after_a_step(value.clone(), &start, &flag);
+    let b = drop_after_a_step(value, &start, &flag);
+    record(format!("{:?}", [a.join().unwrap(), b.join().unwrap()]));
+}
+
 /// Spawns a thread that takes a step of its own (a load of `step`: the drop is part of it),
 /// drops `value`, and returns what it then reads from `read`.
 fn drop_after_a_step<V: Send + Sync + 'static>(
@@ -491,15 +510,16 @@ fn arc_drops_explore_who_frees() {
 }
 
 #[test]
-fn drops_outside_a_threads_own_step_belong_to_the_step_before() {
-    // A drop in the code a thread runs before its first visible operation, or right after a
-    // wake-up, happens right after the step that spawned or woke it (in every schedule): it
-    // is that step's. Before, it was no step's, and the DPOR never ran that thread freeing
-    // (outcome `[1, 0]` missing, 2 executions). Now as for two drops in steps of their own:
-    // either thread frees, the other's read comes before or after the destructor's store.
+fn drops_before_a_threads_first_step_belong_to_the_step_that_spawned_it() {
+    // A drop in the code a thread runs before its first visible operation happens right
+    // after the step that spawned it (in every schedule): it is that step's. Before, it was
+    // no step's, and the DPOR never ran that thread freeing (outcome `[1, 0]` missing, 2
+    // executions). Now as for two drops in steps of their own: either thread frees, the
+    // other's read comes before or after the destructor's store.
     assert_eq!(dpor_count(an_arc_freed_before_a_first_step), 4);
-    // Also checked against the DFS's outcomes after a wake-up (park and unpark conflict with
-    // every operation on the thread, so there is no closed form).
+    // A drop right after a wake-up belongs to no step (see the events module): here the
+    // park and unpark conflict with every operation on the thread, which explores the orders
+    // anyway; checked against the DFS's outcomes.
     dpor_count(an_arc_freed_after_a_wake_up);
 }
 
@@ -510,6 +530,19 @@ fn reads_of_an_arcs_count_are_explored_against_its_drops() {
     // that reads the count, drops its own reference and upgrades comes before or after each
     // thread's drop (the drops commute): 2 x 2, reaching the DFS's three outcomes (DFS 30).
     assert_eq!(dpor_count(a_count_read_beside_drops), 4);
+}
+
+/// A known miss of the bounded reduction (the optimal DPOR runs the 4 traces): the
+/// destructor names the thread that frees, and the trace where the second thread to drop
+/// frees, the other reading the flag after the destructor's store (`[2, 2]`), is never run.
+/// A sleep set keeps a thread's drop asleep after another thread's drop of the same `Arc`:
+/// both were drops that left a reference where each ran first, yet after the other one, the
+/// sleeping drop frees. The accesses a step's outcome refines are compared across executions
+/// as if the outcome did not depend on what ran before (barrier arrivals alike).
+#[test]
+#[ignore = "known miss of the bounded reduction: a refined drop kept asleep after another drop"]
+fn a_sleeping_drop_that_would_free() {
+    assert_eq!(dpor_count(an_arc_freed_by_a_named_thread), 4);
 }
 
 /// Prints each program's counts: DFS, optimal DPOR, bounded reduction (bound 10), outcomes.
@@ -565,6 +598,10 @@ fn measure() {
         ),
         ("an_arc_freed_after_a_wake_up", an_arc_freed_after_a_wake_up),
         ("a_count_read_beside_drops", a_count_read_beside_drops),
+        (
+            "an_arc_freed_by_a_named_thread",
+            an_arc_freed_by_a_named_thread,
+        ),
     ] {
         let count = |b: Builder| explore(b, body).0.executions();
         println!(

@@ -143,12 +143,20 @@ impl Execution {
         self.touch_at(at, obj, how);
     }
 
-    /// The trace position of the step the running code belongs to: the trace's last. That is
-    /// the running thread's own step, or, for code a thread runs before its first visible
-    /// operation or right after it was woken (before any other decision), the step that
-    /// spawned or woke it: that code always runs right after that step, in every schedule.
+    /// The trace position of the step the running code belongs to: the trace's last, if it is
+    /// the running thread's own, or the step that spawned the running thread if it has taken
+    /// no step and waited for nothing since: its code up to its first visible operation runs
+    /// right after that step in every schedule, and comes after nothing else (its
+    /// happens-before past is that step's), so its changes are that step's. Code a thread runs
+    /// right after a wake-up belongs to no step (`None`): the waking step's past is not the
+    /// woken thread's, and recording the change on the waking step made it race with the
+    /// woken thread's own earlier steps.
     pub fn step_now(&self) -> Option<usize> {
-        self.trace.len().checked_sub(1)
+        let at = self.trace.len().checked_sub(1)?;
+        let me = &self.threads[self.current];
+        let own = self.trace[at].thread == self.current;
+        let just_spawned = me.last_event.is_none() && me.after == [at as u32];
+        (own || just_spawned).then_some(at)
     }
 
     /// [`Execution::touch`] on the step at trace position `at` (`None`: before any step, when

@@ -22,10 +22,11 @@
 //! step after it wakes, which no access shows, so the second unpark's place relative to that
 //! step must stay explored).
 //!
-//! A step's changes to objects besides its operation's own (`Touch`) belong to the trace's
-//! last step when they happen: code that a spawned or woken thread runs before its next
-//! visible operation runs right after the step that spawned or woke it, in every schedule, so
-//! its changes are that step's.
+//! A step's changes to objects besides its operation's own (`Touch`) belong to the step
+//! whose code made them; the code a new thread runs before its first visible operation
+//! belongs to the step that spawned it (it runs right after it in every schedule, and its
+//! past is that step's). Changes made by the code a thread runs right after a wake-up, before
+//! its next visible operation, belong to no step (a known gap: a drop there is not seen).
 
 mod portable;
 
