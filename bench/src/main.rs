@@ -14,7 +14,6 @@
 
 mod measure;
 mod pct_rate;
-mod programs;
 mod runner;
 mod scenarios;
 mod scenarios_loom;

@@ -13,7 +13,7 @@ use crate::measure::{self, End, Outcome};
 use crate::scenarios::Scenario;
 use crate::Settings;
 
-crate::programs::define_programs!();
+include!("programs.rs");
 
 /// One measured exploration of `scenario` by loom.
 pub fn run(scenario: Scenario, settings: &Settings) -> Outcome {

@@ -17,7 +17,7 @@ use crate::measure::{self, End, Outcome};
 use crate::scenarios::{Scenario, Tool, PCT_DEPTH};
 use crate::Settings;
 
-crate::programs::define_programs!();
+include!("programs.rs");
 
 /// shuttle's configuration for every run: no schedule files or printouts, and a time limit.
 fn config(settings: &Settings) -> Config {

@@ -13,7 +13,7 @@ use crate::measure::{self, Bug, End, Outcome, PostDetection};
 use crate::scenarios::{Scenario, Tool, PCT_DEPTH};
 use crate::Settings;
 
-crate::programs::define_programs!();
+include!("programs.rs");
 
 /// The builder each symx tool uses.
 pub fn builder(tool: Tool, settings: &Settings) -> Builder {
