@@ -35,7 +35,8 @@ fn explore(builder: Builder, body: fn()) -> (Report, BTreeSet<String>) {
 }
 
 /// The optimal DPOR's execution count on `body`, after checking that it reaches the outcomes
-/// the DFS reaches, and so does the bounded reduction under a generous preemption bound.
+/// the DFS reaches, and so does the bounded reduction under a generous preemption bound and
+/// under bounds 0 to 3 (against the DFS under the same bound).
 fn dpor_count(body: fn()) -> u64 {
     let (dfs, want) = explore(Builder::new().strategy(Strategy::Dfs), body);
     let (dpor, got) = explore(Builder::new(), body);
@@ -47,6 +48,16 @@ fn dpor_count(body: fn()) -> u64 {
     );
     assert!(dpor.executions() <= dfs.executions());
     assert!(bpor.executions() <= dfs.executions());
+    for bound in 0..=3 {
+        let bounded = |s| Builder::new().strategy(s).preemption_bound(Some(bound));
+        let (dfs, want) = explore(bounded(Strategy::Dfs), body);
+        let (bpor, got) = explore(bounded(Strategy::Dpor), body);
+        assert_eq!(
+            got, want,
+            "the bounded reduction's outcomes at bound {bound}"
+        );
+        assert!(bpor.executions() <= dfs.executions(), "bound {bound}");
+    }
     dpor.executions()
 }
 
