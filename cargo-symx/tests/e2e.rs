@@ -21,12 +21,12 @@ fn a_clean_crate_passes_with_exit_code_0() {
     let ordinary = test(&report, "an_ordinary_test_passes");
     assert_eq!(ordinary["status"], "passed");
     assert_eq!(ordinary["strategy"], Value::Null);
-    assert_eq!(report["summary"]["passed"], 3);
+    assert_eq!(report["summary"]["passed"], 4);
 
     let human = symx("test", &["-p", "fixture-clean"]);
     assert_eq!(human.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&human.stdout);
-    assert!(stdout.contains("3 passed, 0 failed"), "{}", text(&human));
+    assert!(stdout.contains("4 passed, 0 failed"), "{}", text(&human));
     assert!(stdout.contains("complete?"), "the summary table is printed");
     assert!(
         !stdout.contains('\u{1b}'),
@@ -339,6 +339,45 @@ fn shards_split_a_dfs_exploration_and_together_cover_it() {
     assert!(
         sharded >= whole && sharded < whole * 3 / 2,
         "{sharded} vs {whole}"
+    );
+}
+
+/// `dpor_counter_is_exact` of the clean fixture (optimal DPOR, 2,520 traces), run with `args`:
+/// (executions, shards, the executions whose trace ran twice).
+fn dpor_counter(args: &[&str]) -> (u64, u64, Option<u64>) {
+    let mut all = vec!["dpor_counter"];
+    all.extend_from_slice(args);
+    let (out, report) = json_report("fixture-clean", &all);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let t = test(&report, "dpor_counter_is_exact");
+    assert_eq!(
+        (t["complete"].as_bool(), t["strategy"].as_str()),
+        (Some(true), Some("dpor"))
+    );
+    let n = |k: &str| t[k].as_u64();
+    (
+        n("executions").unwrap(),
+        n("shards").unwrap(),
+        n("redundant_executions"),
+    )
+}
+
+#[test]
+fn shards_split_an_optimal_dpor_exploration_and_count_the_traces_run_twice() {
+    assert_eq!(dpor_counter(&[]), (2_520, 1, None));
+    let (executions, shards, redundant) = dpor_counter(&["--shards", "2"]);
+    assert_eq!(shards, 2);
+    let redundant = redundant.expect("a split exploration counts its traces run twice");
+    // Every trace once, and the ones run twice counted: exactly the sequential executions.
+    assert_eq!(
+        executions - redundant,
+        2_520,
+        "{executions} executions, {redundant} twice"
+    );
+    // Shards that cannot run side by side: the first explores everything, the other nothing.
+    assert_eq!(
+        dpor_counter(&["--shards", "2", "--jobs", "1"]),
+        (2_520, 2, Some(0))
     );
 }
 

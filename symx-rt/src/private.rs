@@ -207,6 +207,12 @@ pub fn shard(
     crate::worker::shard::prepare(b, part)
 }
 
+/// How often the busy shards of a split optimal DPOR look for idle ones to give work to
+/// (default 2 ms; a test sets 0 to split between every two executions).
+pub fn split_look_every(interval: std::time::Duration) {
+    crate::explore::dpor::exchange::look_every(interval);
+}
+
 /// Stops the running explorations that save a checkpoint after their current execution, as
 /// Ctrl-C does (for tests of resuming).
 pub fn interrupt() {

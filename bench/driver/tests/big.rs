@@ -2,7 +2,7 @@
 //! is known in advance. See BENCHMARKS.md, "The cargo symx driver".
 
 use symx::sync::atomic::{AtomicUsize, Ordering};
-use symx::sync::Arc;
+use symx::sync::{Arc, Mutex};
 use symx::thread;
 
 fn counter(threads: usize, ops: usize) {
@@ -39,4 +39,66 @@ fn dpor_5x2() {
 #[symx::test(strategy = "random", iterations = 300_000, seed = 1)]
 fn random_4x2() {
     counter(4, 2);
+}
+
+/// N threads × K increments of one counter under a mutex: the orders of the critical
+/// sections, (N·K)!/(K!)^N traces under optimal DPOR.
+fn mutex_counter(threads: usize, ops: usize) {
+    let m = Arc::new(Mutex::new(0usize));
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let m = m.clone();
+            thread::spawn(move || {
+                for _ in 0..ops {
+                    *m.lock().unwrap() += 1;
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(*m.lock().unwrap(), threads * ops);
+}
+
+/// N philosophers eating `meals` times each, every one taking the lower-numbered fork first
+/// (the correct version: no deadlock).
+fn philosophers(n: usize, meals: usize) {
+    let forks: Arc<Vec<Mutex<usize>>> = Arc::new((0..n).map(|_| Mutex::new(0)).collect());
+    let handles: Vec<_> = (0..n)
+        .map(|i| {
+            let forks = forks.clone();
+            thread::spawn(move || {
+                let (a, b) = (i.min((i + 1) % n), i.max((i + 1) % n));
+                for _ in 0..meals {
+                    let mut first = forks[a].lock().unwrap();
+                    let mut second = forks[b].lock().unwrap();
+                    *first += 1;
+                    *second += 1;
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+/// `--shards 2` against one process on optimal DPOR (BENCHMARKS.md, "Optimal DPOR split
+/// among shards"): 369,600 traces.
+#[symx::test]
+fn dpor_counters_4x3() {
+    counter(4, 3);
+}
+
+/// The same orders of critical sections under a mutex: 369,600 traces.
+#[symx::test]
+fn dpor_mutex_4x3() {
+    mutex_counter(4, 3);
+}
+
+/// Five philosophers, two meals each, the correct version.
+#[symx::test]
+fn dpor_philosophers_5() {
+    philosophers(5, 2);
 }

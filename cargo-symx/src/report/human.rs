@@ -206,7 +206,11 @@ fn summary_table(outcomes: &[Outcome]) -> String {
             vec![
                 o.id(),
                 o.strategy.clone().unwrap_or_else(|| "-".into()),
-                o.executions.map_or("-".into(), |n| n.to_string()),
+                match (o.executions, o.redundant_executions) {
+                    (Some(n), Some(r)) => format!("{n} ({r} redundant)"),
+                    (Some(n), None) => n.to_string(),
+                    (None, _) => "-".into(),
+                },
                 match o.complete {
                     Some(true) if !o.warnings.is_empty() => "yes, but see warning".into(),
                     Some(true) => match o.preemption_bound {

@@ -150,6 +150,10 @@ pub struct Outcome {
     pub memory_model: Option<String>,
     /// Worker processes that explored this test together (`--shards`); 1 when not split.
     pub shards: u32,
+    /// Of an optimal-DPOR exploration split among shards that completed: its executions
+    /// whose trace another execution ran too (counted in `executions`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redundant_executions: Option<u64>,
     pub status: Status,
     pub failure: Option<Finding>,
     /// The kind the configuration expects, for known bugs.
@@ -471,6 +475,7 @@ impl Outcome {
             preemption_bound: None,
             memory_model: None,
             shards: 1,
+            redundant_executions: None,
             status: Status::Passed,
             failure: None,
             expected: None,

@@ -125,23 +125,27 @@ fn run_one(job: &Job, extra: &[String], progress: &Progress, hint: &ReplayHint) 
 /// The test's overrides with its checkpoint file, under the symx build's directory, named
 /// after the test: an exploration in one worker process (no shards, which would share it)
 /// saves its state there when it stops before it is complete, and `--resume` continues
-/// from it.
+/// from it. A test split among shards gets the directory they exchange work in instead (see
+/// `shards`), named after the test and this process.
 fn with_checkpoint(case: &TestCase, s: &Resolved) -> Overrides {
     let mut o = s.overrides.clone();
-    if s.shards > 1 {
-        return o;
-    }
     // The binary is <target>/symx/<profile>/deps/<name>: the profile directory holds them.
     let Some(profile) = case.binary.path.parent().and_then(|deps| deps.parent()) else {
         return o;
     };
     let name = format!(
-        "{}-{}-{}.json",
+        "{}-{}-{}",
         case.binary.package,
         case.binary.target,
         case.name.replace("::", ".")
     );
-    o.checkpoint = Some(profile.join("checkpoints").join(name).display().to_string());
+    if s.shards > 1 {
+        let dir = format!("{name}-{}", std::process::id());
+        o.exchange = Some(profile.join("exchange").join(dir).display().to_string());
+        return o;
+    }
+    let file = format!("{name}.json");
+    o.checkpoint = Some(profile.join("checkpoints").join(file).display().to_string());
     o
 }
 
@@ -170,6 +174,7 @@ fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcom
             .as_ref()
             .map(|_| SEQUENTIAL_CONSISTENCY.to_string()),
         shards: run.shards,
+        redundant_executions: run.redundant,
         expected: job.settings.expect.get(&case.name).cloned(),
         duration: run.elapsed,
         output: run.output.clone(),

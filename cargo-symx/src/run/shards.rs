@@ -3,8 +3,13 @@
 //! never run twice. Their verdicts are merged into one: executions add up, the exploration is
 //! complete when every shard's is, the first failure (by shard) is the test's; once a shard
 //! reports a failure the others are killed. How the runtime
-//! splits the executions is in symx-rt's `worker::shard`.
+//! splits the executions is in symx-rt's `worker::shard`. The shards of an optimal DPOR hand
+//! each other work in a directory made fresh for the test (`Overrides::exchange`), where each
+//! leaves a hash of every trace it ran: from those, the executions whose trace ran twice are
+//! counted for the report.
 
+use std::collections::HashSet;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -49,6 +54,52 @@ pub fn run(
         let run = worker_process::run(case, req, extra, timeout, &mut events);
         return (run, overrides.clone());
     }
+    let exchange = overrides.exchange.as_deref().map(Path::new);
+    if let Some(dir) = exchange {
+        // A directory left by an earlier run that was killed must not hand work around.
+        let _ = std::fs::remove_dir_all(dir);
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let (mut run, reproduce) = run_shards(case, overrides, count, traces, extra, timeout, bar);
+    if let Some(dir) = exchange {
+        run.redundant = redundant(dir, &run);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    (run, reproduce)
+}
+
+/// Of a complete exploration whose shards left the hashes of their traces in `dir`: the
+/// executions beyond one per trace.
+fn redundant(dir: &Path, run: &Run) -> Option<u64> {
+    if !run.verdict.as_ref().is_some_and(|v| v.complete) {
+        return None;
+    }
+    let mut left = false;
+    let (mut all, mut distinct) = (0u64, HashSet::new());
+    for entry in std::fs::read_dir(dir).ok()?.filter_map(Result::ok) {
+        if !entry.file_name().to_string_lossy().starts_with("traces-") {
+            continue;
+        }
+        left = true;
+        let bytes = std::fs::read(entry.path()).ok()?;
+        for hash in bytes.chunks_exact(8) {
+            all += 1;
+            distinct.insert(u64::from_le_bytes(hash.try_into().expect("8 bytes")));
+        }
+    }
+    left.then(|| all - distinct.len() as u64)
+}
+
+/// [`run`] with more than one shard.
+fn run_shards(
+    case: &TestCase,
+    overrides: &Overrides,
+    count: u32,
+    traces: u64,
+    extra: &[String],
+    timeout: Duration,
+    bar: &TestBar,
+) -> (Run, Overrides) {
     let progress = Mutex::new(vec![(0u64, None); count as usize]);
     let report = |index: u32, n: u64, total: Option<u64>| {
         let mut all = progress.lock().expect("progress");
@@ -110,17 +161,21 @@ pub fn run(
 
 fn merge(mut runs: Vec<Run>, overrides: &Overrides, count: u32) -> (Run, Overrides) {
     if let Some(i) = runs.iter().position(Run::crashed) {
-        let shard = Some(Shard {
+        // A shard of an optimal DPOR explores what the others hand it, which a run on its
+        // own cannot repeat: the whole exploration reaches the same executions.
+        let alone = runs[i].symx_strategy.as_deref() != Some("dpor");
+        let shard = alone.then_some(Shard {
             index: i as u32,
             count,
         });
         let o = Overrides {
             shard,
+            exchange: None,
             ..overrides.clone()
         };
         return (runs.swap_remove(i), o);
     }
-    // Shards that explored (optimal DPOR's shards 1.. decline).
+    // Shards that explored (the bounded reduction's shards 1.. decline).
     let started = runs
         .iter()
         .filter(|r| !r.unsupported.iter().any(|u| u == "shard"))
@@ -138,7 +193,7 @@ fn merge(mut runs: Vec<Run>, overrides: &Overrides, count: u32) -> (Run, Overrid
         merged.exit = Some(Exit::Interrupted);
     }
     for r in &mut rest {
-        // Optimal DPOR runs whole in shard 0; the others saying so is no error.
+        // The bounded reduction runs whole in shard 0; the others saying so is no error.
         if !r.unsupported.iter().any(|u| u == "shard") {
             merged.errors.append(&mut r.errors);
         }

@@ -78,6 +78,9 @@ pub struct Run {
     pub last_progress: u64,
     /// Worker processes whose verdicts make up this run (more than 1 when sharded).
     pub shards: u32,
+    /// Of a complete optimal-DPOR exploration split among shards: its executions whose trace
+    /// another execution (of this shard or another) ran too.
+    pub redundant: Option<u64>,
 }
 
 impl Run {

@@ -10,7 +10,7 @@
 //! reported with the allocation's location. Objects created outside any execution are not
 //! tracked: they behave exactly as std's.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::panic::Location;
 
 use super::execution::{Execution, Found};

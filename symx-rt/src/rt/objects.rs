@@ -5,7 +5,7 @@
 //! `static` object starts every execution fresh and a moved object keeps its identity. Wait
 //! queues of user objects are named by address, as in the arbitrary-context paper.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::panic::Location;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -230,7 +230,7 @@ impl Objects {
         Objects {
             generation,
             states: Vec::new(),
-            by_addr: HashMap::new(),
+            by_addr: HashMap::default(),
             survivor: None,
         }
     }
@@ -345,7 +345,7 @@ impl Objects {
 
     /// Every object's label ([`Objects::label`]), computed once for a whole trace.
     pub fn labels(&self) -> Vec<String> {
-        let mut places: HashMap<(&str, &str, u32), usize> = HashMap::new();
+        let mut places: HashMap<(&str, &str, u32), usize> = HashMap::default();
         for o in &self.states {
             if let Some(at) = o.created {
                 *places

@@ -4,9 +4,10 @@
 //!   DFS runs only the subtrees shard `i` owns (see `explore::dfs`);
 //! * **random and PCT** take independent seeds (`seed` mixed with `i`) and `1/n` of the
 //!   iterations each;
-//! * **optimal DPOR** is split by dealing the unexplored wakeup-tree subtrees of the path once
-//!   there are enough of them (see `explore::dpor::split`: every shard runs the first
-//!   executions, and a trace may run in two shards; none is missing);
+//! * **optimal DPOR** is split by work stealing when the shards share an exchange directory:
+//!   shard 0 starts, and a busy shard deals half of its path's unexplored wakeup-tree subtrees
+//!   to an idle one (see `explore::dpor::split`: no trace is missing, a few run in two shards);
+//!   without a directory shard 0 explores it whole;
 //! * **bounded partial-order reduction** (under a preemption bound or with spurious wake-ups)
 //!   is not split: shard 0 explores everything and the others answer `unsupported`.
 

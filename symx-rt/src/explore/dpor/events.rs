@@ -238,7 +238,7 @@ pub(crate) fn orders_by(a: Access, b: Access, same: &mut impl FnMut(Canon, Canon
 }
 
 /// An event: the `index`-th visible operation of `thread`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Ev {
     pub thread: ThreadId,
     pub index: u32,
@@ -257,7 +257,60 @@ pub(crate) struct Ev {
     pub enablers: SmallVec<[(ThreadId, u32); 2]>,
 }
 
+/// By hand, because events are copied at every step of every execution (into the nodes of the
+/// path, into wakeup sequences): smallvec's derived `clone` goes item by item through
+/// `extend`, where its parts, all `Copy`, can be copied whole.
+impl Clone for Ev {
+    fn clone(&self) -> Ev {
+        Ev {
+            thread: self.thread,
+            index: self.index,
+            accesses: SmallVec::from_slice(&self.accesses),
+            exact: SmallVec::from_slice(&self.exact),
+            execution: self.execution,
+            enablers: SmallVec::from_slice(&self.enablers),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Ev) {
+        self.thread = source.thread;
+        self.index = source.index;
+        copy_from(&mut self.accesses, &source.accesses);
+        copy_from(&mut self.exact, &source.exact);
+        self.execution = source.execution;
+        copy_from(&mut self.enablers, &source.enablers);
+    }
+}
+
+/// `to.clone_from(from)` for a small vector of `Copy` items, keeping `to`'s memory.
+fn copy_from<A: smallvec::Array>(to: &mut SmallVec<A>, from: &SmallVec<A>)
+where
+    A::Item: Copy,
+{
+    to.clear();
+    to.extend_from_slice(from);
+}
+
 impl Ev {
+    /// Whether `ev` is this event, whichever execution each comes from.
+    pub fn same_as(&self, ev: &Ev) -> bool {
+        self.thread == ev.thread
+            && self.index == ev.index
+            && self.accesses == ev.accesses
+            && self.exact == ev.exact
+            && self.enablers == ev.enablers
+    }
+
+    /// Becomes `ev`, copying only what differs: along the path, most nodes' events are those
+    /// the last execution ran there, and only the execution they come from changes.
+    pub fn update_from(&mut self, ev: &Ev) {
+        if self.same_as(ev) {
+            self.execution = ev.execution;
+        } else {
+            self.clone_from(ev);
+        }
+    }
+
     pub fn main(&self) -> Access {
         self.accesses.first().copied().unwrap_or(Access::None)
     }
@@ -532,8 +585,8 @@ pub(crate) fn of_trace_into(
     out: &mut Vec<Ev>,
 ) {
     out.clear();
-    let mut counts: Vec<u32> = Vec::new();
-    let mut ids: Vec<(ThreadId, u32)> = Vec::with_capacity(trace.len());
+    // Events per thread so far: an event's index.
+    let mut counts: SmallVec<[u32; 16]> = SmallVec::new();
     for ev in trace {
         let thread = thread_of(ev.thread_key);
         if counts.len() <= thread {
@@ -541,7 +594,6 @@ pub(crate) fn of_trace_into(
         }
         let index = counts[thread];
         counts[thread] += 1;
-        ids.push((thread, index));
         let at = EventKey {
             thread,
             index,
@@ -558,16 +610,29 @@ pub(crate) fn of_trace_into(
             accesses.push(touched(canon, how));
         }
         let mut exact: SmallVec<[Access; 2]> = SmallVec::new();
-        exact.extend(ev.obj.map(|o| refine(Access::of(ev.kind, o))));
-        exact.extend(ev.obj2.map(Access::Unlock));
-        exact.extend(ev.touched.iter().map(|&(o, how)| touched(o, how)));
+        if let Some(o) = ev.obj {
+            exact.push(refine(Access::of(ev.kind, o)));
+        }
+        if let Some(o) = ev.obj2 {
+            exact.push(Access::Unlock(o));
+        }
+        for &(o, how) in &ev.touched {
+            exact.push(touched(o, how));
+        }
         out.push(Ev {
             thread,
             index,
             accesses,
             exact,
             execution,
-            enablers: ev.enablers.iter().map(|&i| ids[i as usize]).collect(),
+            enablers: ev
+                .enablers
+                .iter()
+                .map(|&i| {
+                    let enabler = &out[i as usize];
+                    (enabler.thread, enabler.index)
+                })
+                .collect(),
         });
     }
 }

@@ -2,6 +2,8 @@
 //! files in a directory they share (one worker process each, started by the driver with the
 //! same directory).
 //!
+//! - `busy-I`: explorer I has work (explorer 0 from the start, with `begun`; the others from
+//!   when they take work or messages until they wait again);
 //! - `want-I`: explorer I is idle and asks for work (created by I, removed by I when it takes
 //!   work or messages);
 //! - a busy explorer takes the request by renaming `want-I` to `claim-I` (only one rename can
@@ -11,22 +13,32 @@
 //! - `msg-TO-FROM-N`: a message (reversals to plant at TO's nodes, `split`); a waiting
 //!   explorer that takes messages removes its `want-` file in the same step (it is busy until
 //!   it waits again);
-//! - every explorer idle (a `want-` file for each) and nothing on its way (no `claim-`,
+//! - explorer 0 has begun, no explorer is busy and nothing is on its way (no `claim-`,
 //!   `work-` or `msg-` file): nobody can give any more or send anything, the exploration is
-//!   over;
-//! - `stop`: an explorer ended early (a failure, a bound): the idle ones end too.
+//!   over (`over`). Explorers that have not started do not count: one that starts after the
+//!   end (its worker process waited for a free `--jobs` slot) finds `over` and ends at once;
+//! - `stop`: an explorer ended early (a failure, a bound): the idle ones end too;
+//! - `traces-I`: left by explorer I when the exploration is over, a hash of each of its
+//!   executions' traces (8 bytes each), from which the driver counts the traces run twice.
 //!
-//! Every step above happens under an exclusive lock of the file `lock`, so that "every
-//! explorer is idle" is read from one consistent state: counted file by file without it, a
-//! claim, a gift and the giver's going idle could happen between two looks, and an explorer
-//! would end with work on its way to it.
+//! Every step above happens under an exclusive lock of the file `lock`, so that "no explorer
+//! is busy" is read from one consistent state: looked at file by file without it, a claim, a
+//! gift and the giver's going idle could happen between two looks, and an explorer would end
+//! with work on its way to it.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-/// How often a busy explorer looks for requests: often enough that an idle explorer waits
-/// little, rarely enough that looking costs nothing measurable.
-const LOOK_EVERY: Duration = Duration::from_millis(2);
+/// How often a busy explorer looks for requests (microseconds): often enough that an idle
+/// explorer waits little, rarely enough that looking costs nothing measurable. Tests set it
+/// to 0 (look between every two executions) to split as often as possible.
+static LOOK_EVERY_US: AtomicU64 = AtomicU64::new(2_000);
+
+/// Sets how often busy explorers look for requests (see `LOOK_EVERY_US`).
+pub(crate) fn look_every(interval: Duration) {
+    LOOK_EVERY_US.store(interval.as_micros() as u64, Relaxed);
+}
 
 /// How long an idle explorer sleeps between looks for work.
 const POLL: Duration = Duration::from_micros(300);
@@ -47,14 +59,23 @@ impl Exchange {
     pub fn new(dir: &Path, index: u32, count: u32) -> Exchange {
         // Created by the driver; a missing one (an explorer run by hand) is made here.
         let _ = std::fs::create_dir_all(dir);
-        Exchange {
+        let exchange = Exchange {
             dir: dir.to_path_buf(),
             index,
             count,
             last_look: Instant::now(),
             over: false,
             sent: 0,
+        };
+        if index == 0 {
+            // Explorer 0 starts the exploration: busy until it first waits.
+            exchange.locked(|| {
+                std::fs::write(exchange.file("busy", 0), b"")
+                    .and_then(|()| std::fs::write(exchange.dir.join("begun"), b""))
+                    .unwrap_or_else(|e| panic!("symx: cannot start in {dir:?}: {e}"))
+            });
         }
+        exchange
     }
 
     pub fn index(&self) -> u32 {
@@ -81,7 +102,7 @@ impl Exchange {
 
     /// Whether it is time for a busy explorer to look at the exchange (requests, messages).
     pub fn due(&mut self) -> bool {
-        if self.last_look.elapsed() < LOOK_EVERY {
+        if self.last_look.elapsed() < Duration::from_micros(LOOK_EVERY_US.load(Relaxed)) {
             return false;
         }
         self.last_look = Instant::now();
@@ -141,25 +162,24 @@ impl Exchange {
         out
     }
 
-    /// Every explorer waits and nothing is on its way to any: no claimed request, work or
-    /// message (one that woke on messages may ask again before work claimed for it arrives).
-    /// The caller holds the lock.
-    fn all_idle(&self) -> bool {
+    /// Explorer 0 has begun, no explorer is busy, and nothing is on its way to any: no claimed
+    /// request, work or message (one that woke on messages may ask again before work claimed
+    /// for it arrives). The caller holds the lock.
+    fn nobody_busy(&self) -> bool {
+        if !self.dir.join("begun").exists() {
+            return false;
+        }
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return false;
         };
-        let mut idle = 0;
-        for name in entries.filter_map(|e| e.ok()?.file_name().into_string().ok()) {
-            if name.starts_with("want-") {
-                idle += 1;
-            } else if name.starts_with("claim-")
-                || name.starts_with("work-")
-                || message_to(&name).is_some()
-            {
-                return false;
-            }
-        }
-        idle == self.count
+        !entries
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .any(|name| {
+                ["busy-", "claim-", "work-"]
+                    .iter()
+                    .any(|p| name.starts_with(p))
+                    || message_to(&name).is_some()
+            })
     }
 
     /// Every message in the exchange, to anybody: (file name, path).
@@ -175,29 +195,42 @@ impl Exchange {
     }
 
     /// Waits until another explorer hands this one work or sends it messages, or the
-    /// exploration is over. A waiting explorer is idle: it takes part in the test "every
-    /// explorer idle and no message on its way", which ends the exploration.
+    /// exploration is over. A waiting explorer is idle: it takes part in the test "nobody busy
+    /// and nothing on its way", which ends the exploration.
     pub fn wait(&mut self) -> Wake {
-        let want = self.file("want", self.index);
-        self.locked(|| std::fs::write(&want, b""))
-            .unwrap_or_else(|e| panic!("symx: cannot ask for work in {:?}: {e}", self.dir));
+        let (want, busy) = (self.file("want", self.index), self.file("busy", self.index));
+        self.locked(|| {
+            let _ = std::fs::remove_file(&busy);
+            std::fs::write(&want, b"")
+        })
+        .unwrap_or_else(|e| panic!("symx: cannot ask for work in {:?}: {e}", self.dir));
         let work = self.file("work", self.index);
         loop {
             let looked = self.locked(|| {
                 // Busy again with either: the request goes (a giver may have taken it already,
                 // and a request made again since must not outlive this look).
-                if let Ok(text) = std::fs::read_to_string(&work) {
-                    let _ = std::fs::remove_file(&work);
-                    let _ = std::fs::remove_file(&want);
-                    return Some(Wake::Work(text));
-                }
-                let messages = self.take_messages();
-                if !messages.is_empty() {
-                    let _ = std::fs::remove_file(&want);
-                    return Some(Wake::Messages(messages));
-                }
-                let over = self.dir.join("stop").exists() || self.all_idle();
-                over.then_some(Wake::Over)
+                let wake = match std::fs::read_to_string(&work) {
+                    Ok(text) => {
+                        let _ = std::fs::remove_file(&work);
+                        Wake::Work(text)
+                    }
+                    Err(_) => {
+                        let messages = self.take_messages();
+                        if messages.is_empty() {
+                            let over = ["stop", "over"].iter().any(|f| self.dir.join(f).exists())
+                                || self.nobody_busy();
+                            if over {
+                                let _ = std::fs::write(self.dir.join("over"), b"");
+                            }
+                            return over.then_some(Wake::Over);
+                        }
+                        Wake::Messages(messages)
+                    }
+                };
+                let _ = std::fs::remove_file(&want);
+                std::fs::write(&busy, b"")
+                    .unwrap_or_else(|e| panic!("symx: cannot take work in {:?}: {e}", self.dir));
+                Some(wake)
             });
             match looked {
                 Some(Wake::Over) => {
@@ -207,6 +240,19 @@ impl Exchange {
                 Some(wake) => return wake,
                 None => std::thread::sleep(POLL),
             }
+        }
+    }
+}
+
+impl Exchange {
+    /// Leaves the hashes of the traces this explorer ran in `traces-I` (8 bytes each, little
+    /// endian), for the driver to count the traces two explorers ran (see `Peers::traces`).
+    pub fn leave_traces(&self, hashes: &[u64]) {
+        let bytes: Vec<u8> = hashes.iter().flat_map(|h| h.to_le_bytes()).collect();
+        let tmp = self.file("partial-traces", self.index);
+        // Only a count in the report depends on it: a file that cannot be written is left out.
+        if std::fs::write(&tmp, bytes).is_ok() {
+            let _ = std::fs::rename(&tmp, self.file("traces", self.index));
         }
     }
 }

@@ -33,7 +33,7 @@
 //!   first runnable thread.
 
 pub(crate) mod events;
-mod exchange;
+pub(crate) mod exchange;
 mod peers;
 pub(crate) mod races;
 mod split;
@@ -75,19 +75,26 @@ struct Node {
     /// The node was on the path of work given away: the path to it, kept after its pop.
     #[serde(skip)]
     lent: Option<Lent>,
-    /// `chosen` came alone from the wakeup tree (a leaf, or no wakeup sequence at all): no
-    /// sequence could be inserted below it from elsewhere (see [`split`]).
+    /// A split exploration's wakeup subtree of `chosen` as it was taken from the tree (empty:
+    /// a leaf, or no wakeup sequence at all), kept for its place among the sleepers later.
     #[serde(skip)]
-    alone: bool,
-    /// Sleepers (thread, index) whose subtrees, explored out of the sequential order, may lack
-    /// a sequence inserted below them from elsewhere (see [`split`]): not trusted to cover a
-    /// reversal forwarded here.
-    #[serde(skip)]
-    untrusted: Vec<(ThreadId, u32)>,
+    below: Tree,
+    /// A split exploration's place of `chosen` among the node's children in the sequential
+    /// order (see [`split`]); empty in a whole exploration.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    key: split::Key,
+    /// A split exploration's places of the sleepers that are children explored here (the last
+    /// ones of `sleep`), each with its wakeup subtree when it was taken (see `below`); the
+    /// others came from the parent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    places: Vec<(split::Key, Tree)>,
+    /// The last number given to a child's place.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    next_key: u32,
 }
 
-fn is_zero(n: &u64) -> bool {
-    *n == 0
+fn is_zero<N: Default + PartialEq>(n: &N) -> bool {
+    *n == N::default()
 }
 
 /// Everything but the current execution's counters is the exploration's state, which a
@@ -131,16 +138,21 @@ impl Dpor {
                 self.pending = Tree::default();
                 return true;
             }
+            let keyed = self.peers.is_some();
             let done = node.chosen.clone();
-            if node.lent.is_some() && !node.alone {
-                node.untrusted.push((done.thread, done.index));
-            }
-            node.sleep.push(done);
+            let below = std::mem::take(&mut node.below);
+            node.fall_asleep(done, (node.key.clone(), below), keyed);
             let mut given = Vec::new();
             let next = node.wut.pop_leftmost(&mut given);
-            split::put_to_sleep(&mut node.sleep, &mut node.untrusted, given);
+            for (ev, mut tree) in given {
+                let key = std::mem::take(&mut tree.key);
+                node.fall_asleep(ev, (key, tree), keyed);
+            }
             if let Some((ev, subtree)) = next {
-                node.alone = subtree.is_empty();
+                if keyed {
+                    node.below = subtree.clone();
+                }
+                node.key.clone_from(&subtree.key);
                 node.done += 1;
                 node.chosen = ev;
                 node.values.clear();
@@ -174,21 +186,33 @@ impl Dpor {
     /// runnable, keeping its sleep set and remaining wakeup tree.
     fn reopen(&mut self, node: Node, point: &SchedulingPoint<'_>) -> ThreadId {
         self.pending = node.wut;
-        let extra = node.sleep;
-        let thread = self.new_node(point);
+        let inherited = node.sleep.len() - node.places.len();
+        let thread = self.new_node(point, node.next_key, Some(node.key));
         let created = self.nodes.last_mut().expect("just created");
         (created.id, created.home, created.lent) = (node.id, node.home, node.lent);
-        created.untrusted.extend(node.untrusted);
-        for s in extra {
+        let keyed = self.peers.is_some();
+        for (i, s) in node.sleep.into_iter().enumerate() {
             if !created.sleep.iter().any(|c| c.thread == s.thread) {
-                created.sleep.push(s);
+                // A sleeper from the parent sleeps for every child (the least place).
+                let place = match i.checked_sub(inherited) {
+                    Some(p) => node.places[p].clone(),
+                    None => (Vec::new(), Tree::default()),
+                };
+                created.fall_asleep(s, place, keyed);
             }
         }
         thread
     }
 
-    /// Creates the node for a step not on the replayed prefix.
-    fn new_node(&mut self, point: &SchedulingPoint<'_>) -> ThreadId {
+    /// Creates the node for a step not on the replayed prefix (`next_key`, `old_key`: a node
+    /// re-created, see [`reopen`](Self::reopen): the last number of a place it gave, and the
+    /// place of the choice it replaces).
+    fn new_node(
+        &mut self,
+        point: &SchedulingPoint<'_>,
+        next_key: u32,
+        old_key: Option<split::Key>,
+    ) -> ThreadId {
         let threads: Vec<ThreadId> = point
             .candidates
             .iter()
@@ -203,22 +227,45 @@ impl Dpor {
                 {
                     *a = a.unrefined().refined(prev.0, prev.1, prev.2);
                 }
-                let (sleep, chosen) = (parent.sleep.clone(), parent.chosen.clone());
-                sleep
-                    .into_iter()
-                    .filter(|s| !events::dependent(s, &chosen, &mut self.names))
+                let chosen = &parent.chosen;
+                parent
+                    .sleep_at(&parent.key)
+                    .filter(|s| !events::dependent(s, chosen, &mut self.names))
+                    .cloned()
                     .collect()
             }
         };
-        let mut wut = std::mem::take(&mut self.pending);
+        let keyed = self.peers.is_some();
+        let mut node = Node {
+            chosen: Ev::default(),
+            sleep,
+            wut: std::mem::take(&mut self.pending),
+            values: Values::default(),
+            done: 0,
+            values_elsewhere: false,
+            id: self.peers.as_mut().map_or(0, |p| p.fresh_id()),
+            home: None,
+            lent: None,
+            below: Tree::default(),
+            key: Vec::new(),
+            places: Vec::new(),
+            next_key,
+        };
+        if keyed {
+            node.number_children();
+        }
         let mut given = Vec::new();
-        let next = wut.pop_leftmost(&mut given);
-        let (mut sleep, mut untrusted) = (sleep, Vec::new());
-        split::put_to_sleep(&mut sleep, &mut untrusted, given);
-        let mut alone = true;
+        let next = node.wut.pop_leftmost(&mut given);
+        for (ev, mut tree) in given {
+            let key = std::mem::take(&mut tree.key);
+            node.fall_asleep(ev, (key, tree), keyed);
+        }
         let slot = match next {
             Some((ev, subtree)) if threads.contains(&ev.thread) => {
-                alone = subtree.is_empty();
+                if keyed {
+                    node.below = subtree.clone();
+                }
+                node.key.clone_from(&subtree.key);
                 self.pending = subtree;
                 threads
                     .iter()
@@ -226,29 +273,29 @@ impl Dpor {
                     .expect("enabled")
             }
             // No runnable wakeup sequence: the first thread not asleep (or, if every one is,
-            // the first runnable thread).
-            _ => threads
-                .iter()
-                .position(|t| !sleep.iter().any(|s| s.thread == *t))
-                .unwrap_or(0),
+            // the first runnable thread), in the place of the sequence it replaces.
+            not_runnable => {
+                if keyed {
+                    node.key = match (not_runnable, old_key) {
+                        (Some((_, subtree)), _) => subtree.key,
+                        (None, Some(mut old)) => {
+                            old.push(node.fresh_key()[0]);
+                            old
+                        }
+                        (None, None) => node.fresh_key(),
+                    };
+                }
+                threads
+                    .iter()
+                    .position(|t| !node.sleep.iter().any(|s| s.thread == *t))
+                    .unwrap_or(0)
+            }
         };
         // Only the chosen thread's event is needed here; the others are named when they run.
         let t = threads[slot];
         let index = self.threads.next_index(t);
-        let chosen = self.names.pending(t, index, &point.candidates[slot].op);
-        self.nodes.push(Node {
-            chosen,
-            sleep,
-            wut,
-            values: Values::default(),
-            done: 0,
-            values_elsewhere: false,
-            id: self.peers.as_mut().map_or(0, |p| p.fresh_id()),
-            home: None,
-            lent: None,
-            alone,
-            untrusted,
-        });
+        node.chosen = self.names.pending(t, index, &point.candidates[slot].op);
+        self.nodes.push(node);
         point.candidates[slot].thread
     }
 
@@ -295,16 +342,24 @@ impl Dpor {
             v.push(&moved);
             // Most reversals start with a thread that already sleeps there.
             let names = &mut self.names;
-            if self.nodes[i]
-                .sleep
-                .iter()
+            let node = &self.nodes[i];
+            if node
+                .sleep_at(&node.key)
                 .any(|s| is_weak_initial(s, &v, names))
             {
                 continue;
             }
-            self.insert(i, v);
+            if self.peers.is_some() {
+                let from = self.nodes[i].key.clone();
+                self.plant(i, v, Some(from));
+            } else {
+                self.insert(i, v);
+            }
         }
         self.hb.races = races;
+        if let Some(peers) = &mut self.peers {
+            peers.traces.push(self.hb.trace_hash(&evs, ran));
+        }
         evs.truncate(ran);
         self.evs = evs;
     }
@@ -316,23 +371,39 @@ impl Dpor {
         let mut k = at;
         while k < self.nodes.len() {
             if !wakeup::take_weak_initial(&self.nodes[k].chosen, &mut v, &mut self.names) {
-                let node = &mut self.nodes[k];
-                match node.home {
-                    None => node.wut.insert(v, &mut self.names),
-                    // Another explorer's node: below the sequences it gave this one, this
-                    // one's; else its owner's (see `split`).
-                    Some(home) => {
-                        if let Err(v) = node.wut.insert_below(v, &mut self.names) {
-                            self.forward(home, v.into_iter().cloned().collect());
-                        }
-                    }
-                }
+                self.nodes[k].wut.insert(v, &mut self.names);
                 return;
             }
             if v.is_empty() {
                 return;
             }
             k += 1;
+        }
+        // The whole current execution is a prefix of v's equivalents: already explored.
+    }
+
+    /// [`insert`](Self::insert) in a split exploration: `v`, found while exploring the child
+    /// at `from` of step `at` (`None`: at a step above), goes where the sequential exploration
+    /// would put it (`split::Place`), or to the owner of a node this explorer has a copy of.
+    fn plant<E: std::borrow::Borrow<Ev>>(
+        &mut self,
+        mut k: usize,
+        mut v: Vec<E>,
+        mut from: Option<split::Key>,
+    ) {
+        while k < self.nodes.len() {
+            let node = &self.nodes[k];
+            if let Some(home) = node.home {
+                let v = v.iter().map(|e| e.borrow().clone()).collect();
+                return self.forward(home, from, v);
+            }
+            match node.place(from.as_ref(), true, &mut v, &mut self.names) {
+                split::Place::Chosen => {
+                    k += 1;
+                    from = None;
+                }
+                place => return self.nodes[k].plant(place, v, &mut self.names),
+            }
         }
         // The whole current execution is a prefix of v's equivalents: already explored.
     }
@@ -392,13 +463,14 @@ impl Chooser for Dpor {
                     // The wakeup sequence cannot be followed here (see the module doc): its
                     // thread sleeps at this node, so the same reversal is not planted again.
                     let mut node = self.nodes.pop().expect("node at step");
-                    node.sleep.push(node.chosen.clone());
+                    let place = (node.key.clone(), Tree::default());
+                    node.fall_asleep(node.chosen.clone(), place, self.peers.is_some());
                     self.pending = Tree::default();
                     self.reopen(node, point)
                 }
             }
         } else {
-            self.new_node(point)
+            self.new_node(point, 0, None)
         };
         let mine = self.nodes[step].chosen.thread;
         self.threads.stepped(mine);
@@ -419,7 +491,7 @@ impl Chooser for Dpor {
         // Steps past the end of the trace (a failure ended it early) have no node.
         self.nodes.truncate(self.evs.len());
         for (node, ev) in self.nodes.iter_mut().zip(&self.evs) {
-            node.chosen.clone_from(ev);
+            node.chosen.update_from(ev);
         }
         // The prefix of a recorded context ran under a fixed schedule: nothing moves into it.
         let fixed = trace.iter().take_while(|e| e.fixed).count();

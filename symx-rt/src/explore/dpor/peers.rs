@@ -10,7 +10,8 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::events::{Ev, Evidence};
 use super::exchange::{Exchange, Wake};
-use super::wakeup::{is_weak_initial, Tree};
+use super::split::{Key, Place};
+use super::wakeup::Tree;
 use super::{split, Dpor, Node};
 
 /// A node as every explorer names it: (the explorer that owns it, its number there).
@@ -26,8 +27,12 @@ pub(crate) struct Peers {
     retired: HashMap<u64, Node>,
     /// Retired nodes that forwarded reversals gave work, to explore again.
     ready: Vec<u64>,
-    /// Reversals planted at other explorers' nodes, not sent yet.
-    outbox: Vec<(Home, Vec<Ev>)>,
+    /// Reversals planted at other explorers' nodes, not sent yet, each with the place of the
+    /// child whose exploration found it (`None`: found below that node's current child).
+    outbox: Vec<(Home, Option<Key>, Vec<Ev>)>,
+    /// A hash of each execution's trace (`HappensBefore::trace_hash`), left in the exchange
+    /// when the exploration is over: the driver counts the traces two explorers ran.
+    pub traces: Vec<u64>,
 }
 
 /// The path to a lent node when it was first lent (every node of a gift's path shares one):
@@ -45,11 +50,15 @@ struct Gift {
     nodes: Vec<Node>,
 }
 
-/// Reversals forwarded to one explorer: (its node, the sequence to insert there).
+/// A reversal forwarded to a node's owner: (its node, the place of the child whose
+/// exploration found it, the sequence to insert there).
+type Plant = (u64, Option<Key>, Vec<Ev>);
+
+/// Reversals forwarded to one explorer.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Plants {
     evidence: Evidence,
-    plants: Vec<(u64, Vec<Ev>)>,
+    plants: Vec<Plant>,
 }
 
 impl Peers {
@@ -60,6 +69,7 @@ impl Peers {
             retired: HashMap::default(),
             ready: Vec::new(),
             outbox: Vec::new(),
+            traces: Vec::new(),
         }
     }
 
@@ -90,8 +100,13 @@ impl Node {
             id: 0,
             home: self.home.or(Some((me, self.id))),
             lent: None,
-            alone: false,
-            untrusted: Vec::new(),
+            below: Tree::default(),
+            key: self.key.clone(),
+            // Only their order matters in a copy (the owner places what is planted there).
+            places: (self.places.iter())
+                .map(|(key, _)| (key.clone(), Tree::default()))
+                .collect(),
+            next_key: 0,
         }
     }
 
@@ -164,10 +179,15 @@ impl Dpor {
         let mut nodes: Vec<Node> = path
             .into_iter()
             .zip(given)
-            .map(|(n, (wut, values))| Node {
-                wut,
-                values_elsewhere: !values,
-                ..n
+            .zip(&self.nodes)
+            .map(|((n, (wut, values)), mine)| {
+                let mut copy = Node {
+                    wut,
+                    values_elsewhere: !values,
+                    ..n
+                };
+                copy.sleep_before_given(mine);
+                copy
             })
             .collect();
         let names = &mut self.names;
@@ -197,7 +217,10 @@ impl Dpor {
             }
             let peers = self.peers.as_mut().expect("split");
             match peers.exchange.wait() {
-                Wake::Over => return false,
+                Wake::Over => {
+                    peers.exchange.leave_traces(&peers.traces);
+                    return false;
+                }
                 Wake::Messages(texts) => {
                     for text in texts {
                         self.receive_plants(&text);
@@ -223,7 +246,7 @@ impl Dpor {
     fn resume(&mut self) -> bool {
         let peers = self.peers.as_mut().expect("split");
         while let Some(id) = peers.ready.pop() {
-            let Some(mut node) = peers.retired.remove(&id) else {
+            let Some(node) = peers.retired.remove(&id) else {
                 continue;
             };
             if !node.wut.has_own_leaf() {
@@ -231,8 +254,8 @@ impl Dpor {
                 continue;
             }
             let lent = node.lent.clone().expect("a retired node was lent");
-            // Its event went to sleep when it was popped; `advance` puts it there again.
-            node.sleep.pop();
+            // Its event went to sleep when it was popped, with its place: `advance` finds it
+            // there (and the shadows it passed) and goes on with the new children.
             self.nodes = lent.path[..lent.depth].to_vec();
             self.nodes.push(node);
             self.pending = Tree::default();
@@ -241,52 +264,41 @@ impl Dpor {
         false
     }
 
-    /// Plants `v` at node `home`'s wakeup tree: here if this explorer owns it, else by a
-    /// message to its owner.
-    pub(super) fn forward(&mut self, home: Home, v: Vec<Ev>) {
+    /// Plants `v`, found while exploring the child at `from` of node `home`, at that node:
+    /// here if this explorer owns it, else by a message to its owner.
+    pub(super) fn forward(&mut self, home: Home, from: Option<Key>, v: Vec<Ev>) {
         let peers = self
             .peers
             .as_mut()
             .expect("only a split exploration has copies");
         if home.0 == peers.exchange.index() {
-            self.plant_at(home.1, v);
+            self.plant_at(home.1, from, v);
         } else {
-            peers.outbox.push((home, v));
+            peers.outbox.push((home, from, v));
         }
     }
 
-    /// Plants `v` at this explorer's node `id`: on the current path as if planted here, at
-    /// a retired node into its wakeup tree. Checked against the node's sleep set, except the
-    /// sleepers whose exploration other parts may have had to add to (`Node::untrusted`, see
-    /// [`split`]).
-    fn plant_at(&mut self, id: u64, v: Vec<Ev>) {
+    /// Plants `v`, found while exploring the child at `from`, at this explorer's node `id`:
+    /// on the current path as if planted there, at a retired node into its wakeup tree (which
+    /// makes it ready to explore again if that gave it work).
+    fn plant_at(&mut self, id: u64, from: Option<Key>, mut v: Vec<Ev>) {
         let live = self
             .nodes
             .iter()
             .position(|n| n.home.is_none() && n.id == id);
+        if let Some(k) = live {
+            return self.plant(k, v, from);
+        }
         let peers = self.peers.as_mut().expect("split");
-        let node = match live {
-            Some(k) => &self.nodes[k],
-            None => peers
-                .retired
-                .get(&id)
-                .unwrap_or_else(|| panic!("symx: a reversal for node {id}, which is gone")),
-        };
-        let names = &mut self.names;
-        let trusted = |s: &&Ev| !node.untrusted.contains(&(s.thread, s.index));
-        if node
-            .sleep
-            .iter()
-            .filter(trusted)
-            .any(|s| is_weak_initial(s, &v, names))
-        {
+        let node = peers
+            .retired
+            .get_mut(&id)
+            .unwrap_or_else(|| panic!("symx: a reversal for node {id}, which is gone"));
+        let place = node.place(from.as_ref(), false, &mut v, &mut self.names);
+        if matches!(place, Place::Covered) {
             return;
         }
-        if let Some(k) = live {
-            return self.insert(k, v.iter().collect());
-        }
-        let node = peers.retired.get_mut(&id).expect("found above");
-        node.wut.insert(v, &mut self.names);
+        node.plant(place, v, &mut self.names);
         if node.wut.has_own_leaf() && !peers.ready.contains(&id) {
             peers.ready.push(id);
         }
@@ -298,17 +310,17 @@ impl Dpor {
         if peers.outbox.is_empty() {
             return;
         }
-        let mut by_owner: HashMap<u32, Vec<(u64, Vec<Ev>)>> = HashMap::default();
-        for ((owner, id), v) in std::mem::take(&mut peers.outbox) {
+        let mut by_owner: HashMap<u32, Vec<Plant>> = HashMap::default();
+        for ((owner, id), from, v) in std::mem::take(&mut peers.outbox) {
             let v = v.iter().map(|ev| self.names.export(ev)).collect();
-            by_owner.entry(owner).or_default().push((id, v));
+            by_owner.entry(owner).or_default().push((id, from, v));
         }
         let mut owners: Vec<_> = by_owner.into_iter().collect();
         owners.sort_unstable_by_key(|o| o.0);
         for (owner, plants) in owners {
             let at: Vec<_> = plants
                 .iter()
-                .flat_map(|(_, v)| v.iter().map(|ev| (ev.thread, ev.index)))
+                .flat_map(|(_, _, v)| v.iter().map(|ev| (ev.thread, ev.index)))
                 .collect();
             let evidence = self.names.evidence(self.threads.keys(), Some(&at));
             let text =
@@ -323,9 +335,9 @@ impl Dpor {
         let message: Plants = crate::json::from_str(text).expect("plants from a shard");
         let threads = &mut self.threads;
         let to_mine = self.names.absorb(&message.evidence, &mut |k| threads.of(k));
-        for (id, mut v) in message.plants {
+        for (id, from, mut v) in message.plants {
             v.iter_mut().for_each(|ev| to_mine.apply(ev));
-            self.plant_at(id, v);
+            self.plant_at(id, from, v);
         }
     }
 }

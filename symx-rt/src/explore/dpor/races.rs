@@ -26,8 +26,32 @@ static RELATIONS: std::sync::OnceLock<Relations> = std::sync::OnceLock::new();
 
 const CLASSES: usize = 16;
 
-/// One thread's latest event of each class on one object.
-type Latest = [Option<usize>; CLASSES];
+/// One thread's latest event of each class on one object: `at[c]` is meaningful where bit `c`
+/// of `present` is set, so that a look-up visits only the classes the thread used.
+#[derive(Clone, Copy)]
+struct Latest {
+    present: u16,
+    at: [usize; CLASSES],
+}
+
+impl Latest {
+    const NONE: Latest = Latest {
+        present: 0,
+        at: [0; CLASSES],
+    };
+
+    /// The classes of `mask` present, each with its latest event.
+    fn among(&self, mask: u16) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let mut bits = self.present & mask;
+        std::iter::from_fn(move || {
+            let class = bits.trailing_zeros() as usize;
+            (bits != 0).then(|| {
+                bits &= bits - 1;
+                (class, self.at[class])
+            })
+        })
+    }
+}
 
 /// For each pair of access classes (the earlier, the new one) on one object: whether they
 /// conflict, and whether the earlier orders the new one. Equal to asking [`conflict_by`] and
@@ -36,6 +60,8 @@ type Latest = [Option<usize>; CLASSES];
 struct Relations {
     conflict: [[bool; CLASSES]; CLASSES],
     orders: [[bool; CLASSES]; CLASSES],
+    /// For each new class, the earlier classes that conflict with it or order it, as bits.
+    related: [u16; CLASSES],
 }
 
 impl Relations {
@@ -43,6 +69,7 @@ impl Relations {
         let mut r = Relations {
             conflict: [[false; CLASSES]; CLASSES],
             orders: [[false; CLASSES]; CLASSES],
+            related: [0; CLASSES],
         };
         let same = &mut |x: Canon, y: Canon| x == y;
         for a in 0..CLASSES {
@@ -50,6 +77,9 @@ impl Relations {
                 let (x, y) = (class_access(a, 0), class_access(b, 0));
                 r.conflict[a][b] = conflict_by(x, y, same);
                 r.orders[a][b] = orders_by(x, y, same);
+                if r.conflict[a][b] || r.orders[a][b] {
+                    r.related[b] |= 1 << a;
+                }
             }
         }
         r
@@ -106,9 +136,10 @@ impl History {
         History::default()
     }
 
-    /// Forgets every event, keeping the memory for the next execution.
+    /// Forgets every event, keeping the memory for the next execution: the objects' entries
+    /// stay, emptied, since the next execution mostly uses the same objects again.
     pub(crate) fn clear(&mut self) {
-        self.latest.clear();
+        self.latest.values_mut().for_each(Vec::clear);
         self.sends.clear();
     }
 
@@ -119,11 +150,13 @@ impl History {
                 let at = match per_thread.iter().position(|(t, _)| *t == ev.thread) {
                     Some(at) => at,
                     None => {
-                        per_thread.push((ev.thread, [None; CLASSES]));
+                        per_thread.push((ev.thread, Latest::NONE));
                         per_thread.len() - 1
                     }
                 };
-                per_thread[at].1[class] = Some(j);
+                let latest = &mut per_thread[at].1;
+                latest.present |= 1 << class;
+                latest.at[class] = j;
             }
             if let Access::Send(o, n @ 1..) = a {
                 self.sends.insert((o, n), (j, ev.thread));
@@ -149,8 +182,7 @@ impl History {
                     continue;
                 }
                 let (mut c, mut r) = (None, None);
-                for (ac, &at) in classes.iter().enumerate() {
-                    let Some(i) = at else { continue };
+                for (ac, i) in classes.among(relations.related[bc]) {
                     let conflict = relations.conflict[ac][bc];
                     // A failed try (class 7) before a blocking acquisition.
                     if blocking && conflict && ac == 7 {
@@ -161,12 +193,20 @@ impl History {
                         r = r.max(Some(i));
                     }
                 }
-                conflicts.extend(c);
-                orderings.extend(r);
+                // Pushed, not `extend`ed: smallvec's `extend` of an `Option` costs more than
+                // the rest of this loop.
+                if let Some(c) = c {
+                    conflicts.push(c);
+                }
+                if let Some(r) = r {
+                    orderings.push(r);
+                }
             }
             if let Access::Took(o, n) = b {
                 let send = self.sends.get(&(o, n));
-                conflicts.extend(send.filter(|s| s.1 != ev.thread).map(|s| s.0));
+                if let Some(&(at, _)) = send.filter(|s| s.1 != ev.thread) {
+                    conflicts.push(at);
+                }
             }
         }
         conflicts.sort_unstable();
@@ -177,7 +217,8 @@ impl History {
 }
 
 /// Happens-before over one execution's events, and the races in it. Kept from one execution
-/// to the next, its buffers are reused ([`HappensBefore::recompute`]).
+/// to the next: its buffers are reused, and so is everything it computed for the events the
+/// new execution shares with the last one ([`HappensBefore::recompute`]).
 #[derive(Default)]
 pub(crate) struct HappensBefore {
     threads: usize,
@@ -185,6 +226,8 @@ pub(crate) struct HappensBefore {
     clock: Vec<u32>,
     /// (i, j): event i races with the later event j (i ⋖ j), in order of j.
     pub(super) races: Vec<(usize, usize)>,
+    /// The events the clocks and races are of.
+    seen: Vec<Ev>,
     scratch: Scratch,
 }
 
@@ -206,68 +249,183 @@ impl HappensBefore {
     }
 
     /// Happens-before and the races of `evs`, replacing those of the previous execution.
+    ///
+    /// An event's clock and its races with earlier events depend only on the events up to it.
+    /// So the part of `evs` equal to the start of the previous execution's events (in the
+    /// depth-first exploration, usually most of it: the execution branched off near its end)
+    /// keeps its clocks and races, and only the object history is replayed over it.
     pub(crate) fn recompute(&mut self, evs: &[Ev]) {
         let threads = evs.iter().map(|e| e.thread + 1).max().unwrap_or(0);
+        let kept = if threads == self.threads {
+            self.seen
+                .iter()
+                .zip(evs)
+                .take_while(|(a, b)| a.same_as(b))
+                .count()
+        } else {
+            0
+        };
         self.threads = threads;
-        self.clock.clear();
-        self.races.clear();
+        self.clock.truncate(kept * threads);
+        let races_kept = self.races.partition_point(|&(_, j)| j < kept);
+        self.races.truncate(races_kept);
+        self.replay(&evs[..kept]);
+        for j in kept..evs.len() {
+            self.add(evs, j);
+        }
+        self.seen.truncate(kept);
+        self.seen.extend_from_slice(&evs[kept..]);
+    }
+
+    /// Starts over with `prefix`'s events as the ones already added: their clocks and races
+    /// are kept, the scratch (history, positions) is rebuilt from them.
+    fn replay(&mut self, prefix: &[Ev]) {
+        let threads = self.threads;
         let Scratch {
             last_of,
             positions,
             history,
-            ordering,
+            ..
         } = &mut self.scratch;
         last_of.clear();
         last_of.resize(threads, None);
         positions.iter_mut().for_each(Vec::clear);
         positions.resize(threads.max(positions.len()), Vec::new());
         history.clear();
-        for (j, ej) in evs.iter().enumerate() {
-            // Predecessors that are ordering edges (never reversed) and conflicts (races).
-            ordering.clear();
-            ordering.extend(last_of[ej.thread]);
-            ordering.extend(
-                ej.enablers.iter().filter_map(|&(t, i)| {
-                    positions.get(t).and_then(|p| p.get(i as usize)).copied()
-                }),
-            );
-            let (conflicts, lock_edges) = history.predecessors(ej);
-            let start = self.clock.len();
-            self.clock.resize(start + threads, 0);
-            for &p in ordering.iter().chain(&lock_edges).chain(&conflicts) {
-                let (before, now) = self.clock.split_at_mut(start);
-                for (m, &c) in now.iter_mut().zip(&before[p * threads..(p + 1) * threads]) {
-                    *m = (*m).max(c);
-                }
-            }
-            self.clock[start + ej.thread] = ej.index + 1;
-            // i ⋖ j: a conflict that no other predecessor already orders. For a blocking
-            // acquisition, `lock_edges` (the releases and failed tries between two critical
-            // sections) do not count: the race with the earlier acquisition is to be reversed.
-            let acquires = matches!(ej.main(), Access::Lock(_) | Access::Shared(_));
-            for &i in &conflicts {
-                let (ti, ii) = (evs[i].thread, evs[i].index);
-                let seen_via = |p: usize| self.clock[p * threads + ti] > ii;
-                let mut others = ordering
-                    .iter()
-                    .chain(if acquires {
-                        [].iter()
-                    } else {
-                        lock_edges.iter()
-                    })
-                    .chain(conflicts.iter().filter(|&&c| c != i));
-                if !others.any(|&p| seen_via(p)) {
-                    self.races.push((i, j));
-                }
-            }
+        for (j, ej) in prefix.iter().enumerate() {
             history.record(j, ej);
             last_of[ej.thread] = Some(j);
             positions[ej.thread].push(j);
         }
     }
 
+    /// Adds event `j` of `evs` (every earlier one added): its clock and its races.
+    fn add(&mut self, evs: &[Ev], j: usize) {
+        let threads = self.threads;
+        let ej = &evs[j];
+        let Scratch {
+            last_of,
+            positions,
+            history,
+            ordering,
+        } = &mut self.scratch;
+        // Predecessors that are ordering edges (never reversed) and conflicts (races).
+        ordering.clear();
+        ordering.extend(last_of[ej.thread]);
+        ordering.extend(
+            ej.enablers
+                .iter()
+                .filter_map(|&(t, i)| positions.get(t).and_then(|p| p.get(i as usize)).copied()),
+        );
+        let (conflicts, lock_edges) = history.predecessors(ej);
+        let start = self.clock.len();
+        self.clock.resize(start + threads, 0);
+        for &p in ordering.iter().chain(&lock_edges).chain(&conflicts) {
+            let (before, now) = self.clock.split_at_mut(start);
+            for (m, &c) in now.iter_mut().zip(&before[p * threads..(p + 1) * threads]) {
+                *m = (*m).max(c);
+            }
+        }
+        self.clock[start + ej.thread] = ej.index + 1;
+        // i ⋖ j: a conflict that no other predecessor already orders. For a blocking
+        // acquisition, `lock_edges` (the releases and failed tries between two critical
+        // sections) do not count: the race with the earlier acquisition is to be reversed.
+        let acquires = matches!(ej.main(), Access::Lock(_) | Access::Shared(_));
+        for &i in &conflicts {
+            let (ti, ii) = (evs[i].thread, evs[i].index);
+            let seen_via = |p: usize| self.clock[p * threads + ti] > ii;
+            let mut others = ordering
+                .iter()
+                .chain(if acquires {
+                    [].iter()
+                } else {
+                    lock_edges.iter()
+                })
+                .chain(conflicts.iter().filter(|&&c| c != i));
+            if !others.any(|&p| seen_via(p)) {
+                self.races.push((i, j));
+            }
+        }
+        history.record(j, ej);
+        last_of[ej.thread] = Some(j);
+        positions[ej.thread].push(j);
+    }
+
+    /// A hash of the Mazurkiewicz trace of the first `ran` events (those of `recompute`'s
+    /// `evs`): of each event's thread, index and vector clock, summed, so that every
+    /// execution of one trace (the same events, the same happens-before) has the same hash.
+    /// A split exploration's shards record it to count the traces two of them ran.
+    pub(crate) fn trace_hash(&self, evs: &[Ev], ran: usize) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let threads = self.threads;
+        (0..ran).fold(0u64, |sum, k| {
+            let mut h = rustc_hash::FxHasher::default();
+            (evs[k].thread, evs[k].index).hash(&mut h);
+            self.clock[k * threads..(k + 1) * threads].hash(&mut h);
+            // FxHash's last step leaves low bits weak: spread them before summing.
+            sum.wrapping_add(
+                h.finish()
+                    .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                    .rotate_left(29),
+            )
+        })
+    }
+
     /// Whether event `i` (of thread `ti`) happens before event `k`.
     pub(crate) fn before(&self, i: usize, ti: ThreadId, k: usize) -> bool {
         self.clock[k * self.threads + ti] >= self.clock[i * self.threads + ti]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Random events of three threads on two objects (xorshift: the same sequence every run).
+    struct Events(u64, [u32; 3]);
+
+    impl Events {
+        fn next(&mut self) -> Ev {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            let (thread, object) = ((self.0 % 3) as usize, ((self.0 >> 8) % 2) as u32);
+            let access = [Access::Read, Access::Write, Access::Lock, Access::Unlock]
+                [((self.0 >> 16) % 4) as usize](object);
+            let index = self.1[thread];
+            self.1[thread] += 1;
+            Ev {
+                thread,
+                index,
+                accesses: smallvec::smallvec![access],
+                exact: smallvec::smallvec![access],
+                execution: 1,
+                enablers: smallvec::SmallVec::new(),
+            }
+        }
+    }
+
+    /// The prefix-reusing `recompute` gives, execution after execution, exactly the clocks and
+    /// races of a computation from scratch.
+    #[test]
+    fn recomputing_after_a_shared_prefix_equals_computing_from_scratch() {
+        let mut events = Events(0x9e37_79b9_7f4a_7c15, [0; 3]);
+        let mut reused = HappensBefore::default();
+        let mut evs: Vec<Ev> = (0..12).map(|_| events.next()).collect();
+        for round in 0..200 {
+            let keep = (round * 7) % (evs.len() + 1);
+            evs.truncate(keep);
+            events.1 = [0; 3];
+            for e in &evs {
+                events.1[e.thread] = e.index + 1;
+            }
+            while evs.len() < 12 {
+                evs.push(events.next());
+            }
+            reused.recompute(&evs);
+            let fresh = HappensBefore::compute(&evs);
+            assert_eq!(reused.clock, fresh.clock, "round {round}");
+            assert_eq!(reused.races, fresh.races, "round {round}");
+        }
     }
 }

@@ -15,38 +15,231 @@
 //! The exploration ends when every explorer is idle and nothing is on its way.
 //!
 //! Every node has one owner, the explorer that created it; a copy names it (owner, number).
-//! The sequential algorithm has one wakeup tree and one sleep set per node, and deduplicates
-//! every reversal against them; the split keeps exactly that:
-//! - A reversal whose insertion point is a copy goes below the copy's own pending sequences
-//!   if it fits there (they are this explorer's items), else to the owner, which inserts it
-//!   into the node's wakeup tree as if it had found the race itself (forwarded in batches).
-//! - A given leaf stays in the giver's wakeup tree as a *shadow*: never explored there, but an
-//!   insertion that reaches it is covered, as by any leaf. When the giver moves past it, its
-//!   event joins the sleep set, as it would have in the sequential order (it comes first).
+//! The sequential algorithm has one wakeup tree and one sleep set per node, explores the
+//! node's children in order, and deduplicates every reversal against the sleep set (the
+//! children explored before the one whose exploration found the race) and the wakeup tree
+//! (the children after it). The split keeps exactly that, with the order made explicit:
+//! every child has a *place* ([`Key`]) in the sequential order, which travels with it.
+//! - The sleep set a child is explored with is the node's sleepers that come from its parent
+//!   and the children *placed* before it (`Node::sleep_at`), whenever and by whomever they
+//!   were explored; a gift's copy also puts to sleep the giver's children it does not get (the
+//!   giver explores them, and they come before the given ones they come before).
+//! - A reversal found below a copy goes to the node's owner with the place of the child
+//!   whose exploration found it (forwarded in batches). The owner places it as the sequential
+//!   algorithm would have at that moment (`Node::place`): covered if a child placed before
+//!   that one is a weak initial; else below the first child placed after it that is one,
+//!   whether pending (into its wakeup subtree), being explored (on along the current path),
+//!   or explored already: then into that child's wakeup subtree as it was taken (kept for the
+//!   purpose), and what it adds is explored as a new child placed just after it. A leaf
+//!   covers what reaches it.
+//! - A given leaf stays in the giver's wakeup tree as a *shadow* until the giver moves past
+//!   it; then it sleeps at its place, as explored.
 //! - A node on the path of a gift is *lent*: after its pop it is kept with its path, since
 //!   reversals may still be forwarded to it, and explored again (from its path) when one is.
 //!
 //! Why the union of the explorers' traces is the sequential exploration's set. Each child of
-//! a node's wakeup tree is explored by exactly one explorer, from the same path, with a sleep
-//! set that is the sequential one at that point or a subset (a copy's is the owner's at the
-//! gift: it explores at least as much). Every reversal the sequential algorithm inserts at a
-//! node is inserted into that node's one wakeup tree, whoever finds the race, and no node that
-//! can receive one is gone. What differs is the order: the owner may explore a child before a
-//! part that, sequentially, comes before it, and whose reversals would then have gone into
-//! that child's pending sequence. So the owner checks a forwarded reversal against its sleep
-//! set (the check the sequential algorithm makes where it finds the race) only with the
-//! sleepers into which nothing could have been inserted from elsewhere: those explored before
-//! the node was first lent (before any other part existed), and those explored from a wakeup
-//! sequence of one event (a leaf covers whatever reaches it, so nothing is inserted below
-//! it); the others (`Node::untrusted`) do not cover, and a reversal they would cover is
-//! explored again. That, and sleep sets of copies older than the owner's, is the only source
-//! of executions run twice (a few percent in `tests/dpor_shards.rs`, which checks the union on
-//! random programs and counts the duplicates).
+//! a node is explored by exactly one explorer, from the same path. Its sleep set is the
+//! sequential one or a subset: the sleepers placed before it are the sequential sleepers, of
+//! which some may not exist yet (children planted later with an earlier place); a subset
+//! explores at least as much. A sleeper explored later, or elsewhere, still covers what it
+//! covers sequentially, because its own exploration is (inductively) the sequential one or
+//! more. Every reversal the sequential algorithm inserts at a node is placed at that node,
+//! whoever finds the race, against the sleepers and children the sequential algorithm has
+//! there at that moment (by place), and no node that can receive one is gone; where the child
+//! it goes below was explored already, the part it adds is explored after all. What can run
+//! twice: a child explored with a sleep set that lacks a sleeper not yet planted, and a part
+//! explored again as a new child where the sequential run would have found it below an
+//! explored child's wakeup subtree as it grew later (a few percent in `tests/dpor_shards.rs`,
+//! which checks the union on random programs and counts the duplicates).
 
-use super::events::Ev;
-use super::wakeup::Tree;
+use std::borrow::Borrow;
+
+use super::events::{Ev, Names};
+use super::wakeup::{is_weak_initial, take_weak_initial, Tree};
 use super::Node;
-use crate::rt::op::ThreadId;
+
+/// A child's place among its node's children in the order of the sequential exploration:
+/// compared lexicographically, so that `k ++ [n]` comes after `k` and before whatever came
+/// after `k`. Children get `[1]`, `[2]`, ... in the order they join the node's wakeup tree.
+pub(crate) type Key = Vec<u32>;
+
+/// Where a sequence planted at a node goes in the sequential exploration (see the module doc).
+pub(crate) enum Place {
+    /// A sleeper of the sequential sleep set, or a leaf it reaches, covers it.
+    Covered,
+    /// Below the node's current choice: on along the current path.
+    Chosen,
+    /// Below the pending child with this index.
+    Below(usize),
+    /// Below the child explored already that is the sleeper with this index among the
+    /// `places`: into its wakeup subtree as it was, and what that adds is explored as a new
+    /// child just after it.
+    After(usize),
+    /// A new child after all others.
+    End,
+}
+
+impl Node {
+    /// The sleepers before the first of `places` (which come from the node's parent).
+    fn inherited(&self) -> usize {
+        self.sleep.len() - self.places.len()
+    }
+
+    /// Whether sleeper `i` sleeps for the child at `key`: it came from the parent, or it is a
+    /// child explored before `key` in the sequential order (see the module doc).
+    fn sleeps_for(&self, i: usize, key: &Key) -> bool {
+        let inherited = self.inherited();
+        i < inherited || self.places[i - inherited].0 < *key
+    }
+
+    /// The sleep set of the node's child at `key` (all of the sleep set in a whole
+    /// exploration, which has no places).
+    pub fn sleep_at<'a>(&'a self, key: &'a Key) -> impl Iterator<Item = &'a Ev> {
+        (0..self.sleep.len())
+            .filter(move |&i| self.sleeps_for(i, key))
+            .map(|i| &self.sleep[i])
+    }
+
+    /// Puts `ev` to sleep as the node's child explored at `place` (key, its wakeup subtree),
+    /// unless its thread sleeps already; in a whole exploration (`keyed` false) without the
+    /// place.
+    pub fn fall_asleep(&mut self, ev: Ev, place: (Key, Tree), keyed: bool) {
+        if keyed {
+            if self.sleep.iter().any(|s| same(s, &ev)) {
+                return;
+            }
+            self.places.push(place);
+        }
+        self.sleep.push(ev);
+    }
+
+    /// In a gift's copy of `mine`: the children of `mine` not given go to sleep at their
+    /// places, as explored. In the sequential order each is explored before the given children
+    /// that come after it, whoever explores it, so it sleeps for those (and only those).
+    pub fn sleep_before_given(&mut self, mine: &Node) {
+        for (ev, t) in &mine.wut.children {
+            if !self.wut.children.iter().any(|g| g.1.key == t.key) {
+                self.fall_asleep(ev.clone(), (t.key.clone(), Tree::default()), true);
+            }
+        }
+    }
+
+    /// A fresh place for a child that joins the node's wakeup tree after all the others.
+    pub fn fresh_key(&mut self) -> Key {
+        self.next_key += 1;
+        vec![self.next_key]
+    }
+
+    /// Gives the top-level children of the node's wakeup tree without a place one, in order.
+    pub fn number_children(&mut self) {
+        let mut next = self.next_key;
+        for (_, t) in self.wut.children.iter_mut().filter(|c| c.1.key.is_empty()) {
+            next += 1;
+            t.key = vec![next];
+        }
+        self.next_key = next;
+    }
+
+    /// Where `v`, planted here from the exploration of the child at `from` (`None`: from
+    /// above, everything here comes after), goes in the sequential exploration; `v` loses the
+    /// event of the child it goes below. `live`: the node is on the current path (its
+    /// `chosen` is being explored).
+    pub fn place<E: Borrow<Ev>>(
+        &self,
+        from: Option<&Key>,
+        live: bool,
+        v: &mut Vec<E>,
+        names: &mut Names,
+    ) -> Place {
+        if let Some(from) = from {
+            // The sequential sleep set there: what came before `from`, explored yet or not.
+            let pending_before = self.wut.children.iter().filter(|c| c.1.key < *from);
+            if self
+                .sleep_at(from)
+                .chain(pending_before.map(|c| &c.0))
+                .any(|s| is_weak_initial(s, v, names))
+            {
+                return Place::Covered;
+            }
+        }
+        let after = |k: &Key| from.is_none_or(|f| k > f);
+        // The children that come after `from`: explored, being explored, pending.
+        enum Child {
+            Explored(usize),
+            Chosen,
+            Pending(usize),
+        }
+        let inherited = self.inherited();
+        let mut later: Vec<(&Key, Child)> = Vec::new();
+        for (i, (key, _)) in self.places.iter().enumerate() {
+            if after(key) {
+                later.push((key, Child::Explored(i)));
+            }
+        }
+        if live && after(&self.key) {
+            later.push((&self.key, Child::Chosen));
+        }
+        for (i, (_, t)) in self.wut.children.iter().enumerate() {
+            if after(&t.key) {
+                later.push((&t.key, Child::Pending(i)));
+            }
+        }
+        later.sort_by(|a, b| a.0.cmp(b.0));
+        for (_, child) in later {
+            let ev = match child {
+                Child::Explored(i) => &self.sleep[inherited + i],
+                Child::Chosen => &self.chosen,
+                Child::Pending(i) => &self.wut.children[i].0,
+            };
+            if !take_weak_initial(ev, v, names) {
+                continue;
+            }
+            return match child {
+                _ if v.is_empty() => Place::Covered,
+                Child::Explored(i) if self.places[i].1.is_empty() => Place::Covered,
+                Child::Explored(i) => Place::After(i),
+                // Taken as a leaf: it covers what reaches it.
+                Child::Chosen if self.below.is_empty() => Place::Covered,
+                Child::Chosen => Place::Chosen,
+                Child::Pending(i) if self.wut.children[i].1.is_empty() => Place::Covered,
+                Child::Pending(i) => Place::Below(i),
+            };
+        }
+        Place::End
+    }
+
+    /// Plants `v` at a place [`place`](Self::place) found that is not `Covered` or `Chosen`.
+    pub fn plant<E: Borrow<Ev>>(&mut self, place: Place, v: Vec<E>, names: &mut Names) {
+        match place {
+            Place::Covered | Place::Chosen => {}
+            Place::Below(i) => {
+                self.wut.children[i].1.insert(v, names);
+            }
+            Place::After(i) => {
+                let refs: Vec<&Ev> = v.iter().map(Borrow::borrow).collect();
+                if !self.places[i].1.insert(refs, names) {
+                    return; // a leaf explored below that child covers it
+                }
+                let mut tree = Tree::chain(&v);
+                tree.key = self.places[i].0.clone();
+                tree.key.push(self.fresh_key()[0]);
+                let ev = self.sleep[self.inherited() + i].clone();
+                let at = self
+                    .wut
+                    .children
+                    .iter()
+                    .position(|c| c.1.key > tree.key)
+                    .unwrap_or(self.wut.children.len());
+                self.wut.children.insert(at, (ev, tree));
+            }
+            Place::End => {
+                let mut tree = Tree::chain(&v[1..]);
+                tree.key = self.fresh_key();
+                self.wut.children.push((v[0].borrow().clone(), tree));
+            }
+        }
+    }
+}
 
 /// One unexplored item of the current path: a leaf of node `node`'s wakeup tree (a whole
 /// wakeup sequence, reached by the child indices `at`), or (`at` empty) its untried value
@@ -88,24 +281,6 @@ fn leaf_at<'t>(tree: &'t mut Tree, at: &[usize]) -> &'t mut Tree {
     at.iter().fold(tree, |t, &c| &mut t.children[c].1)
 }
 
-/// Adds to a sleep set the events of wakeup-tree children explored by other explorers
-/// (`Tree::pop_leftmost`), each once; those given with more than one event are `untrusted`
-/// (see the module doc).
-pub(crate) fn put_to_sleep(
-    sleep: &mut Vec<Ev>,
-    untrusted: &mut Vec<(ThreadId, u32)>,
-    given: Vec<(Ev, bool)>,
-) {
-    for (ev, alone) in given {
-        if !sleep.iter().any(|s| same(s, &ev)) {
-            if !alone {
-                untrusted.push((ev.thread, ev.index));
-            }
-            sleep.push(ev);
-        }
-    }
-}
-
 /// Whether the path has at least two unexplored items, so that half can be given.
 pub(crate) fn has_two_items(nodes: &[Node]) -> bool {
     let mut n = 0;
@@ -135,7 +310,14 @@ fn copy_path(from: &Tree, at: &[usize], to: &mut Tree) {
     // Paths are copied in order, so a shared prefix is the last child copied so far.
     let fresh = to.children.last().is_none_or(|(e, _)| !same(e, ev));
     if fresh {
-        to.children.push((ev.clone(), Tree::default()));
+        let key = below.key.clone();
+        to.children.push((
+            ev.clone(),
+            Tree {
+                key,
+                ..Tree::default()
+            },
+        ));
     }
     let last = &mut to.children.last_mut().expect("just ensured").1;
     copy_path(below, rest, last);

@@ -17,6 +17,10 @@ pub(crate) struct Tree {
     /// (`split`): never explored here, but it still covers the sequences inserted into it.
     #[serde(default, skip_serializing_if = "is_false")]
     pub shadow: bool,
+    /// A child of a node's tree in a split exploration: its place among the node's children in
+    /// the sequential order (`split::Key`); empty below the top level and in a whole exploration.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub key: super::split::Key,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -39,52 +43,33 @@ impl Tree {
     /// Removes and returns the leftmost child with a leaf of this explorer's: the next
     /// sequence to explore. The events of the children before it (all of them if there is
     /// none), whose leaves are all explored elsewhere, go to `given` (they belong in the sleep
-    /// set, as explored), each with whether it was a leaf.
-    pub fn pop_leftmost(&mut self, given: &mut Vec<(Ev, bool)>) -> Option<(Ev, Tree)> {
+    /// set, as explored), each with its subtree.
+    pub fn pop_leftmost(&mut self, given: &mut Vec<(Ev, Tree)>) -> Option<(Ev, Tree)> {
         let own = self.children.iter().position(|(_, t)| t.has_own_leaf());
-        let before = &self.children[..own.unwrap_or(self.children.len())];
-        given.extend(before.iter().map(|(ev, t)| (ev.clone(), t.is_empty())));
-        Some(self.children.remove(own?))
+        given.extend(self.children.drain(..own.unwrap_or(self.children.len())));
+        own.map(|_| self.children.remove(0))
     }
 
-    fn chain<E: Borrow<Ev>>(v: &[E]) -> Tree {
+    pub fn chain<E: Borrow<Ev>>(v: &[E]) -> Tree {
         let mut tree = Tree::default();
         for ev in v.iter().rev() {
             tree = Tree {
                 children: vec![(ev.borrow().clone(), tree)],
-                shadow: false,
+                ..Tree::default()
             };
         }
         tree
     }
 
-    /// [`insert`](Self::insert), if `v` goes below one of the tree's children; else `v` back.
-    pub fn insert_below<E: Borrow<Ev>>(
-        &mut self,
-        mut v: Vec<E>,
-        names: &mut Names,
-    ) -> Result<(), Vec<E>> {
-        let first = (0..self.children.len())
-            .find(|&i| take_weak_initial(&self.children[i].0, &mut v, names));
-        let Some(i) = first else {
-            return Err(v);
-        };
-        let below = &mut self.children[i].1;
-        if !below.is_empty() && !v.is_empty() {
-            below.insert(v, names);
-        }
-        Ok(())
-    }
-
     /// Inserts `v` unless a sequence in the tree already covers it (copying only the events
-    /// it adds).
-    pub fn insert<E: Borrow<Ev>>(&mut self, mut v: Vec<E>, names: &mut Names) {
+    /// it adds); whether it added anything.
+    pub fn insert<E: Borrow<Ev>>(&mut self, mut v: Vec<E>, names: &mut Names) -> bool {
         let mut node = self;
         'descend: loop {
             for i in 0..node.children.len() {
                 if take_weak_initial(&node.children[i].0, &mut v, names) {
                     if node.children[i].1.is_empty() || v.is_empty() {
-                        return; // a leaf (or all of v) already stands for it
+                        return false; // a leaf (or all of v) already stands for it
                     }
                     node = &mut node.children[i].1;
                     continue 'descend;
@@ -92,7 +77,7 @@ impl Tree {
             }
             node.children
                 .push((v[0].borrow().clone(), Tree::chain(&v[1..])));
-            return;
+            return true;
         }
     }
 }
