@@ -77,6 +77,9 @@ pub(crate) struct Execution {
     pub rendering: bool,
     /// Where the execution is relative to the recorded context it explores from, if any.
     pub context: super::prefix::Phase,
+    /// How many changes to objects outside steps' own operations ([`Execution::touch`]) and
+    /// cell accesses the execution made (see [`Execution::seen`]).
+    pub effects: u64,
 }
 
 impl Execution {
@@ -108,6 +111,7 @@ impl Execution {
             user_sites: Vec::new(),
             rendering: false,
             context,
+            effects: 0,
         }
     }
 
@@ -135,18 +139,49 @@ impl Execution {
     /// Records that the running step changed `obj`'s state outside the step's own operation
     /// (see `switch::touch`).
     pub fn touch(&mut self, obj: super::op::ObjId, how: super::op::Touch) {
-        let me = self.current;
-        if let Some(ev) = self.trace.last_mut().filter(|ev| ev.thread == me) {
-            // A change to the operation's own object is the operation's, as far as the
-            // operation is taken to do anything its kind allows: an outcome that narrowed
-            // what it did (a receive that only took one message) no longer tells all.
-            let own = how == super::op::Touch::Changed && ev.obj == Some(obj);
-            if own {
-                ev.outcome = super::op::Outcome::Unknown;
-            } else if !ev.touched.contains(&(obj, how)) {
-                ev.touched.push((obj, how));
-            }
+        let at = self.step_now();
+        self.touch_at(at, obj, how);
+    }
+
+    /// The trace position of the step the running code belongs to: the trace's last, if it is
+    /// the running thread's own, or the step that spawned the running thread if it has taken
+    /// no step and waited for nothing since: its code up to its first visible operation runs
+    /// right after that step in every schedule, and comes after nothing else (its
+    /// happens-before past is that step's), so its changes are that step's. Code a thread runs
+    /// right after a wake-up belongs to no step (`None`): the waking step's past is not the
+    /// woken thread's, and recording the change on the waking step made it race with the
+    /// woken thread's own earlier steps.
+    pub fn step_now(&self) -> Option<usize> {
+        let at = self.trace.len().checked_sub(1)?;
+        let me = &self.threads[self.current];
+        let own = self.trace[at].thread == self.current;
+        let just_spawned = me.last_event.is_none() && me.after == [at as u32];
+        (own || just_spawned).then_some(at)
+    }
+
+    /// [`Execution::touch`] on the step at trace position `at` (`None`: before any step, when
+    /// only the main thread runs and nothing can be reordered).
+    pub fn touch_at(&mut self, at: Option<usize>, obj: super::op::ObjId, how: super::op::Touch) {
+        self.effects += 1;
+        let Some(ev) = at.and_then(|at| self.trace.get_mut(at)) else {
+            return;
+        };
+        // A change to the operation's own object is the operation's, as far as the
+        // operation is taken to do anything its kind allows: an outcome that narrowed
+        // what it did (a receive that only took one message) no longer tells all.
+        let own = how == super::op::Touch::Changed && ev.obj == Some(obj);
+        if own {
+            ev.outcome = super::op::Outcome::Unknown;
+        } else if !ev.touched.contains(&(obj, how)) {
+            ev.touched.push((obj, how));
         }
+    }
+
+    /// What the model has seen so far: steps taken, and changes and cell accesses counted.
+    /// Two marks that are equal enclose code that did nothing the model sees (see
+    /// `sync::arc`, whose destructors are told apart by it).
+    pub fn seen(&self) -> (usize, u64) {
+        (self.trace.len(), self.effects)
     }
 
     pub fn hash_step(&mut self, parts: &[u64]) {

@@ -112,6 +112,7 @@ impl Execution {
         location: &'static Location<'static>,
         check: fn(&mut CellState, Access, &VClock) -> Option<Access>,
     ) -> Option<Found> {
+        self.effects += 1;
         let t = self.current;
         let clock = &self.threads[t].clock;
         let access = Access {

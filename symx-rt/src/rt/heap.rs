@@ -149,7 +149,8 @@ impl Execution {
 
     /// One strong reference to the `Arc` at `at` goes away: std's `fetch_sub(Release)`, and
     /// for the last one the `Acquire` fence before the value is dropped. `None` when the `Arc`
-    /// is not tracked; `Some(Err(..))` when its count was already zero.
+    /// is not tracked; `Some(Err(..))` when its count was already zero. What the step did to
+    /// the count, for a partial-order reduction, is the caller's to record (`sync::arc`).
     pub fn arc_release(&mut self, at: usize) -> Option<Result<bool, ()>> {
         let obj = self.arc_obj(at)?;
         let a = self.heap.live.get_mut(&key(AllocKind::Arc, at))?;
@@ -161,9 +162,6 @@ impl Execution {
         self.release_to(obj, std::sync::atomic::Ordering::Release, true);
         if last {
             self.acquire_from(obj, std::sync::atomic::Ordering::Acquire);
-            // Freeing conflicts with a later use of the count (`increment_strong_count`, a
-            // scheduling point): a partial-order reduction must order the two.
-            self.touch(obj, super::op::Touch::Changed);
         }
         Some(Ok(last))
     }

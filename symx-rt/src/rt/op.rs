@@ -169,6 +169,11 @@ pub enum Touch {
     /// A channel's sender was dropped, not the last one: only the last sender's drop
     /// (a [`Outcome::SendersGone`] disconnect) must come after it.
     DroppedSender,
+    /// A reference to an `Arc`'s value went away with no consequence the model sees: not the
+    /// last one, or the last one of a value whose destructor did nothing the model sees. Two
+    /// such drops commute; a drop that frees the value visibly, or reads or raises the count,
+    /// does not commute with them.
+    Released,
 }
 
 /// What an operation did, known once it ran. Before it runs, an operation is taken to
@@ -190,6 +195,9 @@ pub enum Outcome {
     OnlyRead,
     /// A barrier wait that was not its generation's last arrival (not the leader).
     Arrived,
+    /// An unpark that found its thread not parked: it only set the thread's token, as any
+    /// other such unpark would (whether or not the token was set before).
+    TokenSet,
 }
 
 /// One step of an execution: a visible operation that ran.

@@ -11,10 +11,19 @@
 //! `make_mut`), acquires that clock before it touches the value (std's `Acquire` fence). So a
 //! destructor that reads what other owners wrote is not reported as a race. Cloning and
 //! dropping are not scheduling points (they keep the number of executions down); the one count
-//! operation on a raw pointer, `increment_strong_count`, is, and the drop that frees the value
-//! is an event on the count, so a thread that takes a reference through a pointer it loaded
-//! earlier is explored against every drop of the last reference. Cloning creates no
+//! operation on a raw pointer, `increment_strong_count`, is. Cloning creates no
 //! happens-before, as in std.
+//!
+//! What a step does to the count is recorded on it for the partial-order reduction
+//! (`rt::op::Touch`): a drop releases a reference (two drops commute), unless it frees a value
+//! whose destructor did something the model sees (a visible operation, a change to a modelled
+//! object, a cell access): which thread frees such a value, and so runs its destructor, is
+//! explored. `into_inner`, `try_unwrap`, `get_mut`, `make_mut`, `strong_count` and a `Weak`'s
+//! `upgrade` and `strong_count` read the count (their result depends on the drops before
+//! them), and `increment_strong_count` raises it: each is explored against the drops. Only the
+//! `Acquire` of a drop that frees a value whose destructor the model does not see is left
+//! unexplored: code after such a drop that relies on it to order an unsynchronised access is
+//! checked in the order the exploration happens to run.
 //!
 //! An `Arc` created outside any execution is not tracked and behaves exactly as std's.
 
@@ -28,6 +37,7 @@ use std::panic::Location;
 use std::pin::Pin;
 
 use crate::rt::heap::AllocKind;
+use crate::rt::op::Touch;
 use crate::rt::{self, short_type_name};
 
 /// A thread-safe reference-counted pointer.
@@ -57,6 +67,17 @@ fn check_alive<T: ?Sized>(ptr: *const T, what: &str, location: &'static Location
     if let Some(found) = found.flatten() {
         rt::fail(found);
     }
+}
+
+/// Records on the running step that it did `how` to the count of the tracked `Arc` at `at`:
+/// what a partial-order reduction orders it by (see [`Touch`]). A step that reads the count
+/// (its result depends on which references went away before it) is taken to change it.
+fn touch_count(at: usize, how: Touch) {
+    rt::with(|e| {
+        if let Some(obj) = e.arc_obj(at) {
+            e.touch(obj, how);
+        }
+    });
 }
 
 /// Adds one to the model's count of the tracked `Arc` at `at`.
@@ -96,6 +117,8 @@ impl<T> Arc<T> {
     /// The value, if `this` is the only strong reference; otherwise `this` back.
     pub fn try_unwrap(this: Self) -> Result<T, Self> {
         let at = address(Arc::as_ptr(&this));
+        // Whether it succeeds depends on the references gone before it.
+        touch_count(at, Touch::Changed);
         match std::sync::Arc::try_unwrap(Arc::into_std(this)) {
             Ok(value) => {
                 rt::with(|e| e.arc_release(at));
@@ -109,6 +132,8 @@ impl<T> Arc<T> {
     pub fn into_inner(this: Self) -> Option<T> {
         let at = address(Arc::as_ptr(&this));
         rt::with(|e| e.arc_release(at));
+        // Unlike a drop's, its result shows whether it was the last reference.
+        touch_count(at, Touch::Changed);
         std::sync::Arc::into_inner(Arc::into_std(this))
     }
 
@@ -212,6 +237,7 @@ impl<T: ?Sized> Arc<T> {
 
     /// Not a scheduling point and no synchronisation, as std's `Relaxed` load.
     pub fn strong_count(this: &Self) -> usize {
+        touch_count(address(Arc::as_ptr(this)), Touch::Changed);
         std::sync::Arc::strong_count(&this.inner)
     }
 
@@ -242,6 +268,7 @@ impl<T: ?Sized> Arc<T> {
 
     /// Mutable access if no other `Arc` or `Weak` points to the value.
     pub fn get_mut(this: &mut Self) -> Option<&mut T> {
+        touch_count(address(Arc::as_ptr(this)), Touch::Changed);
         std::sync::Arc::get_mut(&mut this.inner)?;
         Arc::acquire_unique(this);
         std::sync::Arc::get_mut(&mut this.inner)
@@ -254,6 +281,7 @@ impl<T: Clone> Arc<T> {
     #[track_caller]
     pub fn make_mut(this: &mut Self) -> &mut T {
         let before = address(Arc::as_ptr(this));
+        touch_count(before, Touch::Changed);
         Arc::acquire_unique(this);
         std::sync::Arc::make_mut(&mut this.inner);
         let after = address(Arc::as_ptr(this));
@@ -278,6 +306,7 @@ impl<T: ?Sized> Drop for Arc<T> {
     #[track_caller]
     fn drop(&mut self) {
         let at = address(Arc::as_ptr(self));
+        let step = rt::with(|e| e.step_now()).flatten();
         match rt::with(|e| e.arc_release(at)).flatten() {
             Some(Err(())) => {
                 let at_loc = Location::caller();
@@ -293,8 +322,26 @@ impl<T: ?Sized> Drop for Arc<T> {
                 let keep = Box::new(std::sync::Arc::downgrade(&self.inner));
                 // SAFETY: a `Weak` only releases memory when dropped.
                 rt::with(|e| unsafe { e.heap.keep(at, keep) });
+                let before = rt::with(|e| e.seen());
+                // SAFETY: `inner` is dropped exactly once, here, and not used afterwards.
+                unsafe { ManuallyDrop::drop(&mut self.inner) }
+                // Which thread frees the value matters only if its destructor did something
+                // the model sees: then the drop conflicts with the others (see `Touch`).
+                let quiet = !std::mem::needs_drop::<T>() || rt::with(|e| e.seen()) == before;
+                let how = if quiet {
+                    Touch::Released
+                } else {
+                    Touch::Changed
+                };
+                rt::with(|e| {
+                    if let Some(obj) = e.arc_obj(at) {
+                        e.touch_at(step, obj, how);
+                    }
+                });
+                return;
             }
-            _ => {}
+            Some(Ok(false)) => touch_count(at, Touch::Released),
+            None => {}
         }
         // SAFETY: `inner` is dropped exactly once, here, and not used afterwards.
         unsafe { ManuallyDrop::drop(&mut self.inner) }
@@ -458,6 +505,8 @@ impl<T> Weak<T> {
 impl<T: ?Sized> Weak<T> {
     /// A strong reference, if the value is still alive (not a scheduling point).
     pub fn upgrade(&self) -> Option<Arc<T>> {
+        // Whether it succeeds depends on whether the last reference went before it.
+        touch_count(address(self.inner.as_ptr()), Touch::Changed);
         let inner = self.inner.upgrade()?;
         count_up(address(std::sync::Arc::as_ptr(&inner)));
         Some(Arc::wrap(inner))
@@ -465,6 +514,7 @@ impl<T: ?Sized> Weak<T> {
 
     /// How many `Arc`s to the allocation exist (0 once the value is dropped).
     pub fn strong_count(&self) -> usize {
+        touch_count(address(self.inner.as_ptr()), Touch::Changed);
         self.inner.strong_count()
     }
 

@@ -350,6 +350,7 @@ fn releases(ev: &Ev) -> bool {
                 | Access::Shared(_)
                 | Access::Took(..)
                 | Access::DroppedSender(_)
+                | Access::Released(_)
                 | Access::Observe(_)
         )
     })

@@ -11,15 +11,24 @@
 //! did ([`Access::refined`], see [`refined_conflict`]). The arrivals at a barrier before the
 //! last commute with each other, and the last (the leader, which the program can see)
 //! conflicts with them all ([`Access::CountDown`]). A `recv_timeout` that found nothing looks
-//! at the channel again in its yield step: that step is a receive. Left as conflicting with
+//! at the channel again in its yield step: that step is a receive. `Arc` drops: a drop releases
+//! a reference ([`Access::Released`], commuting with its likes) unless it frees a value whose
+//! destructor does something the model sees (then it conflicts with the other drops: which
+//! thread frees, and runs the destructor, is explored); reads of the count (`strong_count`,
+//! `Weak::upgrade`, `into_inner`, ...) conflict with the drops. Left as conflicting with
 //! everything on their object, on purpose: a bounded or rendezvous channel's sends and
-//! receives (a send may find the channel full, so it conflicts with every receive); park and
-//! unpark (two unparks commute as operations, but the parked thread clears its token in the
-//! step after it wakes, which no access shows, so the second unpark's place relative to that
-//! step must stay explored). `Arc` drops are no events: only the drop that frees is, as a
-//! change of the count, so which thread frees the value (and runs its destructor) is not
-//! explored when the drops' steps commute otherwise (a known miss, see the ignored
-//! `primitive_counts.rs` test `arc_drops_explore_who_frees`).
+//! receives (a send may find the channel full, so it conflicts with every receive). Park and
+//! unpark: a park conflicts with every unpark of its thread (whether it finds the token); two
+//! unparks that found the thread not parked commute (each only sets the token,
+//! [`Access::Observe`]); an unpark that wakes the thread conflicts with the others (the woken
+//! thread clears the token right after it, and takes happens-before from the unparks before
+//! it).
+//!
+//! A step's changes to objects besides its operation's own (`Touch`) belong to the step
+//! whose code made them; the code a new thread runs before its first visible operation
+//! belongs to the step that spawned it (it runs right after it in every schedule, and its
+//! past is that step's). Changes made by the code a thread runs right after a wake-up, before
+//! its next visible operation, belong to no step (a known gap: a drop there is not seen).
 
 mod portable;
 
@@ -70,13 +79,19 @@ pub(crate) enum Access {
     /// sender's drop comes after it (see [`orders_by`]).
     DroppedSender(Canon),
     /// An operation that turned out only to look at its object: a `Once` found complete (or
-    /// a `OnceLock::get`), a notify with nobody waiting. Two of them commute; anything else on
-    /// the object conflicts with them.
+    /// a `OnceLock::get`), a notify with nobody waiting; or only to set what any of its likes
+    /// sets: an unpark of a thread that was not parked (its token). Two of them commute;
+    /// anything else on the object conflicts with them.
     Observe(Canon),
     /// A count went down without reaching its end: a barrier wait that was not its
     /// generation's last arrival. Two of them commute (the same one is last either way); the
     /// one that reaches the end (the leader, which the program can see) conflicts with them.
     CountDown(Canon),
+    /// A reference to an `Arc`'s value went away with no consequence the program can see (see
+    /// `Touch::Released`). Two of them commute; anything else on the count (a drop whose
+    /// destructor the model sees, a read or increment of the count) conflicts with them. Never
+    /// unrefined: a drop moved earlier leaves more references behind, never fewer.
+    Released(Canon),
     /// Anything else on an object (condvars, barriers, queues, a receive that found no
     /// message, a send to a bounded channel): conflicts with every other access to it.
     Other(Canon),
@@ -101,6 +116,7 @@ impl Access {
             | Access::DroppedSender(o)
             | Access::Observe(o)
             | Access::CountDown(o)
+            | Access::Released(o)
             | Access::Other(o) => Some(o),
         }
     }
@@ -128,6 +144,7 @@ impl Access {
                 Outcome::OnlyRead,
             ) => Access::Observe(o),
             (Access::Other(o), OpKind::BarrierWait, Outcome::Arrived) => Access::CountDown(o),
+            (Access::Other(o), OpKind::Unpark, Outcome::TokenSet) => Access::Observe(o),
             (a, _, _) => a,
         }
     }
@@ -206,8 +223,9 @@ pub(crate) fn conflict_by(
 /// dropped before the last commutes with everything. The two sides' going away commute: once
 /// both are scheduling points, neither changes what the other does (whether each is one was
 /// decided by the step before it). Two operations that only looked at a `Once` or a condvar
-/// commute with each other and with loads, and two counts that went down without reaching
-/// their end (see [`Access::CountDown`]) with each other.
+/// commute with each other and with loads, two counts that went down without reaching
+/// their end (see [`Access::CountDown`]) with each other, and so do two `Arc` references that
+/// went away unseen ([`Access::Released`]).
 fn refined_conflict(a: Access, b: Access) -> Option<bool> {
     use Access::*;
     Some(match (a, b) {
@@ -221,6 +239,8 @@ fn refined_conflict(a: Access, b: Access) -> Option<bool> {
         (Observe(_), _) | (_, Observe(_)) => true,
         (CountDown(_), CountDown(_)) => false,
         (CountDown(_), _) | (_, CountDown(_)) => true,
+        (Released(_), Released(_)) => false,
+        (Released(_), _) | (_, Released(_)) => true,
         _ => return Option::None,
     })
 }
@@ -642,6 +662,7 @@ fn touched(obj: Canon, how: Touch) -> Access {
     match how {
         Touch::Changed => Access::Other(obj),
         Touch::DroppedSender => Access::DroppedSender(obj),
+        Touch::Released => Access::Released(obj),
     }
 }
 

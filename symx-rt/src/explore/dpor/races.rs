@@ -24,13 +24,16 @@ pub(crate) struct History {
 /// How the classes relate, computed once (see [`Relations`]).
 static RELATIONS: std::sync::OnceLock<Relations> = std::sync::OnceLock::new();
 
-const CLASSES: usize = 16;
+const CLASSES: usize = 17;
+
+// The classes of a thread's latest events are bits of a `u32` (see [`Latest`]).
+const _: () = assert!(CLASSES <= 32);
 
 /// One thread's latest event of each class on one object: `at[c]` is meaningful where bit `c`
 /// of `present` is set, so that a look-up visits only the classes the thread used.
 #[derive(Clone, Copy)]
 struct Latest {
-    present: u16,
+    present: u32,
     at: [usize; CLASSES],
 }
 
@@ -41,7 +44,7 @@ impl Latest {
     };
 
     /// The classes of `mask` present, each with its latest event.
-    fn among(&self, mask: u16) -> impl Iterator<Item = (usize, usize)> + '_ {
+    fn among(&self, mask: u32) -> impl Iterator<Item = (usize, usize)> + '_ {
         let mut bits = self.present & mask;
         std::iter::from_fn(move || {
             let class = bits.trailing_zeros() as usize;
@@ -61,7 +64,7 @@ struct Relations {
     conflict: [[bool; CLASSES]; CLASSES],
     orders: [[bool; CLASSES]; CLASSES],
     /// For each new class, the earlier classes that conflict with it or order it, as bits.
-    related: [u16; CLASSES],
+    related: [u32; CLASSES],
 }
 
 impl Relations {
@@ -107,6 +110,7 @@ fn class_of(a: Access) -> Option<(usize, Canon)> {
         Access::DroppedSender(o) => (13, o),
         Access::Observe(o) => (14, o),
         Access::CountDown(o) => (15, o),
+        Access::Released(o) => (16, o),
     })
 }
 
@@ -128,6 +132,7 @@ fn class_access(class: usize, o: Canon) -> Access {
         Access::DroppedSender(o),
         Access::Observe(o),
         Access::CountDown(o),
+        Access::Released(o),
     ][class]
 }
 

@@ -148,6 +148,7 @@ impl Access {
             Access::DroppedSender(o) => Access::DroppedSender(f(o)),
             Access::Observe(o) => Access::Observe(f(o)),
             Access::CountDown(o) => Access::CountDown(f(o)),
+            Access::Released(o) => Access::Released(f(o)),
             Access::Other(o) => Access::Other(f(o)),
         }
     }
