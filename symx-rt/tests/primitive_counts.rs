@@ -35,7 +35,8 @@ fn explore(builder: Builder, body: fn()) -> (Report, BTreeSet<String>) {
 }
 
 /// The optimal DPOR's execution count on `body`, after checking that it reaches the outcomes
-/// the DFS reaches, and so does the bounded reduction under a generous preemption bound.
+/// the DFS reaches, and so does the bounded reduction under a generous preemption bound and
+/// under bounds 0 to 3 (against the DFS under the same bound).
 fn dpor_count(body: fn()) -> u64 {
     let (dfs, want) = explore(Builder::new().strategy(Strategy::Dfs), body);
     let (dpor, got) = explore(Builder::new(), body);
@@ -47,6 +48,16 @@ fn dpor_count(body: fn()) -> u64 {
     );
     assert!(dpor.executions() <= dfs.executions());
     assert!(bpor.executions() <= dfs.executions());
+    for bound in 0..=3 {
+        let bounded = |s| Builder::new().strategy(s).preemption_bound(Some(bound));
+        let (dfs, want) = explore(bounded(Strategy::Dfs), body);
+        let (bpor, got) = explore(bounded(Strategy::Dpor), body);
+        assert_eq!(
+            got, want,
+            "the bounded reduction's outcomes at bound {bound}"
+        );
+        assert!(bpor.executions() <= dfs.executions(), "bound {bound}");
+    }
     dpor.executions()
 }
 
@@ -423,6 +434,48 @@ fn a_count_read_beside_drops() {
     record(format!("{count} {upgraded}"));
 }
 
+/// A thread parks once; two others unpark it, the first after storing a flag the parked
+/// thread reads once it runs on.
+fn two_unparks_of_a_thread_that_parks_once() {
+    let flag = Arc::new(AtomicUsize::new(0));
+    let f = flag.clone();
+    let parked = thread::spawn(move || {
+        thread::park();
+        f.load(SeqCst)
+    });
+    let unparkers: Vec<_> = (0..2)
+        .map(|i| {
+            let (t, flag) = (parked.thread().clone(), flag.clone());
+            thread::spawn(move || {
+                if i == 0 {
+                    flag.store(1, SeqCst);
+                }
+                t.unpark();
+            })
+        })
+        .collect();
+    for h in unparkers {
+        h.join().unwrap();
+    }
+    record(format!("{}", parked.join().unwrap()));
+}
+
+/// A thread parks once; two others unpark it.
+fn two_unparks_and_a_park() {
+    let parked = thread::spawn(thread::park);
+    let unparkers: Vec<_> = (0..2)
+        .map(|_| {
+            let t = parked.thread().clone();
+            thread::spawn(move || t.unpark())
+        })
+        .collect();
+    for h in unparkers {
+        h.join().unwrap();
+    }
+    parked.join().unwrap();
+    record("done".into());
+}
+
 fn one_barrier_generation() {
     leaders_of_a_barrier(1);
 }
@@ -545,6 +598,16 @@ fn a_sleeping_drop_that_would_free() {
     assert_eq!(dpor_count(an_arc_freed_by_a_named_thread), 4);
 }
 
+#[test]
+fn unparks_that_find_the_thread_running_commute() {
+    // Three operations: the park and the two unparks, every order possible (DFS 6). Both
+    // unparks before the park only set the token: one trace for their two orders. Every other
+    // order is its own trace (an unpark after the park wakes the thread, the other comes
+    // after that): 5 (was 6, each unpark conflicting with the other).
+    assert_eq!(dpor_count(two_unparks_and_a_park), 5);
+    dpor_count(two_unparks_of_a_thread_that_parks_once);
+}
+
 /// Prints each program's counts: DFS, optimal DPOR, bounded reduction (bound 10), outcomes.
 #[test]
 #[ignore = "prints the counts for the documentation"]
@@ -601,6 +664,11 @@ fn measure() {
         (
             "an_arc_freed_by_a_named_thread",
             an_arc_freed_by_a_named_thread,
+        ),
+        ("two_unparks_and_a_park", two_unparks_and_a_park),
+        (
+            "two_unparks_of_a_thread_that_parks_once",
+            two_unparks_of_a_thread_that_parks_once,
         ),
     ] {
         let count = |b: Builder| explore(b, body).0.executions();

@@ -195,6 +195,9 @@ pub enum Outcome {
     OnlyRead,
     /// A barrier wait that was not its generation's last arrival (not the leader).
     Arrived,
+    /// An unpark that found its thread not parked: it only set the thread's token, as any
+    /// other such unpark would (whether or not the token was set before).
+    TokenSet,
 }
 
 /// One step of an execution: a visible operation that ran.

@@ -193,5 +193,7 @@ pub(crate) fn unpark(t: ThreadId, at: &'static Location<'static>) {
         e.threads[t].park_token = true;
         e.release_to(obj, std::sync::atomic::Ordering::SeqCst, true);
     });
-    switch::notify(park_key(t), true);
+    if switch::notify(park_key(t), true).is_empty() {
+        switch::record_outcome(super::op::Outcome::TokenSet);
+    }
 }

@@ -416,6 +416,13 @@ impl<T> Chan<T> {
             if let Some(id) = self.id() {
                 rt::switch::touch(id, Touch::DroppedSender);
             }
+        } else if self.state().senders == 1 {
+            // The last sender, after the receiver went away: the step that decides this drop
+            // is no step of its own read that the receiver is gone, so it depends on that
+            // going away (before it, the drop would have been a disconnect the receiver sees).
+            if let Some(id) = rt::with(|e| self.obj.get(e.objects.generation)).flatten() {
+                rt::switch::touch(id, Touch::Changed);
+            }
         }
         let mut st = self.state();
         st.senders -= 1;

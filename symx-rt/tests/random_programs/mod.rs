@@ -643,28 +643,59 @@ pub fn dependent(a: &ObservedStep, b: &ObservedStep) -> bool {
 /// The lexicographically least linearisation (by thread id) of the trace's dependence partial
 /// order: two executions are the same Mazurkiewicz trace exactly when their canonical forms
 /// are equal.
+///
+/// The order is built from its covering edges only (a thread's previous step; on the step's
+/// object the last step that did more than look, and, for one that does more, the looks since
+/// that one), which have the same transitive closure as [`dependent`] and number at most
+/// about twice the steps: the pairs of every dependent step took memory quadratic in the
+/// length of the execution (gigabytes for the long executions that spurious wake-ups make).
 pub fn canonical(trace: &[ObservedStep]) -> Vec<ObservedStep> {
     let n = trace.len();
+    let looks = |s: &ObservedStep| s.op == "load" || s.only_looked;
     let mut preds = vec![0usize; n];
     let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for j in 0..n {
-        for i in 0..j {
-            if dependent(&trace[i], &trace[j]) {
-                preds[j] += 1;
-                succs[i].push(j);
+    let mut edge = |i: usize, j: usize, preds: &mut Vec<usize>| {
+        preds[j] += 1;
+        succs[i].push(j);
+    };
+    let threads = trace.iter().map(|s| s.thread + 1).max().unwrap_or(0);
+    let mut last_of_thread: Vec<Option<usize>> = vec![None; threads];
+    // Per object: the last step that did more than look, and the looks since.
+    let mut objects: HashMap<u32, (Option<usize>, Vec<usize>)> = HashMap::new();
+    for (j, s) in trace.iter().enumerate() {
+        if let Some(i) = last_of_thread[s.thread].replace(j) {
+            edge(i, j, &mut preds);
+        }
+        let Some(o) = s.obj else { continue };
+        let (writer, readers) = objects.entry(o).or_default();
+        // Same-thread pairs are ordered by the thread's chain already.
+        let other = |i: usize| trace[i].thread != s.thread && dependent(&trace[i], s);
+        if let Some(w) = writer.filter(|&w| other(w)) {
+            edge(w, j, &mut preds);
+        }
+        if looks(s) {
+            readers.push(j);
+        } else {
+            for r in readers.drain(..) {
+                if other(r) {
+                    edge(r, j, &mut preds);
+                }
             }
+            *writer = Some(j);
         }
     }
-    let mut done = vec![false; n];
+    // Each thread's steps are a chain, so at most one ready step per thread (its next one):
+    // taking the ready step of the least thread gives the least linearisation.
+    let mut mine: Vec<std::collections::VecDeque<usize>> = vec![Default::default(); threads];
+    for (k, s) in trace.iter().enumerate() {
+        mine[s.thread].push_back(k);
+    }
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        // Each thread's steps are a chain, so at most one ready step per thread: taking the
-        // ready step of the least thread gives the least linearisation.
-        let next = (0..n)
-            .filter(|&k| !done[k] && preds[k] == 0)
-            .min_by_key(|&k| (trace[k].thread, k))
+        let t = (0..threads)
+            .find(|&t| mine[t].front().is_some_and(|&k| preds[k] == 0))
             .expect("a partial order has a minimal element");
-        done[next] = true;
+        let next = mine[t].pop_front().expect("found above");
         for &s in &succs[next] {
             preds[s] -= 1;
         }

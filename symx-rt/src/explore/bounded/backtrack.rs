@@ -20,7 +20,7 @@ use smallvec::SmallVec;
 
 use crate::explore::dpor::events::{conflict_by, orders_by, Access, Canon, Ev};
 use crate::explore::dpor::races::{HappensBefore, History};
-use crate::rt::op::ThreadId;
+use crate::rt::op::{OpKind, ThreadId};
 
 /// A request for thread `thread` at the state before step `at`; `conservative` when it is a
 /// conservative point. `initials` (for a race's own point): the threads that can start the
@@ -37,6 +37,7 @@ pub(super) struct Point {
 /// execution's objects.
 pub(super) struct Lookahead {
     pub thread: ThreadId,
+    pub kind: OpKind,
     pub exact: SmallVec<[Access; 2]>,
 }
 
@@ -67,6 +68,7 @@ pub(super) fn points(
     // ran[t]: how many of thread t's events came before the current step.
     let mut ran: Vec<usize> = vec![0; threads];
     let mut out = Asks::default();
+    let mut queues = Queues::default();
     let mut races_of = |k: usize, next: &Ev, history: &History, ran: &[usize]| {
         let before = earlier(evs, &positions, ran, next.thread, k);
         let (conflicts, _) = history.predecessors(next);
@@ -84,14 +86,15 @@ pub(super) fn points(
             if l.thread == ek.thread {
                 races_of(k, ek, &history, &ran);
             } else {
-                races_of(k, &as_event(l), &history, &ran);
+                races_of(k, &queues.as_event(l), &history, &ran);
             }
         }
         history.record(k, ek);
+        queues.record(ek);
         ran[ek.thread] += 1;
     }
     for l in end {
-        races_of(evs.len(), &as_event(l), &history, &ran);
+        races_of(evs.len(), &queues.as_event(l), &history, &ran);
     }
     for k in 0..evs.len() {
         disabled(evs, ready, k, bounded, &mut out);
@@ -287,15 +290,53 @@ fn initials(
     out
 }
 
-/// A not-yet-run event of a thread, as happens-before history lookups need it.
-fn as_event(l: &Lookahead) -> Ev {
-    Ev {
-        thread: l.thread,
-        index: 0,
-        accesses: l.exact.clone(),
-        exact: l.exact.clone(),
-        execution: 0,
-        enablers: SmallVec::new(),
+/// The unbounded channels' messages so far in an execution: per channel, the number of the
+/// last message queued and of the last one taken.
+#[derive(Default)]
+struct Queues {
+    counts: SmallVec<[(Canon, u32, u32); 2]>,
+}
+
+impl Queues {
+    fn record(&mut self, ev: &Ev) {
+        for a in &ev.exact {
+            let (o, sent, took) = match *a {
+                Access::Send(o, n) if n > 0 => (o, n, 0),
+                Access::Took(o, n) => (o, 0, n),
+                _ => continue,
+            };
+            match self.counts.iter_mut().find(|c| c.0 == o) {
+                Some(c) => (c.1, c.2) = (c.1.max(sent), c.2.max(took)),
+                None => self.counts.push((o, sent, took)),
+            }
+        }
+    }
+
+    /// A not-yet-run event of a thread, as happens-before history lookups need it. A receive
+    /// from an unbounded channel with a message queued takes the first one, whatever it is
+    /// reordered with: so it is that `Took` (which conflicts only with the send of its message,
+    /// its enabler), not a receive that may find anything. Reordered before an event `i`, it
+    /// still takes that message: an earlier message was taken by an earlier receive, after
+    /// its send; a later one was queued after it, so the message was queued before `i` unless
+    /// its send comes after `i`, and then `i` and that send are both before the receive in
+    /// happens-before (the send enables it) and no race is asked for.
+    fn as_event(&self, l: &Lookahead) -> Ev {
+        let mut exact = l.exact.clone();
+        if let (OpKind::Recv, [Access::Other(o)]) = (l.kind, &exact[..]) {
+            let o = *o;
+            if let Some(&(_, sent, took)) = self.counts.iter().find(|c| c.0 == o && c.1 > c.2) {
+                exact[0] = Access::Took(o, took + 1);
+                debug_assert!(took < sent);
+            }
+        }
+        Ev {
+            thread: l.thread,
+            index: 0,
+            accesses: exact.clone(),
+            exact,
+            execution: 0,
+            enablers: SmallVec::new(),
+        }
     }
 }
 

@@ -37,10 +37,22 @@
 //! execution ended (a lock held by a thread that blocked for good on a failed `assume`) race
 //! like the next operations of every step, though no step shows them.
 //!
+//! A thread's next operation is compared with the history as far as it is known before it runs,
+//! except a receive from an unbounded channel with a message queued: it takes the first one
+//! wherever it is moved to, so it races only with that message's send (its enabler), not with
+//! every send and disconnect of the channel (`backtrack::Queues`). On the bench's channel
+//! pipeline (three threads, two channels) that took bounds 1 / 2 / 4 from 6 / 24 / 48
+//! executions to 3 / 10 / 12.
+//!
 //! Measured (release, `tests/bounded_por.rs`, the ignored larger runs): no trace missed on
 //! 12,505 comparisons of random programs of up to 5,000 interleavings (seeds 5,000 to 6,999,
 //! every family, bounds 0 to 2, spurious wake-ups on a quarter) nor on the 775 of the CI test,
-//! nor on a ring-buffer queue whose threads spin with yields (the random programs never yield).
+//! nor on a ring-buffer queue whose threads spin with yields (the random programs never yield),
+//! nor, by outcomes, on 316 comparisons of random programs over unbounded channels at bounds 0
+//! to 3 (`tests/bounded_channels.rs`; it found that the last sender's drop after the receiver's
+//! was no access, so the order of the two was never reversed). The 12,500 programs of the
+//! ignored `many_random_programs` (up to 20,000 interleavings, 15,615 comparisons): no trace
+//! missed, 617,545 executions against the DFS's 2,377,370 and the optimal DPOR's 1,838,256.
 //! The points inside runs and before cut races, and the sleep rule for releases, took the
 //! larger runs from 43 comparisons with missed traces to none; the points before cut races
 //! are also what the spinning queue needs (without them it misses traces at bounds 2 and 3).
@@ -216,6 +228,7 @@ impl Bpor {
                 exact.extend(fairness(spurious, c.op.kind, FAIRNESS));
                 Lookahead {
                     thread: self.threads.of(c.key),
+                    kind: c.op.kind,
                     exact,
                 }
             })

@@ -17,10 +17,12 @@
 //! thread frees, and runs the destructor, is explored); reads of the count (`strong_count`,
 //! `Weak::upgrade`, `into_inner`, ...) conflict with the drops. Left as conflicting with
 //! everything on their object, on purpose: a bounded or rendezvous channel's sends and
-//! receives (a send may find the channel full, so it conflicts with every receive); park and
-//! unpark (two unparks commute as operations, but the parked thread clears its token in the
-//! step after it wakes, which no access shows, so the second unpark's place relative to that
-//! step must stay explored).
+//! receives (a send may find the channel full, so it conflicts with every receive). Park and
+//! unpark: a park conflicts with every unpark of its thread (whether it finds the token); two
+//! unparks that found the thread not parked commute (each only sets the token,
+//! [`Access::Observe`]); an unpark that wakes the thread conflicts with the others (the woken
+//! thread clears the token right after it, and takes happens-before from the unparks before
+//! it).
 //!
 //! A step's changes to objects besides its operation's own (`Touch`) belong to the step
 //! whose code made them; the code a new thread runs before its first visible operation
@@ -77,8 +79,9 @@ pub(crate) enum Access {
     /// sender's drop comes after it (see [`orders_by`]).
     DroppedSender(Canon),
     /// An operation that turned out only to look at its object: a `Once` found complete (or
-    /// a `OnceLock::get`), a notify with nobody waiting. Two of them commute; anything else on
-    /// the object conflicts with them.
+    /// a `OnceLock::get`), a notify with nobody waiting; or only to set what any of its likes
+    /// sets: an unpark of a thread that was not parked (its token). Two of them commute;
+    /// anything else on the object conflicts with them.
     Observe(Canon),
     /// A count went down without reaching its end: a barrier wait that was not its
     /// generation's last arrival. Two of them commute (the same one is last either way); the
@@ -141,6 +144,7 @@ impl Access {
                 Outcome::OnlyRead,
             ) => Access::Observe(o),
             (Access::Other(o), OpKind::BarrierWait, Outcome::Arrived) => Access::CountDown(o),
+            (Access::Other(o), OpKind::Unpark, Outcome::TokenSet) => Access::Observe(o),
             (a, _, _) => a,
         }
     }

@@ -1,0 +1,167 @@
+//! Differential test of the bounded partial-order reduction on random programs over unbounded
+//! channels (the random programs of `bounded_por.rs` have none): under every preemption bound
+//! from 0 to 3, the reduction finds a failure of the same kind as the bounded DFS, or, when
+//! neither finds one, reaches exactly the DFS's outcomes, in no more executions; and so does
+//! the optimal DPOR against every interleaving, without a bound, on the first programs.
+//!
+//! An outcome is what every thread saw, in order: each value a receive or `try_recv` got (or
+//! that it found the channel empty or disconnected), each send that failed because the
+//! receiver was gone. So two schedules differ in outcome when the program could tell them
+//! apart.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::sync::Mutex as StdMutex;
+
+use symx::__private::explore_observed;
+use symx::sync::mpsc;
+use symx::{thread, Builder, FailureKind, Strategy};
+use symx_test_programs::rng::SplitMix64;
+
+/// One operation of a thread on channel `0` or `1`.
+#[derive(Clone, Copy, Debug)]
+enum ChanOp {
+    Send(usize),
+    /// Drops the thread's sender early.
+    DropSender(usize),
+    /// A blocking receive (only the channel's receiving thread has it).
+    Recv,
+    TryRecv,
+}
+
+/// Thread `t` receives from channel `t` (threads 0 and 1) and holds a sender of the other
+/// channels, so a blocking receive ends once the other threads are done.
+#[derive(Clone, Debug)]
+struct ChanProgram {
+    threads: Vec<Vec<ChanOp>>,
+}
+
+fn generate(seed: u64) -> ChanProgram {
+    let mut rng = SplitMix64::new(seed);
+    let count = rng.range(2, 3);
+    let threads = (0..count)
+        .map(|t| {
+            let len = rng.range(1, 3);
+            (0..len)
+                .map(|_| {
+                    let channel = if t < 2 { 1 - t } else { rng.range(0, 1) };
+                    match rng.range(0, 5) {
+                        0..=2 => ChanOp::Send(channel),
+                        3 => ChanOp::DropSender(channel),
+                        4 if t < 2 => ChanOp::Recv,
+                        _ if t < 2 => ChanOp::TryRecv,
+                        _ => ChanOp::Send(channel),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    ChanProgram { threads }
+}
+
+thread_local! {
+    static OUTCOME: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+fn run(p: &ChanProgram) {
+    let (tx0, rx0) = mpsc::channel::<usize>();
+    let (tx1, rx1) = mpsc::channel::<usize>();
+    let mut receivers = [Some(rx0), Some(rx1)];
+    let log = std::sync::Arc::new(StdMutex::new(vec![String::new(); p.threads.len()]));
+    let handles: Vec<_> = p
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(t, ops)| {
+            let ops = ops.clone();
+            // A thread holds senders of the channels it does not receive from.
+            let mut senders = [(t != 0).then(|| tx0.clone()), (t != 1).then(|| tx1.clone())];
+            let rx = receivers.get_mut(t).and_then(Option::take);
+            let log = log.clone();
+            thread::spawn(move || {
+                let mut seen = String::new();
+                for (i, op) in ops.into_iter().enumerate() {
+                    match op {
+                        ChanOp::Send(c) => {
+                            if let Some(s) = &senders[c] {
+                                if s.send(10 * t + i).is_err() {
+                                    seen.push_str("gone ");
+                                }
+                            }
+                        }
+                        ChanOp::DropSender(c) => senders[c] = None,
+                        ChanOp::Recv => match rx.as_ref().map(|r| r.recv()) {
+                            Some(Ok(v)) => seen.push_str(&format!("{v} ")),
+                            Some(Err(_)) => seen.push_str("disconnected "),
+                            None => {}
+                        },
+                        ChanOp::TryRecv => match rx.as_ref().map(|r| r.try_recv()) {
+                            Some(Ok(v)) => seen.push_str(&format!("{v} ")),
+                            Some(Err(e)) => seen.push_str(&format!("{e:?} ")),
+                            None => {}
+                        },
+                    }
+                }
+                log.lock().unwrap()[t] = seen;
+            })
+        })
+        .collect();
+    drop((tx0, tx1));
+    for h in handles {
+        h.join().unwrap();
+    }
+    let seen = log.lock().unwrap().join("| ");
+    OUTCOME.with(|o| *o.borrow_mut() = Some(seen));
+}
+
+/// The failure kind, or the outcomes and the executions, of exploring `p` under `bound`.
+fn explore(
+    p: &ChanProgram,
+    strategy: Strategy,
+    bound: Option<u32>,
+) -> (Option<FailureKind>, BTreeSet<String>, u64) {
+    let builder = Builder::new()
+        .strategy(strategy)
+        .preemption_bound(bound)
+        .max_executions(Some(100_000));
+    let mut outcomes = BTreeSet::new();
+    let report = explore_observed(
+        &builder,
+        || run(p),
+        |_| {
+            outcomes.extend(OUTCOME.with(|o| o.borrow_mut().take()));
+        },
+    );
+    let kind = report.failure().map(|f| f.kind());
+    assert!(kind.is_some() || report.complete(), "{p:?}: {report}");
+    (kind, outcomes, report.executions())
+}
+
+#[test]
+fn bounded_reduction_reaches_every_outcome_of_channel_programs() {
+    let (mut dfs_total, mut bpor_total, mut compared) = (0, 0, 0);
+    for seed in 0..80 {
+        let p = generate(seed);
+        // Without a bound the strategy is the optimal DPOR, and the DFS is every
+        // interleaving (the larger part of the run): on the first programs only.
+        let unbounded = (seed < 20).then_some(None);
+        for bound in [Some(0), Some(1), Some(2), Some(3)]
+            .into_iter()
+            .chain(unbounded)
+        {
+            let (dfs_kind, want, dfs) = explore(&p, Strategy::Dfs, bound);
+            let (bpor_kind, got, bpor) = explore(&p, Strategy::Dpor, bound);
+            assert_eq!(bpor_kind, dfs_kind, "seed {seed}, bound {bound:?}: {p:?}");
+            if dfs_kind.is_some() {
+                continue;
+            }
+            assert_eq!(got, want, "seed {seed}, bound {bound:?}: {p:?}");
+            assert!(bpor <= dfs, "seed {seed}, bound {bound:?}: {bpor} > {dfs}");
+            dfs_total += dfs;
+            bpor_total += bpor;
+            compared += 1;
+        }
+    }
+    println!("{compared} comparisons: DFS {dfs_total}, reduction {bpor_total} executions");
+    assert!(compared >= 320, "{compared}");
+}
