@@ -37,6 +37,17 @@ pub(crate) struct SchedulingPoint<'a> {
     pub trace: Option<&'a crate::trace::Trace>,
     /// What the previous step's operation turned out to do, now that the step has ended.
     pub previous: Option<(OpKind, Outcome, Value)>,
+    /// Enabled threads the scheduler's rules kept out of `candidates` here.
+    pub hidden: Hidden,
+}
+
+/// Why enabled threads are missing from a step's candidates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Hidden {
+    /// The preemption bound is spent: the last thread must continue.
+    pub bound: bool,
+    /// Threads that yielded give way to those that did not.
+    pub yielded: bool,
 }
 
 impl SchedulingPoint<'_> {
