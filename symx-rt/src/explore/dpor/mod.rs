@@ -227,6 +227,17 @@ impl Dpor {
                 {
                     *a = a.unrefined().refined(prev.0, prev.1, prev.2);
                 }
+                // A pending event has no touches yet; one that ran before carries those it
+                // made there, which it still makes here, moved earlier or not at all.
+                if parent.chosen.execution == 0 {
+                    let location = point.previous_location;
+                    events::add_touched(
+                        &mut parent.chosen,
+                        &point.touched,
+                        location,
+                        &mut self.names,
+                    );
+                }
                 let chosen = &parent.chosen;
                 parent
                     .sleep_at(&parent.key)
