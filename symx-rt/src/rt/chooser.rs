@@ -42,6 +42,17 @@ pub(crate) struct SchedulingPoint<'a> {
     /// names those objects as the trace's events do; 0 when nothing was touched).
     pub touched: Vec<(ObjId, Touch)>,
     pub previous_location: u64,
+    /// Enabled threads the scheduler's rules kept out of `candidates` here.
+    pub hidden: Hidden,
+}
+
+/// Why enabled threads are missing from a step's candidates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Hidden {
+    /// The preemption bound is spent: the last thread must continue.
+    pub bound: bool,
+    /// Threads that yielded give way to those that did not.
+    pub yielded: bool,
 }
 
 impl SchedulingPoint<'_> {
