@@ -63,6 +63,8 @@ struct Lists {
     enabled: Vec<(ThreadId, Op)>,
     options: Vec<(ThreadId, Op)>,
     candidates: Vec<Candidate>,
+    /// The coroutines' slots (all empty between executions).
+    coroutines: Vec<Option<Co>>,
 }
 
 struct Scheduler<'a> {
@@ -97,14 +99,15 @@ pub(crate) fn run_execution(
         in_thread: Cell::new(false),
     };
     let installed = Installed::new(&ctx);
+    let mut lists = LISTS.with_borrow_mut(std::mem::take);
     let mut s = Scheduler {
         ctx: &ctx,
-        coroutines: Vec::new(),
+        coroutines: std::mem::take(&mut lists.coroutines),
         stack_size: config.stack_size,
         watch: super::watchdog::current(),
-        lists: LISTS.with_borrow_mut(std::mem::take),
+        lists,
     };
-    let main = Thread::new(0, VClock::new(), None);
+    let main = Thread::new(0, &VClock::new(), None);
     ctx.exec.borrow_mut().threads.push(main);
     s.add_coroutine(0, Box::new(body));
     s.run();
@@ -115,8 +118,11 @@ pub(crate) fn run_execution(
     lists.enabled.clear();
     lists.options.clear();
     lists.candidates.clear();
+    lists.coroutines = std::mem::take(&mut s.coroutines);
+    lists.coroutines.clear();
     LISTS.with_borrow_mut(|l| *l = lists);
     drop(installed);
+    ctx.exec.into_inner().recycle();
     result
 }
 
@@ -476,7 +482,7 @@ impl Scheduler<'_> {
             value: Value::None,
             order: None,
             location: op.location,
-            touched: Vec::new(),
+            touched: smallvec::SmallVec::new(),
             outcome: Outcome::Unknown,
             enablers,
             fixed,
