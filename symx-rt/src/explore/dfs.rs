@@ -126,7 +126,7 @@ impl Chooser for Dfs {
     fn estimate(&self) -> Option<f64> {
         let branches = self.stack.iter().map(|n| {
             let rest = n.options.len() - n.index - 1;
-            (n.index as u32, rest as u32)
+            (n.index as f64, rest as f64)
         });
         Some(crate::explore::estimate::total(self.executions, branches))
     }

@@ -62,6 +62,10 @@ struct Node {
     values: Values,
     /// Subtrees below this node already explored (for the estimate of the remaining work).
     done: u32,
+    /// Threads enabled and awake when the node was made: the most subtrees it can have (for
+    /// the estimate, see [`Growth`](crate::explore::estimate::Growth)).
+    #[serde(default)]
+    room: u32,
     /// The untried `values` were dealt to another explorer of a split exploration.
     #[serde(default)]
     values_elsewhere: bool,
@@ -115,6 +119,9 @@ pub(crate) struct Dpor {
     pending: Tree,
     /// Executions ended so far (numbers the events' executions, from 1).
     executions: u64,
+    /// How much of their room the nodes finished so far filled (for the estimate).
+    #[serde(default)]
+    growth: crate::explore::estimate::Growth,
     /// This explorer's end of an exploration split among several (`--shards`, see [`split`]).
     #[serde(skip)]
     peers: Option<Peers>,
@@ -161,6 +168,7 @@ impl Dpor {
                 return true;
             }
             let popped = self.nodes.pop().expect("a node");
+            self.growth.finished(popped.done + 1, popped.room);
             if let Some(peers) = &mut self.peers {
                 peers.retire(popped);
             }
@@ -242,6 +250,7 @@ impl Dpor {
             wut: std::mem::take(&mut self.pending),
             values: Values::default(),
             done: 0,
+            room: 0,
             values_elsewhere: false,
             id: self.peers.as_mut().map_or(0, |p| p.fresh_id()),
             home: None,
@@ -254,6 +263,9 @@ impl Dpor {
         if keyed {
             node.number_children();
         }
+        node.room = (threads.iter())
+            .filter(|&&t| !node.sleep.iter().any(|s| s.thread == t))
+            .count() as u32;
         let mut given = Vec::new();
         let next = node.wut.pop_leftmost(&mut given);
         for (ev, mut tree) in given {
@@ -499,10 +511,8 @@ impl Chooser for Dpor {
     }
 
     fn estimate(&self) -> Option<f64> {
-        let branches = self
-            .nodes
-            .iter()
-            .map(|n| (n.done, n.wut.children.len() as u32));
+        let branches = (self.nodes.iter())
+            .map(|n| (self.growth).planned(n.done, n.wut.children.len() as u32, n.room));
         Some(crate::explore::estimate::total(self.executions, branches))
     }
 

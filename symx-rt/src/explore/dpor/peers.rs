@@ -96,6 +96,7 @@ impl Node {
             wut: Tree::default(),
             values: self.values.clone(),
             done: self.done,
+            room: self.room,
             values_elsewhere: true,
             id: 0,
             home: self.home.or(Some((me, self.id))),
