@@ -11,7 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use super::chooser::{Candidate, Chooser, SchedulingPoint};
+use super::chooser::{Candidate, Chooser, Hidden, SchedulingPoint};
 use super::clock::VClock;
 use super::execution::{location_hash, Config, Ctx, Execution, Found, Installed};
 use super::objects::{next_generation, ObjKind};
@@ -295,8 +295,8 @@ impl Scheduler<'_> {
             return false;
         }
         let mut options = std::mem::take(&mut self.lists.options);
-        let choice = self.options(enabled, *last, &mut options);
-        let (t, op) = self.pick(&options, choice, *last, *steps);
+        let (choice, hidden) = self.options(enabled, *last, &mut options);
+        let (t, op) = self.pick(&options, choice, hidden, *last, *steps);
         self.lists.options = options;
         if self.failed() {
             return false; // the chooser abandoned the execution
@@ -343,20 +343,23 @@ impl Scheduler<'_> {
     /// those that did not, and at the preemption bound the last thread must continue. Also
     /// whether the step is a choice of the schedule: one recorded in replay tokens, which must
     /// replay under any preemption bound, so the bound's own restriction does not count.
-    /// Fills `options` and returns whether the step is a choice.
+    /// Fills `options` and returns whether the step is a choice, and which enabled threads'
+    /// absence from `options` the rules caused (see [`Hidden`]).
     fn options(
         &self,
         enabled: &[(ThreadId, Op)],
         last: Option<ThreadId>,
         options: &mut Vec<(ThreadId, Op)>,
-    ) -> bool {
+    ) -> (bool, Hidden) {
         let mut e = self.ctx.exec.borrow_mut();
         options.clear();
+        let mut hidden = Hidden::default();
         if let Some(fixed) = super::prefix::fixed_step(&mut e, enabled, last) {
             options.push(fixed);
-            return false;
+            return (false, hidden);
         }
         options.extend(enabled.iter().filter(|(t, _)| !e.threads[*t].yielded));
+        hidden.yielded = !options.is_empty() && options.len() < enabled.len();
         if options.is_empty() {
             // Everyone runnable has given way: a new round starts, so that each spinner gets
             // its turn again instead of the first one spinning alone.
@@ -369,12 +372,13 @@ impl Scheduler<'_> {
         if let (Some(bound), Some(l)) = (e.config.preemption_bound, last) {
             if e.preemptions >= bound {
                 if let Some(&cont) = options.iter().find(|(t, _)| *t == l) {
+                    hidden.bound = options.len() > 1;
                     options.clear();
                     options.push(cont);
                 }
             }
         }
-        choice
+        (choice, hidden)
     }
 
     /// Shows a chooser that sees every step the threads left with a pending operation at the
@@ -404,6 +408,7 @@ impl Scheduler<'_> {
         &mut self,
         options: &[(ThreadId, Op)],
         choice: bool,
+        hidden: Hidden,
         last: Option<ThreadId>,
         step: u64,
     ) -> (ThreadId, Op) {
@@ -427,14 +432,28 @@ impl Scheduler<'_> {
             let partial = unsafe { (*chooser).wants_trace() }
                 .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
             let epoch = (self.ctx.exec.borrow().epochs.as_ref()).map_or(0, |s| s.boundaries.len());
-            let previous =
-                (self.ctx.exec.borrow().trace.last()).map(|e| (e.kind, e.outcome, e.value));
+            let (previous, touched, previous_location) = match self.ctx.exec.borrow().trace.last() {
+                Some(e) => (
+                    Some((e.kind, e.outcome, e.value)),
+                    e.touched.clone(),
+                    // Hashing the file name costs: only where something needs the name.
+                    if e.touched.is_empty() {
+                        0
+                    } else {
+                        location_hash(e.location)
+                    },
+                ),
+                None => (None, Vec::new(), 0),
+            };
             let point = SchedulingPoint {
                 step,
                 epoch,
                 candidates: &candidates,
                 trace: partial.as_ref(),
                 previous,
+                touched,
+                previous_location,
+                hidden,
             };
             // SAFETY: see `run_execution`; no model thread runs during the call.
             let t = unsafe { (*chooser).choose_thread(&point) };

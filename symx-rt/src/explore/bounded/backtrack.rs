@@ -30,6 +30,8 @@ pub(super) struct Point {
     pub at: usize,
     pub thread: ThreadId,
     pub conservative: bool,
+    /// The step of the race the point is for (`at` itself, or later for a conservative one).
+    pub race: usize,
     pub initials: SmallVec<[ThreadId; 4]>,
 }
 
@@ -106,16 +108,17 @@ pub(super) fn points(
 #[derive(Default)]
 struct Asks {
     points: Vec<Point>,
-    conservative: rustc_hash::FxHashSet<(usize, ThreadId)>,
+    conservative: rustc_hash::FxHashSet<(usize, ThreadId, usize)>,
 }
 
 impl Asks {
-    fn conservative(&mut self, at: usize, thread: ThreadId) {
-        if self.conservative.insert((at, thread)) {
+    fn conservative(&mut self, at: usize, thread: ThreadId, race: usize) {
+        if self.conservative.insert((at, thread, race)) {
             self.points.push(Point {
                 at,
                 thread,
                 conservative: true,
+                race,
                 initials: SmallVec::new(),
             });
         }
@@ -204,6 +207,7 @@ fn race(
         at: i,
         thread: u,
         conservative: false,
+        race: i,
         initials,
     });
     if !bounded {
@@ -214,10 +218,10 @@ fn race(
         .rev()
         .find(|&j| evs[j].thread != v)
         .map_or(0, |j| j + 1);
-    out.conservative(start, u);
+    out.conservative(start, u, i);
     for at in start + 1..i {
         if holds_a_lock(&evs[..at], v) {
-            out.conservative(at, u);
+            out.conservative(at, u, i);
         }
     }
     let runs = |k: usize| {
@@ -229,7 +233,7 @@ fn race(
         return;
     }
     for at in (0..start).filter(|&k| runs(k)) {
-        out.conservative(at, u);
+        out.conservative(at, u, i);
     }
 }
 
