@@ -435,7 +435,7 @@ impl Scheduler<'_> {
             let (previous, touched, previous_location) = match self.ctx.exec.borrow().trace.last() {
                 Some(e) => (
                     Some((e.kind, e.outcome, e.value)),
-                    e.touched.clone(),
+                    e.touched.to_vec(),
                     // Hashing the file name costs: only where something needs the name.
                     if e.touched.is_empty() {
                         0
