@@ -9,7 +9,7 @@
 //! then [`Chooser::choose_thread`] at scheduling points and [`Chooser::choose_value`] at
 //! nondeterministic operations while it runs, then [`Chooser::end_execution`] with its events.
 
-use super::op::{Event, Op, OpKind, Outcome, ThreadId, Value};
+use super::op::{Event, ObjId, Op, OpKind, Outcome, ThreadId, Touch, Value};
 
 /// One thread the chooser may pick: who it is and what it will do.
 #[derive(Clone, Copy, Debug)]
@@ -37,6 +37,11 @@ pub(crate) struct SchedulingPoint<'a> {
     pub trace: Option<&'a crate::trace::Trace>,
     /// What the previous step's operation turned out to do, now that the step has ended.
     pub previous: Option<(OpKind, Outcome, Value)>,
+    /// What the previous step changed besides its operation's objects (`Event::touched`: a
+    /// drop in its code), and the hash of its operation's location (`location_hash`, which
+    /// names those objects as the trace's events do; 0 when nothing was touched).
+    pub touched: Vec<(ObjId, Touch)>,
+    pub previous_location: u64,
     /// Enabled threads the scheduler's rules kept out of `candidates` here.
     pub hidden: Hidden,
 }

@@ -426,14 +426,27 @@ impl Scheduler<'_> {
             let partial = unsafe { (*chooser).wants_trace() }
                 .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
             let epoch = (self.ctx.exec.borrow().epochs.as_ref()).map_or(0, |s| s.boundaries.len());
-            let previous =
-                (self.ctx.exec.borrow().trace.last()).map(|e| (e.kind, e.outcome, e.value));
+            let (previous, touched, previous_location) = match self.ctx.exec.borrow().trace.last() {
+                Some(e) => (
+                    Some((e.kind, e.outcome, e.value)),
+                    e.touched.clone(),
+                    // Hashing the file name costs: only where something needs the name.
+                    if e.touched.is_empty() {
+                        0
+                    } else {
+                        location_hash(e.location)
+                    },
+                ),
+                None => (None, Vec::new(), 0),
+            };
             let point = SchedulingPoint {
                 step,
                 epoch,
                 candidates: &candidates,
                 trace: partial.as_ref(),
                 previous,
+                touched,
+                previous_location,
                 hidden,
             };
             // SAFETY: see `run_execution`; no model thread runs during the call.

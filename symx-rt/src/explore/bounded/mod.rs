@@ -106,6 +106,10 @@
 //! every continuation; so only branches that cost no preemption and release nothing another
 //! thread could block on, or below which nothing was hidden, put their thread to sleep (see
 //! [`puts_to_sleep`]). A branch taken for a conservative point puts nothing to sleep either.
+//! A sleeping event is compared with the whole of each step taken after it, including what
+//! the step's code dropped after its operation (known once the step has ended), and refined
+//! accesses of different executions (barrier arrivals, `Arc` drops) are compared as the
+//! events module says: as conflicting.
 //!
 //! Without a bound (spurious wake-ups on, see `explore::make`) this is the classic dynamic
 //! partial-order reduction with sleep sets, without conservative points.
@@ -273,9 +277,12 @@ impl Bpor {
     /// Creates the node for a step past the replayed prefix: its sleep set is what slept at
     /// the parent or was tried there before, and commutes with the parent's event.
     fn new_node(&mut self, point: &SchedulingPoint<'_>, ready: Vec<ThreadId>) -> usize {
-        let (sleep, last) = match self.nodes.last() {
+        let (sleep, last) = match self.nodes.last_mut() {
             None => (Vec::new(), None),
             Some(parent) => {
+                // The parent's step has ended: it is compared with what it touched too.
+                let location = point.previous_location;
+                events::add_touched(&mut parent.event, &point.touched, location, &mut self.names);
                 let candidates: Vec<Ev> =
                     parent.sleep.iter().chain(&parent.taken).cloned().collect();
                 let event = parent.event.clone();

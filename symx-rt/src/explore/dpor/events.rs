@@ -24,6 +24,13 @@
 //! thread clears the token right after it, and takes happens-before from the unparks before
 //! it).
 //!
+//! Refined accesses compared across executions: a refinement holds where the event ran, and
+//! for the event moved earlier (past events it commutes with), not later. Sleep sets and
+//! wakeup-tree equivalence compare events of different executions, which may put one after
+//! the other: two arrivals at a barrier before the last, or two `Arc` drops that left a
+//! reference, then conflict ([`dependent`]), since after the other one the first may be the
+//! leader, or free the value. Within one execution they commute.
+//!
 //! A step's changes to objects besides its operation's own (`Touch`) belong to the step
 //! whose code made them; the code a new thread runs before its first visible operation
 //! belongs to the step that spawned it (it runs right after it in every schedule, and its
@@ -374,12 +381,28 @@ pub(crate) fn dependent(a: &Ev, b: &Ev, names: &mut Names) -> bool {
             if conflict_by(x, y, &mut same)
                 || orders_by(x, y, &mut same)
                 || orders_by(y, x, &mut same)
+                || (!exact && count_sensitive(x, y, &mut same))
             {
                 return true;
             }
         }
     }
     false
+}
+
+/// Two counts that went down without reaching their end, compared across executions (a
+/// sleeping event against the current path, a wakeup sequence against a tree's): each was
+/// refined where it ran, not where the comparison puts it. Two drops of an `Arc` that each
+/// left a reference where it ran first may still free it when one runs after the other (2
+/// references: either frees if second); two arrivals at a barrier that were not last, likewise
+/// (the second may be the leader). So they commute only within one execution, where adjacent
+/// such events stay what they were in either order; across executions they are dependent.
+fn count_sensitive(a: Access, b: Access, same: &mut impl FnMut(Canon, Canon) -> bool) -> bool {
+    match (a, b) {
+        (Access::Released(x), Access::Released(y))
+        | (Access::CountDown(x), Access::CountDown(y)) => same(x, y),
+        _ => false,
+    }
 }
 
 /// What identifies an event across executions, for naming the objects it uses.
@@ -627,7 +650,7 @@ pub(crate) fn of_trace_into(
         }
         for (slot, &(o, how)) in ev.touched.iter().enumerate() {
             let canon = names.name(o, at, 2 + slot as u8);
-            accesses.push(touched(canon, how));
+            accesses.push(touched_access(canon, how));
         }
         let mut exact: SmallVec<[Access; 2]> = SmallVec::new();
         if let Some(o) = ev.obj {
@@ -637,7 +660,7 @@ pub(crate) fn of_trace_into(
             exact.push(Access::Unlock(o));
         }
         for &(o, how) in &ev.touched {
-            exact.push(touched(o, how));
+            exact.push(touched_access(o, how));
         }
         out.push(Ev {
             thread,
@@ -657,8 +680,30 @@ pub(crate) fn of_trace_into(
     }
 }
 
+/// Adds to `ev`, the pending event of a step that has just ended, what its step touched
+/// besides its operation's objects (known only now: a drop in the code after the operation),
+/// named as [`of_trace`] names them. `location` is the hash of the operation's location. A
+/// sleeping event must be compared with all the step did, or a thread stays asleep after a
+/// step that freed what its drop would have freed.
+pub(crate) fn add_touched(
+    ev: &mut Ev,
+    touched: &[(ObjId, Touch)],
+    location: u64,
+    names: &mut Names,
+) {
+    let at = EventKey {
+        thread: ev.thread,
+        index: ev.index,
+        location,
+    };
+    for (slot, &(o, how)) in touched.iter().enumerate() {
+        let canon = names.name(o, at, 2 + slot as u8);
+        ev.accesses.push(touched_access(canon, how));
+    }
+}
+
 /// The access of a step's change to an object other than its operation's own.
-fn touched(obj: Canon, how: Touch) -> Access {
+fn touched_access(obj: Canon, how: Touch) -> Access {
     match how {
         Touch::Changed => Access::Other(obj),
         Touch::DroppedSender => Access::DroppedSender(obj),

@@ -181,6 +181,18 @@ impl Dpor {
         self.executions
     }
 
+    /// The number that tells execution `n`'s events apart from every other execution's (see
+    /// `events::dependent`, which compares events of one execution by their exact objects):
+    /// each explorer of a split exploration numbers its own executions from 1, and events
+    /// travel between explorers in gifts and forwarded reversals.
+    fn execution_id(&self, n: u64) -> u64 {
+        let explorer = self
+            .peers
+            .as_ref()
+            .map_or(0, |p| u64::from(p.exchange.index()));
+        explorer << 40 | n
+    }
+
     /// The runtime id of the enabled thread this strategy calls `t`, if it is enabled.
     fn runtime_id(&mut self, point: &SchedulingPoint<'_>, t: ThreadId) -> Option<ThreadId> {
         point
@@ -234,6 +246,17 @@ impl Dpor {
                 if let (Some(prev), Some(a)) = (point.previous, parent.chosen.accesses.first_mut())
                 {
                     *a = a.unrefined().refined(prev.0, prev.1, prev.2);
+                }
+                // A pending event has no touches yet; one that ran before carries those it
+                // made there, which it still makes here, moved earlier or not at all.
+                if parent.chosen.execution == 0 {
+                    let location = point.previous_location;
+                    events::add_touched(
+                        &mut parent.chosen,
+                        &point.touched,
+                        location,
+                        &mut self.names,
+                    );
                 }
                 let chosen = &parent.chosen;
                 parent
@@ -314,12 +337,13 @@ impl Dpor {
     /// The events of the finished execution, with everything only known after it ran, into
     /// `self.evs`.
     fn events_of(&mut self, trace: &[Event]) {
+        let execution = self.execution_id(self.executions);
         let threads = &mut self.threads;
         events::of_trace_into(
             trace,
             &mut self.names,
             &mut |k| threads.of(k),
-            self.executions,
+            execution,
             &mut self.evs,
         );
     }
@@ -428,7 +452,7 @@ impl Chooser for Dpor {
 
     fn unfinished(&mut self, pending: &[crate::rt::chooser::Candidate]) {
         // Numbered as the events of the execution that is ending (see `end_execution`).
-        let execution = self.executions + 1;
+        let execution = self.execution_id(self.executions + 1);
         for c in pending {
             let t = self.threads.of(c.key);
             let index = self.threads.next_index(t);
