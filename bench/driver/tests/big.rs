@@ -97,8 +97,26 @@ fn dpor_mutex_4x3() {
     mutex_counter(4, 3);
 }
 
-/// Five philosophers, two meals each, the correct version.
+/// A larger split: 3 threads × 5 `fetch_add`, 15!/(5!)^3 = 756,756 traces.
+#[symx::test]
+fn dpor_counters_3x5() {
+    counter(3, 5);
+}
+
+/// 3 × 5 critical sections under a mutex: 756,756 traces.
+#[symx::test]
+fn dpor_mutex_3x5() {
+    mutex_counter(3, 5);
+}
+
+/// A small split to profile (callgrind, `strace -c`): 3 × 4 `fetch_add`, 34,650 traces.
+#[symx::test]
+fn dpor_counters_3x4() {
+    counter(3, 4);
+}
+
+/// Five philosophers, three meals each, the correct version.
 #[symx::test]
 fn dpor_philosophers_5() {
-    philosophers(5, 2);
+    philosophers(5, 3);
 }

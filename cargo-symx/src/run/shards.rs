@@ -8,7 +8,6 @@
 //! leaves a hash of every trace it ran: from those, the executions whose trace ran twice are
 //! counted for the report.
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -75,19 +74,22 @@ fn redundant(dir: &Path, run: &Run) -> Option<u64> {
         return None;
     }
     let mut left = false;
-    let (mut all, mut distinct) = (0u64, HashSet::new());
+    // Sorted rather than hashed: hundreds of thousands of hashes, and the driver may be a
+    // debug build, where a hash set of them costs a noticeable share of a split run.
+    let mut hashes: Vec<u64> = Vec::new();
     for entry in std::fs::read_dir(dir).ok()?.filter_map(Result::ok) {
         if !entry.file_name().to_string_lossy().starts_with("traces-") {
             continue;
         }
         left = true;
         let bytes = std::fs::read(entry.path()).ok()?;
-        for hash in bytes.chunks_exact(8) {
-            all += 1;
-            distinct.insert(u64::from_le_bytes(hash.try_into().expect("8 bytes")));
-        }
+        let of = bytes.chunks_exact(8);
+        hashes.extend(of.map(|h| u64::from_le_bytes(h.try_into().expect("8 bytes"))));
     }
-    left.then(|| all - distinct.len() as u64)
+    let all = hashes.len() as u64;
+    hashes.sort_unstable();
+    hashes.dedup();
+    left.then(|| all - hashes.len() as u64)
 }
 
 /// [`run`] with more than one shard.

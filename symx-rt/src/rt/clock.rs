@@ -38,6 +38,41 @@ impl VClock {
     pub fn has_seen(&self, thread: usize, time: u32) -> bool {
         time <= self.get(thread)
     }
+
+    /// An empty clock, on storage an earlier execution's clock left (see [`VClock::recycle`]):
+    /// an execution makes a clock for each thread and object, and allocating them anew was a
+    /// visible share of a short execution's cost. Equal to [`VClock::new`] in every respect
+    /// but its capacity.
+    pub fn spare() -> Self {
+        SPARE.with_borrow_mut(Vec::pop).unwrap_or_default()
+    }
+
+    /// A copy of `other` on a spare clock's storage.
+    pub fn copy_of(other: &VClock) -> Self {
+        let mut c = VClock::spare();
+        c.0.extend_from_slice(&other.0);
+        c
+    }
+
+    /// Keeps this clock's storage, emptied, for [`VClock::spare`] on this OS thread.
+    pub fn recycle(mut self) {
+        if self.0.capacity() == 0 {
+            return;
+        }
+        self.0.clear();
+        SPARE.with_borrow_mut(|spare| {
+            if spare.len() < MAX_SPARE {
+                spare.push(self);
+            }
+        });
+    }
+}
+
+/// At most this many clocks are kept for reuse (a long execution's threads and objects).
+const MAX_SPARE: usize = 4096;
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Vec<VClock>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 #[cfg(test)]

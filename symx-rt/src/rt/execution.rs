@@ -86,19 +86,26 @@ impl Execution {
     /// A new execution, its trace sized for as many steps as the last one of this OS thread
     /// took (executions of one test are alike: growing the trace step by step cost several
     /// allocations and copies per execution).
+    ///
+    /// The tables of the last execution on this OS thread (threads, objects, the wait queue)
+    /// are reused emptied, with their storage (see [`Execution::recycle`]).
     pub fn new(config: Config, generation: u32) -> Self {
         let sym = crate::sym::record::SymState::new(config.sym.clone(), generation);
         let epochs = config.epochs.clone().map(super::epochs::EpochState::new);
         let context = super::prefix::Phase::of(config.sym.context_label.is_some());
+        let spare = SPARE.take();
         Execution {
             config,
-            objects: Objects::new(generation),
-            threads: Vec::new(),
+            objects: match spare.objects {
+                Some(objects) => objects.renewed(generation),
+                None => Objects::new(generation),
+            },
+            threads: spare.threads,
             current: 0,
-            queue: Vec::new(),
+            queue: spare.queue,
             trace: Vec::with_capacity(TRACE_LENGTH.get()),
             failure: None,
-            spawns: Vec::new(),
+            spawns: spare.spawns,
             decisions: Vec::new(),
             fingerprint: FNV_OFFSET,
             locations: FNV_OFFSET,
@@ -108,11 +115,34 @@ impl Execution {
             heap: Default::default(),
             locals: Default::default(),
             epochs,
-            user_sites: Vec::new(),
+            user_sites: spare.user_sites,
             rendering: false,
             context,
             effects: 0,
         }
+    }
+
+    /// Ends this execution, keeping its tables' storage for the next one on this OS thread.
+    /// Everything else is dropped as it would be with the execution (the tables first, as
+    /// they come first among its fields).
+    pub fn recycle(mut self) {
+        let mut threads = std::mem::take(&mut self.threads);
+        threads.drain(..).for_each(Thread::recycle);
+        let mut spawns = std::mem::take(&mut self.spawns);
+        spawns.clear();
+        let mut queue = std::mem::take(&mut self.queue);
+        queue.clear();
+        let mut user_sites = std::mem::take(&mut self.user_sites);
+        user_sites.clear();
+        let objects = std::mem::replace(&mut self.objects, Objects::new(0));
+        drop(self);
+        SPARE.set(Spare {
+            threads,
+            queue,
+            spawns,
+            user_sites,
+            objects: Some(objects),
+        });
     }
 
     pub fn me(&mut self) -> &mut Thread {
@@ -131,9 +161,20 @@ impl Execution {
     /// spawned it since (see `Event::enablers`).
     pub fn frontier(&self, t: ThreadId) -> Vec<u32> {
         let th = &self.threads[t];
-        let mut f = th.after.clone();
+        let mut f = Vec::with_capacity(th.after.len() + 1);
+        f.extend_from_slice(&th.after);
         f.extend(th.last_event);
         f
+    }
+
+    /// Adds [`Execution::frontier`]`(of)` to what thread `to`'s next event comes after
+    /// (`to` is not `of`).
+    pub fn add_frontier(&mut self, to: ThreadId, of: ThreadId) {
+        let mut after = std::mem::take(&mut self.threads[to].after);
+        let th = &self.threads[of];
+        after.extend_from_slice(&th.after);
+        after.extend(th.last_event);
+        self.threads[to].after = after;
     }
 
     /// Records that the running step changed `obj`'s state outside the step's own operation
@@ -199,7 +240,34 @@ const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
 /// A stable hash of a source location, independent of where the binary was built.
-pub(crate) fn location_hash(loc: &Location<'_>) -> u64 {
+///
+/// Every step's location is hashed several times (the fingerprint, the reductions' names of
+/// events), and hashing the file name byte by byte was a visible share of an execution's
+/// instructions: the hashes are kept in a small cache by the location's address (a
+/// `&'static Location` of one call site is one address).
+pub(crate) fn location_hash(loc: &'static Location<'static>) -> u64 {
+    let addr = loc as *const Location<'static> as usize;
+    let slot = (addr >> 3) % LOCATION_CACHE;
+    LOCATIONS.with(|cache| {
+        let (known, hash) = cache[slot].get();
+        if known == addr {
+            return hash;
+        }
+        let hash = hash_location_text(loc);
+        cache[slot].set((addr, hash));
+        hash
+    })
+}
+
+/// Slots of the cache of [`location_hash`], direct-mapped by address.
+const LOCATION_CACHE: usize = 256;
+
+thread_local! {
+    static LOCATIONS: [Cell<(usize, u64)>; LOCATION_CACHE] =
+        const { [const { Cell::new((0, 0)) }; LOCATION_CACHE] };
+}
+
+fn hash_location_text(loc: &Location<'_>) -> u64 {
     let mut h = FNV_OFFSET;
     for b in loc.file().bytes() {
         h = (h ^ b as u64).wrapping_mul(FNV_PRIME);
@@ -215,7 +283,18 @@ pub(crate) struct Ctx {
     pub in_thread: Cell<bool>,
 }
 
+/// The emptied tables of the last execution on this OS thread (see [`Execution::recycle`]).
+#[derive(Default)]
+struct Spare {
+    threads: Vec<Thread>,
+    queue: Vec<ThreadId>,
+    spawns: Vec<(ThreadId, Box<dyn FnOnce()>)>,
+    user_sites: Vec<(usize, super::site::Stack)>,
+    objects: Option<Objects>,
+}
+
 thread_local! {
+    static SPARE: Cell<Spare> = Cell::default();
     /// The length of the last trace an execution on this OS thread took.
     pub(crate) static TRACE_LENGTH: Cell<usize> = const { Cell::new(0) };
     static CURRENT: Cell<*const Ctx> = const { Cell::new(std::ptr::null()) };

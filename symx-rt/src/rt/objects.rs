@@ -235,6 +235,20 @@ impl Objects {
         }
     }
 
+    /// This table emptied for a new execution `generation`, keeping its storage (and its
+    /// objects' clocks' storage, for [`VClock::spare`]).
+    pub fn renewed(mut self, generation: u32) -> Self {
+        for state in self.states.drain(..) {
+            state.clock.recycle();
+        }
+        self.by_addr.clear();
+        Objects {
+            generation,
+            survivor: None,
+            ..self
+        }
+    }
+
     /// The id of an object that embeds an [`ObjRef`], registering it on first use.
     /// `initial` is the value an atomic starts this execution with.
     pub fn of(
@@ -296,7 +310,7 @@ impl Objects {
             value: initial,
             created,
             taken: false,
-            clock: VClock::new(),
+            clock: VClock::spare(),
             cell: None,
             initial: None,
             lock: None,

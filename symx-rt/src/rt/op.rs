@@ -217,7 +217,7 @@ pub struct Event {
     /// Objects whose state the step changed besides `obj` (a `Once` completed by the end of
     /// its initialiser, a channel whose sender it dropped): a partial-order reduction must
     /// treat the event as touching them.
-    pub touched: Vec<(ObjId, Touch)>,
+    pub touched: smallvec::SmallVec<[(ObjId, Touch); 1]>,
     /// What the operation turned out to do, where the partial-order reduction can tell more
     /// commuting operations apart by it than by its kind (see [`Outcome`]).
     pub outcome: Outcome,

@@ -63,6 +63,8 @@ struct Lists {
     enabled: Vec<(ThreadId, Op)>,
     options: Vec<(ThreadId, Op)>,
     candidates: Vec<Candidate>,
+    /// The coroutines' slots (all empty between executions).
+    coroutines: Vec<Option<Co>>,
 }
 
 struct Scheduler<'a> {
@@ -97,14 +99,15 @@ pub(crate) fn run_execution(
         in_thread: Cell::new(false),
     };
     let installed = Installed::new(&ctx);
+    let mut lists = LISTS.with_borrow_mut(std::mem::take);
     let mut s = Scheduler {
         ctx: &ctx,
-        coroutines: Vec::new(),
+        coroutines: std::mem::take(&mut lists.coroutines),
         stack_size: config.stack_size,
         watch: super::watchdog::current(),
-        lists: LISTS.with_borrow_mut(std::mem::take),
+        lists,
     };
-    let main = Thread::new(0, VClock::new(), None);
+    let main = Thread::new(0, &VClock::new(), None);
     ctx.exec.borrow_mut().threads.push(main);
     s.add_coroutine(0, Box::new(body));
     s.run();
@@ -115,8 +118,11 @@ pub(crate) fn run_execution(
     lists.enabled.clear();
     lists.options.clear();
     lists.candidates.clear();
+    lists.coroutines = std::mem::take(&mut s.coroutines);
+    lists.coroutines.clear();
     LISTS.with_borrow_mut(|l| *l = lists);
     drop(installed);
+    ctx.exec.into_inner().recycle();
     result
 }
 
@@ -429,7 +435,7 @@ impl Scheduler<'_> {
             let (previous, touched, previous_location) = match self.ctx.exec.borrow().trace.last() {
                 Some(e) => (
                     Some((e.kind, e.outcome, e.value)),
-                    e.touched.clone(),
+                    e.touched.to_vec(),
                     // Hashing the file name costs: only where something needs the name.
                     if e.touched.is_empty() {
                         0
@@ -495,7 +501,7 @@ impl Scheduler<'_> {
             value: Value::None,
             order: None,
             location: op.location,
-            touched: Vec::new(),
+            touched: smallvec::SmallVec::new(),
             outcome: Outcome::Unknown,
             enablers,
             fixed,

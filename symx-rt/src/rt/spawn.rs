@@ -8,6 +8,7 @@ use crate::sym::record::Local;
 use std::any::Any;
 use std::panic::Location;
 
+use super::clock::VClock;
 use super::execution::{with, Found};
 use super::op::{ObjId, OpKind, ThreadId};
 use super::threads::{Thread, Wait};
@@ -43,8 +44,7 @@ pub(crate) unsafe fn spawn<'a>(
     with(|e| {
         let id = e.threads.len();
         let me = e.current;
-        let clock = e.threads[me].clock.clone();
-        let mut child = Thread::new(id, clock, name);
+        let mut child = Thread::new(id, &e.threads[me].clock, name);
         child.stack_size = stack_size;
         child.key = super::threads::child_key(e.threads[me].key, e.threads[me].spawned);
         e.threads[me].spawned += 1;
@@ -87,7 +87,7 @@ pub(crate) fn thread_finished(id: ThreadId, panic: Option<Box<dyn Any + Send>>) 
         e.note_local(Local::Exit, None);
         let th = &mut e.threads[id];
         th.status = super::threads::Status::Finished;
-        th.exit_clock = Some(th.clock.clone());
+        th.exit_clock = Some(VClock::copy_of(&th.clock));
     });
     switch::notify(exit_key(id), true);
 }
@@ -97,12 +97,12 @@ pub(crate) fn join(t: ThreadId, at: &'static Location<'static>) {
     let done = wait_finished(t, at);
     with(|e| {
         let me = e.current;
-        if let Some(clock) = e.threads[t].exit_clock.clone() {
+        if let Some(clock) = e.threads[t].exit_clock.take() {
             e.threads[me].clock.join(&clock);
+            e.threads[t].exit_clock = Some(clock);
         }
         if done {
-            let frontier = e.frontier(t);
-            e.threads[me].after.extend(frontier);
+            e.add_frontier(me, t);
         }
         e.note_local(Local::Join { child: t }, Some(at));
     });

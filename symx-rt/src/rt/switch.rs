@@ -198,8 +198,7 @@ pub(crate) fn wake(e: &mut super::execution::Execution, t: ThreadId) {
     if let Status::Waiting(w) = e.threads[t].status {
         e.queue.retain(|&q| q != t);
         // Whatever made the waker run comes before whatever the woken thread does next.
-        let frontier = e.frontier(e.current);
-        e.threads[t].after.extend(frontier);
+        e.add_frontier(t, e.current);
         e.threads[t].status = match w.wake {
             Some(op) => Status::Ready(op),
             None => Status::Fresh,

@@ -110,8 +110,9 @@ pub(crate) fn child_key(parent: u64, n: u32) -> u64 {
 }
 
 impl Thread {
-    pub fn new(id: ThreadId, clock: VClock, name: Option<String>) -> Self {
-        let mut clock = clock;
+    /// Thread `id`, starting from the clock `parent` (its spawner's; empty for the main one).
+    pub fn new(id: ThreadId, parent: &VClock, name: Option<String>) -> Self {
+        let mut clock = VClock::copy_of(parent);
         clock.tick(id);
         Thread {
             name,
@@ -119,8 +120,8 @@ impl Thread {
             spawned: 0,
             status: Status::Fresh,
             clock,
-            fence_acquire: VClock::new(),
-            fence_release: VClock::new(),
+            fence_acquire: VClock::spare(),
+            fence_release: VClock::spare(),
             yielded: false,
             spurious_used: false,
             acquiring: None,
@@ -138,6 +139,16 @@ impl Thread {
             accessed: false,
             parked: false,
             reached: false,
+        }
+    }
+
+    /// Gives the thread's clocks back for the threads of later executions.
+    pub fn recycle(self) {
+        self.clock.recycle();
+        self.fence_acquire.recycle();
+        self.fence_release.recycle();
+        if let Some(c) = self.exit_clock {
+            c.recycle();
         }
     }
 

@@ -51,7 +51,7 @@ use crate::rt::op::{ObjId, Op, OpKind, Outcome, ThreadId, Touch, Value};
 pub(crate) type Canon = u32;
 
 /// What an event does to one object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) enum Access {
     None,
     Read(Canon),

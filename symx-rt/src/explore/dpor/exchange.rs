@@ -10,9 +10,10 @@
 //!   succeed), writes the work to `work-I` (via a temporary file and a rename, so that it
 //!   appears whole), then removes `claim-I`;
 //! - I takes `work-I` and removes it; it is busy again;
-//! - `msg-TO-FROM-N`: a message (reversals to plant at TO's nodes, `split`); a waiting
-//!   explorer that takes messages removes its `want-` file in the same step (it is busy until
-//!   it waits again);
+//! - `msg-TO-FROM-N`: the Nth message from FROM to TO (reversals to plant at TO's nodes,
+//!   `split`), numbered from 0 per pair, so that TO knows the name of the next one from each
+//!   explorer and finds it with one look at the file; a waiting explorer that takes messages
+//!   removes its `want-` file in the same step (it is busy until it waits again);
 //! - explorer 0 has begun, no explorer is busy and nothing is on its way (no `claim-`,
 //!   `work-` or `msg-` file): nobody can give any more or send anything, the exploration is
 //!   over (`over`). Explorers that have not started do not count: one that starts after the
@@ -24,7 +25,11 @@
 //! Every step above happens under an exclusive lock of the file `lock`, so that "no explorer
 //! is busy" is read from one consistent state: looked at file by file without it, a claim, a
 //! gift and the giver's going idle could happen between two looks, and an explorer would end
-//! with work on its way to it.
+//! with work on its way to it. A look that changes nothing needs no lock: a busy explorer
+//! first checks, without it, whether a request or a message is there at all (most looks find
+//! none, and the lock, a directory listing and a failed rename per look were a large share of
+//! a split run's system time); an idle one takes the lock only when a file it looked at says
+//! that something happened, or that the exploration may be over.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -40,8 +45,11 @@ pub(crate) fn look_every(interval: Duration) {
     LOOK_EVERY_US.store(interval.as_micros() as u64, Relaxed);
 }
 
-/// How long an idle explorer sleeps between looks for work.
-const POLL: Duration = Duration::from_micros(300);
+/// How long an idle explorer sleeps between looks for work: at first briefly (work usually
+/// comes within a busy explorer's look interval), then longer, so that a long wait costs
+/// little processor time.
+const POLL_FIRST: Duration = Duration::from_micros(200);
+const POLL_MAX: Duration = Duration::from_millis(2);
 
 /// One explorer's end of the exchange.
 pub(crate) struct Exchange {
@@ -51,8 +59,10 @@ pub(crate) struct Exchange {
     last_look: Instant,
     /// The exploration ended because every explorer was idle (no `stop` to leave behind).
     over: bool,
-    /// Messages sent so far (numbers the next one).
-    sent: u64,
+    /// Messages sent to each explorer so far (numbers the next one).
+    sent: Vec<u64>,
+    /// Messages taken from each explorer so far (the number of the next one).
+    taken: Vec<u64>,
 }
 
 impl Exchange {
@@ -65,7 +75,8 @@ impl Exchange {
             count,
             last_look: Instant::now(),
             over: false,
-            sent: 0,
+            sent: vec![0; count as usize],
+            taken: vec![0; count as usize],
         };
         if index == 0 {
             // Explorer 0 starts the exploration: busy until it first waits.
@@ -86,15 +97,20 @@ impl Exchange {
         self.dir.join(format!("{name}-{of}"))
     }
 
-    /// Runs `f` while holding the exchange's lock.
-    fn locked<T>(&self, f: impl FnOnce() -> T) -> T {
-        let lock = std::fs::OpenOptions::new()
+    /// The exchange's lock, held until the file returned is dropped.
+    fn lock(&self) -> std::fs::File {
+        std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(self.dir.join("lock"))
             .and_then(|file| file.lock().map(|()| file))
-            .unwrap_or_else(|e| panic!("symx: cannot lock {:?}: {e}", self.dir));
+            .unwrap_or_else(|e| panic!("symx: cannot lock {:?}: {e}", self.dir))
+    }
+
+    /// Runs `f` while holding the exchange's lock.
+    fn locked<T>(&self, f: impl FnOnce() -> T) -> T {
+        let lock = self.lock();
         let out = f();
         drop(lock);
         out
@@ -112,9 +128,13 @@ impl Exchange {
     /// An idle explorer whose request this one has taken, if one waits. The caller must then
     /// [`give`](Self::give) it work.
     pub fn claim_request(&mut self) -> Option<u32> {
+        let others = (0..self.count).filter(|&i| i != self.index);
+        let asking: Vec<u32> = others.filter(|&i| self.file("want", i).exists()).collect();
+        if asking.is_empty() {
+            return None;
+        }
         self.locked(|| {
-            (0..self.count)
-                .filter(|&i| i != self.index)
+            (asking.into_iter())
                 .find(|&i| std::fs::rename(self.file("want", i), self.file("claim", i)).is_ok())
         })
     }
@@ -135,8 +155,8 @@ impl Exchange {
     /// Sends `text` to explorer `to` (it reads it with [`receive`](Self::receive)).
     pub fn send(&mut self, to: u32, text: &str) {
         let tmp = self.file("partial-msg", self.index);
-        let name = format!("msg-{to}-{}-{}", self.index, self.sent);
-        self.sent += 1;
+        let name = message(to, self.index, self.sent[to as usize]);
+        self.sent[to as usize] += 1;
         std::fs::write(&tmp, text)
             .unwrap_or_else(|e| panic!("symx: cannot send to shard {to}: {e}"));
         self.locked(|| std::fs::rename(&tmp, self.dir.join(name)))
@@ -145,18 +165,40 @@ impl Exchange {
 
     /// The messages sent to this explorer since it last looked (taken out of the exchange).
     pub fn receive(&mut self) -> Vec<String> {
-        self.locked(|| self.take_messages())
+        if !self.has_messages() {
+            return Vec::new();
+        }
+        let lock = self.lock();
+        let messages = self.take_messages();
+        drop(lock);
+        messages
     }
 
-    /// Takes this explorer's messages; the caller holds the lock.
-    fn take_messages(&self) -> Vec<String> {
+    /// The path of the next message from explorer `from` to this one.
+    fn next_message(&self, from: u32) -> PathBuf {
+        let n = self.taken[from as usize];
+        self.dir.join(message(self.index, from, n))
+    }
+
+    /// Whether a message to this explorer is there (a look without the lock: messages are only
+    /// ever added by others, and taken by this explorer).
+    fn has_messages(&self) -> bool {
+        (0..self.count).any(|from| from != self.index && self.next_message(from).exists())
+    }
+
+    /// Takes this explorer's messages, in the order each explorer sent them; the caller holds
+    /// the lock.
+    fn take_messages(&mut self) -> Vec<String> {
         let mut out = Vec::new();
-        for (name, path) in self.messages() {
-            if message_to(&name) == Some(self.index) {
-                if let Ok(text) = std::fs::read_to_string(&path) {
-                    out.push(text);
-                }
+        for from in (0..self.count).filter(|&f| f != self.index) {
+            loop {
+                let path = self.next_message(from);
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    break;
+                };
                 let _ = std::fs::remove_file(&path);
+                self.taken[from as usize] += 1;
+                out.push(text);
             }
         }
         out
@@ -182,18 +224,6 @@ impl Exchange {
             })
     }
 
-    /// Every message in the exchange, to anybody: (file name, path).
-    fn messages(&self) -> Vec<(String, PathBuf)> {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return Vec::new();
-        };
-        entries
-            .filter_map(|e| e.ok())
-            .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path())))
-            .filter(|(name, _)| message_to(name).is_some())
-            .collect()
-    }
-
     /// Waits until another explorer hands this one work or sends it messages, or the
     /// exploration is over. A waiting explorer is idle: it takes part in the test "nobody busy
     /// and nothing on its way", which ends the exploration.
@@ -204,43 +234,64 @@ impl Exchange {
             std::fs::write(&want, b"")
         })
         .unwrap_or_else(|e| panic!("symx: cannot ask for work in {:?}: {e}", self.dir));
-        let work = self.file("work", self.index);
+        let mut poll = POLL_FIRST;
         loop {
-            let looked = self.locked(|| {
-                // Busy again with either: the request goes (a giver may have taken it already,
-                // and a request made again since must not outlive this look).
-                let wake = match std::fs::read_to_string(&work) {
-                    Ok(text) => {
-                        let _ = std::fs::remove_file(&work);
-                        Wake::Work(text)
-                    }
-                    Err(_) => {
-                        let messages = self.take_messages();
-                        if messages.is_empty() {
-                            let over = ["stop", "over"].iter().any(|f| self.dir.join(f).exists())
-                                || self.nobody_busy();
-                            if over {
-                                let _ = std::fs::write(self.dir.join("over"), b"");
-                            }
-                            return over.then_some(Wake::Over);
-                        }
-                        Wake::Messages(messages)
-                    }
-                };
-                let _ = std::fs::remove_file(&want);
-                std::fs::write(&busy, b"")
-                    .unwrap_or_else(|e| panic!("symx: cannot take work in {:?}: {e}", self.dir));
-                Some(wake)
-            });
+            if !self.anything_new() {
+                std::thread::sleep(poll);
+                poll = (poll * 2).min(POLL_MAX);
+                continue;
+            }
+            let lock = self.lock();
+            let looked = self.look(&want, &busy);
+            drop(lock);
             match looked {
                 Some(Wake::Over) => {
                     self.over = true;
                     return Wake::Over;
                 }
                 Some(wake) => return wake,
-                None => std::thread::sleep(POLL),
+                None => std::thread::sleep(poll),
             }
         }
+    }
+
+    /// Whether a waiting explorer should look under the lock: work or a message is there, or
+    /// the exploration may be over. Looked at without the lock, so only a hint; but a state in
+    /// which the exploration is over never changes, so this sees it sooner or later.
+    fn anything_new(&self) -> bool {
+        self.file("work", self.index).exists()
+            || self.has_messages()
+            || ["stop", "over"].iter().any(|f| self.dir.join(f).exists())
+            || self.nobody_busy()
+    }
+
+    /// One look of a waiting explorer, under the lock: the work or messages it takes (busy
+    /// again with either: the request goes, since a giver may have taken it already and a
+    /// request made again since must not outlive this look), `Over`, or `None`: still idle.
+    fn look(&mut self, want: &Path, busy: &Path) -> Option<Wake> {
+        let work = self.file("work", self.index);
+        let wake = match std::fs::read_to_string(&work) {
+            Ok(text) => {
+                let _ = std::fs::remove_file(&work);
+                Wake::Work(text)
+            }
+            Err(_) => {
+                let messages = self.take_messages();
+                if messages.is_empty() {
+                    let over = ["stop", "over"].iter().any(|f| self.dir.join(f).exists())
+                        || self.nobody_busy();
+                    if over {
+                        let _ = std::fs::write(self.dir.join("over"), b"");
+                    }
+                    return over.then_some(Wake::Over);
+                }
+                Wake::Messages(messages)
+            }
+        };
+        let _ = std::fs::remove_file(want);
+        std::fs::write(busy, b"")
+            .unwrap_or_else(|e| panic!("symx: cannot take work in {:?}: {e}", self.dir));
+        Some(wake)
     }
 }
 
@@ -265,6 +316,11 @@ pub(crate) enum Wake {
     Messages(Vec<String>),
     /// The exploration is over.
     Over,
+}
+
+/// The name of the `n`th message from explorer `from` to explorer `to`.
+fn message(to: u32, from: u32, n: u64) -> String {
+    format!("msg-{to}-{from}-{n}")
 }
 
 /// The explorer a message file `msg-TO-FROM-N` is for.

@@ -6,9 +6,10 @@
 
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use smallvec::SmallVec;
 
-use super::events::{Ev, Evidence};
+use super::events::{Access, Ev, Evidence, Names};
 use super::exchange::{Exchange, Wake};
 use super::split::{Key, Place};
 use super::wakeup::Tree;
@@ -30,6 +31,9 @@ pub(crate) struct Peers {
     /// Reversals planted at other explorers' nodes, not sent yet, each with the place of the
     /// child whose exploration found it (`None`: found below that node's current child).
     outbox: Vec<(Home, Option<Key>, Vec<Ev>)>,
+    /// The reversals forwarded since this explorer last took work, each sent only once (see
+    /// [`Dpor::forward`]).
+    forwarded: HashSet<(Home, Option<Key>, Vec<Sent>)>,
     /// A hash of each execution's trace (`HappensBefore::trace_hash`), left in the exchange
     /// when the exploration is over: the driver counts the traces two explorers ran.
     pub traces: Vec<u64>,
@@ -41,6 +45,20 @@ pub(crate) struct Peers {
 pub(crate) struct Lent {
     path: Rc<Vec<Node>>,
     depth: usize,
+}
+
+/// What of an event a reversal's owner sees (thread, index, accesses by their objects' roots,
+/// enablers): two reversals equal in these are planted alike.
+type Sent = (
+    usize,
+    u32,
+    SmallVec<[Access; 2]>,
+    SmallVec<[(usize, u32); 2]>,
+);
+
+fn sent(ev: &Ev, names: &mut Names) -> Sent {
+    let accesses = ev.accesses.iter().map(|a| a.renamed(|c| names.find(c)));
+    (ev.thread, ev.index, accesses.collect(), ev.enablers.clone())
 }
 
 /// Work handed to an idle explorer: a path whose wakeup trees hold the given items.
@@ -69,6 +87,7 @@ impl Peers {
             retired: HashMap::default(),
             ready: Vec::new(),
             outbox: Vec::new(),
+            forwarded: HashSet::default(),
             traces: Vec::new(),
         }
     }
@@ -228,6 +247,8 @@ impl Dpor {
                     }
                 }
                 Wake::Work(text) => {
+                    // The reversals sent so far were for the last gift's path (memory bound).
+                    peers.forwarded.clear();
                     let gift: Gift = crate::json::from_str(&text).expect("a gift from a shard");
                     let threads = &mut self.threads;
                     let to_mine = self.names.absorb(&gift.evidence, &mut |k| threads.of(k));
@@ -266,15 +287,23 @@ impl Dpor {
     }
 
     /// Plants `v`, found while exploring the child at `from` of node `home`, at that node:
-    /// here if this explorer owns it, else by a message to its owner.
+    /// here if this explorer owns it, else by a message to its owner, unless an equal one was
+    /// sent already. The owner plants what was found below `from` as the sequential algorithm
+    /// would during `from`'s exploration, when the node's wakeup tree and sleep set only grow:
+    /// planting a sequence again then adds nothing (the first one is there, or what covered it
+    /// still does). Most races below a gift reverse into the same few sequences above it (on
+    /// the counters, nearly one per execution, every one of them covered at the owner), so
+    /// sending each once spares both explorers most of the traffic.
     pub(super) fn forward(&mut self, home: Home, from: Option<Key>, v: Vec<Ev>) {
         let peers = self
             .peers
             .as_mut()
             .expect("only a split exploration has copies");
         if home.0 == peers.exchange.index() {
-            self.plant_at(home.1, from, v);
-        } else {
+            return self.plant_at(home.1, from, v);
+        }
+        let seen = v.iter().map(|ev| sent(ev, &mut self.names)).collect();
+        if peers.forwarded.insert((home, from.clone(), seen)) {
             peers.outbox.push((home, from, v));
         }
     }

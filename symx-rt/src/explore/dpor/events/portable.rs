@@ -130,7 +130,7 @@ impl Translation {
 
 impl Access {
     /// The same access to object `f(o)`.
-    fn renamed(self, mut f: impl FnMut(Canon) -> Canon) -> Access {
+    pub(crate) fn renamed(self, mut f: impl FnMut(Canon) -> Canon) -> Access {
         match self {
             Access::None => Access::None,
             Access::Read(o) => Access::Read(f(o)),
