@@ -97,6 +97,13 @@ struct Node {
     next_key: u32,
 }
 
+impl Node {
+    /// Whether thread `t`'s next event sleeps here.
+    fn asleep(&self, t: ThreadId) -> bool {
+        self.sleep.iter().any(|s| s.thread == t)
+    }
+}
+
 fn is_zero<N: Default + PartialEq>(n: &N) -> bool {
     *n == N::default()
 }
@@ -212,7 +219,7 @@ impl Dpor {
         (created.id, created.home, created.lent) = (node.id, node.home, node.lent);
         let keyed = self.peers.is_some();
         for (i, s) in node.sleep.into_iter().enumerate() {
-            if !created.sleep.iter().any(|c| c.thread == s.thread) {
+            if !created.asleep(s.thread) {
                 // A sleeper from the parent sleeps for every child (the least place).
                 let place = match i.checked_sub(inherited) {
                     Some(p) => node.places[p].clone(),
@@ -286,9 +293,7 @@ impl Dpor {
         if keyed {
             node.number_children();
         }
-        node.room = (threads.iter())
-            .filter(|&&t| !node.sleep.iter().any(|s| s.thread == t))
-            .count() as u32;
+        node.room = (threads.iter()).filter(|&&t| !node.asleep(t)).count() as u32;
         let mut given = Vec::new();
         let next = node.wut.pop_leftmost(&mut given);
         for (ev, mut tree) in given {
@@ -320,10 +325,7 @@ impl Dpor {
                         (None, None) => node.fresh_key(),
                     };
                 }
-                threads
-                    .iter()
-                    .position(|t| !node.sleep.iter().any(|s| s.thread == *t))
-                    .unwrap_or(0)
+                threads.iter().position(|&t| !node.asleep(t)).unwrap_or(0)
             }
         };
         // Only the chosen thread's event is needed here; the others are named when they run.
