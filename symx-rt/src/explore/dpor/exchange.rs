@@ -45,6 +45,17 @@ pub(crate) fn look_every(interval: Duration) {
     LOOK_EVERY_US.store(interval.as_micros() as u64, Relaxed);
 }
 
+/// A test's seed for random delays at the exchange's steps (0: none, the default), so that a
+/// rare order of gifts and messages between explorers shows in a few runs rather than in
+/// hundreds (see `Exchange::shake`).
+static JITTER: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the seed of the random delays (see `JITTER`); each exchange made after it draws its
+/// own sequence from it.
+pub(crate) fn jitter(seed: u64) {
+    JITTER.store(seed, Relaxed);
+}
+
 /// How long an idle explorer sleeps between looks for work: at first briefly (work usually
 /// comes within a busy explorer's look interval), then longer, so that a long wait costs
 /// little processor time.
@@ -63,6 +74,8 @@ pub(crate) struct Exchange {
     sent: Vec<u64>,
     /// Messages taken from each explorer so far (the number of the next one).
     taken: Vec<u64>,
+    /// The state of the random delays' generator (0: no delays, see `JITTER`).
+    shaker: u64,
 }
 
 impl Exchange {
@@ -77,6 +90,7 @@ impl Exchange {
             over: false,
             sent: vec![0; count as usize],
             taken: vec![0; count as usize],
+            shaker: shaker_seed(index),
         };
         if index == 0 {
             // Explorer 0 starts the exploration: busy until it first waits.
@@ -116,8 +130,32 @@ impl Exchange {
         out
     }
 
+    /// Under a test's `JITTER`: sometimes sleeps a little, sometimes yields, at random, and
+    /// says whether a random choice came out true (half the time); without it, nothing.
+    fn shake(&mut self) -> bool {
+        if self.shaker == 0 {
+            return false;
+        }
+        // xorshift64
+        let mut x = self.shaker;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.shaker = x;
+        match x % 8 {
+            0 | 1 => std::thread::sleep(Duration::from_micros(x >> 8 & 511)),
+            2 | 3 => std::thread::yield_now(),
+            _ => {}
+        }
+        x >> 20 & 1 == 1
+    }
+
     /// Whether it is time for a busy explorer to look at the exchange (requests, messages).
     pub fn due(&mut self) -> bool {
+        if self.shaker != 0 {
+            // Looks at random executions, so that gifts and messages fall anywhere.
+            return self.shake();
+        }
         if self.last_look.elapsed() < Duration::from_micros(LOOK_EVERY_US.load(Relaxed)) {
             return false;
         }
@@ -133,6 +171,7 @@ impl Exchange {
         if asking.is_empty() {
             return None;
         }
+        self.shake();
         self.locked(|| {
             (asking.into_iter())
                 .find(|&i| std::fs::rename(self.file("want", i), self.file("claim", i)).is_ok())
@@ -145,6 +184,7 @@ impl Exchange {
         let tmp = self.file("partial", to);
         std::fs::write(&tmp, work)
             .unwrap_or_else(|e| panic!("symx: cannot hand work to shard {to}: {e}"));
+        self.shake();
         self.locked(|| {
             std::fs::rename(&tmp, self.file("work", to))
                 .unwrap_or_else(|e| panic!("symx: cannot hand work to shard {to}: {e}"));
@@ -159,6 +199,7 @@ impl Exchange {
         self.sent[to as usize] += 1;
         std::fs::write(&tmp, text)
             .unwrap_or_else(|e| panic!("symx: cannot send to shard {to}: {e}"));
+        self.shake();
         self.locked(|| std::fs::rename(&tmp, self.dir.join(name)))
             .unwrap_or_else(|e| panic!("symx: cannot send to shard {to}: {e}"));
     }
@@ -168,6 +209,7 @@ impl Exchange {
         if !self.has_messages() {
             return Vec::new();
         }
+        self.shake();
         let lock = self.lock();
         let messages = self.take_messages();
         drop(lock);
@@ -236,6 +278,7 @@ impl Exchange {
         .unwrap_or_else(|e| panic!("symx: cannot ask for work in {:?}: {e}", self.dir));
         let mut poll = POLL_FIRST;
         loop {
+            self.shake();
             if !self.anything_new() {
                 std::thread::sleep(poll);
                 poll = (poll * 2).min(POLL_MAX);
@@ -306,6 +349,21 @@ impl Exchange {
             let _ = std::fs::rename(&tmp, self.file("traces", self.index));
         }
     }
+}
+
+/// The first state of an exchange's random delays: 0 (none) unless a test set `JITTER`, else
+/// drawn from it, the explorer's index and a count of the exchanges made, so that explorers and
+/// explorations differ.
+fn shaker_seed(index: u32) -> u64 {
+    static MADE: AtomicU64 = AtomicU64::new(0);
+    let seed = JITTER.load(Relaxed);
+    if seed == 0 {
+        return 0;
+    }
+    let n = MADE.fetch_add(1, Relaxed);
+    let mixed = (seed ^ u64::from(index) << 32 ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    mixed.max(1)
 }
 
 /// What woke a waiting explorer.
