@@ -235,7 +235,8 @@ fn check_many(seeds: std::ops::Range<u64>, count: u32, max_interleavings: f64) -
     }
     println!(
         "{count} shards: {totals:?}, redundant {} ({:.1} %), {:.1?}",
-        totals.shards - totals.sequential,
+        // Signed: shards that found a failure stop early, and may run fewer than the whole.
+        totals.shards as i64 - totals.sequential as i64,
         totals.redundancy(),
         start.elapsed()
     );
@@ -250,8 +251,8 @@ fn check_many(seeds: std::ops::Range<u64>, count: u32, max_interleavings: f64) -
 
 /// One program, explored again and again (the split depends on timing): set
 /// `SYMX_SHARDS_REPEAT="SEED FAMILY SHARDS TIMES [MAX_INTERLEAVINGS]"`, e.g. `"41 Deadlocky 2
-/// 300"`, and run this test with `--ignored --nocapture` (under load, or pinned to one core
-/// with `taskset -c 0`, other timings show).
+/// 300"`, and run this test with `--ignored --nocapture` (with `SYMX_SHARDS_JITTER=SEED`, under
+/// load, or pinned to one core with `taskset -c 0`, other timings show).
 #[test]
 #[ignore = "a tool to reproduce a disagreement; run by hand with SYMX_SHARDS_REPEAT"]
 fn repeat_one_program() {
