@@ -4,7 +4,8 @@
 
 use std::panic::Location;
 
-use crate::sym::record::{self, Local};
+use crate::sym::notes::Local;
+use crate::sym::record;
 use crate::sym::{Condition, Sym};
 use crate::trace::format::FactRecord;
 
