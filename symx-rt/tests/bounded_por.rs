@@ -21,7 +21,10 @@ mod random_programs;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
-use random_programs::{canonical, generate, run, show, shrink, take_final, Family, Program};
+use random_programs::{
+    canonical_ignoring_fairness as canonical, generate, run, show, shrink, take_final, Family,
+    Program,
+};
 use symx::__private::{explore_observed, ObservedStep};
 use symx::{Builder, FailureKind, Report, Strategy};
 

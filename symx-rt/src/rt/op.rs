@@ -225,6 +225,13 @@ pub struct Event {
     /// Earlier events (trace indices) without which this one could not have happened: the
     /// step that spawned, woke or was joined by its thread. Program order is implicit.
     pub enablers: Vec<u32>,
+    /// The step changed nothing another thread's fairness rule looks at: a yield, a spurious
+    /// wake-up, an atomic operation that only read, a failed `try_lock` (see
+    /// `Scheduler::after_step`).
+    pub quiet: bool,
+    /// The thread had given way (yielded) and could run again only after this step (a trace
+    /// index, see `ThreadState::let_go`).
+    pub let_go: Option<u32>,
     /// The step belongs to the prefix of a recorded context (see `prefix`): it ran once under
     /// a fixed schedule, and no strategy reorders it.
     pub fixed: bool,

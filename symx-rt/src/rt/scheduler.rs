@@ -363,7 +363,11 @@ impl Scheduler<'_> {
         if options.is_empty() {
             // Everyone runnable has given way: a new round starts, so that each spinner gets
             // its turn again instead of the first one spinning alone.
+            let at = e.trace.len().checked_sub(1).map(|a| a as u32);
             for (t, _) in enabled {
+                if e.threads[*t].yielded {
+                    e.threads[*t].let_go = at;
+                }
                 e.threads[*t].yielded = false;
             }
             options.extend_from_slice(enabled);
@@ -489,6 +493,7 @@ impl Scheduler<'_> {
         e.hash_step(&[t as u64, op.kind as u64, obj]);
         e.hash_location(location_hash(op.location));
         let enablers = std::mem::take(&mut e.threads[t].after);
+        let let_go = e.threads[t].let_go.take();
         e.threads[t].last_event = Some(e.trace.len() as u32);
         let thread_key = e.threads[t].key;
         let fixed = e.context.in_prefix();
@@ -506,6 +511,8 @@ impl Scheduler<'_> {
             enablers,
             fixed,
             blind: false,
+            quiet: false,
+            let_go,
         });
         match op.kind {
             OpKind::Yield => e.threads[t].yielded = true,
@@ -521,11 +528,19 @@ impl Scheduler<'_> {
     /// wait for never does.
     fn after_step(&mut self, t: ThreadId) {
         let mut e = self.exec();
-        if e.quiet_step {
+        let quiet = e.quiet_step;
+        let at = e.trace.len().checked_sub(1);
+        if let Some(ev) = e.trace.last_mut() {
+            ev.quiet = quiet;
+        }
+        if quiet {
             return;
         }
         for (id, th) in e.threads.iter_mut().enumerate() {
             if id != t {
+                if th.yielded {
+                    th.let_go = at.map(|a| a as u32);
+                }
                 th.yielded = false;
                 th.spurious_used = false;
             }
