@@ -388,7 +388,7 @@ fn dpor_agrees_with_dfs_on_random_programs() {
 /// never reached; the smallest is `a_yield_that_a_later_change_lets_go`.
 #[test]
 fn dpor_agrees_with_dfs_on_programs_that_yield() {
-    check_many(&[Family::Yielding], 0, 300, 2_000.0);
+    check_many(&[Family::Yielding], 0, 2000, 2_000.0);
 }
 
 #[test]
