@@ -105,7 +105,12 @@ impl Execution {
 /// by the thread as it ends. Destructors may create new locals; those are dropped too.
 pub(crate) fn thread_exit(t: ThreadId) {
     with(|e| e.locals.destroying.push(t));
-    while let Some(values) = with(|e| e.locals.threads.remove(&t)).flatten() {
+    // Most threads have no locals: no need to hash their id to find none.
+    let take = |e: &mut Execution| match e.locals.threads.is_empty() {
+        true => None,
+        false => e.locals.threads.remove(&t),
+    };
+    while let Some(values) = with(take).flatten() {
         drop(values);
     }
     let last = with(|e| {

@@ -142,6 +142,10 @@ pub(crate) struct Dpor {
     /// have come after.
     #[serde(skip)]
     unfinished: Vec<Ev>,
+    /// The storage of finished nodes' sleep sets, for new nodes' (a new node's sleep set was
+    /// one allocation per step of every execution).
+    #[serde(skip)]
+    spare_sleep: Vec<Vec<Ev>>,
 }
 
 impl Dpor {
@@ -174,13 +178,22 @@ impl Dpor {
                 self.pending = subtree;
                 return true;
             }
-            let popped = self.nodes.pop().expect("a node");
+            let mut popped = self.nodes.pop().expect("a node");
             self.growth.finished(popped.done + 1, popped.room);
-            if let Some(peers) = &mut self.peers {
-                peers.retire(popped);
+            match &mut self.peers {
+                Some(peers) => peers.retire(popped),
+                None => self.recycle_sleep(&mut popped.sleep),
             }
         }
         false
+    }
+
+    /// Keeps a finished node's sleep set's storage for a node made later.
+    fn recycle_sleep(&mut self, sleep: &mut Vec<Ev>) {
+        sleep.clear();
+        if sleep.capacity() > 0 {
+            self.spare_sleep.push(std::mem::take(sleep));
+        }
     }
 
     /// Executions ended so far.
@@ -240,13 +253,14 @@ impl Dpor {
         next_key: u32,
         old_key: Option<split::Key>,
     ) -> ThreadId {
-        let threads: Vec<ThreadId> = point
+        let threads: smallvec::SmallVec<[ThreadId; 8]> = point
             .candidates
             .iter()
             .map(|c| self.threads.of(c.key))
             .collect();
-        let sleep = match self.nodes.last_mut() {
-            None => Vec::new(),
+        let mut sleep = self.spare_sleep.pop().unwrap_or_default();
+        match self.nodes.last_mut() {
+            None => {}
             Some(parent) => {
                 // The parent's step has ended: what it did is known, and may commute with
                 // more of the sleeping events than its kind alone would.
@@ -266,13 +280,14 @@ impl Dpor {
                     );
                 }
                 let chosen = &parent.chosen;
-                parent
-                    .sleep_at(&parent.key)
-                    .filter(|s| !events::dependent(s, chosen, &mut self.names))
-                    .cloned()
-                    .collect()
+                sleep.extend(
+                    parent
+                        .sleep_at(&parent.key)
+                        .filter(|s| !events::dependent(s, chosen, &mut self.names))
+                        .cloned(),
+                );
             }
-        };
+        }
         let keyed = self.peers.is_some();
         let mut node = Node {
             chosen: Ev::default(),
@@ -364,20 +379,24 @@ impl Dpor {
         evs.append(&mut self.unfinished);
         self.hb.recompute(&evs);
         let races = std::mem::take(&mut self.hb.races);
-        for &(i, j) in races.iter().filter(|&&(i, _)| i >= fixed && i < ran) {
+        // The sequence `notdep(e, E).e'` of each race, borrowed from the trace: events are
+        // copied only into a wakeup tree, and only those the tree does not have. One buffer
+        // serves every race of the execution.
+        let planted = || races.iter().filter(|&&(i, _)| i >= fixed && i < ran);
+        // Moved before `ei`, `ej` may do something else than it did here.
+        let moved: Vec<Ev> = planted().map(|&(_, j)| evs[j].unrefined()).collect();
+        let mut v: Vec<&Ev> = Vec::new();
+        for (&(i, j), moved) in planted().zip(&moved) {
             let (ei, ej) = (&evs[i], &evs[j]);
             debug_assert_ne!(ei.thread, ej.thread);
-            // Moved before `ei`, `ej` may do something else than it did here.
-            let moved = ej.unrefined();
-            // The sequence `notdep(e, E).e'`, borrowed from the trace: events are copied only
-            // into a wakeup tree, and only those the tree does not have.
-            let mut v: Vec<&Ev> = Vec::new();
+            v.clear();
+            v.reserve(ran - i);
             v.extend(
                 (i + 1..ran)
                     .filter(|&k| !self.hb.before(i, ei.thread, k))
                     .map(|k| &evs[k]),
             );
-            v.push(&moved);
+            v.push(moved);
             // Most reversals start with a thread that already sleeps there.
             let names = &mut self.names;
             let node = &self.nodes[i];
@@ -389,11 +408,13 @@ impl Dpor {
             }
             if self.peers.is_some() {
                 let from = self.nodes[i].key.clone();
-                self.plant(i, v, Some(from));
+                self.plant(i, std::mem::take(&mut v), Some(from));
             } else {
-                self.insert(i, v);
+                self.insert(i, &mut v);
             }
         }
+        drop(v);
+        drop(moved);
         self.hb.races = races;
         if let Some(peers) = &mut self.peers {
             peers.traces.push(self.hb.trace_hash(&evs, ran));
@@ -405,11 +426,11 @@ impl Dpor {
     /// Inserts `v` at the state before step `at`: along the current path while its events are
     /// weak initials, then into the wakeup tree of the first node where they are not.
     /// (The caller has checked that no thread sleeping at `at` is a weak initial of `v`.)
-    fn insert(&mut self, at: usize, mut v: Vec<&Ev>) {
+    fn insert(&mut self, at: usize, v: &mut Vec<&Ev>) {
         let mut k = at;
         while k < self.nodes.len() {
-            if !wakeup::take_weak_initial(&self.nodes[k].chosen, &mut v, &mut self.names) {
-                self.nodes[k].wut.insert(v, &mut self.names);
+            if !wakeup::take_weak_initial(&self.nodes[k].chosen, v, &mut self.names) {
+                self.nodes[k].wut.insert_from(v, &mut self.names);
                 return;
             }
             if v.is_empty() {

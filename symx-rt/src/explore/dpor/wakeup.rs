@@ -64,10 +64,16 @@ impl Tree {
     /// Inserts `v` unless a sequence in the tree already covers it (copying only the events
     /// it adds); whether it added anything.
     pub fn insert<E: Borrow<Ev>>(&mut self, mut v: Vec<E>, names: &mut Names) -> bool {
+        self.insert_from(&mut v, names)
+    }
+
+    /// [`insert`](Self::insert), leaving what is left of `v` in it (its buffer is the
+    /// caller's to reuse).
+    pub fn insert_from<E: Borrow<Ev>>(&mut self, v: &mut Vec<E>, names: &mut Names) -> bool {
         let mut node = self;
         'descend: loop {
             for i in 0..node.children.len() {
-                if take_weak_initial(&node.children[i].0, &mut v, names) {
+                if take_weak_initial(&node.children[i].0, v, names) {
                     if node.children[i].1.is_empty() || v.is_empty() {
                         return false; // a leaf (or all of v) already stands for it
                     }
