@@ -159,9 +159,9 @@ impl Execution {
 
     /// The events thread `t`'s next step comes after: its latest event and whatever woke or
     /// spawned it since (see `Event::enablers`).
-    pub fn frontier(&self, t: ThreadId) -> Vec<u32> {
+    pub fn frontier(&self, t: ThreadId) -> super::op::Enablers {
         let th = &self.threads[t];
-        let mut f = Vec::with_capacity(th.after.len() + 1);
+        let mut f = super::op::Enablers::with_capacity(th.after.len() + 1);
         f.extend_from_slice(&th.after);
         f.extend(th.last_event);
         f
@@ -196,7 +196,7 @@ impl Execution {
         let at = self.trace.len().checked_sub(1)?;
         let me = &self.threads[self.current];
         let own = self.trace[at].thread == self.current;
-        let just_spawned = me.last_event.is_none() && me.after == [at as u32];
+        let just_spawned = me.last_event.is_none() && me.after[..] == [at as u32];
         (own || just_spawned).then_some(at)
     }
 

@@ -71,7 +71,7 @@ pub(crate) struct Thread {
     pub timed_out: bool,
     pub yielder: *const Yielder<(), ()>,
     /// Events that must precede this thread's next event (see `Event::enablers`).
-    pub after: Vec<u32>,
+    pub after: super::op::Enablers,
     /// Index of this thread's latest event in the trace.
     pub last_event: Option<u32>,
     /// The atomic operation this thread is about to take drops its result (see
@@ -128,7 +128,7 @@ impl Thread {
             park_token: false,
             timed_out: false,
             yielder: std::ptr::null(),
-            after: Vec::new(),
+            after: super::op::Enablers::new(),
             last_event: None,
             blind_next: false,
             exit_clock: None,
