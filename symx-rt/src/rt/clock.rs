@@ -3,13 +3,19 @@
 //! Owns only the clock arithmetic. Which operations join or publish a clock is decided by the
 //! objects that use them (atomics, locks, cells, thread spawn and join).
 
-/// A vector clock indexed by model thread id; missing entries are zero.
+use smallvec::SmallVec;
+
+/// A vector clock indexed by model thread id; missing entries are zero. The clocks of up to
+/// [`INLINE`] threads are stored inline: an execution makes a clock for each thread and object.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct VClock(Vec<u32>);
+pub struct VClock(SmallVec<[u32; INLINE]>);
+
+/// Threads whose clock components are stored without an allocation.
+const INLINE: usize = 8;
 
 impl VClock {
     pub fn new() -> Self {
-        VClock(Vec::new())
+        VClock(SmallVec::new())
     }
 
     pub fn get(&self, thread: usize) -> u32 {
@@ -39,10 +45,9 @@ impl VClock {
         time <= self.get(thread)
     }
 
-    /// An empty clock, on storage an earlier execution's clock left (see [`VClock::recycle`]):
-    /// an execution makes a clock for each thread and object, and allocating them anew was a
-    /// visible share of a short execution's cost. Equal to [`VClock::new`] in every respect
-    /// but its capacity.
+    /// An empty clock, on storage an earlier execution's clock of more than [`INLINE`] threads
+    /// left (see [`VClock::recycle`]): allocating them anew was a visible share of a short
+    /// execution's cost. Equal to [`VClock::new`] in every respect but its capacity.
     pub fn spare() -> Self {
         SPARE.with_borrow_mut(Vec::pop).unwrap_or_default()
     }
@@ -54,9 +59,10 @@ impl VClock {
         c
     }
 
-    /// Keeps this clock's storage, emptied, for [`VClock::spare`] on this OS thread.
+    /// Keeps this clock's storage, emptied, for [`VClock::spare`] on this OS thread, if it is
+    /// an allocation.
     pub fn recycle(mut self) {
-        if self.0.capacity() == 0 {
+        if !self.0.spilled() {
             return;
         }
         self.0.clear();

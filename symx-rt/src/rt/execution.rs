@@ -103,7 +103,11 @@ impl Execution {
             threads: spare.threads,
             current: 0,
             queue: spare.queue,
-            trace: Vec::with_capacity(TRACE_LENGTH.get()),
+            trace: {
+                let mut trace = SPARE_TRACE.take();
+                trace.reserve(TRACE_LENGTH.get());
+                trace
+            },
             failure: None,
             spawns: spare.spawns,
             decisions: Vec::new(),
@@ -297,6 +301,8 @@ thread_local! {
     static SPARE: Cell<Spare> = Cell::default();
     /// The length of the last trace an execution on this OS thread took.
     pub(crate) static TRACE_LENGTH: Cell<usize> = const { Cell::new(0) };
+    /// A trace its explorer was done with, emptied (see [`recycle_trace`]).
+    static SPARE_TRACE: Cell<Vec<Event>> = const { Cell::new(Vec::new()) };
     static CURRENT: Cell<*const Ctx> = const { Cell::new(std::ptr::null()) };
 }
 
@@ -320,6 +326,13 @@ impl Drop for Installed {
     fn drop(&mut self) {
         CURRENT.with(|c| c.set(self.previous));
     }
+}
+
+/// Gives an execution's trace back once its explorer is done with it: the next execution on
+/// this OS thread records its steps into the same storage.
+pub(crate) fn recycle_trace(mut trace: Vec<Event>) {
+    trace.clear();
+    SPARE_TRACE.set(trace);
 }
 
 /// True on an OS thread that runs an execution (between steps too).

@@ -48,8 +48,9 @@ impl Drop for Erased {
 pub(crate) struct Locals {
     /// Per thread: the values of the `thread_local!` keys it used, by the key's address.
     threads: HashMap<ThreadId, HashMap<usize, Erased>>,
-    /// Threads whose locals are being destroyed: a key used then is an `AccessError`.
-    destroying: Vec<ThreadId>,
+    /// Threads whose locals are being destroyed: a key used then is an `AccessError`. Inline:
+    /// every thread of every execution comes here as it ends.
+    destroying: smallvec::SmallVec<[ThreadId; 8]>,
     /// Per-execution statics, by object id.
     statics: HashMap<u32, Erased>,
 }
