@@ -157,7 +157,11 @@ impl Dpor {
                 return true;
             }
             let keyed = self.peers.is_some();
-            let done = node.chosen.clone();
+            // Replaced below, or popped with the node (which a split exploration keeps).
+            let done = match keyed {
+                true => node.chosen.clone(),
+                false => std::mem::take(&mut node.chosen),
+            };
             let below = std::mem::take(&mut node.below);
             node.fall_asleep(done, (node.key.clone(), below), keyed);
             let mut given = Vec::new();
