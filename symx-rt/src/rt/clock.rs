@@ -24,16 +24,19 @@ impl VClock {
 
     /// Advances `thread`'s own component: a new epoch begins for it.
     pub fn tick(&mut self, thread: usize) {
-        if self.0.len() <= thread {
-            self.0.resize(thread + 1, 0);
+        // Pushed one by one: `SmallVec::resize` costs more than the few entries a clock grows by.
+        while self.0.len() <= thread {
+            self.0.push(0);
         }
         self.0[thread] += 1;
     }
 
     /// Pointwise maximum: afterwards everything `other` has seen, `self` has seen.
+    #[inline]
     pub fn join(&mut self, other: &VClock) {
-        if self.0.len() < other.0.len() {
-            self.0.resize(other.0.len(), 0);
+        // Pushed one by one, as in `tick`: `SmallVec::extend` costs more than the loop.
+        while self.0.len() < other.0.len() {
+            self.0.push(0);
         }
         for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
             *mine = (*mine).max(*theirs);
@@ -55,7 +58,11 @@ impl VClock {
     /// A copy of `other` on a spare clock's storage.
     pub fn copy_of(other: &VClock) -> Self {
         let mut c = VClock::spare();
-        c.0.extend_from_slice(&other.0);
+        // Pushed one by one: a call of `memcpy` (`extend_from_slice`) or `SmallVec::extend`
+        // for a few entries costs more.
+        for &time in &other.0 {
+            c.0.push(time);
+        }
         c
     }
 

@@ -131,7 +131,8 @@ impl Execution {
     /// they come first among its fields).
     pub fn recycle(mut self) {
         let mut threads = std::mem::take(&mut self.threads);
-        threads.drain(..).for_each(Thread::recycle);
+        threads.iter_mut().for_each(Thread::recycle);
+        threads.clear();
         let mut spawns = std::mem::take(&mut self.spawns);
         spawns.clear();
         let mut queue = std::mem::take(&mut self.queue);

@@ -238,9 +238,11 @@ impl Objects {
     /// This table emptied for a new execution `generation`, keeping its storage (and its
     /// objects' clocks' storage, for [`VClock::spare`]).
     pub fn renewed(mut self, generation: u32) -> Self {
-        for state in self.states.drain(..) {
-            state.clock.recycle();
+        // In place: moving each object's state out of the table copies it whole.
+        for state in &mut self.states {
+            std::mem::take(&mut state.clock).recycle();
         }
+        self.states.clear();
         self.by_addr.clear();
         Objects {
             generation,

@@ -142,12 +142,13 @@ impl Thread {
         }
     }
 
-    /// Gives the thread's clocks back for the threads of later executions.
-    pub fn recycle(self) {
-        self.clock.recycle();
-        self.fence_acquire.recycle();
-        self.fence_release.recycle();
-        if let Some(c) = self.exit_clock {
+    /// Gives the thread's clocks back for the threads of later executions (in place: moving
+    /// a thread out of its table copies it whole).
+    pub fn recycle(&mut self) {
+        std::mem::take(&mut self.clock).recycle();
+        std::mem::take(&mut self.fence_acquire).recycle();
+        std::mem::take(&mut self.fence_release).recycle();
+        if let Some(c) = self.exit_clock.take() {
             c.recycle();
         }
     }
