@@ -387,12 +387,21 @@ impl Dpor {
         // copied only into a wakeup tree, and only those the tree does not have. One buffer
         // serves every race of the execution.
         let planted = || races.iter().filter(|&&(i, _)| i >= fixed && i < ran);
-        // Moved before `ei`, `ej` may do something else than it did here.
-        let moved: Vec<Ev> = planted().map(|&(_, j)| evs[j].unrefined()).collect();
+        // Moved before `ei`, `ej` may do something else than it did here: copied as it is
+        // known before it runs, where that differs from what it did.
+        let refined = |j: usize| evs[j].refined_by_outcome();
+        let unrefined: Vec<Ev> = (planted().filter(|&&(_, j)| refined(j)))
+            .map(|&(_, j)| evs[j].unrefined())
+            .collect();
+        let mut unrefined = unrefined.iter();
         let mut v: Vec<&Ev> = Vec::new();
-        for (&(i, j), moved) in planted().zip(&moved) {
+        for &(i, j) in planted() {
             let (ei, ej) = (&evs[i], &evs[j]);
             debug_assert_ne!(ei.thread, ej.thread);
+            let moved = match refined(j) {
+                true => unrefined.next().expect("one per refined event"),
+                false => ej,
+            };
             v.clear();
             v.reserve(ran - i);
             v.extend(
@@ -418,7 +427,6 @@ impl Dpor {
             }
         }
         drop(v);
-        drop(moved);
         self.hb.races = races;
         if let Some(peers) = &mut self.peers {
             peers.traces.push(self.hb.trace_hash(&evs, ran));
