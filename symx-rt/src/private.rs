@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::builder::Builder;
 use crate::rt::threads::Acquiring;
 use crate::rt::{self, site, ObjId};
-use crate::sym::record::{Local, SyncOp};
+use crate::sym::notes::{Local, SyncOp};
 
 pub use crate::sym::assertion;
 
@@ -211,6 +211,13 @@ pub fn shard(
 /// (default 2 ms; a test sets 0 to split between every two executions).
 pub fn split_look_every(interval: std::time::Duration) {
     crate::explore::dpor::exchange::look_every(interval);
+}
+
+/// Makes the shards of a split optimal DPOR made after it wait a little at random at each step
+/// of their exchange (from `seed`; 0: never, the default), so that a test sees many orders of
+/// gifts and messages.
+pub fn split_jitter(seed: u64) {
+    crate::explore::dpor::exchange::jitter(seed);
 }
 
 /// Stops the running explorations that save a checkpoint after their current execution, as

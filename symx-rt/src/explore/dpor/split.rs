@@ -38,7 +38,11 @@
 //!   reversals may still be forwarded to it, and explored again (from its path) when one is.
 //!
 //! Why the union of the explorers' traces is the sequential exploration's set. Each child of
-//! a node is explored by exactly one explorer, from the same path. Its sleep set is the
+//! a node is explored by exactly one explorer, from the same path: a given item is a shadow at
+//! its giver, which never explores it, and the gift that carries it reaches its explorer
+//! whole and is never replaced before it is taken (`exchange`: at most one gift on its way to
+//! an explorer; a gift renamed over one not yet taken lost its items, which was the cause of
+//! the rare missing traces before it). Its sleep set is the
 //! sequential one or a subset: the sleepers placed before it are the sequential sleepers, of
 //! which some may not exist yet (children planted later with an earlier place); a subset
 //! explores at least as much. A sleeper explored later, or elsewhere, still covers what it
@@ -46,7 +50,12 @@
 //! more. Every reversal the sequential algorithm inserts at a node is placed at that node,
 //! whoever finds the race, against the sleepers and children the sequential algorithm has
 //! there at that moment (by place), and no node that can receive one is gone; where the child
-//! it goes below was explored already, the part it adds is explored after all. What can run
+//! it goes below was explored already, the part it adds is explored after all. A reversal
+//! still on its way to the owner when the owner deals a gift is placed when it arrives, at the
+//! owner's node, whose given leaves are shadows there: one that reaches a shadow leaf is
+//! covered by it (the leaf's explorer explores all below it), one that adds to a given subtree
+//! adds an own leaf of the owner, which the owner explores; so what the gift's copies lack of
+//! it is explored all the same. What can run
 //! twice: a child explored with a sleep set that lacks a sleeper not yet planted, and a part
 //! explored again as a new child where the sequential run would have found it below an
 //! explored child's wakeup subtree as it grew later (a few percent in `tests/dpor_shards.rs`,
