@@ -109,7 +109,8 @@
 //! A sleeping event is compared with the whole of each step taken after it, including what
 //! the step's code dropped after its operation (known once the step has ended), and refined
 //! accesses of different executions (barrier arrivals, `Arc` drops) are compared as the
-//! events module says: as conflicting.
+//! events module says: `Arc` drops as conflicting, barrier arrivals by their count (here the
+//! step taken is compared before it runs, as any barrier wait, so they conflict too).
 //!
 //! Without a bound (spurious wake-ups on, see `explore::make`) this is the classic dynamic
 //! partial-order reduction with sleep sets, without conservative points.
@@ -434,7 +435,7 @@ fn puts_to_sleep(node: &Node, last: Option<ThreadId>, bounded: bool) -> bool {
 /// Whether step `ev`'s accesses depend on the steps before it in a way the sleep sets do not
 /// compare (see [`puts_to_sleep`]).
 fn refined_by_history(ev: &Ev) -> bool {
-    (ev.exact.iter()).any(|a| matches!(a, Access::Released(_) | Access::CountDown(_)))
+    (ev.exact.iter()).any(|a| matches!(a, Access::Released(_) | Access::CountDown(..)))
 }
 
 /// Whether step `ev` may let an operation of another thread run that could not run before:
