@@ -251,17 +251,26 @@ const FNV_PRIME: u64 = 0x0100_0000_01b3;
 /// instructions: the hashes are kept in a small cache by the location's address (a
 /// `&'static Location` of one call site is one address).
 pub(crate) fn location_hash(loc: &'static Location<'static>) -> u64 {
+    LOCATIONS.with(|cache| by_location(cache, loc, || hash_location_text(loc)))
+}
+
+/// `compute`'s value for `loc`, remembered in `cache`, a table direct-mapped by the location's
+/// address (a `&'static Location` of one call site is one address, never 0): what a step asks
+/// of its location at every step.
+pub(crate) fn by_location<T: Copy>(
+    cache: &[Cell<(usize, T)>],
+    loc: &'static Location<'static>,
+    compute: impl FnOnce() -> T,
+) -> T {
     let addr = loc as *const Location<'static> as usize;
-    let slot = (addr >> 3) % LOCATION_CACHE;
-    LOCATIONS.with(|cache| {
-        let (known, hash) = cache[slot].get();
-        if known == addr {
-            return hash;
-        }
-        let hash = hash_location_text(loc);
-        cache[slot].set((addr, hash));
-        hash
-    })
+    let slot = &cache[(addr >> 3) % cache.len()];
+    let (known, value) = slot.get();
+    if known == addr {
+        return value;
+    }
+    let value = compute();
+    slot.set((addr, value));
+    value
 }
 
 /// Slots of the cache of [`location_hash`], direct-mapped by address.

@@ -139,24 +139,14 @@ impl Stack {
 }
 
 /// [`is_dependency_source`] of `caller`'s file, remembered per location: every step asks.
-/// The cache is direct-mapped by the location's address, as `execution::location_hash`'s.
 fn is_foreign(caller: &'static Location<'static>) -> bool {
     const SLOTS: usize = 256;
     thread_local! {
         static FOREIGN: [std::cell::Cell<(usize, bool)>; SLOTS] =
             const { [const { std::cell::Cell::new((0, false)) }; SLOTS] };
     }
-    let addr = caller as *const Location<'static> as usize;
-    let slot = (addr >> 3) % SLOTS;
-    FOREIGN.with(|cache| {
-        let (known, foreign) = cache[slot].get();
-        if known == addr {
-            return foreign;
-        }
-        let foreign = is_dependency_source(caller.file());
-        cache[slot].set((addr, foreign));
-        foreign
-    })
+    let foreign = || is_dependency_source(caller.file());
+    FOREIGN.with(|cache| super::execution::by_location(cache, caller, foreign))
 }
 
 /// Whether `file` is a dependency's source rather than the user's: crates from a registry or a
