@@ -635,3 +635,40 @@ fn spin_loops_run_every_trace_under_a_bound() {
         assert_eq!((dfs.len(), dfs_runs, bpor_runs), want, "{at}");
     }
 }
+
+/// Why a conservative point waits for *any* thread hidden below it, not for the two threads of
+/// its race (shrunk from a CI program that the narrower rule missed a trace of; it missed
+/// traces of others at bounds 0 and 1 too). The missed trace runs thread 2's swap first, then thread
+/// 1's store, its child's load and its swap. The reduction's first schedule of it reverses the
+/// race of the swap with the store where the store runs, preempting thread 1 and spending the
+/// bound, so that later the bound hides thread 1's *child*, a third thread; the conservative
+/// point before thread 1's run saves that preemption for the child's turn.
+#[test]
+fn a_third_thread_hidden_by_the_bound_needs_the_conservative_point() {
+    use random_programs::{AtomicOp::*, Op::*};
+    let p = Program {
+        family: Family::Awaiting,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![
+                Atomic(Store(1, 2)),
+                SpawnJoin {
+                    child: vec![Atomic(Load(1))],
+                    between: vec![],
+                },
+                Atomic(Swap(1, 1)),
+            ],
+            vec![
+                Atomic(Swap(1, 1)),
+                Atomic(Load(1)),
+                Await {
+                    atomic: 1,
+                    value: 1,
+                },
+            ],
+        ],
+    };
+    runs_every_trace(&p, Some(1), false, (12, 16));
+}
