@@ -48,7 +48,7 @@ impl<T: ?Sized> UnsafeCell<T> {
         let Some(found) = rt::with(|e| {
             let id = e.objects.of(&self.obj, ObjKind::Cell, "UnsafeCell", 0);
             e.me().accessed = true;
-            let access = crate::sym::record::Local::CellAccess { obj: id, write };
+            let access = crate::sym::notes::Local::CellAccess { obj: id, write };
             e.note_local(access, Some(location));
             e.cell_access(id, write, location)
         }) else {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::builder::Builder;
 use crate::rt::threads::Acquiring;
 use crate::rt::{self, site, ObjId};
-use crate::sym::record::{Local, SyncOp};
+use crate::sym::notes::{Local, SyncOp};
 
 pub use crate::sym::assertion;
 

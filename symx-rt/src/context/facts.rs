@@ -4,19 +4,12 @@
 
 use std::panic::Location;
 
-use crate::sym::record::{self, Local};
+use crate::sym::notes::Local;
+use crate::sym::record;
 use crate::sym::{Condition, Sym};
 use crate::trace::format::FactRecord;
 
-/// What a fact constrains, which is what the context modes drop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FactFamily {
-    /// What a value must be at the context (the paper's reaching definitions, "RD").
-    Value,
-    /// Who holds a lock, how many wait, what a barrier expects, which iterations match (the
-    /// paper's synchronization invariants, "SI").
-    Sync,
-}
+use super::mode::FactFamily;
 
 /// Where a fact comes from: how far it can be trusted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,16 +32,6 @@ impl Provenance {
             Provenance::Analysed => "analysed",
             Provenance::Recorded => "recorded",
             Provenance::Generalised => "generalised",
-        }
-    }
-}
-
-impl FactFamily {
-    /// The name reports use.
-    pub fn name(self) -> &'static str {
-        match self {
-            FactFamily::Value => "value",
-            FactFamily::Sync => "sync",
         }
     }
 }

@@ -15,7 +15,8 @@
 use std::panic::Location;
 use std::sync::Arc;
 
-use super::facts::{fact, FactFamily, Provenance};
+use super::facts::{fact, Provenance};
+use super::mode::FactFamily;
 use super::pool::Pool;
 use super::queue::{self, Name, Purpose};
 use crate::rt::{self, OpKind};

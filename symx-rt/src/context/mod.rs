@@ -39,9 +39,9 @@ mod threads;
 pub use barriers::Barriers;
 pub use cells::Cells;
 pub use condvars::{spawn_waiting, spawn_waiting_at, Condvars};
-pub use facts::{fact, identity, sync_fact, value_fact, FactFamily, Provenance};
+pub use facts::{fact, identity, sync_fact, value_fact, Provenance};
 pub use locks::{LockGuard, Locks, MaybeHeld};
-pub use mode::ContextMode;
+pub use mode::{ContextMode, FactFamily};
 pub use rwlocks::{RwGuard, RwLocks};
 pub use threads::Threads;
 

@@ -5,8 +5,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::facts::FactFamily;
-
 /// Which facts of a context hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ContextMode {
@@ -65,5 +63,25 @@ impl FromStr for ContextMode {
             .ok_or_else(|| {
                 format!("unknown context mode `{s}`; the modes are full, no-rd, no-si, naive")
             })
+    }
+}
+
+/// What a fact constrains, which is what the context modes drop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FactFamily {
+    /// What a value must be at the context (the paper's reaching definitions, "RD").
+    Value,
+    /// Who holds a lock, how many wait, what a barrier expects, which iterations match (the
+    /// paper's synchronization invariants, "SI").
+    Sync,
+}
+
+impl FactFamily {
+    /// The name reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            FactFamily::Value => "value",
+            FactFamily::Sync => "sync",
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! release of a lock not held, a second holder, a re-acquire by the holder, leaving a barrier
 //! early) ends the execution with a failure.
 
-use crate::sym::record::SyncOp;
+use crate::sym::notes::SyncOp;
 use std::panic::Location;
 use std::sync::atomic::Ordering;
 

@@ -4,7 +4,7 @@
 //! visible operation), and neither is joining a finished thread; a join that must wait sits in
 //! the wait queue under the thread's exit key and runs on when the thread ends.
 
-use crate::sym::record::Local;
+use crate::sym::notes::Local;
 use std::any::Any;
 use std::panic::Location;
 

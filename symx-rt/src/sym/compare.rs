@@ -15,6 +15,7 @@
 
 use std::panic::Location;
 
+use super::notes::Local;
 use super::record;
 use super::value::{Sym, SymValue};
 
@@ -42,7 +43,7 @@ impl Condition for Sym<bool> {
         self
     }
     fn branch_at(self, location: &'static Location<'static>) -> bool {
-        record::condition(self, location, |guard, _| record::Local::Branch { guard })
+        record::condition(self, location, |guard, _| Local::Branch { guard })
     }
 }
 

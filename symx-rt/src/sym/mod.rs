@@ -11,6 +11,7 @@
 pub(crate) mod checks;
 pub(crate) mod compare;
 pub(crate) mod expr;
+pub(crate) mod notes;
 mod ops;
 pub(crate) mod record;
 mod shared;
@@ -18,6 +19,8 @@ mod value;
 mod vec;
 
 use std::panic::Location;
+
+use notes::Local;
 
 pub use compare::Condition;
 pub use record::InputValues;
@@ -46,7 +49,7 @@ pub fn any_named<T: SymValue>(name: &str) -> Sym<T> {
 pub fn assume(cond: impl Condition) {
     let c = cond.into_sym();
     let symbolic = c.expr.is_some();
-    let holds = record::condition(c, Location::caller(), |guard, _| record::Local::Assume {
+    let holds = record::condition(c, Location::caller(), |guard, _| Local::Assume {
         guard,
         fact: None,
     });
@@ -70,9 +73,9 @@ pub fn branch(cond: impl Condition) -> bool {
 #[track_caller]
 pub fn atomic_region<R>(f: impl FnOnce() -> R) -> R {
     let location = Location::caller();
-    crate::rt::with(|e| e.note_local(record::Local::AtomicBegin, Some(location)));
+    crate::rt::with(|e| e.note_local(Local::AtomicBegin, Some(location)));
     let result = f();
-    crate::rt::with(|e| e.note_local(record::Local::AtomicEnd, Some(location)));
+    crate::rt::with(|e| e.note_local(Local::AtomicEnd, Some(location)));
     result
 }
 

@@ -110,7 +110,7 @@ impl Barrier {
             let generation = e
                 .barrier_arrive(id, location)
                 .unwrap_or_else(|_| unreachable!("declared when first used"));
-            e.note_sync(crate::sym::record::SyncOp::BarrierArrive, id);
+            e.note_sync(crate::sym::notes::SyncOp::BarrierArrive, id);
             (generation, e.sync_clock(&VClock::new()))
         })
         .expect("inside a model");
@@ -134,7 +134,7 @@ impl Barrier {
     /// every arrival's clock.
     fn depart(&self, id: ObjId, generation: usize, location: &'static Location<'static>) {
         let found = rt::with(|e| {
-            e.note_sync(crate::sym::record::SyncOp::BarrierDepart, id);
+            e.note_sync(crate::sym::notes::SyncOp::BarrierDepart, id);
             e.barrier_depart(id, generation, location)
         });
         if let Some(found) = found.flatten() {

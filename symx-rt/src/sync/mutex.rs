@@ -104,7 +104,7 @@ pub(crate) fn try_lock_obj(
         if free {
             e.take_lock(id, shared, location);
         } else {
-            e.note_sync(crate::sym::record::SyncOp::TryAcquireFailed, id);
+            e.note_sync(crate::sym::notes::SyncOp::TryAcquireFailed, id);
         }
         free
     })?;

@@ -8,7 +8,7 @@ use super::format::*;
 use crate::rt::execution::Execution;
 use crate::rt::op::{Event, OpKind};
 use crate::rt::ObjKind;
-use crate::sym::record::{Local, LocalNote, StepNote, SyncOp};
+use crate::sym::notes::{Local, LocalNote, StepNote, SyncOp};
 
 pub(crate) fn from_execution(e: &Execution) -> Trace {
     let mut b = Builder {

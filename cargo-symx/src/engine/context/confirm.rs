@@ -15,22 +15,12 @@ use std::collections::BTreeMap;
 use symx::trace::format::{Trace, Ty};
 use symx::{Guide, InputValues};
 
-use super::paths::FailedPath;
+use super::paths::{Confirmation, FailedPath};
 use crate::engine::Executor;
 use crate::solver::dag;
 use crate::solver::model::model_inputs;
 use crate::solver::path::PathCondition;
 use crate::solver::smt::{Answer, Smt};
-
-/// How a failure that needed generalised values was confirmed from the program's start.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Confirmation {
-    /// The inputs of the run from the program's start (generalised ones at their computed
-    /// values, so not among them).
-    pub inputs: Vec<(String, i128)>,
-    /// That run's replay token.
-    pub token: String,
-}
 
 /// Tries to confirm every failure of `failures` that needs generalised values; `traces` are
 /// the traces the failures index.

@@ -23,8 +23,7 @@
 mod confirm;
 mod paths;
 
-pub use confirm::Confirmation;
-pub use paths::{FactUse, FailedPath, Generalised};
+pub use paths::{Confirmation, FactUse, FailedPath, Generalised};
 
 use std::collections::{BTreeMap, BTreeSet};
 

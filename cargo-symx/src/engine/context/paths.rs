@@ -46,7 +46,7 @@ pub struct FailedPath {
     pub generalised: Vec<Generalised>,
     /// A run from the program's start, with other inputs before the checkpoint, that computes
     /// those values and fails the same way.
-    pub confirmation: Option<super::confirm::Confirmation>,
+    pub confirmation: Option<Confirmation>,
     /// The failing trace's position among the traces the search ran.
     pub trace: usize,
 }
@@ -188,4 +188,14 @@ fn facts_used(trace: &Trace, path: &PathCondition) -> Vec<FactUse> {
             location: f.location.clone(),
         })
         .collect()
+}
+
+/// How a failure that needed generalised values was confirmed from the program's start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Confirmation {
+    /// The inputs of the run from the program's start (generalised ones at their computed
+    /// values, so not among them).
+    pub inputs: Vec<(String, i128)>,
+    /// That run's replay token.
+    pub token: String,
 }

@@ -12,8 +12,8 @@ use symx::trace::Trace;
 use symx::{Drive, DrivenPoint, InputValues};
 use z3::ast::Bool;
 
-use super::names::{self, Keys, Names, Objects};
-use super::races::{self, Class, Hb, Step};
+use super::names::{self, Keys, Names};
+use super::races::{self, Hb};
 use super::slice::Slice;
 use super::summary::{Rw, Table};
 use super::tree::{Kind, Node, Sleeper, Status};
@@ -23,6 +23,11 @@ use crate::engine::Executor;
 use crate::solver::model::model_inputs;
 use crate::solver::path::{PathCondition, Role};
 use crate::solver::smt::{Answer, Smt};
+
+mod accesses;
+mod backtrack;
+
+use accesses::{edge_accesses, rename};
 
 /// What the next execution follows.
 struct Plan {
@@ -413,121 +418,6 @@ impl<'o> Search<'o> {
         n.rw.extend(edge_accesses(trace, names, n.pos, end, &sliced));
     }
 
-    /// A failed assumption ended the execution: every other thread's remaining events were
-    /// cut off, and the order of the discarding thread's last step and any other thread's
-    /// next one decides whether those run at all. No access shows that race, so every
-    /// enabled thread joins the backtrack set before that step (Flanagan and Godefroid's
-    /// fallback).
-    fn before_discard(&mut self, trace: &Trace, steps: &[Step]) {
-        let Some(d) = trace.events.last().map(|e| e.thread) else {
-            return;
-        };
-        let Some(last) = steps.iter().rfind(|s| s.thread == d) else {
-            return;
-        };
-        let Some(n) = self.stack.iter_mut().find(|n| n.pos == last.pos) else {
-            return;
-        };
-        if let Kind::Schedule {
-            enabled, backtrack, ..
-        } = &mut n.kind
-        {
-            for &t in enabled.iter() {
-                if !backtrack.contains(&t) {
-                    backtrack.push(t);
-                }
-            }
-        }
-    }
-
-    /// Plants the reversal of a race whose first step is at `pos`: one of `initials` joins
-    /// the backtrack set there, unless one is already explored, planned or asleep.
-    fn reverse(&mut self, pos: usize, initials: &[usize]) {
-        let Some(n) = self.stack.iter_mut().find(|n| n.pos == pos) else {
-            return;
-        };
-        let Kind::Schedule {
-            enabled,
-            backtrack,
-            done,
-            sleep,
-            ..
-        } = &mut n.kind
-        else {
-            return;
-        };
-        let covered = |t: &usize| {
-            backtrack.contains(t) || done.contains(t) || sleep.iter().any(|s| s.thread == *t)
-        };
-        if initials.iter().any(covered) {
-            return;
-        }
-        match initials.iter().find(|t| enabled.contains(t)) {
-            Some(&t) => backtrack.push(t),
-            // Not enabled there: every enabled thread (Flanagan and Godefroid's fallback).
-            None => {
-                for &t in enabled.iter() {
-                    if !backtrack.contains(&t) {
-                        backtrack.push(t);
-                    }
-                }
-            }
-        }
-    }
-
-    /// The races the pruned subtree would have shown (the paper's §5.2): every access below
-    /// the summary's key is pretended to happen right after the pruned state, by its thread
-    /// (or the nearest ancestor alive there), and races with the last conflicting step of the
-    /// prefix that does not happen before it: not before its thread's last step, not a step of
-    /// a thread it had joined, not before the last release of a lock it held. The race is
-    /// reversed as any other: by one of its initials (the accessing thread itself only when
-    /// nothing between the two comes before the access).
-    fn replay_accesses(
-        &mut self,
-        trace: &Trace,
-        names: &Names,
-        steps: &[Step],
-        hb: &Hb,
-        at: usize,
-    ) {
-        let Some(node) = self.stack.iter().find(|n| n.pos == at) else {
-            return;
-        };
-        let rw = node.rw.clone();
-        let objects = Objects::at(trace, names, at);
-        for access in &rw {
-            let Some(&o) = objects.id.get(&access.object) else {
-                continue;
-            };
-            let Some(t) = alive(trace, names, at, &access.thread) else {
-                continue;
-            };
-            let mine = steps.iter().rposition(|s| s.thread == t);
-            // The last release of each lock the access was made holding: the access comes
-            // after it (its lock was taken again after it, or is still held).
-            let releases: Vec<usize> = (access.held.iter())
-                .filter_map(|l| objects.id.get(l))
-                .filter_map(|&l| {
-                    (steps.iter()).rposition(|s| s.access.contains(&(l, Class::Release)))
-                })
-                .collect();
-            let ordered = |k: usize| {
-                mine.is_some_and(|l| l == k || hb.before[l][k])
-                    || access.joined.contains(&names.thread[steps[k].thread])
-                    || releases.iter().any(|&r| r == k || hb.before[r][k])
-            };
-            let racing = (0..steps.len()).rev().find(|&k| {
-                steps[k].thread != t
-                    && !ordered(k)
-                    && (steps[k].access.iter()).any(|&a| races::conflict(a, (o, access.class)))
-            });
-            if let Some(k) = racing {
-                let initials = pretended_initials(steps, hb, k, t, &ordered);
-                self.reverse(steps[k].pos, &initials);
-            }
-        }
-    }
-
     /// The next execution: the deepest node with something left to explore. Nodes with
     /// nothing left are completed on the way up.
     fn next(&mut self) -> Option<Plan> {
@@ -699,129 +589,4 @@ fn sleeper(trace: &Trace, pos: usize, thread: usize, sliced: &[bool]) -> Option<
         access: step.access,
         known,
     })
-}
-
-/// The accesses of the steps between `from` and `to`, by canonical names at `from` (an
-/// object first touched in between cannot race with anything before `from`).
-fn edge_accesses(trace: &Trace, names: &Names, from: usize, to: usize, sliced: &[bool]) -> Vec<Rw> {
-    let objects = Objects::at(trace, names, from);
-    let steps = races::steps(trace, to, sliced);
-    let contexts = contexts(trace, names, &steps);
-    let mut out = Vec::new();
-    for (s, (joined, held)) in steps.iter().zip(contexts).filter(|(s, _)| s.pos >= from) {
-        let held: BTreeSet<String> = (held.iter())
-            .filter_map(|l| objects.name.get(l).cloned())
-            .collect();
-        for &(o, class) in &s.access {
-            if let Some(name) = objects.name.get(&o) {
-                out.push(Rw {
-                    object: name.clone(),
-                    thread: names.thread[s.thread].clone(),
-                    class,
-                    joined: joined.clone(),
-                    held: held.clone(),
-                });
-            }
-        }
-    }
-    out
-}
-
-/// Per step, what orders it after other threads' steps: the threads (canonical names) its
-/// thread had joined before it, and the locks (trace ids) its thread held.
-fn contexts(
-    trace: &Trace,
-    names: &Names,
-    steps: &[Step],
-) -> Vec<(BTreeSet<String>, BTreeSet<u32>)> {
-    let n = trace.threads.len();
-    let mut joined: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
-    let mut held: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n];
-    let mut next = 0;
-    let mut out = Vec::with_capacity(steps.len());
-    for s in steps {
-        for ev in &trace.events[next.min(s.pos)..s.pos] {
-            if let (EventKind::Join, Some(c)) = (ev.kind, ev.child) {
-                joined[ev.thread].insert(names.thread[c].clone());
-            }
-        }
-        next = next.max(s.pos);
-        out.push((joined[s.thread].clone(), held[s.thread].clone()));
-        for &(o, class) in &s.access {
-            match class {
-                Class::Acquire => held[s.thread].insert(o),
-                Class::Release => held[s.thread].remove(&o),
-                _ => false,
-            };
-        }
-    }
-    out
-}
-
-/// Accesses named at `from` renamed to the names at `to` (earlier) of the same trace.
-fn rename(rw: &BTreeSet<Rw>, trace: &Trace, names: &Names, from: usize, to: usize) -> Vec<Rw> {
-    let (below, above) = (
-        Objects::at(trace, names, from),
-        Objects::at(trace, names, to),
-    );
-    rw.iter()
-        .filter_map(|a| {
-            let o = below.id.get(&a.object)?;
-            let held = (a.held.iter())
-                .filter_map(|l| above.name.get(below.id.get(l)?).cloned())
-                .collect();
-            Some(Rw {
-                object: above.name.get(o)?.clone(),
-                held,
-                ..a.clone()
-            })
-        })
-        .collect()
-}
-
-/// Source-DPOR's initials for the race of step `k` with an access of thread `t` pretended
-/// right after the last step (`ordered(w)`: step `w` happens before that access): the threads
-/// whose first step among the steps after `k` not happening after it, then the access, has no
-/// predecessor there, in order.
-fn pretended_initials(
-    steps: &[Step],
-    hb: &Hb,
-    k: usize,
-    t: usize,
-    ordered: &dyn Fn(usize) -> bool,
-) -> Vec<usize> {
-    let v: Vec<usize> = (k + 1..steps.len()).filter(|&w| !hb.before[w][k]).collect();
-    let mut out = Vec::new();
-    for (n, &u) in v.iter().enumerate() {
-        let first = v[..n].iter().all(|&w| !hb.before[u][w]);
-        if first && !out.contains(&steps[u].thread) {
-            out.push(steps[u].thread);
-        }
-    }
-    if !v.iter().any(|&w| ordered(w)) && !out.contains(&t) {
-        out.push(t);
-    }
-    out
-}
-
-/// The trace id of the thread called `canonical`, or of its nearest ancestor, that is alive
-/// (started and not finished) before `pos`.
-fn alive(trace: &Trace, names: &Names, pos: usize, canonical: &str) -> Option<usize> {
-    let mut name = canonical.to_string();
-    loop {
-        let id = names.thread.iter().position(|n| *n == name);
-        if let Some(t) = id {
-            let started = trace.threads[t]
-                .spawned_at
-                .is_none_or(|s| (s as usize) < pos);
-            let exited = trace.events[..pos]
-                .iter()
-                .any(|e| e.thread == t && e.kind == EventKind::Exit);
-            if started && !exited {
-                return Some(t);
-            }
-        }
-        let cut = name.rfind('.')?;
-        name.truncate(cut);
-    }
 }
