@@ -195,7 +195,7 @@ fn bounded_reduction_reaches_every_outcome_of_channel_programs() {
 #[test]
 fn bounded_reduction_reaches_every_outcome_when_main_drops_after_a_join() {
     let (mut dfs_total, mut bpor_total, mut compared) = (0, 0, 0);
-    for seed in 0..80 {
+    for seed in 0..40 {
         let p = generate(seed);
         if p.threads.len() < 3 {
             continue;
@@ -215,5 +215,5 @@ fn bounded_reduction_reaches_every_outcome_when_main_drops_after_a_join() {
         }
     }
     println!("{compared} comparisons: DFS {dfs_total}, reduction {bpor_total} executions");
-    assert!(compared >= 100, "{compared}");
+    assert!(compared >= 50, "{compared}");
 }
