@@ -213,6 +213,13 @@ pub fn split_look_every(interval: std::time::Duration) {
     crate::explore::dpor::exchange::look_every(interval);
 }
 
+/// Makes the shards of a split optimal DPOR made after it wait a little at random at each step
+/// of their exchange (from `seed`; 0: never, the default), so that a test sees many orders of
+/// gifts and messages.
+pub fn split_jitter(seed: u64) {
+    crate::explore::dpor::exchange::jitter(seed);
+}
+
 /// Stops the running explorations that save a checkpoint after their current execution, as
 /// Ctrl-C does (for tests of resuming).
 pub fn interrupt() {

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use random_programs::{canonical, generate, run, show, take_final, Family, Program};
-use symx::__private::{explore_observed, shard, split_look_every, ObservedStep};
+use symx::__private::{explore_observed, shard, split_jitter, split_look_every, ObservedStep};
 use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use symx::sync::Arc;
 use symx::{thread, Builder, FailureKind, Report};
@@ -199,12 +199,22 @@ impl Totals {
     }
 }
 
-fn check_many(seeds: std::ops::Range<u64>, count: u32, max_interleavings: f64) -> Totals {
+/// The exchange's settings from the environment: `SYMX_SHARDS_LOOK_US` (how often a busy shard
+/// looks for requests; 0: between every two executions) and `SYMX_SHARDS_JITTER` (a seed for
+/// random delays at the exchange's steps, which shows rare orders of gifts and messages).
+fn exchange_settings() {
     if let Ok(us) = std::env::var("SYMX_SHARDS_LOOK_US") {
         split_look_every(std::time::Duration::from_micros(
             us.parse().expect("microseconds"),
         ));
     }
+    if let Ok(seed) = std::env::var("SYMX_SHARDS_JITTER") {
+        split_jitter(seed.parse().expect("a seed"));
+    }
+}
+
+fn check_many(seeds: std::ops::Range<u64>, count: u32, max_interleavings: f64) -> Totals {
+    exchange_settings();
     let start = Instant::now();
     let mut totals = Totals::default();
     let mut problems = Vec::new();
@@ -225,7 +235,8 @@ fn check_many(seeds: std::ops::Range<u64>, count: u32, max_interleavings: f64) -
     }
     println!(
         "{count} shards: {totals:?}, redundant {} ({:.1} %), {:.1?}",
-        totals.shards - totals.sequential,
+        // Signed: shards that found a failure stop early, and may run fewer than the whole.
+        totals.shards as i64 - totals.sequential as i64,
         totals.redundancy(),
         start.elapsed()
     );
@@ -240,14 +251,15 @@ fn check_many(seeds: std::ops::Range<u64>, count: u32, max_interleavings: f64) -
 
 /// One program, explored again and again (the split depends on timing): set
 /// `SYMX_SHARDS_REPEAT="SEED FAMILY SHARDS TIMES [MAX_INTERLEAVINGS]"`, e.g. `"41 Deadlocky 2
-/// 300"`, and run this test with `--ignored --nocapture` (under load, or pinned to one core
-/// with `taskset -c 0`, other timings show).
+/// 300"`, and run this test with `--ignored --nocapture` (with `SYMX_SHARDS_JITTER=SEED`, under
+/// load, or pinned to one core with `taskset -c 0`, other timings show).
 #[test]
 #[ignore = "a tool to reproduce a disagreement; run by hand with SYMX_SHARDS_REPEAT"]
 fn repeat_one_program() {
     let Ok(spec) = std::env::var("SYMX_SHARDS_REPEAT") else {
         return;
     };
+    exchange_settings();
     let words: Vec<&str> = spec.split_whitespace().collect();
     let seed: u64 = words[0].parse().expect("a seed");
     let family = *Family::ALL

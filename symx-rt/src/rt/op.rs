@@ -193,8 +193,9 @@ pub enum Outcome {
     /// The operation only read its object: a `Once` found complete (or a `get` of any), a
     /// notify that found nobody waiting.
     OnlyRead,
-    /// A barrier wait that was not its generation's last arrival (not the leader).
-    Arrived,
+    /// A barrier wait, with the number of arrivals its generation still needed after it: `0`
+    /// for the last (the leader), more for the arrivals before it.
+    Arrived(u32),
     /// An unpark that found its thread not parked: it only set the thread's token, as any
     /// other such unpark would (whether or not the token was set before).
     TokenSet,

@@ -129,7 +129,8 @@
 //! A sleeping event is compared with the whole of each step taken after it, including what
 //! the step's code dropped after its operation (known once the step has ended), and refined
 //! accesses of different executions (barrier arrivals, `Arc` drops) are compared as the
-//! events module says: as conflicting.
+//! events module says: `Arc` drops as conflicting, barrier arrivals by their count (here the
+//! step taken is compared before it runs, as any barrier wait, so they conflict too).
 //!
 //! Without a bound (spurious wake-ups on, see `explore::make`) this is the classic dynamic
 //! partial-order reduction with sleep sets, without conservative points.

@@ -4,8 +4,9 @@
 //!
 //! - `busy-I`: explorer I has work (explorer 0 from the start, with `begun`; the others from
 //!   when they take work or messages until they wait again);
-//! - `want-I`: explorer I is idle and asks for work (created by I, removed by I when it takes
-//!   work or messages);
+//! - `want-I`: explorer I is idle and asks for work (created by I when it waits, unless work
+//!   claimed for it is still on its way, see below; removed by I when it takes work or
+//!   messages);
 //! - a busy explorer takes the request by renaming `want-I` to `claim-I` (only one rename can
 //!   succeed), writes the work to `work-I` (via a temporary file and a rename, so that it
 //!   appears whole), then removes `claim-I`;
@@ -21,6 +22,17 @@
 //! - `stop`: an explorer ended early (a failure, a bound): the idle ones end too;
 //! - `traces-I`: left by explorer I when the exploration is over, a hash of each of its
 //!   executions' traces (8 bytes each), from which the driver counts the traces run twice.
+//!
+//! At most one of `want-I`, `claim-I` and `work-I` exists at a time, so a gift is never renamed
+//! over one that I has not taken yet. The danger: I waits (`want-I`), a giver claims the
+//! request, and before the work arrives messages wake I (it takes them and is busy); I then
+//! waits again. Had it asked again, a giver (the same one, or a third explorer) could claim
+//! the new request and rename its gift onto `work-I` before I took the first: the first
+//! gift's items are shadows in their giver (`split`), explored by nobody, and their traces were
+//! missing from the union (about one `dpor_shards` run in ten looking between every two
+//! executions, each time with such a rename; with three explorers the two givers' temporary
+//! `partial-I` files also collided). So an explorer asks only when no `claim-I` or `work-I`
+//! is there; otherwise it waits for that work without asking.
 //!
 //! Every step above happens under an exclusive lock of the file `lock`, so that "no explorer
 //! is busy" is read from one consistent state: looked at file by file without it, a claim, a
@@ -45,6 +57,17 @@ pub(crate) fn look_every(interval: Duration) {
     LOOK_EVERY_US.store(interval.as_micros() as u64, Relaxed);
 }
 
+/// A test's seed for random delays at the exchange's steps (0: none, the default), so that a
+/// rare order of gifts and messages between explorers shows in a few runs rather than in
+/// hundreds (see `Exchange::shake`).
+static JITTER: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the seed of the random delays (see `JITTER`); each exchange made after it draws its
+/// own sequence from it.
+pub(crate) fn jitter(seed: u64) {
+    JITTER.store(seed, Relaxed);
+}
+
 /// How long an idle explorer sleeps between looks for work: at first briefly (work usually
 /// comes within a busy explorer's look interval), then longer, so that a long wait costs
 /// little processor time.
@@ -63,6 +86,8 @@ pub(crate) struct Exchange {
     sent: Vec<u64>,
     /// Messages taken from each explorer so far (the number of the next one).
     taken: Vec<u64>,
+    /// The state of the random delays' generator (0: no delays, see `JITTER`).
+    shaker: u64,
 }
 
 impl Exchange {
@@ -77,6 +102,7 @@ impl Exchange {
             over: false,
             sent: vec![0; count as usize],
             taken: vec![0; count as usize],
+            shaker: shaker_seed(index),
         };
         if index == 0 {
             // Explorer 0 starts the exploration: busy until it first waits.
@@ -116,8 +142,32 @@ impl Exchange {
         out
     }
 
+    /// Under a test's `JITTER`: sometimes sleeps a little, sometimes yields, at random, and
+    /// says whether a random choice came out true (half the time); without it, nothing.
+    fn shake(&mut self) -> bool {
+        if self.shaker == 0 {
+            return false;
+        }
+        // xorshift64
+        let mut x = self.shaker;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.shaker = x;
+        match x % 8 {
+            0 | 1 => std::thread::sleep(Duration::from_micros(x >> 8 & 511)),
+            2 | 3 => std::thread::yield_now(),
+            _ => {}
+        }
+        x >> 20 & 1 == 1
+    }
+
     /// Whether it is time for a busy explorer to look at the exchange (requests, messages).
     pub fn due(&mut self) -> bool {
+        if self.shaker != 0 {
+            // Looks at random executions, so that gifts and messages fall anywhere.
+            return self.shake();
+        }
         if self.last_look.elapsed() < Duration::from_micros(LOOK_EVERY_US.load(Relaxed)) {
             return false;
         }
@@ -133,6 +183,7 @@ impl Exchange {
         if asking.is_empty() {
             return None;
         }
+        self.shake();
         self.locked(|| {
             (asking.into_iter())
                 .find(|&i| std::fs::rename(self.file("want", i), self.file("claim", i)).is_ok())
@@ -145,7 +196,12 @@ impl Exchange {
         let tmp = self.file("partial", to);
         std::fs::write(&tmp, work)
             .unwrap_or_else(|e| panic!("symx: cannot hand work to shard {to}: {e}"));
+        self.shake();
         self.locked(|| {
+            debug_assert!(
+                !self.file("work", to).exists(),
+                "a gift to shard {to} over one it has not taken (see the module doc)"
+            );
             std::fs::rename(&tmp, self.file("work", to))
                 .unwrap_or_else(|e| panic!("symx: cannot hand work to shard {to}: {e}"));
             let _ = std::fs::remove_file(self.file("claim", to));
@@ -159,6 +215,7 @@ impl Exchange {
         self.sent[to as usize] += 1;
         std::fs::write(&tmp, text)
             .unwrap_or_else(|e| panic!("symx: cannot send to shard {to}: {e}"));
+        self.shake();
         self.locked(|| std::fs::rename(&tmp, self.dir.join(name)))
             .unwrap_or_else(|e| panic!("symx: cannot send to shard {to}: {e}"));
     }
@@ -168,6 +225,7 @@ impl Exchange {
         if !self.has_messages() {
             return Vec::new();
         }
+        self.shake();
         let lock = self.lock();
         let messages = self.take_messages();
         drop(lock);
@@ -228,14 +286,11 @@ impl Exchange {
     /// exploration is over. A waiting explorer is idle: it takes part in the test "nobody busy
     /// and nothing on its way", which ends the exploration.
     pub fn wait(&mut self) -> Wake {
+        self.ask();
         let (want, busy) = (self.file("want", self.index), self.file("busy", self.index));
-        self.locked(|| {
-            let _ = std::fs::remove_file(&busy);
-            std::fs::write(&want, b"")
-        })
-        .unwrap_or_else(|e| panic!("symx: cannot ask for work in {:?}: {e}", self.dir));
         let mut poll = POLL_FIRST;
         loop {
+            self.shake();
             if !self.anything_new() {
                 std::thread::sleep(poll);
                 poll = (poll * 2).min(POLL_MAX);
@@ -253,6 +308,23 @@ impl Exchange {
                 None => std::thread::sleep(poll),
             }
         }
+    }
+
+    /// Goes idle (`busy-I` goes) and asks for work (`want-I`), unless work claimed for this
+    /// explorer is still on its way (`claim-I` or `work-I`): see the module doc.
+    fn ask(&self) {
+        let (want, busy) = (self.file("want", self.index), self.file("busy", self.index));
+        self.locked(|| {
+            let _ = std::fs::remove_file(&busy);
+            let coming = ["claim", "work"]
+                .iter()
+                .any(|f| self.file(f, self.index).exists());
+            match coming {
+                true => Ok(()),
+                false => std::fs::write(&want, b""),
+            }
+        })
+        .unwrap_or_else(|e| panic!("symx: cannot ask for work in {:?}: {e}", self.dir));
     }
 
     /// Whether a waiting explorer should look under the lock: work or a message is there, or
@@ -308,6 +380,21 @@ impl Exchange {
     }
 }
 
+/// The first state of an exchange's random delays: 0 (none) unless a test set `JITTER`, else
+/// drawn from it, the explorer's index and a count of the exchanges made, so that explorers and
+/// explorations differ.
+fn shaker_seed(index: u32) -> u64 {
+    static MADE: AtomicU64 = AtomicU64::new(0);
+    let seed = JITTER.load(Relaxed);
+    if seed == 0 {
+        return 0;
+    }
+    let n = MADE.fetch_add(1, Relaxed);
+    let mixed = (seed ^ u64::from(index) << 32 ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    mixed.max(1)
+}
+
 /// What woke a waiting explorer.
 pub(crate) enum Wake {
     /// Work handed to it.
@@ -336,5 +423,51 @@ impl Drop for Exchange {
         if !self.over {
             let _ = std::fs::write(self.dir.join("stop"), b"");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl Exchange {
+        /// One look of an explorer that waits (after [`ask`](Self::ask)), as `wait` makes it.
+        fn look_once(&mut self) -> Option<Wake> {
+            let (want, busy) = (self.file("want", self.index), self.file("busy", self.index));
+            let lock = self.lock();
+            let looked = self.look(&want, &busy);
+            drop(lock);
+            looked
+        }
+    }
+
+    /// Messages wake an explorer whose request a giver has claimed, before the work arrives;
+    /// it waits again. No second request may be claimed until it has taken that work: a
+    /// second gift would be renamed over the first (whose traces nobody then ran).
+    #[test]
+    fn no_second_gift_is_claimed_while_one_is_on_its_way() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let mut giver = Exchange::new(dir.path(), 0, 2);
+        let mut idle = Exchange::new(dir.path(), 1, 2);
+        idle.ask();
+        assert_eq!(giver.claim_request(), Some(1));
+        giver.send(1, "plants");
+        assert!(matches!(idle.look_once(), Some(Wake::Messages(m)) if m == ["plants"]));
+        idle.ask();
+        assert_eq!(
+            giver.claim_request(),
+            None,
+            "the work claimed is on its way"
+        );
+        giver.give(1, "first");
+        assert_eq!(
+            giver.claim_request(),
+            None,
+            "the work given is not taken yet"
+        );
+        assert!(matches!(idle.look_once(), Some(Wake::Work(w)) if w == "first"));
+        // Taken: it is busy, and asks again when it next waits.
+        idle.ask();
+        assert_eq!(giver.claim_request(), Some(1));
     }
 }

@@ -38,7 +38,11 @@
 //!   reversals may still be forwarded to it, and explored again (from its path) when one is.
 //!
 //! Why the union of the explorers' traces is the sequential exploration's set. Each child of
-//! a node is explored by exactly one explorer, from the same path. Its sleep set is the
+//! a node is explored by exactly one explorer, from the same path: a given item is a shadow at
+//! its giver, which never explores it, and the gift that carries it reaches its explorer
+//! whole and is never replaced before it is taken (`exchange`: at most one gift on its way to
+//! an explorer; a gift renamed over one not yet taken lost its items, which was the cause of
+//! the rare missing traces before it). Its sleep set is the
 //! sequential one or a subset: the sleepers placed before it are the sequential sleepers, of
 //! which some may not exist yet (children planted later with an earlier place); a subset
 //! explores at least as much. A sleeper explored later, or elsewhere, still covers what it
@@ -46,16 +50,21 @@
 //! more. Every reversal the sequential algorithm inserts at a node is placed at that node,
 //! whoever finds the race, against the sleepers and children the sequential algorithm has
 //! there at that moment (by place), and no node that can receive one is gone; where the child
-//! it goes below was explored already, the part it adds is explored after all. What can run
+//! it goes below was explored already, the part it adds is explored after all. A reversal
+//! still on its way to the owner when the owner deals a gift is placed when it arrives, at the
+//! owner's node, whose given leaves are shadows there: one that reaches a shadow leaf is
+//! covered by it (the leaf's explorer explores all below it), one that adds to a given subtree
+//! adds an own leaf of the owner, which the owner explores; so what the gift's copies lack of
+//! it is explored all the same. What can run
 //! twice: a child explored with a sleep set that lacks a sleeper not yet planted, and a part
 //! explored again as a new child where the sequential run would have found it below an
 //! explored child's wakeup subtree as it grew later (a few percent in `tests/dpor_shards.rs`,
 //! which checks the union on random programs and counts the duplicates).
 
-use std::borrow::Borrow;
+use std::borrow::Cow;
 
 use super::events::{Ev, Names};
-use super::wakeup::{is_weak_initial, take_weak_initial, Tree};
+use super::wakeup::{is_weak_initial, take_weak_initial, SeqEv, Tree};
 use super::Node;
 
 /// A child's place among its node's children in the order of the sequential exploration:
@@ -144,7 +153,7 @@ impl Node {
     /// above, everything here comes after), goes in the sequential exploration; `v` loses the
     /// event of the child it goes below. `live`: the node is on the current path (its
     /// `chosen` is being explored).
-    pub fn place<E: Borrow<Ev>>(
+    pub fn place<E: SeqEv>(
         &self,
         from: Option<&Key>,
         live: bool,
@@ -209,14 +218,14 @@ impl Node {
     }
 
     /// Plants `v` at a place [`place`](Self::place) found that is not `Covered` or `Chosen`.
-    pub fn plant<E: Borrow<Ev>>(&mut self, place: Place, v: Vec<E>, names: &mut Names) {
+    pub fn plant<E: SeqEv>(&mut self, place: Place, v: Vec<E>, names: &mut Names) {
         match place {
             Place::Covered | Place::Chosen => {}
             Place::Below(i) => {
                 self.wut.children[i].1.insert(v, names);
             }
             Place::After(i) => {
-                let refs: Vec<&Ev> = v.iter().map(Borrow::borrow).collect();
+                let refs: Vec<Cow<Ev>> = v.iter().map(|e| Cow::Borrowed(e.borrow())).collect();
                 if !self.places[i].1.insert(refs, names) {
                     return; // a leaf explored below that child covers it
                 }
