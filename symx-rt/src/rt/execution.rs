@@ -182,6 +182,27 @@ impl Execution {
         self.threads[to].after = after;
     }
 
+    /// The running thread, in the code of its own step, joined thread `t`, which had finished:
+    /// what the step changes from here on comes after `t`'s past (see [`Event::joined`]).
+    ///
+    /// [`Event::joined`]: super::op::Event::joined
+    pub fn joined_in_step(&mut self, t: ThreadId) {
+        let Some(at) = self.step_now() else { return };
+        if self.trace[at].thread != self.current {
+            return;
+        }
+        let Ok(n) = u8::try_from(self.trace[at].touched.len()) else {
+            return; // not recorded: the changes are then compared as the operation's
+        };
+        let th = &self.threads[t];
+        let past: smallvec::SmallVec<[u32; 2]> = (th.last_event.into_iter())
+            .chain(th.after.iter().copied())
+            .collect();
+        self.trace[at]
+            .joined
+            .extend(past.into_iter().map(|p| (n, p)));
+    }
+
     /// Records that the running step changed `obj`'s state outside the step's own operation
     /// (see `switch::touch`).
     pub fn touch(&mut self, obj: super::op::ObjId, how: super::op::Touch) {
@@ -215,7 +236,9 @@ impl Execution {
         // A change to the operation's own object is the operation's, as far as the
         // operation is taken to do anything its kind allows: an outcome that narrowed
         // what it did (a receive that only took one message) no longer tells all.
-        let own = how == super::op::Touch::Changed && ev.obj == Some(obj);
+        // After a join in the step's code the change is no longer the operation's: it comes
+        // after the joined thread (`Event::joined`), the operation need not.
+        let own = how == super::op::Touch::Changed && ev.obj == Some(obj) && ev.joined.is_empty();
         if own {
             ev.outcome = super::op::Outcome::Unknown;
         } else if !ev.touched.contains(&(obj, how)) {

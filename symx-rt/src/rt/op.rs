@@ -223,6 +223,11 @@ pub struct Event {
     /// its initialiser, a channel whose sender it dropped): a partial-order reduction must
     /// treat the event as touching them.
     pub touched: smallvec::SmallVec<[(ObjId, Touch); 1]>,
+    /// Joins of finished threads in the step's code after its operation, each as
+    /// (`touched.len()` at the join, the trace index of an event of the joined thread's past):
+    /// the changes recorded after the join come after that event (the joined thread's last
+    /// step, or what it came after), unlike the operation itself.
+    pub joined: smallvec::SmallVec<[(u8, u32); 1]>,
     /// What the operation turned out to do, where the partial-order reduction can tell more
     /// commuting operations apart by it than by its kind (see [`Outcome`]).
     pub outcome: Outcome,
