@@ -41,15 +41,20 @@
 //!   `try_lock` touch nothing), the step that let a yielding thread go writes it and is an
 //!   enabler of that thread's next step (`Event::let_go`, taken from the scheduler). An event
 //!   not run yet, and the moved event of a reversal, are taken as possible let-go steps once
-//!   a yield was seen (`Dpor::yields`). A wakeup tree's leaf does not stand for a sequence
-//!   that gives way ([`wakeup::leaf_covers`]): the rule takes the free choice of the
-//!   continuation below the leaf, on which the paper's argument rests. A yield-free program
-//!   has only reads of the object: its exploration is unchanged but for one more access per
-//!   changing step. Checked by the `Yielding` family of `tests/dpor_vs_dfs.rs`: every final
-//!   state and every trace of the steps other than yields; some traces run twice (the
-//!   model's races are coarser than the traces need).
-//!   A wakeup sequence whose next thread is still hidden where the rule applies is
-//!   abandoned: the execution continues with the first runnable thread.
+//!   a yield was seen (`Dpor::yields`). Three rules keep the model from hiding what it adds
+//!   to: a conflict on the object alone does not hide a race on a real object (a yield inside
+//!   a critical section would order the next acquisition after the first, and their race
+//!   would never be reversed, `races::HappensBefore::add`); a yield inside the critical
+//!   section an acquisition waits for is no race of it; and a wakeup tree's leaf does not
+//!   stand for a sequence that gives way ([`wakeup::leaf_covers`]): the rule takes away the
+//!   free choice of the continuation below the leaf, on which the paper's argument rests. A
+//!   yield-free program has only reads of the object: its exploration is unchanged but for
+//!   one more access per changing step. Checked by the `Yielding` family of
+//!   `tests/dpor_vs_dfs.rs` (atomics, a mutex, yields and spins): every final state and
+//!   every trace of the steps other than yields; some traces run twice (the model's races
+//!   are coarser than the traces need). A wakeup sequence whose next thread is still hidden
+//!   where it is followed is abandoned: the execution continues with the first runnable
+//!   thread.
 
 pub(crate) mod events;
 pub(crate) mod exchange;
@@ -167,6 +172,10 @@ pub(crate) struct Dpor {
     /// have come after.
     #[serde(skip)]
     unfinished: Vec<Ev>,
+    /// The storage of finished nodes' sleep sets, for new nodes' (a new node's sleep set was
+    /// one allocation per step of every execution).
+    #[serde(skip)]
+    spare_sleep: Vec<Vec<Ev>>,
 }
 
 impl Dpor {
@@ -178,7 +187,11 @@ impl Dpor {
                 return true;
             }
             let keyed = self.peers.is_some();
-            let done = node.chosen.clone();
+            // Replaced below, or popped with the node (which a split exploration keeps).
+            let done = match keyed {
+                true => node.chosen.clone(),
+                false => std::mem::take(&mut node.chosen),
+            };
             let below = std::mem::take(&mut node.below);
             node.fall_asleep(done, (node.key.clone(), below), keyed);
             let mut given = Vec::new();
@@ -199,13 +212,22 @@ impl Dpor {
                 self.pending = subtree;
                 return true;
             }
-            let popped = self.nodes.pop().expect("a node");
+            let mut popped = self.nodes.pop().expect("a node");
             self.growth.finished(popped.done + 1, popped.room);
-            if let Some(peers) = &mut self.peers {
-                peers.retire(popped);
+            match &mut self.peers {
+                Some(peers) => peers.retire(popped),
+                None => self.recycle_sleep(&mut popped.sleep),
             }
         }
         false
+    }
+
+    /// Keeps a finished node's sleep set's storage for a node made later.
+    fn recycle_sleep(&mut self, sleep: &mut Vec<Ev>) {
+        sleep.clear();
+        if sleep.capacity() > 0 {
+            self.spare_sleep.push(std::mem::take(sleep));
+        }
     }
 
     /// Executions ended so far.
@@ -265,13 +287,14 @@ impl Dpor {
         next_key: u32,
         old_key: Option<split::Key>,
     ) -> ThreadId {
-        let threads: Vec<ThreadId> = point
+        let threads: smallvec::SmallVec<[ThreadId; 8]> = point
             .candidates
             .iter()
             .map(|c| self.threads.of(c.key))
             .collect();
-        let sleep = match self.nodes.last_mut() {
-            None => Vec::new(),
+        let mut sleep = self.spare_sleep.pop().unwrap_or_default();
+        match self.nodes.last_mut() {
+            None => {}
             Some(parent) => {
                 // The parent's step has ended: what it did is known, and may commute with
                 // more of the sleeping events than its kind alone would.
@@ -291,13 +314,14 @@ impl Dpor {
                     );
                 }
                 let chosen = &parent.chosen;
-                parent
-                    .sleep_at(&parent.key)
-                    .filter(|s| !events::dependent(s, chosen, &mut self.names))
-                    .cloned()
-                    .collect()
+                sleep.extend(
+                    parent
+                        .sleep_at(&parent.key)
+                        .filter(|s| !events::dependent(s, chosen, &mut self.names))
+                        .cloned(),
+                );
             }
-        };
+        }
         let keyed = self.peers.is_some();
         let mut node = Node {
             chosen: Ev::default(),
@@ -533,7 +557,12 @@ fn reversal<'a>(
         }
         v.push(ev);
     }
-    let mut moved = evs[j].unrefined();
+    // Copied only where unrefining (or the count below) changes it: most events' accesses are
+    // known before they run.
+    let mut moved = match evs[j].refined_by_outcome() {
+        true => Cow::Owned(evs[j].unrefined()),
+        false => Cow::Borrowed(&evs[j]),
+    };
     if let Some((o, left)) = arrival(j).filter(|_| j < ran) {
         let mut left = i64::from(left);
         let mut crossed = false;
@@ -546,20 +575,14 @@ fn reversal<'a>(
             }
         }
         if !crossed && left >= 0 {
-            moved.set_left(left as u32);
+            moved.to_mut().set_left(left as u32);
         }
     }
-    // The fairness rule (see the module doc): a step that changed nothing where it ran (a
-    // failed compare-exchange) may change something where it is moved to, and once a thread
-    // yielded, any step may be the one that lets it go.
-    let fair = |a: &events::Access| matches!(a, events::Access::Read(o) | events::Access::Write(o) if *o == events::FAIRNESS);
+    // Once a thread yielded, any step may be the one that lets it go (see the module doc).
     if yields {
-        events::let_go_by(&mut moved, fairness);
-    } else if !moved.exact.iter().any(fair) {
-        moved.accesses.push(events::Access::Read(fairness));
-        moved.exact.push(events::Access::Read(events::FAIRNESS));
+        events::let_go_by(moved.to_mut(), fairness);
     }
-    v.push(Cow::Owned(moved));
+    v.push(moved);
     v
 }
 
