@@ -167,6 +167,10 @@ pub(crate) struct Dpor {
     /// that lets a thread that yielded run again (see `events::let_go_by`).
     #[serde(default)]
     yields: bool,
+    /// The canonical name of the fairness object, once named (it never changes: no other
+    /// event names it).
+    #[serde(skip)]
+    fairness: Option<events::Canon>,
     /// The operations threads were left waiting to do when the execution ended (blocked for
     /// good, or cut off by a failure): never steps, but they race with the steps they would
     /// have come after.
@@ -404,7 +408,7 @@ impl Dpor {
 
     /// The canonical name of the fairness rule's object (`events::FAIRNESS`).
     fn fairness(&mut self) -> events::Canon {
-        self.names.fairness()
+        *self.fairness.get_or_insert_with(|| self.names.fairness())
     }
 
     /// The event thread `t`'s pending operation `op` will be, as far as it is known before
