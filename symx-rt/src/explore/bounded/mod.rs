@@ -126,6 +126,12 @@
 //! every continuation; so only branches that cost no preemption and release nothing another
 //! thread could block on, or below which nothing was hidden, put their thread to sleep (see
 //! [`puts_to_sleep`]). A branch taken for a conservative point puts nothing to sleep either.
+//! After a step that uses an object for the first time in its execution, nothing sleeps (see
+//! [`Bpor::new_node`]): objects are named across executions by the events that use them, and
+//! a sleeper that first used its object in its own branch may know it by another name than
+//! this branch gives it (the bench's SPSC queue missed outcomes so, 1 to 28 of a
+//! configuration's; its spsc-1 row went from 26 / 134 / 838 executions, incomplete, to 32 /
+//! 211 / 2,277).
 //! A sleeping event is compared with the whole of each step taken after it, including what
 //! the step's code dropped after its operation (known once the step has ended), and refined
 //! accesses of different executions (barrier arrivals, `Arc` drops) are compared as the
