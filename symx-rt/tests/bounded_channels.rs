@@ -63,7 +63,10 @@ thread_local! {
     static OUTCOME: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
-fn run(p: &ChanProgram) {
+/// Runs `p`; with `main_sends`, main also sends 100 on channel 0 after spawning the threads,
+/// then joins thread 2 and only then drops its sender of channel 0: when thread 2 has finished
+/// by then, that drop is part of main's send's step, after the join (`Event::joined`).
+fn run_main(p: &ChanProgram, main_sends: bool) {
     let (tx0, rx0) = mpsc::channel::<usize>();
     let (tx1, rx1) = mpsc::channel::<usize>();
     let mut receivers = [Some(rx0), Some(rx1)];
@@ -106,8 +109,18 @@ fn run(p: &ChanProgram) {
             })
         })
         .collect();
-    drop((tx0, tx1));
-    for h in handles {
+    let mut handles: Vec<_> = handles.into_iter().map(Some).collect();
+    if main_sends {
+        drop(tx1);
+        let _ = tx0.send(100);
+        if let Some(h) = handles.get_mut(2).and_then(Option::take) {
+            h.join().unwrap();
+        }
+        drop(tx0);
+    } else {
+        drop((tx0, tx1));
+    }
+    for h in handles.into_iter().flatten() {
         h.join().unwrap();
     }
     let seen = log.lock().unwrap().join("| ");
@@ -120,6 +133,16 @@ fn explore(
     strategy: Strategy,
     bound: Option<u32>,
 ) -> (Option<FailureKind>, BTreeSet<String>, u64) {
+    explore_main(p, strategy, bound, false)
+}
+
+/// [`explore`] of `run_main(p, main_sends)`.
+fn explore_main(
+    p: &ChanProgram,
+    strategy: Strategy,
+    bound: Option<u32>,
+    main_sends: bool,
+) -> (Option<FailureKind>, BTreeSet<String>, u64) {
     let builder = Builder::new()
         .strategy(strategy)
         .preemption_bound(bound)
@@ -127,7 +150,7 @@ fn explore(
     let mut outcomes = BTreeSet::new();
     let report = explore_observed(
         &builder,
-        || run(p),
+        || run_main(p, main_sends),
         |_| {
             outcomes.extend(OUTCOME.with(|o| o.borrow_mut().take()));
         },
@@ -164,4 +187,33 @@ fn bounded_reduction_reaches_every_outcome_of_channel_programs() {
     }
     println!("{compared} comparisons: DFS {dfs_total}, reduction {bpor_total} executions");
     assert!(compared >= 320, "{compared}");
+}
+
+/// The programs of three threads again, with main sending on channel 0 and dropping its sender
+/// after joining thread 2 (see [`run_main`]): the drop races apart from main's send, after
+/// thread 2's end, and must still race with the other threads' sender drops and receives.
+#[test]
+fn bounded_reduction_reaches_every_outcome_when_main_drops_after_a_join() {
+    let (mut dfs_total, mut bpor_total, mut compared) = (0, 0, 0);
+    for seed in 0..40 {
+        let p = generate(seed);
+        if p.threads.len() < 3 {
+            continue;
+        }
+        for bound in [Some(0), Some(1), Some(2), Some(3)] {
+            let (dfs_kind, want, dfs) = explore_main(&p, Strategy::Dfs, bound, true);
+            let (bpor_kind, got, bpor) = explore_main(&p, Strategy::Dpor, bound, true);
+            assert_eq!(bpor_kind, dfs_kind, "seed {seed}, bound {bound:?}: {p:?}");
+            if dfs_kind.is_some() {
+                continue;
+            }
+            assert_eq!(got, want, "seed {seed}, bound {bound:?}: {p:?}");
+            assert!(bpor <= dfs, "seed {seed}, bound {bound:?}: {bpor} > {dfs}");
+            dfs_total += dfs;
+            bpor_total += bpor;
+            compared += 1;
+        }
+    }
+    println!("{compared} comparisons: DFS {dfs_total}, reduction {bpor_total} executions");
+    assert!(compared >= 50, "{compared}");
 }

@@ -236,7 +236,7 @@ fn differential<S: Ord + Clone + Debug>(
 /// The failure kind a program of `family` may have.
 fn allowed(family: Family) -> Option<FailureKind> {
     match family {
-        Family::AtomicsOnly | Family::NoFail | Family::Awaiting => None,
+        Family::AtomicsOnly | Family::NoFail | Family::Awaiting | Family::Yielding => None,
         Family::Asserting => Some(FailureKind::Panic),
         Family::Deadlocky => Some(FailureKind::Deadlock),
     }
@@ -264,13 +264,13 @@ fn explain(p: &Program, problems: &[Problem]) -> String {
     out
 }
 
-/// Checks `count` programs per family, seeds `first..first + count`, and panics with every
-/// disagreement found.
-fn check_many(first: u64, count: u64, max_interleavings: f64) {
+/// Checks `count` programs per family of `families`, seeds `first..first + count`, and panics
+/// with every disagreement found.
+fn check_many(families: &[Family], first: u64, count: u64, max_interleavings: f64) {
     let start = Instant::now();
     let mut stats = Stats::default();
     let mut reports = Vec::new();
-    for family in Family::ALL {
+    for &family in families {
         for seed in first..first + count {
             let p = generate(seed, family, max_interleavings);
             let problems = compare(&p, &mut stats);
@@ -301,20 +301,37 @@ fn check_many(first: u64, count: u64, max_interleavings: f64) {
         reports.join("\n\n")
     );
     assert!(
-        stats.programs >= count * Family::ALL.len() as u64 * 9 / 10,
+        stats.programs >= count * families.len() as u64 * 9 / 10,
         "too many programs skipped: the generator's size bound is off"
     );
 }
 
 #[test]
 fn dpor_agrees_with_dfs_on_random_programs() {
-    check_many(0, 200, 2_000.0);
+    check_many(&Family::ALL, 0, 200, 2_000.0);
+}
+
+/// Threads that yield give way to the others until one of them changes something (the
+/// scheduler's fairness rule): the DPOR's wakeup sequences can name a thread the rule hides.
+/// Known to fail (122 of 300 programs on 2026-12-06: traces run twice, and traces missed, with
+/// final states the DPOR never reaches). The smallest miss: thread 1 spawns a child that
+/// yields then stores 1 to `x`; thread 2 swaps 2 into `x`, then loads it. The load after the
+/// store is reachable only with the child's yield before thread 2's swap (the swap lets the
+/// child run again); the DPOR ran the swap first, and the reversal it planted needs the child
+/// to store right after its yield, where the rule hides it: the sequence is dropped and the
+/// child's store put to sleep there, which then keeps the reversal from being planted again.
+/// The set of schedules the rule allows is not closed under swapping commuting steps, which
+/// the DPOR assumes; see the notes of the DPOR's module.
+#[test]
+#[ignore = "known to fail: the DPOR misses traces of programs that yield (see the doc)"]
+fn dpor_agrees_with_dfs_on_programs_that_yield() {
+    check_many(&[Family::Yielding], 0, 300, 2_000.0);
 }
 
 #[test]
 #[ignore = "long (about 5 minutes in a debug build): 5,000 larger programs; run by hand"]
 fn dpor_agrees_with_dfs_on_many_random_programs() {
-    check_many(1_000_000, 1_250, 20_000.0);
+    check_many(&Family::ALL, 1_000_000, 1_250, 20_000.0);
 }
 
 /// Re-runs one generated program and prints its executions under both strategies.
@@ -326,10 +343,11 @@ fn one_seed() {
         .parse()
         .expect("a number");
     let family = std::env::var("SYMX_DIFF_FAMILY").unwrap_or_default();
-    let family = Family::ALL
-        .into_iter()
+    let family = (Family::ALL.into_iter().chain([Family::Yielding]))
         .find(|f| format!("{f:?}") == family)
-        .expect("SYMX_DIFF_FAMILY: AtomicsOnly, NoFail, Asserting, Deadlocky or Awaiting");
+        .expect(
+            "SYMX_DIFF_FAMILY: AtomicsOnly, NoFail, Asserting, Deadlocky, Awaiting or Yielding",
+        );
     let max: f64 = std::env::var("SYMX_DIFF_MAX").map_or(2_000.0, |m| m.parse().expect("a number"));
     let p = generate(seed, family, max);
     println!("{p:?}");
@@ -819,4 +837,55 @@ fn wait_after_a_try_lock() {
         let seen = t2.join().unwrap();
         record(format!("{seen:?} {}", a.load(SeqCst)));
     });
+}
+
+/// The smallest program on which the optimal DPOR misses a final state because of a yield
+/// (see `dpor_agrees_with_dfs_on_programs_that_yield`): thread 1 spawns a child that yields
+/// then stores 1, and joins it; thread 2 swaps 2 in, then loads. What docs/troubleshooting.md
+/// says, checked: the default misses the load of 1, the DFS does not, nor does the bounded
+/// reduction (under a preemption bound: it reaches what the DFS reaches under that bound, here
+/// everything from bound 1). When the DPOR stops missing it, update that section.
+#[test]
+fn a_yield_hides_an_outcome_from_the_optimal_dpor_only() {
+    use random_programs::AtomicOp::*;
+    let p = Program {
+        family: Family::Yielding,
+        atomics: 1,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Op::SpawnJoin {
+                child: vec![Op::Yield, Op::Atomic(Store(0, 1))],
+                between: vec![],
+            }],
+            vec![Op::Atomic(Swap(0, 2)), Op::Atomic(Load(0))],
+        ],
+    };
+    let states = |builder: Builder| -> BTreeSet<_> {
+        take_final();
+        let mut seen = BTreeSet::new();
+        let report = explore_observed(
+            &builder,
+            || run(&p),
+            |_| {
+                seen.extend(take_final());
+            },
+        );
+        assert!(report.complete() && report.failure().is_none());
+        seen
+    };
+    let dfs = states(Builder::new().strategy(Strategy::Dfs));
+    let dpor = states(Builder::new());
+    assert!(dpor.is_subset(&dfs));
+    assert_eq!(
+        dfs.len() - dpor.len(),
+        1,
+        "the default's misses changed: {dfs:?} {dpor:?}"
+    );
+    for bound in 0..=2 {
+        let bounded = |s| Builder::new().strategy(s).preemption_bound(Some(bound));
+        let want = states(bounded(Strategy::Dfs));
+        assert_eq!(states(bounded(Strategy::Dpor)), want, "bound {bound}");
+        assert_eq!(want == dfs, bound > 0, "bound {bound}");
+    }
 }

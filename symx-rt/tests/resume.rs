@@ -235,11 +235,15 @@ fn a_checkpoint_of_another_program_test_or_settings_is_refused() {
             .explore(|| counters(3, 2))
     });
     assert!(other.contains("belongs to test"), "{other}");
-    // Another format, or not a checkpoint at all.
+    // An older format (1: barrier arrivals without their count), or not a checkpoint at all.
     let text = std::fs::read_to_string(&file).unwrap();
-    std::fs::write(&file, text.replacen("\"format\":1", "\"format\":0", 1)).unwrap();
+    assert!(text.contains("\"format\":2"), "the current format is 2");
+    std::fs::write(&file, text.replacen("\"format\":2", "\"format\":1", 1)).unwrap();
     let format = refusal(|| b.clone().resume(true).explore(|| counters(3, 2)));
-    assert!(format.contains("format 0"), "{format}");
+    assert!(
+        format.contains("format 1, this symx reads format 2"),
+        "{format}"
+    );
     std::fs::write(&file, "{").unwrap();
     let garbage = refusal(|| b.clone().resume(true).explore(|| counters(3, 2)));
     assert!(garbage.contains("not a symx checkpoint"), "{garbage}");

@@ -22,8 +22,11 @@ use crate::builder::Builder;
 use crate::rt::chooser::Chooser;
 use crate::schedule::Schedule;
 
-/// The state file's format; a file of another format is refused.
-pub(crate) const FORMAT: u32 = 1;
+/// The state file's format; a file of another format is refused. Raise it whenever what a
+/// strategy saves changes shape or meaning, so that an older file is refused by its number
+/// rather than misread: 2 since a barrier arrival's event carries how many arrivals its
+/// generation still needed (`Outcome::Arrived(n)`, `Access::CountDown(o, n)`).
+pub(crate) const FORMAT: u32 = 2;
 
 /// What a state file holds.
 #[derive(Serialize, Deserialize)]

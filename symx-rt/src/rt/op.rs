@@ -193,12 +193,17 @@ pub enum Outcome {
     /// The operation only read its object: a `Once` found complete (or a `get` of any), a
     /// notify that found nobody waiting.
     OnlyRead,
-    /// A barrier wait that was not its generation's last arrival (not the leader).
-    Arrived,
+    /// A barrier wait, with the number of arrivals its generation still needed after it: `0`
+    /// for the last (the leader), more for the arrivals before it.
+    Arrived(u32),
     /// An unpark that found its thread not parked: it only set the thread's token, as any
     /// other such unpark would (whether or not the token was set before).
     TokenSet,
 }
+
+/// Trace indices of the events an event comes after (see [`Event::enablers`]): rarely more
+/// than two, and inline, since most steps of most executions have one or none.
+pub type Enablers = smallvec::SmallVec<[u32; 2]>;
 
 /// One step of an execution: a visible operation that ran.
 #[derive(Clone, Debug)]
@@ -218,12 +223,17 @@ pub struct Event {
     /// its initialiser, a channel whose sender it dropped): a partial-order reduction must
     /// treat the event as touching them.
     pub touched: smallvec::SmallVec<[(ObjId, Touch); 1]>,
+    /// Joins of finished threads in the step's code after its operation, each as
+    /// (`touched.len()` at the join, the trace index of an event of the joined thread's past):
+    /// the changes recorded after the join come after that event (the joined thread's last
+    /// step, or what it came after), unlike the operation itself.
+    pub joined: smallvec::SmallVec<[(u8, u32); 1]>,
     /// What the operation turned out to do, where the partial-order reduction can tell more
     /// commuting operations apart by it than by its kind (see [`Outcome`]).
     pub outcome: Outcome,
     /// Earlier events (trace indices) without which this one could not have happened: the
     /// step that spawned, woke or was joined by its thread. Program order is implicit.
-    pub enablers: Vec<u32>,
+    pub enablers: Enablers,
     /// The step belongs to the prefix of a recorded context (see `prefix`): it ran once under
     /// a fixed schedule, and no strategy reorders it.
     pub fixed: bool,

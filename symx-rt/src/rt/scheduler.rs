@@ -502,6 +502,7 @@ impl Scheduler<'_> {
             order: None,
             location: op.location,
             touched: smallvec::SmallVec::new(),
+            joined: smallvec::SmallVec::new(),
             outcome: Outcome::Unknown,
             enablers,
             fixed,

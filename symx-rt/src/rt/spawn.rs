@@ -102,6 +102,7 @@ pub(crate) fn join(t: ThreadId, at: &'static Location<'static>) {
             e.threads[t].exit_clock = Some(clock);
         }
         if done {
+            e.joined_in_step(t);
             e.add_frontier(me, t);
         }
         e.note_local(Local::Join { child: t }, Some(at));

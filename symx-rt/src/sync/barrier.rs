@@ -82,13 +82,15 @@ impl Barrier {
         };
         rt::visible(OpKind::BarrierWait, Some(id), location);
         let generation = self.arrive(id, location);
-        let leader = self.complete(id, generation);
+        // Arrivals before the last commute with each other as long as a third is still to
+        // come: whichever order they came in, the same one is last (the leader). The
+        // partial-order reductions tell them apart by how many are still to come.
+        let left = self.left(id, generation);
+        rt::switch::record_outcome(rt::op::Outcome::Arrived(left));
+        let leader = left == 0;
         if leader {
             rt::notify(self.key(), true);
         } else {
-            // Arrivals before the last commute with each other: whichever order they came
-            // in, the same one is last (the leader).
-            rt::switch::record_outcome(rt::op::Outcome::Arrived);
             // Only the leader notifies this queue, and only once its generation is complete.
             rt::wait(Wait {
                 key: self.key(),
@@ -122,12 +124,15 @@ impl Barrier {
         generation
     }
 
-    fn complete(&self, id: ObjId, generation: usize) -> bool {
+    /// How many arrivals `generation` still needs (0: it is complete).
+    fn left(&self, id: ObjId, generation: usize) -> u32 {
         rt::with(|e| {
             let b = e.objects.get(id).barrier.as_ref();
-            b.is_some_and(|b| b.arrived >= (generation + 1) * b.expected)
+            b.map_or(0, |b| {
+                ((generation + 1) * b.expected).saturating_sub(b.arrived)
+            })
         })
-        .unwrap_or(true)
+        .unwrap_or(0) as u32
     }
 
     /// Leaves the barrier: the table checks the generation is complete, and the caller takes

@@ -40,6 +40,11 @@ pub enum Family {
     /// its thread for good when it does not hold (GenMC's `assume`); executions where one
     /// blocks are discarded, and no failure is possible.
     Awaiting,
+    /// Like `AtomicsOnly`, plus yields and short spins (an atomic loaded until it holds a
+    /// value, yielding between, at most twice): the scheduler's fairness rule makes a thread
+    /// that yielded give way to the others until one of them changes something. Not in
+    /// [`Family::ALL`]: compared by its own test.
+    Yielding,
 }
 
 impl Family {
@@ -102,6 +107,13 @@ pub enum Op {
     /// `let v = atomics[atomic].load(); symx::assume(v != value)`: the thread waits for good
     /// when the atomic holds `value`.
     Await {
+        atomic: usize,
+        value: i64,
+    },
+    /// `thread::yield_now()`.
+    Yield,
+    /// `for _ in 0..2 { if atomics[atomic].load() == value { break } thread::yield_now() }`.
+    Spin {
         atomic: usize,
         value: i64,
     },
@@ -254,6 +266,15 @@ impl Gen<'_> {
                         value: self.rng.range_i64(1, 3),
                     }
                 }
+                11 if self.family == Family::Yielding => {
+                    return match self.rng.range(0, 1) {
+                        0 => Op::Yield,
+                        _ => Op::Spin {
+                            atomic: self.rng.range(0, self.atomics - 1),
+                            value: self.rng.range_i64(1, 2),
+                        },
+                    };
+                }
                 11 if self.family == Family::Awaiting => {
                     return Op::Await {
                         atomic: self.rng.range(0, self.atomics - 1),
@@ -301,7 +322,7 @@ pub fn generate(seed: u64, family: Family, max_interleavings: f64) -> Program {
 fn draw(rng: &mut SplitMix64, family: Family) -> Program {
     let atomics = rng.range(1, 2);
     let (mutexes, condvar) = match family {
-        Family::AtomicsOnly => (0, false),
+        Family::AtomicsOnly | Family::Yielding => (0, false),
         _ => (rng.range(0, 2), rng.chance(2, 5)),
     };
     let n = rng.range(2, 3);
@@ -418,7 +439,9 @@ fn notify_all(ops: &mut [Op]) {
 fn max_steps(ops: &[Op]) -> u32 {
     ops.iter()
         .map(|op| match op {
-            Op::Atomic(_) | Op::Assert { .. } | Op::Await { .. } => 1,
+            Op::Atomic(_) | Op::Assert { .. } | Op::Await { .. } | Op::Yield => 1,
+            // load, yield, load, yield
+            Op::Spin { .. } => 4,
             Op::Locked { body, .. } => 2 + max_steps(body),
             Op::TryLocked { body, .. } => 2 + max_steps(body),
             // lock, unlock, notify
@@ -581,6 +604,17 @@ fn exec(w: &Arc<World>, ops: &[Op], seen: &mut Vec<i64>) {
             Op::Assert { atomic, value } => {
                 let v = w.atomics[atomic].load(SeqCst);
                 assert_ne!(v, value, "atomic {atomic} holds {value}");
+            }
+            Op::Yield => thread::yield_now(),
+            Op::Spin { atomic, value } => {
+                for _ in 0..2 {
+                    let v = w.atomics[atomic].load(SeqCst);
+                    seen.push(v);
+                    if v == value {
+                        break;
+                    }
+                    thread::yield_now();
+                }
             }
             Op::Await { atomic, value } => {
                 let v = w.atomics[atomic].load(SeqCst);

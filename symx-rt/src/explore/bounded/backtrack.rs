@@ -43,16 +43,44 @@ pub(super) struct Lookahead {
     pub exact: SmallVec<[Access; 2]>,
 }
 
+/// The changes of step `step` made after a join of a finished thread in its code: the
+/// accesses `exact[from..from + len]` of its event, which come after the events `after` (the
+/// joined thread's last step and what it came after) though the step's operation need not.
+pub(super) struct Joined {
+    pub step: usize,
+    pub from: usize,
+    pub len: usize,
+    pub after: SmallVec<[usize; 2]>,
+}
+
+impl Joined {
+    /// Step `ev`'s event as two: its operation with what it changed before the joins, and what
+    /// it changed after them.
+    fn split(&self, ev: &Ev) -> (Ev, Ev) {
+        let end = self.from + self.len;
+        let mut op = ev.clone();
+        let mut after = ev.clone();
+        op.exact = (ev.exact.iter().enumerate())
+            .filter(|(n, _)| !(self.from..end).contains(n))
+            .map(|(_, &a)| a)
+            .collect();
+        after.exact = ev.exact[self.from..end].iter().copied().collect();
+        (op, after)
+    }
+}
+
 /// Every backtracking point the execution `evs` asks for; `ready[k]` are the threads that could
 /// run at step `k` with their next events (the one taken at `k` is `evs[k]` itself), `end` the
 /// threads left with an operation when it ended (a lock or receive that never came free:
 /// Flanagan and Godefroid look at every thread's next transition, enabled or not, and these
-/// are the ones no step shows). Conservative points only under a bound (`bounded`).
+/// are the ones no step shows). Conservative points only under a bound (`bounded`). `joined`:
+/// the steps whose changes after a join race apart from their operation, in step order.
 pub(super) fn points(
     evs: &[Ev],
     ready: &[Vec<Lookahead>],
     end: &[Lookahead],
     bounded: bool,
+    joined: &[Joined],
 ) -> Vec<Point> {
     let threads = evs
         .iter()
@@ -71,8 +99,9 @@ pub(super) fn points(
     let mut ran: Vec<usize> = vec![0; threads];
     let mut out = Asks::default();
     let mut queues = Queues::default();
-    let mut races_of = |k: usize, next: &Ev, history: &History, ran: &[usize]| {
-        let before = earlier(evs, &positions, ran, next.thread, k);
+    let mut races_of = |k: usize, next: &Ev, history: &History, ran: &[usize], after: &[usize]| {
+        let mut before = earlier(evs, &positions, ran, next.thread, k);
+        before.extend_from_slice(after);
         let (conflicts, _) = history.predecessors(next);
         for i in conflicts {
             // Already ordered before u's next event: no reversal.
@@ -83,12 +112,20 @@ pub(super) fn points(
             race(evs, ready, i, next.thread, initials, bounded, &mut out);
         }
     };
+    let mut joins = joined.iter().peekable();
     for (k, ek) in evs.iter().enumerate() {
+        let join = joins.next_if(|j| j.step == k);
         for l in ready.get(k).into_iter().flatten() {
-            if l.thread == ek.thread {
-                races_of(k, ek, &history, &ran);
+            if l.thread != ek.thread {
+                races_of(k, &queues.as_event(l), &history, &ran, &[]);
+            } else if let Some(j) = join {
+                // What the step changed after its joins races only with what the joined
+                // threads did not do before their ends.
+                let (op, after) = j.split(ek);
+                races_of(k, &op, &history, &ran, &[]);
+                races_of(k, &after, &history, &ran, &j.after);
             } else {
-                races_of(k, &queues.as_event(l), &history, &ran);
+                races_of(k, ek, &history, &ran, &[]);
             }
         }
         history.record(k, ek);
@@ -96,7 +133,7 @@ pub(super) fn points(
         ran[ek.thread] += 1;
     }
     for l in end {
-        races_of(evs.len(), &queues.as_event(l), &history, &ran);
+        races_of(evs.len(), &queues.as_event(l), &history, &ran, &[]);
     }
     for k in 0..evs.len() {
         disabled(evs, ready, k, bounded, &mut out);

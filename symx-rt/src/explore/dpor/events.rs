@@ -10,7 +10,8 @@
 //! Channels, `Once`/`OnceLock`, notifies and barrier waits are refined by what the operation
 //! did ([`Access::refined`], see [`refined_conflict`]). The arrivals at a barrier before the
 //! last commute with each other, and the last (the leader, which the program can see)
-//! conflicts with them all ([`Access::CountDown`]). A `recv_timeout` that found nothing looks
+//! conflicts with them all ([`Access::CountDown`], which carries how many arrivals are still
+//! to come). A `recv_timeout` that found nothing looks
 //! at the channel again in its yield step: that step is a receive. `Arc` drops: a drop releases
 //! a reference ([`Access::Released`], commuting with its likes) unless it frees a value whose
 //! destructor does something the model sees (then it conflicts with the other drops: which
@@ -27,9 +28,13 @@
 //! Refined accesses compared across executions: a refinement holds where the event ran, and
 //! for the event moved earlier (past events it commutes with), not later. Sleep sets and
 //! wakeup-tree equivalence compare events of different executions, which may put one after
-//! the other: two arrivals at a barrier before the last, or two `Arc` drops that left a
-//! reference, then conflict ([`dependent`]), since after the other one the first may be the
-//! leader, or free the value. Within one execution they commute.
+//! the other. Two `Arc` drops that left a reference then conflict ([`dependent`]), since
+//! after the other one the first may free the value; within one execution they commute. Two
+//! arrivals at a barrier before the last are compared by their count instead, which every
+//! arrival being an event makes exact where the comparison stands: they commute where at
+//! least two arrivals are still to come after the one compared against (see
+//! [`last_but_one`]); a reversal moves an arrival, the leader too, with the count it has
+//! where it is moved to (`dpor::reversal`).
 //!
 //! A step's changes to objects besides its operation's own (`Touch`) belong to the step
 //! whose code made them; the code a new thread runs before its first visible operation
@@ -90,10 +95,11 @@ pub(crate) enum Access {
     /// sets: an unpark of a thread that was not parked (its token). Two of them commute;
     /// anything else on the object conflicts with them.
     Observe(Canon),
-    /// A count went down without reaching its end: a barrier wait that was not its
-    /// generation's last arrival. Two of them commute (the same one is last either way); the
-    /// one that reaches the end (the leader, which the program can see) conflicts with them.
-    CountDown(Canon),
+    /// A barrier wait, with the number of arrivals its generation still needs after it where
+    /// the event stands (`0`: the last arrival, the leader, which the program can see). Two
+    /// arrivals before the last commute where a third is still to come after both (the same
+    /// one is last either way, see [`dependent`]); the leader conflicts with every arrival.
+    CountDown(Canon, u32),
     /// A reference to an `Arc`'s value went away with no consequence the program can see (see
     /// `Touch::Released`). Two of them commute; anything else on the count (a drop whose
     /// destructor the model sees, a read or increment of the count) conflicts with them. Never
@@ -122,7 +128,7 @@ impl Access {
             | Access::ReceiverGone(o)
             | Access::DroppedSender(o)
             | Access::Observe(o)
-            | Access::CountDown(o)
+            | Access::CountDown(o, _)
             | Access::Released(o)
             | Access::Other(o) => Some(o),
         }
@@ -150,7 +156,9 @@ impl Access {
                 OpKind::Once | OpKind::NotifyOne | OpKind::NotifyAll,
                 Outcome::OnlyRead,
             ) => Access::Observe(o),
-            (Access::Other(o), OpKind::BarrierWait, Outcome::Arrived) => Access::CountDown(o),
+            (Access::Other(o), OpKind::BarrierWait, Outcome::Arrived(left)) => {
+                Access::CountDown(o, left)
+            }
             (Access::Other(o), OpKind::Unpark, Outcome::TokenSet) => Access::Observe(o),
             (a, _, _) => a,
         }
@@ -165,7 +173,7 @@ impl Access {
             Access::Took(o, _) | Access::SendersGone(o) | Access::ReceiverGone(o) => {
                 Access::Other(o)
             }
-            Access::Observe(o) | Access::CountDown(o) => Access::Other(o),
+            Access::Observe(o) | Access::CountDown(o, _) => Access::Other(o),
             a => a,
         }
     }
@@ -244,8 +252,8 @@ fn refined_conflict(a: Access, b: Access) -> Option<bool> {
         (SendersGone(_) | ReceiverGone(_), _) | (_, SendersGone(_) | ReceiverGone(_)) => true,
         (Observe(_), Observe(_) | Read(_)) | (Read(_), Observe(_)) => false,
         (Observe(_), _) | (_, Observe(_)) => true,
-        (CountDown(_), CountDown(_)) => false,
-        (CountDown(_), _) | (_, CountDown(_)) => true,
+        (CountDown(_, a), CountDown(_, b)) => a == 0 || b == 0,
+        (CountDown(..), _) | (_, CountDown(..)) => true,
         (Released(_), Released(_)) => false,
         (Released(_), _) | (_, Released(_)) => true,
         _ => return Option::None,
@@ -342,6 +350,34 @@ impl Ev {
         self.accesses.first().copied().unwrap_or(Access::None)
     }
 
+    /// Whether [`unrefined`](Self::unrefined) would change the event: most events' accesses
+    /// are known before they run (an atomic's load or write), and need no copy.
+    pub fn refined_by_outcome(&self) -> bool {
+        (self.accesses.iter().chain(&self.exact)).any(|&a| a.unrefined() != a)
+    }
+
+    /// The barrier (canonical name) and how many arrivals its generation still needs after
+    /// this event, if it is an arrival that is not the last.
+    pub fn arrival(&self) -> Option<(Canon, u32)> {
+        match self.main() {
+            Access::CountDown(o, left @ 1..) => Some((o, left)),
+            _ => None,
+        }
+    }
+
+    /// Makes the event a barrier arrival that leaves `left` more to come (`0`: the leader), as
+    /// it is where a sequence moves it; it must be a barrier wait.
+    pub fn set_left(&mut self, left: u32) {
+        for a in [self.accesses.first_mut(), self.exact.first_mut()]
+            .into_iter()
+            .flatten()
+        {
+            if let Access::CountDown(o, _) | Access::Other(o) = *a {
+                *a = Access::CountDown(o, left);
+            }
+        }
+    }
+
     /// The event as far as it is known before it runs (see [`Access::unrefined`]).
     pub fn unrefined(&self) -> Ev {
         let mut ev = self.clone();
@@ -354,6 +390,12 @@ impl Ev {
 
 /// Dependence for sleep sets and wakeup trees: the two events do not commute. Conservative:
 /// release/acquire of one lock and enabling count as dependent.
+///
+/// The comparison is made where `b` stands: `b` is a step just taken (against a sleeping
+/// `a`), an event of a wakeup sequence (against an `a` taken before the whole sequence), or
+/// the earlier of two events of one sequence (against the later `a`, moved before it). That
+/// matters for barrier arrivals, whose count `b` carries: two arrivals before the last commute
+/// where at least two are still to come after `b` (see [`last_but_one`]).
 pub(crate) fn dependent(a: &Ev, b: &Ev, names: &mut Names) -> bool {
     if a.thread == b.thread {
         return true;
@@ -382,6 +424,7 @@ pub(crate) fn dependent(a: &Ev, b: &Ev, names: &mut Names) -> bool {
                 || orders_by(x, y, &mut same)
                 || orders_by(y, x, &mut same)
                 || (!exact && count_sensitive(x, y, &mut same))
+                || last_but_one(x, y, &mut same)
             {
                 return true;
             }
@@ -390,17 +433,33 @@ pub(crate) fn dependent(a: &Ev, b: &Ev, names: &mut Names) -> bool {
     false
 }
 
-/// Two counts that went down without reaching their end, compared across executions (a
+/// Two references to an `Arc`'s value that went away unseen, compared across executions (a
 /// sleeping event against the current path, a wakeup sequence against a tree's): each was
 /// refined where it ran, not where the comparison puts it. Two drops of an `Arc` that each
 /// left a reference where it ran first may still free it when one runs after the other (2
-/// references: either frees if second); two arrivals at a barrier that were not last, likewise
-/// (the second may be the leader). So they commute only within one execution, where adjacent
-/// such events stay what they were in either order; across executions they are dependent.
+/// references: either frees if second). So they commute only within one execution, where
+/// adjacent such events stay what they were in either order; across executions they are
+/// dependent. (The count cannot be carried as a barrier's is: clones of an `Arc` are no
+/// events, so a count where one drop ran says nothing of the count elsewhere.)
 fn count_sensitive(a: Access, b: Access, same: &mut impl FnMut(Canon, Canon) -> bool) -> bool {
     match (a, b) {
-        (Access::Released(x), Access::Released(y))
-        | (Access::CountDown(x), Access::CountDown(y)) => same(x, y),
+        (Access::Released(x), Access::Released(y)) => same(x, y),
+        _ => false,
+    }
+}
+
+/// Two arrivals at one barrier, neither the leader, compared where `b` stands (see
+/// [`dependent`]) with `b` the last but one arrival of its generation: `a` put before `b`
+/// makes `b` the leader. Every arrival is an event, and so the count where `b` stands is the
+/// same in every execution that reaches that state: a sleeping arrival against a step just
+/// taken, an arrival taken at a wakeup tree's node before a sequence whose arrivals carry
+/// their count from that node (`dpor::reversal` counts them so, and
+/// `wakeup::take_weak_initial` keeps them so), are compared exactly. With at least two to
+/// come after `b`, both stay arrivals before the last in either order, and `a` stays one
+/// after `b` (a sleeper stays asleep through it).
+fn last_but_one(a: Access, b: Access, same: &mut impl FnMut(Canon, Canon) -> bool) -> bool {
+    match (a, b) {
+        (Access::CountDown(x, 1..), Access::CountDown(y, 1)) => same(x, y),
         _ => false,
     }
 }
@@ -630,8 +689,16 @@ pub(crate) fn of_trace_into(
     out.clear();
     // Events per thread so far: an event's index.
     let mut counts: SmallVec<[u32; 16]> = SmallVec::new();
+    // Each runtime thread's name, looked up once (`usize::MAX`: not yet).
+    let mut named: SmallVec<[ThreadId; 16]> = SmallVec::new();
     for ev in trace {
-        let thread = thread_of(ev.thread_key);
+        if named.len() <= ev.thread {
+            named.resize(ev.thread + 1, usize::MAX);
+        }
+        if named[ev.thread] == usize::MAX {
+            named[ev.thread] = thread_of(ev.thread_key);
+        }
+        let thread = named[ev.thread];
         if counts.len() <= thread {
             counts.resize(thread + 1, 0);
         }

@@ -24,7 +24,7 @@ pub(crate) struct History {
 /// How the classes relate, computed once (see [`Relations`]).
 static RELATIONS: std::sync::OnceLock<Relations> = std::sync::OnceLock::new();
 
-const CLASSES: usize = 17;
+const CLASSES: usize = 18;
 
 // The classes of a thread's latest events are bits of a `u32` (see [`Latest`]).
 const _: () = assert!(CLASSES <= 32);
@@ -109,7 +109,10 @@ fn class_of(a: Access) -> Option<(usize, Canon)> {
         Access::ReceiverGone(o) => (12, o),
         Access::DroppedSender(o) => (13, o),
         Access::Observe(o) => (14, o),
-        Access::CountDown(o) => (15, o),
+        // The leader (nothing left to come) apart from the arrivals before it; how many are
+        // left after one of those makes no difference within one execution.
+        Access::CountDown(o, 0) => (17, o),
+        Access::CountDown(o, _) => (15, o),
         Access::Released(o) => (16, o),
     })
 }
@@ -131,8 +134,9 @@ fn class_access(class: usize, o: Canon) -> Access {
         Access::ReceiverGone(o),
         Access::DroppedSender(o),
         Access::Observe(o),
-        Access::CountDown(o),
+        Access::CountDown(o, 1),
         Access::Released(o),
+        Access::CountDown(o, 0),
     ][class]
 }
 

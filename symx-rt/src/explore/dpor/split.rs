@@ -68,10 +68,10 @@
 //! explored child's wakeup subtree as it grew later (a few percent in `tests/dpor_shards.rs`,
 //! which checks the union on random programs and counts the duplicates).
 
-use std::borrow::Borrow;
+use std::borrow::Cow;
 
 use super::events::{Ev, Names};
-use super::wakeup::{is_weak_initial, take_weak_initial, Tree};
+use super::wakeup::{is_weak_initial, take_weak_initial, SeqEv, Tree};
 use super::Node;
 
 /// A child's place among its node's children in the order of the sequential exploration:
@@ -160,7 +160,7 @@ impl Node {
     /// above, everything here comes after), goes in the sequential exploration; `v` loses the
     /// event of the child it goes below. `live`: the node is on the current path (its
     /// `chosen` is being explored).
-    pub fn place<E: Borrow<Ev>>(
+    pub fn place<E: SeqEv>(
         &self,
         from: Option<&Key>,
         live: bool,
@@ -225,14 +225,14 @@ impl Node {
     }
 
     /// Plants `v` at a place [`place`](Self::place) found that is not `Covered` or `Chosen`.
-    pub fn plant<E: Borrow<Ev>>(&mut self, place: Place, v: Vec<E>, names: &mut Names) {
+    pub fn plant<E: SeqEv>(&mut self, place: Place, v: Vec<E>, names: &mut Names) {
         match place {
             Place::Covered | Place::Chosen => {}
             Place::Below(i) => {
                 self.wut.children[i].1.insert(v, names);
             }
             Place::After(i) => {
-                let refs: Vec<&Ev> = v.iter().map(Borrow::borrow).collect();
+                let refs: Vec<Cow<Ev>> = v.iter().map(|e| Cow::Borrowed(e.borrow())).collect();
                 if !self.places[i].1.insert(refs, names) {
                     return; // a leaf explored below that child covers it
                 }

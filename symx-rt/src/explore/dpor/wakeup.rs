@@ -4,10 +4,34 @@
 //!
 //! Sequences are compared through *weak initials* WI[E](v): the threads whose next event can
 //! start an execution equivalent to a continuation of `v`.
+//!
+//! A sequence's barrier arrivals carry how many arrivals their generation still needs where
+//! they stand in the sequence, run from the state the sequence is compared at (see
+//! `events::last_but_one`). Taking a weak initial that is an arrival moves the state past it,
+//! and the sequence's arrivals that now come after it count one fewer to come
+//! ([`take_weak_initial`]).
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 
 use super::events::{dependent, Ev, Names};
+
+/// An event of a sequence being inserted: borrowed from the trace it came from, or owned,
+/// and changed in place where taking a weak initial changes its count (see the module doc).
+pub(crate) trait SeqEv: Borrow<Ev> {
+    fn ev_mut(&mut self) -> &mut Ev;
+}
+
+impl SeqEv for Ev {
+    fn ev_mut(&mut self) -> &mut Ev {
+        self
+    }
+}
+
+impl SeqEv for Cow<'_, Ev> {
+    fn ev_mut(&mut self) -> &mut Ev {
+        self.to_mut()
+    }
+}
 
 /// A wakeup tree: children in exploration order, each an event with its own subtree.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -63,7 +87,7 @@ impl Tree {
 
     /// Inserts `v` unless a sequence in the tree already covers it (copying only the events
     /// it adds); whether it added anything.
-    pub fn insert<E: Borrow<Ev>>(&mut self, mut v: Vec<E>, names: &mut Names) -> bool {
+    pub fn insert<E: SeqEv>(&mut self, mut v: Vec<E>, names: &mut Names) -> bool {
         let mut node = self;
         'descend: loop {
             for i in 0..node.children.len() {
@@ -88,9 +112,10 @@ impl Tree {
 fn weak_initial<E: Borrow<Ev>>(p: &Ev, v: &[E], names: &mut Names) -> Option<Option<usize>> {
     match v.iter().position(|e| e.borrow().thread == p.thread) {
         Some(at) => {
+            // Compared where the earlier one stands (see `dependent`).
             let blocked = v[..at]
                 .iter()
-                .any(|earlier| dependent(earlier.borrow(), v[at].borrow(), names));
+                .any(|earlier| dependent(v[at].borrow(), earlier.borrow(), names));
             (!blocked).then_some(Some(at))
         }
         None => v
@@ -101,19 +126,70 @@ fn weak_initial<E: Borrow<Ev>>(p: &Ev, v: &[E], names: &mut Names) -> Option<Opt
 }
 
 /// If `p`'s thread is a weak initial of `v`, takes `p` first: removes its event from `v` (if
-/// there) and returns true; otherwise leaves `v` alone and returns false.
-pub(crate) fn take_weak_initial<E: Borrow<Ev>>(p: &Ev, v: &mut Vec<E>, names: &mut Names) -> bool {
-    match weak_initial(p, v, names) {
-        Some(Some(at)) => {
-            v.remove(at);
-            true
+/// there) and returns true; otherwise leaves `v` alone and returns false. What remains of `v`
+/// then stands after `p`: if `p` is an arrival at a barrier (not its last), the arrivals of
+/// `v` now after it count one fewer still to come (those before its event in `v`, or all of
+/// them when `p` touches nothing `v` does).
+pub(crate) fn take_weak_initial<E: SeqEv>(p: &Ev, v: &mut Vec<E>, names: &mut Names) -> bool {
+    let (arrival, passed) = match weak_initial(p, v, names) {
+        Some(Some(at)) => (Borrow::<Ev>::borrow(&v.remove(at)).arrival(), at),
+        Some(None) => (p.arrival(), v.len()),
+        None => return false,
+    };
+    if let Some((barrier, _)) = arrival {
+        for e in &mut v[..passed] {
+            if let Some((other, left)) = Borrow::<Ev>::borrow(e).arrival() {
+                if names.find(other) == names.find(barrier) {
+                    e.ev_mut().set_left(left - 1);
+                }
+            }
         }
-        Some(None) => true,
-        None => false,
     }
+    true
 }
 
 /// Whether `p`'s thread is a weak initial of `v`.
 pub(crate) fn is_weak_initial<E: Borrow<Ev>>(p: &Ev, v: &[E], names: &mut Names) -> bool {
     weak_initial(p, v, names).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::dpor::events::{Access, EventKey};
+
+    /// Thread `thread`'s arrival at barrier `b`, leaving `left` more to come where it stands.
+    fn arrival(thread: usize, b: u32, left: u32, execution: u64) -> Ev {
+        Ev {
+            thread,
+            index: 0,
+            accesses: smallvec::smallvec![Access::CountDown(b, left)],
+            exact: smallvec::smallvec![Access::CountDown(b, left)],
+            execution,
+            enablers: smallvec::SmallVec::new(),
+        }
+    }
+
+    /// At a barrier of three that nobody reached yet, the tree holds the arrivals of threads 1
+    /// then 2. Thread 3's arrival alone is no continuation of theirs: after both it is the
+    /// leader. Taken as commuting with thread 1's arrival (two more still to come after it
+    /// where it stands), it comes after it, where one fewer is still to come, and it conflicts
+    /// with thread 2's: the sequence is inserted. Without that count it was taken as covered.
+    #[test]
+    fn an_arrival_taken_first_counts_down_the_sequence_after_it() {
+        let mut names = Names::default();
+        let at = EventKey {
+            thread: 0,
+            index: 0,
+            location: 0,
+        };
+        let b = names.name(0, at, 0);
+        let mut tree = Tree::default();
+        assert!(tree.insert(vec![arrival(1, b, 2, 1), arrival(2, b, 1, 1)], &mut names));
+        assert!(tree.insert(vec![arrival(3, b, 2, 2)], &mut names));
+        let below = &tree.children[0].1;
+        assert_eq!(below.children.len(), 2, "{tree:?}");
+        // Inserted where it stands: one more to come after it.
+        assert_eq!(below.children[1].0.main(), Access::CountDown(b, 1));
+    }
 }

@@ -147,7 +147,7 @@ impl Access {
             Access::ReceiverGone(o) => Access::ReceiverGone(f(o)),
             Access::DroppedSender(o) => Access::DroppedSender(f(o)),
             Access::Observe(o) => Access::Observe(f(o)),
-            Access::CountDown(o) => Access::CountDown(f(o)),
+            Access::CountDown(o, n) => Access::CountDown(f(o), n),
             Access::Released(o) => Access::Released(f(o)),
             Access::Other(o) => Access::Other(f(o)),
         }
