@@ -220,6 +220,7 @@ pub(crate) fn explore_resumable(
             report.idle_threads = idle_threads;
             return Ok(report);
         }
+        crate::rt::execution::recycle_trace(outcome.events);
     };
     match (stop, &last) {
         (StopReason::Exhausted, _) => forget_checkpoint(b),

@@ -3,13 +3,19 @@
 //! Owns only the clock arithmetic. Which operations join or publish a clock is decided by the
 //! objects that use them (atomics, locks, cells, thread spawn and join).
 
-/// A vector clock indexed by model thread id; missing entries are zero.
+use smallvec::SmallVec;
+
+/// A vector clock indexed by model thread id; missing entries are zero. The clocks of up to
+/// [`INLINE`] threads are stored inline: an execution makes a clock for each thread and object.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct VClock(Vec<u32>);
+pub struct VClock(SmallVec<[u32; INLINE]>);
+
+/// Threads whose clock components are stored without an allocation.
+const INLINE: usize = 8;
 
 impl VClock {
     pub fn new() -> Self {
-        VClock(Vec::new())
+        VClock(SmallVec::new())
     }
 
     pub fn get(&self, thread: usize) -> u32 {
@@ -18,19 +24,32 @@ impl VClock {
 
     /// Advances `thread`'s own component: a new epoch begins for it.
     pub fn tick(&mut self, thread: usize) {
-        if self.0.len() <= thread {
-            self.0.resize(thread + 1, 0);
+        // Pushed one by one: `SmallVec::resize` costs more than the few entries a clock grows by.
+        while self.0.len() <= thread {
+            self.0.push(0);
         }
         self.0[thread] += 1;
     }
 
     /// Pointwise maximum: afterwards everything `other` has seen, `self` has seen.
+    #[inline]
     pub fn join(&mut self, other: &VClock) {
-        if self.0.len() < other.0.len() {
-            self.0.resize(other.0.len(), 0);
+        let theirs = other.0.as_slice();
+        if self.0.len() < theirs.len() {
+            self.grow(theirs.len());
         }
-        for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
+        let mine = &mut self.0.as_mut_slice()[..theirs.len()];
+        for (mine, theirs) in mine.iter_mut().zip(theirs) {
             *mine = (*mine).max(*theirs);
+        }
+    }
+
+    /// Zero components up to `len` (a thread this clock has not heard of yet). Pushed one by
+    /// one, as in `tick`: `SmallVec::resize` costs more than the loop.
+    #[cold]
+    fn grow(&mut self, len: usize) {
+        while self.0.len() < len {
+            self.0.push(0);
         }
     }
 
@@ -39,10 +58,9 @@ impl VClock {
         time <= self.get(thread)
     }
 
-    /// An empty clock, on storage an earlier execution's clock left (see [`VClock::recycle`]):
-    /// an execution makes a clock for each thread and object, and allocating them anew was a
-    /// visible share of a short execution's cost. Equal to [`VClock::new`] in every respect
-    /// but its capacity.
+    /// An empty clock, on storage an earlier execution's clock of more than [`INLINE`] threads
+    /// left (see [`VClock::recycle`]): allocating them anew was a visible share of a short
+    /// execution's cost. Equal to [`VClock::new`] in every respect but its capacity.
     pub fn spare() -> Self {
         SPARE.with_borrow_mut(Vec::pop).unwrap_or_default()
     }
@@ -50,13 +68,18 @@ impl VClock {
     /// A copy of `other` on a spare clock's storage.
     pub fn copy_of(other: &VClock) -> Self {
         let mut c = VClock::spare();
-        c.0.extend_from_slice(&other.0);
+        // Pushed one by one: a call of `memcpy` (`extend_from_slice`) or `SmallVec::extend`
+        // for a few entries costs more.
+        for &time in &other.0 {
+            c.0.push(time);
+        }
         c
     }
 
-    /// Keeps this clock's storage, emptied, for [`VClock::spare`] on this OS thread.
+    /// Keeps this clock's storage, emptied, for [`VClock::spare`] on this OS thread, if it is
+    /// an allocation.
     pub fn recycle(mut self) {
-        if self.0.capacity() == 0 {
+        if !self.0.spilled() {
             return;
         }
         self.0.clear();

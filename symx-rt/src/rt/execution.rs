@@ -103,7 +103,11 @@ impl Execution {
             threads: spare.threads,
             current: 0,
             queue: spare.queue,
-            trace: Vec::with_capacity(TRACE_LENGTH.get()),
+            trace: {
+                let mut trace = SPARE_TRACE.take();
+                trace.reserve(TRACE_LENGTH.get());
+                trace
+            },
             failure: None,
             spawns: spare.spawns,
             decisions: Vec::new(),
@@ -127,7 +131,8 @@ impl Execution {
     /// they come first among its fields).
     pub fn recycle(mut self) {
         let mut threads = std::mem::take(&mut self.threads);
-        threads.drain(..).for_each(Thread::recycle);
+        threads.iter_mut().for_each(Thread::recycle);
+        threads.clear();
         let mut spawns = std::mem::take(&mut self.spawns);
         spawns.clear();
         let mut queue = std::mem::take(&mut self.queue);
@@ -159,9 +164,9 @@ impl Execution {
 
     /// The events thread `t`'s next step comes after: its latest event and whatever woke or
     /// spawned it since (see `Event::enablers`).
-    pub fn frontier(&self, t: ThreadId) -> Vec<u32> {
+    pub fn frontier(&self, t: ThreadId) -> super::op::Enablers {
         let th = &self.threads[t];
-        let mut f = Vec::with_capacity(th.after.len() + 1);
+        let mut f = super::op::Enablers::with_capacity(th.after.len() + 1);
         f.extend_from_slice(&th.after);
         f.extend(th.last_event);
         f
@@ -217,7 +222,7 @@ impl Execution {
         let at = self.trace.len().checked_sub(1)?;
         let me = &self.threads[self.current];
         let own = self.trace[at].thread == self.current;
-        let just_spawned = me.last_event.is_none() && me.after == [at as u32];
+        let just_spawned = me.last_event.is_none() && me.after[..] == [at as u32];
         (own || just_spawned).then_some(at)
     }
 
@@ -269,17 +274,26 @@ const FNV_PRIME: u64 = 0x0100_0000_01b3;
 /// instructions: the hashes are kept in a small cache by the location's address (a
 /// `&'static Location` of one call site is one address).
 pub(crate) fn location_hash(loc: &'static Location<'static>) -> u64 {
+    LOCATIONS.with(|cache| by_location(cache, loc, || hash_location_text(loc)))
+}
+
+/// `compute`'s value for `loc`, remembered in `cache`, a table direct-mapped by the location's
+/// address (a `&'static Location` of one call site is one address, never 0): what a step asks
+/// of its location at every step.
+pub(crate) fn by_location<T: Copy>(
+    cache: &[Cell<(usize, T)>],
+    loc: &'static Location<'static>,
+    compute: impl FnOnce() -> T,
+) -> T {
     let addr = loc as *const Location<'static> as usize;
-    let slot = (addr >> 3) % LOCATION_CACHE;
-    LOCATIONS.with(|cache| {
-        let (known, hash) = cache[slot].get();
-        if known == addr {
-            return hash;
-        }
-        let hash = hash_location_text(loc);
-        cache[slot].set((addr, hash));
-        hash
-    })
+    let slot = &cache[(addr >> 3) % cache.len()];
+    let (known, value) = slot.get();
+    if known == addr {
+        return value;
+    }
+    let value = compute();
+    slot.set((addr, value));
+    value
 }
 
 /// Slots of the cache of [`location_hash`], direct-mapped by address.
@@ -320,6 +334,8 @@ thread_local! {
     static SPARE: Cell<Spare> = Cell::default();
     /// The length of the last trace an execution on this OS thread took.
     pub(crate) static TRACE_LENGTH: Cell<usize> = const { Cell::new(0) };
+    /// A trace its explorer was done with, emptied (see [`recycle_trace`]).
+    static SPARE_TRACE: Cell<Vec<Event>> = const { Cell::new(Vec::new()) };
     static CURRENT: Cell<*const Ctx> = const { Cell::new(std::ptr::null()) };
 }
 
@@ -343,6 +359,13 @@ impl Drop for Installed {
     fn drop(&mut self) {
         CURRENT.with(|c| c.set(self.previous));
     }
+}
+
+/// Gives an execution's trace back once its explorer is done with it: the next execution on
+/// this OS thread records its steps into the same storage.
+pub(crate) fn recycle_trace(mut trace: Vec<Event>) {
+    trace.clear();
+    SPARE_TRACE.set(trace);
 }
 
 /// True on an OS thread that runs an execution (between steps too).

@@ -79,10 +79,18 @@ pub(crate) fn check(obj: &ObjRef, type_name: &str, location: &'static Location<'
 }
 
 /// The first misuse posted for execution `generation`, if any.
+#[inline]
 pub(crate) fn take(generation: u32) -> Option<Found> {
     if !PENDING.load(Ordering::Relaxed) {
         return None;
     }
+    take_posted(generation)
+}
+
+/// [`take`] when something was posted: the scheduler asks at every step, and almost never
+/// finds anything.
+#[cold]
+fn take_posted(generation: u32) -> Option<Found> {
     let mut posted = lock(&POSTED);
     let i = posted.iter().position(|(g, _)| *g == generation)?;
     let (_, found) = posted.remove(i);

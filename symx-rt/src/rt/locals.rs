@@ -48,8 +48,9 @@ impl Drop for Erased {
 pub(crate) struct Locals {
     /// Per thread: the values of the `thread_local!` keys it used, by the key's address.
     threads: HashMap<ThreadId, HashMap<usize, Erased>>,
-    /// Threads whose locals are being destroyed: a key used then is an `AccessError`.
-    destroying: Vec<ThreadId>,
+    /// Threads whose locals are being destroyed: a key used then is an `AccessError`. Inline:
+    /// every thread of every execution comes here as it ends.
+    destroying: smallvec::SmallVec<[ThreadId; 8]>,
     /// Per-execution statics, by object id.
     statics: HashMap<u32, Erased>,
 }
@@ -105,7 +106,12 @@ impl Execution {
 /// by the thread as it ends. Destructors may create new locals; those are dropped too.
 pub(crate) fn thread_exit(t: ThreadId) {
     with(|e| e.locals.destroying.push(t));
-    while let Some(values) = with(|e| e.locals.threads.remove(&t)).flatten() {
+    // Most threads have no locals: no need to hash their id to find none.
+    let take = |e: &mut Execution| match e.locals.threads.is_empty() {
+        true => None,
+        false => e.locals.threads.remove(&t),
+    };
+    while let Some(values) = with(take).flatten() {
         drop(values);
     }
     let last = with(|e| {

@@ -238,9 +238,11 @@ impl Objects {
     /// This table emptied for a new execution `generation`, keeping its storage (and its
     /// objects' clocks' storage, for [`VClock::spare`]).
     pub fn renewed(mut self, generation: u32) -> Self {
-        for state in self.states.drain(..) {
-            state.clock.recycle();
+        // In place: moving each object's state out of the table copies it whole.
+        for state in &mut self.states {
+            std::mem::take(&mut state.clock).recycle();
         }
+        self.states.clear();
         self.by_addr.clear();
         Objects {
             generation,
@@ -271,6 +273,7 @@ impl Objects {
 
     /// An object this execution uses that an earlier one used too, and whose own state (a
     /// lock's data) that execution may have changed: it does not start this one afresh.
+    #[inline]
     pub fn take_survivor(&mut self) -> Option<ObjId> {
         self.survivor.take()
     }
@@ -408,7 +411,26 @@ pub(crate) fn place(at: &Location<'_>) -> String {
 
 /// `std::any::type_name` without the module path: `AtomicUsize`, `SpinLock`.
 pub(crate) fn short_type_name<T: ?Sized>() -> &'static str {
-    let full = std::any::type_name::<T>();
-    let base = full.split('<').next().unwrap_or(full);
-    base.rsplit("::").next().unwrap_or(base)
+    shorten(std::any::type_name::<T>())
+}
+
+/// The short name of type name `full`, remembered by the name's address and length: an `Arc::new` in
+/// every execution took a few hundred instructions to find it again.
+fn shorten(full: &'static str) -> &'static str {
+    thread_local! {
+        static SHORT: std::cell::RefCell<Vec<((usize, usize), &'static str)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let at = (full.as_ptr() as usize, full.len());
+    let known = SHORT.with_borrow(|s| s.iter().find(|k| k.0 == at).map(|k| k.1));
+    known.unwrap_or_else(|| {
+        let base = full.split('<').next().unwrap_or(full);
+        let short = base.rsplit("::").next().unwrap_or(base);
+        SHORT.with_borrow_mut(|s| {
+            if s.len() < 64 {
+                s.push((at, short));
+            }
+        });
+        short
+    })
 }

@@ -201,6 +201,10 @@ pub enum Outcome {
     TokenSet,
 }
 
+/// Trace indices of the events an event comes after (see [`Event::enablers`]): rarely more
+/// than two, and inline, since most steps of most executions have one or none.
+pub type Enablers = smallvec::SmallVec<[u32; 2]>;
+
 /// One step of an execution: a visible operation that ran.
 #[derive(Clone, Debug)]
 pub struct Event {
@@ -229,7 +233,7 @@ pub struct Event {
     pub outcome: Outcome,
     /// Earlier events (trace indices) without which this one could not have happened: the
     /// step that spawned, woke or was joined by its thread. Program order is implicit.
-    pub enablers: Vec<u32>,
+    pub enablers: Enablers,
     /// The step belongs to the prefix of a recorded context (see `prefix`): it ran once under
     /// a fixed schedule, and no strategy reorders it.
     pub fixed: bool,

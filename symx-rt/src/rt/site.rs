@@ -140,16 +140,13 @@ impl Stack {
 
 /// [`is_dependency_source`] of `caller`'s file, remembered per location: every step asks.
 fn is_foreign(caller: &'static Location<'static>) -> bool {
+    const SLOTS: usize = 256;
     thread_local! {
-        static FOREIGN: std::cell::RefCell<rustc_hash::FxHashMap<usize, bool>> =
-            Default::default();
+        static FOREIGN: [std::cell::Cell<(usize, bool)>; SLOTS] =
+            const { [const { std::cell::Cell::new((0, false)) }; SLOTS] };
     }
-    let key = caller as *const Location<'static> as usize;
-    FOREIGN.with_borrow_mut(|known| {
-        *known
-            .entry(key)
-            .or_insert_with(|| is_dependency_source(caller.file()))
-    })
+    let foreign = || is_dependency_source(caller.file());
+    FOREIGN.with(|cache| super::execution::by_location(cache, caller, foreign))
 }
 
 /// Whether `file` is a dependency's source rather than the user's: crates from a registry or a

@@ -14,8 +14,15 @@ use crate::report::FailureKind;
 
 /// The misuse for the first object of execution `e` found holding an earlier execution's
 /// state, if any.
+#[inline]
 pub(crate) fn take(e: &mut Execution) -> Option<Found> {
     let id = e.objects.take_survivor()?;
+    report(e, id)
+}
+
+/// The failure for survivor `id` (the scheduler asks at every step, and almost never finds one).
+#[cold]
+fn report(e: &mut Execution, id: super::op::ObjId) -> Option<Found> {
     let name = e.objects.name(id);
     let created = e.objects.get(id).created?;
     Some(Found {

@@ -170,21 +170,25 @@ pub(crate) fn wait(wait: Wait) {
 }
 
 /// Wakes the waiters queued under `key`: all of them, or one chosen by the strategy (which one
-/// std wakes is unspecified, so every choice is explored). Returns the woken threads.
-pub(crate) fn notify(key: usize, all: bool) -> Vec<ThreadId> {
-    let Some(ctx) = ctx() else { return Vec::new() };
-    let waiters: Vec<ThreadId> = {
-        let e = ctx.exec.borrow();
-        e.queue
-            .iter()
-            .copied()
-            .filter(|&t| matches!(e.threads[t].status, Status::Waiting(w) if w.key == key))
-            .collect()
+/// std wakes is unspecified, so every choice is explored). Returns the woken threads (inline:
+/// a thread's end notifies its joiners, in every execution).
+pub(crate) fn notify(key: usize, all: bool) -> smallvec::SmallVec<[ThreadId; 4]> {
+    let Some(ctx) = ctx() else {
+        return smallvec::SmallVec::new();
     };
+    let mut waiters = smallvec::SmallVec::<[ThreadId; 4]>::new();
+    {
+        let e = ctx.exec.borrow();
+        for &t in &e.queue {
+            if matches!(e.threads[t].status, Status::Waiting(w) if w.key == key) {
+                waiters.push(t);
+            }
+        }
+    }
     let woken = if all || waiters.len() <= 1 {
         waiters
     } else {
-        vec![waiters[choose(waiters.len())]]
+        smallvec::smallvec![waiters[choose(waiters.len())]]
     };
     let mut e = ctx.exec.borrow_mut();
     for &t in &woken {

@@ -71,7 +71,7 @@ pub(crate) struct Thread {
     pub timed_out: bool,
     pub yielder: *const Yielder<(), ()>,
     /// Events that must precede this thread's next event (see `Event::enablers`).
-    pub after: Vec<u32>,
+    pub after: super::op::Enablers,
     /// Index of this thread's latest event in the trace.
     pub last_event: Option<u32>,
     /// The atomic operation this thread is about to take drops its result (see
@@ -128,7 +128,7 @@ impl Thread {
             park_token: false,
             timed_out: false,
             yielder: std::ptr::null(),
-            after: Vec::new(),
+            after: super::op::Enablers::new(),
             last_event: None,
             blind_next: false,
             exit_clock: None,
@@ -142,12 +142,13 @@ impl Thread {
         }
     }
 
-    /// Gives the thread's clocks back for the threads of later executions.
-    pub fn recycle(self) {
-        self.clock.recycle();
-        self.fence_acquire.recycle();
-        self.fence_release.recycle();
-        if let Some(c) = self.exit_clock {
+    /// Gives the thread's clocks back for the threads of later executions (in place: moving
+    /// a thread out of its table copies it whole).
+    pub fn recycle(&mut self) {
+        std::mem::take(&mut self.clock).recycle();
+        std::mem::take(&mut self.fence_acquire).recycle();
+        std::mem::take(&mut self.fence_release).recycle();
+        if let Some(c) = self.exit_clock.take() {
             c.recycle();
         }
     }

@@ -350,6 +350,12 @@ impl Ev {
         self.accesses.first().copied().unwrap_or(Access::None)
     }
 
+    /// Whether [`unrefined`](Self::unrefined) would change the event: most events' accesses
+    /// are known before they run (an atomic's load or write), and need no copy.
+    pub fn refined_by_outcome(&self) -> bool {
+        (self.accesses.iter().chain(&self.exact)).any(|&a| a.unrefined() != a)
+    }
+
     /// The barrier (canonical name) and how many arrivals its generation still needs after
     /// this event, if it is an arrival that is not the last.
     pub fn arrival(&self) -> Option<(Canon, u32)> {
@@ -688,8 +694,16 @@ pub(crate) fn of_trace_into(
     out.clear();
     // Events per thread so far: an event's index.
     let mut counts: SmallVec<[u32; 16]> = SmallVec::new();
+    // Each runtime thread's name, looked up once (`usize::MAX`: not yet).
+    let mut named: SmallVec<[ThreadId; 16]> = SmallVec::new();
     for ev in trace {
-        let thread = thread_of(ev.thread_key);
+        if named.len() <= ev.thread {
+            named.resize(ev.thread + 1, usize::MAX);
+        }
+        if named[ev.thread] == usize::MAX {
+            named[ev.thread] = thread_of(ev.thread_key);
+        }
+        let thread = named[ev.thread];
         if counts.len() <= thread {
             counts.resize(thread + 1, 0);
         }
