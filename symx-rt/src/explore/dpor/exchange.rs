@@ -42,15 +42,24 @@
 //! none, and the lock, a directory listing and a failed rename per look were a large share of
 //! a split run's system time); an idle one takes the lock only when a file it looked at says
 //! that something happened, or that the exploration may be over.
+//!
+//! Measuring aids (environment variables, read by the runtime): `SYMX_SHARDS_STATS=FILE`
+//! appends, per explorer at the end, where its time went ([`Tally`]: idle time, waits, gifts,
+//! messages, processor time); `SYMX_SHARDS_TUNE` replaces the intervals below and the deal's
+//! head start (`tune`), to tune them on a quiet machine.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 /// How often a busy explorer looks for requests (microseconds): often enough that an idle
-/// explorer waits little, rarely enough that looking costs nothing measurable. Tests set it
-/// to 0 (look between every two executions) to split as often as possible.
-static LOOK_EVERY_US: AtomicU64 = AtomicU64::new(2_000);
+/// explorer waits little, rarely enough that looking costs nothing measurable. A look that
+/// finds nothing costs two `stat`s (a message? a request?), a few microseconds, so 0.5 ms
+/// costs under 1 % of a busy explorer's time, while an idle one waits half the interval per
+/// gift on average (two shards of the 4 × 3 counters exchange 30–90 gifts in about 2.3 s of
+/// processor time each: at 2 ms that was about 1–4 % of it, waiting for the giver to look). Tests
+/// set it to 0 (look between every two executions) to split as often as possible.
+static LOOK_EVERY_US: AtomicU64 = AtomicU64::new(500);
 
 /// Sets how often busy explorers look for requests (see `LOOK_EVERY_US`).
 pub(crate) fn look_every(interval: Duration) {
@@ -70,9 +79,33 @@ pub(crate) fn jitter(seed: u64) {
 
 /// How long an idle explorer sleeps between looks for work: at first briefly (work usually
 /// comes within a busy explorer's look interval), then longer, so that a long wait costs
-/// little processor time.
-const POLL_FIRST: Duration = Duration::from_micros(200);
-const POLL_MAX: Duration = Duration::from_millis(2);
+/// little processor time (an idle explorer's look is heavier: it may list the directory).
+static POLL_FIRST_US: AtomicU64 = AtomicU64::new(100);
+static POLL_MAX_US: AtomicU64 = AtomicU64::new(1_000);
+
+/// A measuring aid: `SYMX_SHARDS_TUNE="LOOK_US POLL_FIRST_US POLL_MAX_US [HEAD_START_PERCENT]"`
+/// replaces the look interval, the idle poll's first and longest sleep, and the giver's head
+/// start in the deal (`split::HEAD_START`; read once, by the first exchange).
+fn tune() {
+    static READ: std::sync::Once = std::sync::Once::new();
+    READ.call_once(|| {
+        let Ok(spec) = std::env::var("SYMX_SHARDS_TUNE") else {
+            return;
+        };
+        let us: Vec<u64> = spec
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        if let [look, first, max, ..] = us[..] {
+            LOOK_EVERY_US.store(look, Relaxed);
+            POLL_FIRST_US.store(first, Relaxed);
+            POLL_MAX_US.store(max, Relaxed);
+        }
+        if let Some(&percent) = us.get(3) {
+            super::split::head_start(percent);
+        }
+    });
+}
 
 /// One explorer's end of the exchange.
 pub(crate) struct Exchange {
@@ -88,12 +121,36 @@ pub(crate) struct Exchange {
     taken: Vec<u64>,
     /// The state of the random delays' generator (0: no delays, see `JITTER`).
     shaker: u64,
+    /// Where this explorer's time went, for `SYMX_SHARDS_STATS` (see [`Tally`]).
+    pub tally: Tally,
+}
+
+/// Where one explorer's time went: written, one line per explorer, to the file named by the
+/// environment variable `SYMX_SHARDS_STATS` when the exploration is over (a measuring aid: the
+/// split is fast only if no explorer waits long for work).
+#[derive(Default)]
+pub(crate) struct Tally {
+    /// Wall time from the start to the end of the exploration, and in `wait` (idle).
+    started: Option<Instant>,
+    idle: Duration,
+    /// Of the idle time, how long a gift claimed for this explorer was on its way.
+    coming: Duration,
+    /// Idle time before the first work (an explorer but 0 starts idle).
+    first_work: Option<Duration>,
+    waits: u64,
+    pub gifts_given: u64,
+    gifts_taken: u64,
+    sent: u64,
+    received: u64,
+    /// Looks of this busy explorer that found a request but fewer than two items to give.
+    pub refused: u64,
 }
 
 impl Exchange {
     pub fn new(dir: &Path, index: u32, count: u32) -> Exchange {
         // Created by the driver; a missing one (an explorer run by hand) is made here.
         let _ = std::fs::create_dir_all(dir);
+        tune();
         let exchange = Exchange {
             dir: dir.to_path_buf(),
             index,
@@ -103,6 +160,10 @@ impl Exchange {
             sent: vec![0; count as usize],
             taken: vec![0; count as usize],
             shaker: shaker_seed(index),
+            tally: Tally {
+                started: Some(Instant::now()),
+                ..Tally::default()
+            },
         };
         if index == 0 {
             // Explorer 0 starts the exploration: busy until it first waits.
@@ -175,6 +236,16 @@ impl Exchange {
         true
     }
 
+    /// Counts, when measuring (`SYMX_SHARDS_STATS`), a look that had fewer than two items to
+    /// give while an explorer asked.
+    pub fn refuse(&mut self) {
+        if STATS.get_or_init(stats_file).is_some()
+            && (0..self.count).any(|i| i != self.index && self.file("want", i).exists())
+        {
+            self.tally.refused += 1;
+        }
+    }
+
     /// An idle explorer whose request this one has taken, if one waits. The caller must then
     /// [`give`](Self::give) it work.
     pub fn claim_request(&mut self) -> Option<u32> {
@@ -213,6 +284,7 @@ impl Exchange {
         let tmp = self.file("partial-msg", self.index);
         let name = message(to, self.index, self.sent[to as usize]);
         self.sent[to as usize] += 1;
+        self.tally.sent += 1;
         std::fs::write(&tmp, text)
             .unwrap_or_else(|e| panic!("symx: cannot send to shard {to}: {e}"));
         self.shake();
@@ -229,6 +301,7 @@ impl Exchange {
         let lock = self.lock();
         let messages = self.take_messages();
         drop(lock);
+        self.tally.received += messages.len() as u64;
         messages
     }
 
@@ -286,14 +359,39 @@ impl Exchange {
     /// exploration is over. A waiting explorer is idle: it takes part in the test "nobody busy
     /// and nothing on its way", which ends the exploration.
     pub fn wait(&mut self) -> Wake {
+        let start = Instant::now();
+        let wake = self.wait_untimed();
+        let idle = start.elapsed();
+        let tally = &mut self.tally;
+        tally.idle += idle;
+        tally.waits += 1;
+        match &wake {
+            Wake::Work(_) => {
+                tally.gifts_taken += 1;
+                tally.first_work.get_or_insert(tally.idle);
+            }
+            Wake::Messages(m) => tally.received += m.len() as u64,
+            Wake::Over => {}
+        }
+        wake
+    }
+
+    fn wait_untimed(&mut self) -> Wake {
         self.ask();
         let (want, busy) = (self.file("want", self.index), self.file("busy", self.index));
-        let mut poll = POLL_FIRST;
+        let mut poll = Duration::from_micros(POLL_FIRST_US.load(Relaxed));
+        let poll_max = Duration::from_micros(POLL_MAX_US.load(Relaxed));
         loop {
             self.shake();
             if !self.anything_new() {
+                let claimed = STATS.get_or_init(stats_file).is_some()
+                    && self.file("claim", self.index).exists();
+                let before = Instant::now();
                 std::thread::sleep(poll);
-                poll = (poll * 2).min(POLL_MAX);
+                if claimed {
+                    self.tally.coming += before.elapsed();
+                }
+                poll = (poll * 2).min(poll_max);
                 continue;
             }
             let lock = self.lock();
@@ -367,7 +465,68 @@ impl Exchange {
     }
 }
 
+/// The file named by `SYMX_SHARDS_STATS`, if set (see [`Tally`]).
+static STATS: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+
+fn stats_file() -> Option<PathBuf> {
+    std::env::var_os("SYMX_SHARDS_STATS")
+        .filter(|f| !f.is_empty())
+        .map(PathBuf::from)
+}
+
+/// This thread's processor time, where the system tells it.
+fn thread_cpu() -> Option<Duration> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a valid timespec to write to.
+        let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+        ok.then(|| Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
 impl Exchange {
+    /// Appends this explorer's [`Tally`] (and its `executions`) to the `SYMX_SHARDS_STATS` file,
+    /// if that is set.
+    pub fn leave_tally(&self, executions: u64) {
+        let Some(file) = STATS.get_or_init(stats_file) else {
+            return;
+        };
+        let t = &self.tally;
+        let wall = t.started.map_or(Duration::ZERO, |s| s.elapsed());
+        let cpu = thread_cpu().map_or(-1.0, |c| c.as_secs_f64());
+        let line = format!(
+            "shard {} of {}: wall {:.3} s, cpu {cpu:.3} s, idle {:.3} s ({} waits, first work after \
+             {:.3} s, gifts on their way {:.3} s), executions {executions}, gifts given {} taken \
+             {}, messages sent {} received {}, requests refused {}\n",
+            self.index,
+            self.count,
+            wall.as_secs_f64(),
+            t.idle.as_secs_f64(),
+            t.waits,
+            t.first_work.unwrap_or_default().as_secs_f64(),
+            t.coming.as_secs_f64(),
+            t.gifts_given,
+            t.gifts_taken,
+            t.sent,
+            t.received,
+            t.refused,
+        );
+        use std::io::Write;
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(file)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        // Only a measuring aid: a file that cannot be written is left out.
+        drop(appended);
+    }
+
     /// Leaves the hashes of the traces this explorer ran in `traces-I` (8 bytes each, little
     /// endian), for the driver to count the traces two explorers ran (see `Peers::traces`).
     pub fn leave_traces(&self, hashes: &[u64]) {

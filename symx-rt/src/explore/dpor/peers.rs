@@ -171,6 +171,8 @@ impl Dpor {
         }
         if split::has_two_items(&self.nodes) {
             self.give_work();
+        } else if let Some(peers) = &mut self.peers {
+            peers.exchange.refuse();
         }
     }
 
@@ -221,6 +223,7 @@ impl Dpor {
         let text = crate::json::to_string(&gift).expect("a gift is JSON");
         let peers = self.peers.as_mut().expect("split");
         peers.exchange.give(to, &text);
+        peers.exchange.tally.gifts_given += 1;
     }
 
     /// Takes the next part to explore: a retired node that forwarded reversals gave work, or
@@ -239,6 +242,7 @@ impl Dpor {
             match peers.exchange.wait() {
                 Wake::Over => {
                     peers.exchange.leave_traces(&peers.traces);
+                    peers.exchange.leave_tally(self.executions);
                     return false;
                 }
                 Wake::Messages(texts) => {

@@ -7,11 +7,18 @@
 //! The scheme. Explorer 0 starts the exploration; the others start idle. Between two of its
 //! executions a busy explorer that sees an idle one (`exchange`) and has at least two
 //! unexplored *items* on its path (the leaves of its nodes' wakeup trees, each a whole wakeup
-//! sequence, and a node's untried value choices) deals them in two halves (largest estimated
-//! subtree first, each to the lighter half; an item at depth d weighs the product of the
+//! sequence, and a node's untried value choices) deals them in two parts (largest estimated
+//! subtree first, each to the lighter part; an item at depth d weighs the product of the
 //! branching of the path below d, as in Knuth's estimator, shared equally among a wakeup
 //! subtree's leaves), keeps one and hands the other over (`peers`): *copies* of its path's
 //! nodes (event, sleep set, value choices) with only the given items in their wakeup trees.
+//! The giver's part starts with a head start ([`HEAD_START`]): the giver keeps more than its
+//! items, since the reversals that races below a gift plant at the gift's copies of the giver's
+//! nodes are forwarded to the giver and become its work, and so does the growth of the
+//! wakeup trees along its own path. Dealt evenly, the receiver soon ran out and asked again:
+//! two shards of the 4 × 3 counters exchanged 33–61 gifts a run, nearly all to the same
+//! shard, which was idle 0.76–0.86 s (at load 7–11); with a head start of a third, 6–10 gifts
+//! each way and 0.13–0.39 s idle (`BENCHMARKS.md`).
 //! The exploration ends when every explorer is idle and nothing is on its way.
 //!
 //! Every node has one owner, the explorer that created it; a copy names it (owner, number).
@@ -252,6 +259,15 @@ impl Node {
     }
 }
 
+/// The share of the items' estimated total weight that the giver's part starts with, in
+/// percent (see the module doc; `exchange::tune` may replace it).
+static HEAD_START: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(33);
+
+/// Sets the giver's head start in the deal (see [`HEAD_START`]).
+pub(crate) fn head_start(percent: u64) {
+    HEAD_START.store(percent, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// One unexplored item of the current path: a leaf of node `node`'s wakeup tree (a whole
 /// wakeup sequence, reached by the child indices `at`), or (`at` empty) its untried value
 /// choices.
@@ -269,7 +285,8 @@ pub(crate) fn give_half(nodes: &mut [Node]) -> Option<Vec<(Tree, bool)>> {
     if items.len() < 2 {
         return None;
     }
-    let owner = deal(&items, 2);
+    let percent = HEAD_START.load(std::sync::atomic::Ordering::Relaxed);
+    let owner = deal(&items, 2, percent as f64 / 100.0);
     let mut given: Vec<(Tree, bool)> = nodes.iter().map(|_| (Tree::default(), false)).collect();
     let mut deepest = 0;
     for (item, _) in items.iter().zip(&owner).filter(|(_, &o)| o == 1) {
@@ -388,11 +405,12 @@ fn leaves(tree: &Tree, at: &mut Vec<usize>, weight: f64, found: &mut impl FnMut(
 }
 
 /// Which explorer gets each item: largest first, each to the least loaded (the lowest-numbered
-/// on ties), so that every explorer computes the same deal.
-fn deal(items: &[Item], count: usize) -> Vec<usize> {
+/// on ties), explorer 0 (the giver) starting with `head_start` times the total weight.
+fn deal(items: &[Item], count: usize, head_start: f64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..items.len()).collect();
     order.sort_by(|&a, &b| items[b].weight.total_cmp(&items[a].weight).then(a.cmp(&b)));
     let mut load = vec![0.0f64; count];
+    load[0] = head_start * items.iter().map(|i| i.weight).sum::<f64>();
     let mut owner = vec![0; items.len()];
     for i in order {
         let least = (0..count)
@@ -419,7 +437,9 @@ mod tests {
     #[test]
     fn the_deal_gives_the_largest_items_to_the_least_loaded() {
         let items = [item(8.0), item(1.0), item(4.0), item(4.0), item(1.0)];
-        assert_eq!(deal(&items, 2), vec![0, 0, 1, 1, 1]);
-        assert_eq!(deal(&items, 1), vec![0; 5]);
+        assert_eq!(deal(&items, 2, 0.0), vec![0, 0, 1, 1, 1]);
+        assert_eq!(deal(&items, 1, 0.0), vec![0; 5]);
+        // A head start of a third of 18 (6): the receiver takes the 8 and a 4 (12 of 18).
+        assert_eq!(deal(&items, 2, 1.0 / 3.0), vec![1, 0, 0, 1, 0]);
     }
 }
