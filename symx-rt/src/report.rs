@@ -415,12 +415,11 @@ impl Report {
         self.idle_threads
     }
 
-    /// Whether an exploration that found no failure ran, by the optimal DPOR (the default,
-    /// without a preemption bound), an execution in which a thread that yielded (`yield_now`,
-    /// `spin_loop`) was held back until another thread changed something. Its reduction can
-    /// miss outcomes of such programs (`docs/troubleshooting.md`), so [`Report::complete`] does
-    /// not cover them: explore such a test with `Strategy::Dfs` or a preemption bound. The
-    /// driver warns `yield-under-dpor`.
+    /// Whether the optimal DPOR (the default exploration, without a preemption bound) ran an
+    /// execution in which a thread that yielded (`yield_now`, `spin_loop`) was held back until
+    /// another thread changed something. Its reduction can miss outcomes of such programs
+    /// (`docs/troubleshooting.md`), so [`Report::complete`] does not cover them: explore such a
+    /// test with `Strategy::Dfs` or a preemption bound. The driver warns `yield-under-dpor`.
     pub fn yields_hidden(&self) -> bool {
         self.yields_hidden
     }

@@ -228,6 +228,7 @@ pub(crate) fn explore_resumable(
             report.discarded = n.discarded;
             report.drew_inputs = drew_inputs;
             report.idle_threads = idle_threads;
+            report.yields_hidden = yield_hid && by_optimal_dpor(b);
             return Ok(report);
         }
         crate::rt::execution::recycle_trace(outcome.events);
@@ -252,8 +253,7 @@ pub(crate) fn explore_resumable(
     report.discarded = n.discarded;
     report.drew_inputs = drew_inputs;
     report.idle_threads = idle_threads;
-    // A failure found is confirmed whatever the reduction missed: only a pass is in doubt.
-    report.yields_hidden = yield_hid && by_optimal_dpor(b) && report.failure.is_none();
+    report.yields_hidden = yield_hid && by_optimal_dpor(b);
     Ok(report)
 }
 
