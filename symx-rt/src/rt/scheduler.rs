@@ -42,8 +42,6 @@ pub(crate) struct ExecutionResult {
     pub drew_inputs: bool,
     /// Spawned threads (not the main one) that made no operation the model sees.
     pub idle_threads: u32,
-    /// The fairness rule held back a thread that had yielded ([`Execution::yield_hid`]).
-    pub yield_hid: bool,
     /// The full record of the execution, when recording was on.
     pub trace: Option<crate::trace::Trace>,
 }
@@ -362,7 +360,6 @@ impl Scheduler<'_> {
         }
         options.extend(enabled.iter().filter(|(t, _)| !e.threads[*t].yielded));
         hidden.yielded = !options.is_empty() && options.len() < enabled.len();
-        e.yield_hid |= hidden.yielded;
         if options.is_empty() {
             // Everyone runnable has given way: a new round starts, so that each spinner gets
             // its turn again instead of the first one spinning alone.
@@ -586,7 +583,6 @@ impl Scheduler<'_> {
             events: std::mem::take(&mut e.trace),
             discarded: e.sym.discarded,
             drew_inputs: !e.sym.inputs.is_empty(),
-            yield_hid: e.yield_hid,
             // A failure ends the execution early: threads that had no turn yet are not idle.
             idle_threads: if e.failure.is_some() {
                 0
