@@ -127,16 +127,8 @@ fn run_main(p: &ChanProgram, main_sends: bool) {
     OUTCOME.with(|o| *o.borrow_mut() = Some(seen));
 }
 
-/// The failure kind, or the outcomes and the executions, of exploring `p` under `bound`.
-fn explore(
-    p: &ChanProgram,
-    strategy: Strategy,
-    bound: Option<u32>,
-) -> (Option<FailureKind>, BTreeSet<String>, u64) {
-    explore_main(p, strategy, bound, false)
-}
-
-/// [`explore`] of `run_main(p, main_sends)`.
+/// The failure kind, or the outcomes and the executions, of exploring `run_main(p,
+/// main_sends)` under `bound`.
 fn explore_main(
     p: &ChanProgram,
     strategy: Strategy,
@@ -160,9 +152,50 @@ fn explore_main(
     (kind, outcomes, report.executions())
 }
 
+/// What the differentials below compared: programs and bounds where neither exploration
+/// failed, and the executions each ran on them.
+#[derive(Default)]
+struct Totals {
+    compared: u32,
+    dfs: u64,
+    bpor: u64,
+}
+
+impl Totals {
+    /// Explores `p` (`run_main(p, main_sends)`) under `bound` by the DFS and by the reduction:
+    /// the same failure kind, or the same outcomes with no more executions than the DFS.
+    fn compare(&mut self, seed: u64, p: &ChanProgram, bound: Option<u32>, main_sends: bool) {
+        let (dfs_kind, want, dfs) = explore_main(p, Strategy::Dfs, bound, main_sends);
+        let (bpor_kind, got, bpor) = explore_main(p, Strategy::Dpor, bound, main_sends);
+        assert_eq!(bpor_kind, dfs_kind, "seed {seed}, bound {bound:?}: {p:?}");
+        if dfs_kind.is_some() {
+            return;
+        }
+        assert_eq!(got, want, "seed {seed}, bound {bound:?}: {p:?}");
+        assert!(bpor <= dfs, "seed {seed}, bound {bound:?}: {bpor} > {dfs}");
+        self.dfs += dfs;
+        self.bpor += bpor;
+        self.compared += 1;
+    }
+}
+
+impl std::fmt::Display for Totals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Totals {
+            compared,
+            dfs,
+            bpor,
+        } = self;
+        write!(
+            f,
+            "{compared} comparisons: DFS {dfs}, reduction {bpor} executions"
+        )
+    }
+}
+
 #[test]
 fn bounded_reduction_reaches_every_outcome_of_channel_programs() {
-    let (mut dfs_total, mut bpor_total, mut compared) = (0, 0, 0);
+    let mut totals = Totals::default();
     for seed in 0..80 {
         let p = generate(seed);
         // Without a bound the strategy is the optimal DPOR, and the DFS is every
@@ -172,21 +205,11 @@ fn bounded_reduction_reaches_every_outcome_of_channel_programs() {
             .into_iter()
             .chain(unbounded)
         {
-            let (dfs_kind, want, dfs) = explore(&p, Strategy::Dfs, bound);
-            let (bpor_kind, got, bpor) = explore(&p, Strategy::Dpor, bound);
-            assert_eq!(bpor_kind, dfs_kind, "seed {seed}, bound {bound:?}: {p:?}");
-            if dfs_kind.is_some() {
-                continue;
-            }
-            assert_eq!(got, want, "seed {seed}, bound {bound:?}: {p:?}");
-            assert!(bpor <= dfs, "seed {seed}, bound {bound:?}: {bpor} > {dfs}");
-            dfs_total += dfs;
-            bpor_total += bpor;
-            compared += 1;
+            totals.compare(seed, &p, bound, false);
         }
     }
-    println!("{compared} comparisons: DFS {dfs_total}, reduction {bpor_total} executions");
-    assert!(compared >= 320, "{compared}");
+    println!("{totals}");
+    assert!(totals.compared >= 320, "{}", totals.compared);
 }
 
 /// The programs of three threads again, with main sending on channel 0 and dropping its sender
@@ -194,26 +217,16 @@ fn bounded_reduction_reaches_every_outcome_of_channel_programs() {
 /// thread 2's end, and must still race with the other threads' sender drops and receives.
 #[test]
 fn bounded_reduction_reaches_every_outcome_when_main_drops_after_a_join() {
-    let (mut dfs_total, mut bpor_total, mut compared) = (0, 0, 0);
+    let mut totals = Totals::default();
     for seed in 0..40 {
         let p = generate(seed);
         if p.threads.len() < 3 {
             continue;
         }
         for bound in [Some(0), Some(1), Some(2), Some(3)] {
-            let (dfs_kind, want, dfs) = explore_main(&p, Strategy::Dfs, bound, true);
-            let (bpor_kind, got, bpor) = explore_main(&p, Strategy::Dpor, bound, true);
-            assert_eq!(bpor_kind, dfs_kind, "seed {seed}, bound {bound:?}: {p:?}");
-            if dfs_kind.is_some() {
-                continue;
-            }
-            assert_eq!(got, want, "seed {seed}, bound {bound:?}: {p:?}");
-            assert!(bpor <= dfs, "seed {seed}, bound {bound:?}: {bpor} > {dfs}");
-            dfs_total += dfs;
-            bpor_total += bpor;
-            compared += 1;
+            totals.compare(seed, &p, bound, true);
         }
     }
-    println!("{compared} comparisons: DFS {dfs_total}, reduction {bpor_total} executions");
-    assert!(compared >= 50, "{compared}");
+    println!("{totals}");
+    assert!(totals.compared >= 50, "{}", totals.compared);
 }

@@ -963,11 +963,7 @@ fn spin_on_a_flag(bystander: bool) {
     let spinner = {
         let (flag, x) = (flag.clone(), x.clone());
         thread::spawn(move || {
-            let mut spins = 0;
-            while flag.load(SeqCst) == 0 {
-                thread::yield_now();
-                spins += 1;
-            }
+            let spins = spin_until_set(&flag);
             (spins, x.load(SeqCst))
         })
     };
@@ -993,21 +989,22 @@ fn a_handshake() {
         let (a, b) = (a.clone(), b.clone());
         thread::spawn(move || {
             a.store(1, SeqCst);
-            let mut spins = 0;
-            while b.load(SeqCst) == 0 {
-                thread::yield_now();
-                spins += 1;
-            }
-            spins
+            spin_until_set(&b)
         })
     };
     b.store(1, SeqCst);
+    let spins = spin_until_set(&a);
+    record(format!("{spins} {}", t.join().unwrap()));
+}
+
+/// Spins, yielding, until `flag` is set; returns how many times it yielded.
+fn spin_until_set(flag: &AtomicUsize) -> usize {
     let mut spins = 0;
-    while a.load(SeqCst) == 0 {
+    while flag.load(SeqCst) == 0 {
         thread::yield_now();
         spins += 1;
     }
-    record(format!("{spins} {}", t.join().unwrap()));
+    spins
 }
 
 /// A thread yields, then reads `x`; another stores to `y`, a third to `x`: the read sees the
