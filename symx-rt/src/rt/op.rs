@@ -78,6 +78,11 @@ pub enum OpKind {
     /// `symx::epoch_marker`) while a run is cut into bounded epochs: held until no thread can
     /// do anything else, then every held thread passes at once (see `rt::epochs`).
     EpochMarker,
+    /// A thread stops at the checkpoint a recorded context is explored from
+    /// (`symx::checkpoint!`, see `rt::prefix`) until every thread that can run has: a step
+    /// that changes nothing and gives no way (not a yield: the thread competes as before).
+    /// Traces show it as a yield.
+    Checkpoint,
 }
 
 impl fmt::Display for OpKind {
@@ -112,6 +117,7 @@ impl fmt::Display for OpKind {
             OpKind::AnnotatedAcquireShared => "acquire shared",
             OpKind::AnnotatedReleaseShared => "release shared",
             OpKind::EpochMarker => "epoch marker",
+            OpKind::Checkpoint => "checkpoint",
         };
         f.write_str(name)
     }

@@ -520,7 +520,10 @@ impl Scheduler<'_> {
             OpKind::SpuriousWake => e.threads[t].spurious_used = true,
             _ => {}
         }
-        e.quiet_step = matches!(op.kind, OpKind::Yield | OpKind::SpuriousWake);
+        e.quiet_step = matches!(
+            op.kind,
+            OpKind::Yield | OpKind::SpuriousWake | OpKind::Checkpoint
+        );
     }
 
     /// After a step that changed shared state, threads that gave way may find things changed:

@@ -695,7 +695,7 @@ pub(crate) const FAIRNESS: ObjId = ObjId::MAX;
 pub(crate) fn fairness_access(kind: OpKind, quiet: Option<bool>, obj: Canon) -> Option<Access> {
     match (kind, quiet) {
         (OpKind::Yield, _) => Some(Access::Write(obj)),
-        (_, Some(true)) => None,
+        (_, Some(true)) | (OpKind::Checkpoint, _) => None,
         (OpKind::Load, None) => None,
         _ => Some(Access::Read(obj)),
     }
