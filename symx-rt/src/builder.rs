@@ -73,7 +73,7 @@ pub struct Builder {
     /// The checkpoint whose symbolic captures are generalised.
     pub(crate) context_label: Option<std::sync::Arc<str>>,
     /// Cut each run into bounded epochs (input-covering schedules).
-    pub(crate) epochs: Option<crate::covering::Epochs>,
+    pub(crate) epochs: Option<crate::covering::epoch::Epochs>,
     pub(crate) trace_dir: Option<crate::trace::TraceDir>,
     /// Explore only this shard's part of a depth-first or optimal-DPOR exploration (set by
     /// the worker).
@@ -248,13 +248,13 @@ impl Builder {
     /// Cuts every run into bounded epochs at its active epoch markers (loop heads that
     /// synchronize, barriers in loops, `symx::epoch_marker()`), as input-covering schedules
     /// enumerate them; `None` (the default) makes every marker a no-op.
-    pub fn epochs(mut self, epochs: Option<crate::covering::Epochs>) -> Self {
+    pub fn epochs(mut self, epochs: Option<crate::covering::epoch::Epochs>) -> Self {
         self.epochs = epochs;
         self
     }
 
     /// The settings [`Builder::epochs`] set.
-    pub fn epochs_setting(&self) -> Option<&crate::covering::Epochs> {
+    pub fn epochs_setting(&self) -> Option<&crate::covering::epoch::Epochs> {
         self.epochs.as_ref()
     }
 
