@@ -67,7 +67,7 @@ pub struct Builder {
     pub(crate) inputs: Option<std::sync::Arc<InputValues>>,
     pub(crate) input_seed: u64,
     /// Which facts of a program context hold (`symx::context`).
-    pub(crate) context_mode: crate::context::ContextMode,
+    pub(crate) context_mode: crate::context::mode::ContextMode,
     /// Run every execution even after a failure (the first is reported).
     pub(crate) keep_going: bool,
     /// The checkpoint whose symbolic captures are generalised.
@@ -119,7 +119,7 @@ impl Builder {
             record: false,
             inputs: None,
             input_seed: 0,
-            context_mode: crate::context::ContextMode::Full,
+            context_mode: crate::context::mode::ContextMode::Full,
             keep_going: false,
             context_label: None,
             epochs: None,
@@ -231,7 +231,7 @@ impl Builder {
 
     /// Which facts of a program context hold (`symx::context`): every fact (the default),
     /// no value facts, no synchronization invariants, or none.
-    pub fn context_mode(mut self, mode: crate::context::ContextMode) -> Self {
+    pub fn context_mode(mut self, mode: crate::context::mode::ContextMode) -> Self {
         self.context_mode = mode;
         self
     }
@@ -267,7 +267,7 @@ impl Builder {
     }
 
     /// The mode [`Builder::context_mode`] set.
-    pub fn context_mode_setting(&self) -> crate::context::ContextMode {
+    pub fn context_mode_setting(&self) -> crate::context::mode::ContextMode {
         self.context_mode
     }
 
