@@ -26,8 +26,8 @@ use crate::schedule::Schedule;
 /// strategy saves changes shape or meaning, so that an older file is refused by its number
 /// rather than misread: 2 since a barrier arrival's event carries how many arrivals its
 /// generation still needed (`Outcome::Arrived(n)`, `Access::CountDown(o, n)`); 3 since the
-/// optimal DPOR's saved events carry the fairness object's accesses (yields, and the steps
-/// that let a yielded thread go).
+/// optimal DPOR's saved events carry their access to the fairness object (`Ev::fair`: yields,
+/// the steps that let a yielded thread go, the steps that changed something).
 pub(crate) const FORMAT: u32 = 3;
 
 /// What a state file holds.

@@ -377,6 +377,7 @@ impl Queues {
             exact,
             execution: 0,
             enablers: SmallVec::new(),
+            fair: Default::default(),
         }
     }
 }

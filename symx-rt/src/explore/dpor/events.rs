@@ -290,6 +290,43 @@ pub(crate) struct Ev {
     pub execution: u64,
     /// Events (thread, index) that enabled this one (spawn, wake-up, join).
     pub enablers: SmallVec<[(ThreadId, u32); 2]>,
+    /// Its access to the fairness object ([`FAIRNESS`]), apart from `accesses` so that it
+    /// costs no room there (there is one such object, the same in every execution and every
+    /// explorer: it needs no name). `exact` holds it too, but only once a thread yielded
+    /// (`of_trace_into`): before, nothing writes the object, and reads of it order nothing.
+    #[serde(default)]
+    pub fair: Fair,
+}
+
+/// An event's access to the fairness object ([`FAIRNESS`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub(crate) enum Fair {
+    /// A step that changed nothing (a load, a failed compare-exchange), or no fairness model.
+    #[default]
+    None,
+    /// A step that changed something (or, not run yet, may).
+    Read,
+    /// A yield, or a step that lets (or may let) a thread that yielded go.
+    Write,
+}
+
+impl Fair {
+    /// Whether two events' accesses to the fairness object conflict.
+    pub fn conflicts(self, other: Fair) -> bool {
+        matches!(
+            (self, other),
+            (Fair::Write, Fair::Read | Fair::Write) | (Fair::Read, Fair::Write)
+        )
+    }
+
+    /// The same as an access to object `obj`.
+    fn access(self, obj: ObjId) -> Option<Access> {
+        match self {
+            Fair::None => None,
+            Fair::Read => Some(Access::Read(obj)),
+            Fair::Write => Some(Access::Write(obj)),
+        }
+    }
 }
 
 /// By hand, because events are copied at every step of every execution (into the nodes of the
@@ -304,6 +341,7 @@ impl Clone for Ev {
             exact: SmallVec::from_slice(&self.exact),
             execution: self.execution,
             enablers: SmallVec::from_slice(&self.enablers),
+            fair: self.fair,
         }
     }
 
@@ -314,6 +352,7 @@ impl Clone for Ev {
         copy_from(&mut self.exact, &source.exact);
         self.execution = source.execution;
         copy_from(&mut self.enablers, &source.enablers);
+        self.fair = source.fair;
     }
 }
 
@@ -334,6 +373,7 @@ impl Ev {
             && self.accesses == ev.accesses
             && self.exact == ev.exact
             && self.enablers == ev.enablers
+            && self.fair == ev.fair
     }
 
     /// Becomes `ev`, copying only what differs: along the path, most nodes' events are those
@@ -401,6 +441,9 @@ pub(crate) fn dependent(a: &Ev, b: &Ev, names: &mut Names) -> bool {
         return true;
     }
     if a.enablers.contains(&(b.thread, b.index)) || b.enablers.contains(&(a.thread, a.index)) {
+        return true;
+    }
+    if a.fair.conflicts(b.fair) {
         return true;
     }
     // Two events of one execution are compared by that execution's exact object ids; only
@@ -562,6 +605,7 @@ impl Names {
             exact: SmallVec::new(),
             execution: 0,
             enablers: SmallVec::new(),
+            fair: Fair::None,
         }
     }
 
@@ -685,69 +729,33 @@ pub(crate) fn of_trace(
 
 /// The object that models the scheduler's fairness rule for the optimal DPOR (a thread that
 /// yielded gives way until another thread's step changes something): a yield writes it, a
-/// step that changed something reads it (see [`fairness_access`]).
+/// step that changed something reads it (see [`fairness`]). Events carry their access to it
+/// apart ([`Ev::fair`]); this id names it in their exact accesses (`races`).
 pub(crate) const FAIRNESS: ObjId = ObjId::MAX;
 
 /// The fairness rule's access of a step of `kind` (`quiet`: it changed nothing, `None`: not
 /// known yet, taken as a change). Two yields, and a yield and a change of another thread,
 /// do not commute: their order decides whether the yielding thread may run next. Two
-/// changes commute, and a quiet step commutes with everything.
-pub(crate) fn fairness_access(kind: OpKind, quiet: Option<bool>, obj: Canon) -> Option<Access> {
+/// changes commute, and a quiet step commutes with everything. A thread stopping at a
+/// recorded context's checkpoint changes nothing and gives no way.
+pub(crate) fn fairness(kind: OpKind, quiet: Option<bool>) -> Fair {
     match (kind, quiet) {
-        (OpKind::Yield, _) => Some(Access::Write(obj)),
-        (_, Some(true)) | (OpKind::Checkpoint, _) => None,
-        (OpKind::Load, None) => None,
-        _ => Some(Access::Read(obj)),
+        (OpKind::Yield, _) => Fair::Write,
+        (_, Some(true)) | (OpKind::Checkpoint, _) | (OpKind::Load, None) => Fair::None,
+        _ => Fair::Read,
     }
 }
 
 /// Makes `ev` the step that let a thread that yielded run again: it writes the fairness
 /// object (it does not commute with another step that changes something, which would have let
-/// the thread go in its place).
-pub(crate) fn let_go_by(ev: &mut Ev, canon: Canon) {
-    for (list, f) in [(&mut ev.accesses, canon), (&mut ev.exact, FAIRNESS)] {
-        match list
-            .iter_mut()
-            .find(|a| matches!(a, Access::Read(o) | Access::Write(o) if *o == f))
-        {
-            Some(a) => *a = Access::Write(f),
-            None => list.push(Access::Write(f)),
+/// the thread go in its place); with `exact`, its exact accesses say so too.
+pub(crate) fn let_go_by(ev: &mut Ev, exact: bool) {
+    ev.fair = Fair::Write;
+    if exact {
+        match (ev.exact.iter_mut()).find(|a| a.object() == Some(FAIRNESS)) {
+            Some(a) => *a = Access::Write(FAIRNESS),
+            None => ev.exact.push(Access::Write(FAIRNESS)),
         }
-    }
-}
-
-/// The key the fairness object is named at: no event's (no thread has number
-/// `ThreadId::MAX`), and the same in every explorer of a split exploration, whose evidence
-/// always carries it (`portable`).
-pub(crate) const FAIRNESS_KEY: EventKey = EventKey {
-    thread: ThreadId::MAX,
-    index: 0,
-    location: 0,
-};
-
-impl Names {
-    /// The canonical name of the fairness object ([`FAIRNESS`]).
-    pub fn fairness(&mut self) -> Canon {
-        self.name(FAIRNESS, FAIRNESS_KEY, 0)
-    }
-
-    /// Whether `ev` writes the fairness object: a yield, or a step that lets (or, not known
-    /// yet, may let) a thread that yielded run again. By its canonical name, which an event
-    /// from another explorer keeps (its exact accesses are dropped, see `portable`).
-    pub fn writes_fairness(&mut self, ev: &Ev) -> bool {
-        let slot = (
-            FAIRNESS_KEY.thread,
-            FAIRNESS_KEY.index,
-            0,
-            FAIRNESS_KEY.location,
-        );
-        let Some(f) = self.by_event.get(slot) else {
-            return false; // never named: no event touched it
-        };
-        let f = self.find(f);
-        ev.accesses
-            .iter()
-            .any(|a| matches!(a, Access::Write(c) if self.find(*c) == f))
     }
 }
 
@@ -757,7 +765,7 @@ pub(crate) fn of_trace_into(
     names: &mut Names,
     thread_of: &mut impl FnMut(u64) -> ThreadId,
     execution: u64,
-    fairness: Option<Canon>,
+    fairness: Option<bool>,
     out: &mut Vec<Ev>,
 ) {
     out.clear();
@@ -811,15 +819,18 @@ pub(crate) fn of_trace_into(
                 (enabler.thread, enabler.index)
             })
             .collect();
-        if let Some(f) = fairness {
-            if let Some(a) = fairness_access(ev.kind, Some(ev.quiet), f) {
-                accesses.push(a);
-                exact.push(fairness_access(ev.kind, Some(ev.quiet), FAIRNESS).expect("same"));
+        let mut fair = Fair::None;
+        if let Some(yields) = fairness {
+            fair = self::fairness(ev.kind, Some(ev.quiet));
+            // Without a write of the object (no thread yielded yet), its reads order nothing
+            // in the execution's happens-before: they stay out of the history.
+            if yields {
+                exact.extend(fair.access(FAIRNESS));
             }
             if let Some(k) = ev.let_go {
                 let enabler = &mut out[k as usize];
                 enablers.push((enabler.thread, enabler.index));
-                let_go_by(enabler, f);
+                let_go_by(enabler, yields);
             }
         }
         out.push(Ev {
@@ -829,6 +840,7 @@ pub(crate) fn of_trace_into(
             exact,
             execution,
             enablers,
+            fair,
         });
     }
 }

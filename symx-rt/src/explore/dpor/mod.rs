@@ -32,29 +32,29 @@
 //! - Preemption bounds and spurious wake-ups are explored by the bounded partial-order
 //!   reduction instead (`explore::bounded`, chosen in `explore::make`).
 //! - Yields. The scheduler's fairness rule hides a thread that yielded (`yield_now`, a spin
-//!   loop's hint) until another thread's step changes something, or until every runnable
-//!   thread has yielded (a new round). So the schedules it allows are not closed under
-//!   swapping steps that commute in memory: a yield and another thread's change commute in
-//!   memory, yet their order decides whether the yielding thread may run next. The rule is
-//!   modelled as an object of its own ([`events::FAIRNESS`]): a yield writes it, a step that
-//!   changed something reads it (two changes commute; a load, a failed compare-exchange or
-//!   `try_lock` touch nothing), the step that let a yielding thread go writes it and is an
-//!   enabler of that thread's next step (`Event::let_go`, taken from the scheduler). An event
-//!   not run yet, and the moved event of a reversal, are taken as possible let-go steps once
-//!   a yield was seen (`Dpor::yields`). Three rules keep the model from hiding what it adds
-//!   to: a conflict on the object alone does not hide a race on a real object (a yield inside
-//!   a critical section would order the next acquisition after the first, and their race
-//!   would never be reversed, `races::HappensBefore::add`); a yield inside the critical
-//!   section an acquisition waits for is no race of it; and a wakeup tree's leaf does not
-//!   stand for a sequence that gives way ([`wakeup::leaf_covers`]): the rule takes away the
-//!   free choice of the continuation below the leaf, on which the paper's argument rests. A
-//!   yield-free program has only reads of the object: its exploration is unchanged but for
-//!   one more access per changing step. Checked by the `Yielding` family of
-//!   `tests/dpor_vs_dfs.rs` (atomics, a mutex, yields and spins): every final state and
-//!   every trace of the steps other than yields; some traces run twice (the model's races
-//!   are coarser than the traces need). A wakeup sequence whose next thread is still hidden
-//!   where it is followed is abandoned: the execution continues with the first runnable
-//!   thread.
+//!   loop's hint) until another thread's step changes something, or until every runnable thread
+//!   has yielded (a new round). So the schedules it allows are not closed under swapping steps
+//!   that commute in memory: a yield and another thread's change commute in memory, yet their
+//!   order decides whether the yielding thread may run next. The rule is modelled as an object
+//!   of its own ([`events::FAIRNESS`]; an event's access to it is [`events::Ev::fair`], apart
+//!   from its other accesses): a yield writes it, a step that changed something reads it (two
+//!   changes commute; a load, a failed compare-exchange or `try_lock` touch nothing), the step
+//!   that let a yielding thread go writes it and is an enabler of that thread's next step
+//!   (`Event::let_go`, taken from the scheduler). An event not run yet, and the moved event of
+//!   a reversal, are taken as possible let-go steps once a yield was seen (`Dpor::yields`).
+//!   Three rules keep the model from hiding what it adds to: a conflict on the object alone
+//!   does not hide a race on a real object (a yield inside a critical section would order the
+//!   next acquisition after the first, and their race would never be reversed,
+//!   `races::HappensBefore::add`); a yield inside the critical section an acquisition waits for
+//!   is no race of it; and a wakeup tree's leaf does not stand for a sequence that gives way
+//!   ([`wakeup::leaf_covers`]): the rule takes away the free choice of the continuation below
+//!   the leaf, on which the paper's argument rests. A yield-free program has only reads of the
+//!   object: its exploration is unchanged, and the reads stay out of happens-before until a
+//!   thread yielded (without a write they order nothing). Checked by the `Yielding` family of
+//!   `tests/dpor_vs_dfs.rs` (atomics, a mutex, yields and spins): every final state and every
+//!   trace of the steps other than yields; some traces run twice (the model's races are coarser
+//!   than the traces need). A wakeup sequence whose next thread is still hidden where it is
+//!   followed is abandoned: the execution continues with the first runnable thread.
 
 pub(crate) mod events;
 pub(crate) mod exchange;
@@ -167,10 +167,6 @@ pub(crate) struct Dpor {
     /// that lets a thread that yielded run again (see `events::let_go_by`).
     #[serde(default)]
     yields: bool,
-    /// The canonical name of the fairness object, once named (it never changes: no other
-    /// event names it).
-    #[serde(skip)]
-    fairness: Option<events::Canon>,
     /// The operations threads were left waiting to do when the execution ended (blocked for
     /// good, or cut off by a failure): never steps, but they race with the steps they would
     /// have come after.
@@ -393,7 +389,6 @@ impl Dpor {
     /// `self.evs`.
     fn events_of(&mut self, trace: &[Event]) {
         let execution = self.execution_id(self.executions);
-        let fairness = Some(self.fairness());
         self.yields |= trace.iter().any(|e| e.kind == crate::rt::op::OpKind::Yield);
         let threads = &mut self.threads;
         events::of_trace_into(
@@ -401,29 +396,29 @@ impl Dpor {
             &mut self.names,
             &mut |k| threads.of(k),
             execution,
-            fairness,
+            Some(self.yields),
             &mut self.evs,
         );
-    }
-
-    /// The canonical name of the fairness rule's object (`events::FAIRNESS`).
-    fn fairness(&mut self) -> events::Canon {
-        *self.fairness.get_or_insert_with(|| self.names.fairness())
+        // The operations left unfinished: known only now whether a thread yielded in this
+        // execution, and so whether the exact accesses hold the fairness object's.
+        if self.yields {
+            for ev in &mut self.unfinished {
+                events::let_go_by(ev, true);
+            }
+        }
     }
 
     /// The event thread `t`'s pending operation `op` will be, as far as it is known before
-    /// it runs, with its fairness access (a change, unless it is a yield).
+    /// it runs, with its fairness access (a change, unless it is a load or a yield).
     fn pending(&mut self, t: ThreadId, index: u32, op: &crate::rt::op::Op) -> Ev {
-        let f = self.fairness();
         let mut ev = self.names.pending(t, index, op);
-        ev.accesses
-            .extend(events::fairness_access(op.kind, None, f));
+        ev.fair = events::fairness(op.kind, None);
         if op.kind == crate::rt::op::OpKind::Yield {
             self.yields = true;
         }
         // Once a thread yielded, any step may be the one that lets it go.
         if self.yields {
-            events::let_go_by(&mut ev, f);
+            events::let_go_by(&mut ev, false);
         }
         ev
     }
@@ -444,8 +439,7 @@ impl Dpor {
         let races = std::mem::take(&mut self.hb.races);
         for &(i, j) in races.iter().filter(|&&(i, _)| i >= fixed && i < ran) {
             debug_assert_ne!(evs[i].thread, evs[j].thread);
-            let f = self.fairness();
-            let v = reversal(&evs, &self.hb, i, j, ran, f, self.yields);
+            let v = reversal(&evs, &self.hb, i, j, ran, self.yields);
             // Most reversals start with a thread that already sleeps there.
             let names = &mut self.names;
             let node = &self.nodes[i];
@@ -530,7 +524,6 @@ fn reversal<'a>(
     i: usize,
     j: usize,
     ran: usize,
-    fairness: events::Canon,
     yields: bool,
 ) -> Vec<Cow<'a, Ev>> {
     let ti = evs[i].thread;
@@ -584,7 +577,7 @@ fn reversal<'a>(
     }
     // Once a thread yielded, any step may be the one that lets it go (see the module doc).
     if yields {
-        events::let_go_by(moved.to_mut(), fairness);
+        events::let_go_by(moved.to_mut(), true);
     }
     v.push(moved);
     v
@@ -602,14 +595,9 @@ impl Chooser for Dpor {
             let t = self.threads.of(c.key);
             let index = self.threads.next_index(t);
             let mut ev = self.pending(t, index, &c.op);
-            // `pending` named the fairness access in `accesses` only.
+            // Its fairness access joins the exact ones at the end of the execution, if a
+            // thread yielded (`events_of`).
             ev.exact = events::exact_of(&c.op);
-            ev.exact
-                .extend(events::fairness_access(c.op.kind, None, events::FAIRNESS));
-            if self.yields {
-                let f = self.fairness();
-                events::let_go_by(&mut ev, f);
-            }
             ev.execution = execution;
             self.unfinished.push(ev);
         }

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use smallvec::SmallVec;
 
-use super::events::{Access, Ev, Evidence, Names};
+use super::events::{Access, Ev, Evidence, Fair, Names};
 use super::exchange::{Exchange, Wake};
 use super::split::{Key, Place};
 use super::wakeup::Tree;
@@ -48,17 +48,19 @@ pub(crate) struct Lent {
 }
 
 /// What of an event a reversal's owner sees (thread, index, accesses by their objects' roots,
-/// enablers): two reversals equal in these are planted alike.
+/// enablers, fairness access): two reversals equal in these are planted alike.
 type Sent = (
     usize,
     u32,
     SmallVec<[Access; 2]>,
     SmallVec<[(usize, u32); 2]>,
+    Fair,
 );
 
 fn sent(ev: &Ev, names: &mut Names) -> Sent {
     let accesses = ev.accesses.iter().map(|a| a.renamed(|c| names.find(c)));
-    (ev.thread, ev.index, accesses.collect(), ev.enablers.clone())
+    let enablers = ev.enablers.clone();
+    (ev.thread, ev.index, accesses.collect(), enablers, ev.fair)
 }
 
 /// Work handed to an idle explorer: a path whose wakeup trees hold the given items.

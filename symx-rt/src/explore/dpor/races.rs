@@ -437,6 +437,7 @@ mod tests {
                 exact: smallvec::smallvec![access],
                 execution: 1,
                 enablers: smallvec::SmallVec::new(),
+                fair: Default::default(),
             }
         }
     }

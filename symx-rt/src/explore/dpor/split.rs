@@ -211,7 +211,7 @@ impl Node {
                 continue;
             }
             // A leaf covers what reaches it, unless that gives way (`wakeup::leaf_covers`).
-            let covers = leaf_covers(v, names);
+            let covers = leaf_covers(v);
             return match child {
                 _ if v.is_empty() => Place::Covered,
                 Child::Explored(i) if self.places[i].1.is_empty() && covers => Place::Covered,

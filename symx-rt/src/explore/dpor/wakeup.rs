@@ -13,7 +13,7 @@
 
 use std::borrow::{Borrow, Cow};
 
-use super::events::{dependent, Ev, Names};
+use super::events::{dependent, Ev, Fair, Names};
 
 /// An event of a sequence being inserted: borrowed from the trace it came from, or owned,
 /// and changed in place where taking a weak initial changes its count (see the module doc).
@@ -92,7 +92,7 @@ impl Tree {
         'descend: loop {
             for i in 0..node.children.len() {
                 if take_weak_initial(&node.children[i].0, &mut v, names) {
-                    if v.is_empty() || (node.children[i].1.is_empty() && leaf_covers(&v, names)) {
+                    if v.is_empty() || (node.children[i].1.is_empty() && leaf_covers(&v)) {
                         return false; // a leaf (or all of v) already stands for it
                     }
                     node = &mut node.children[i].1;
@@ -120,8 +120,8 @@ impl Tree {
 /// 2 loads `x`, thread 3 loads `x`, yields and compare-exchanges `x` from 0; thread 2 never
 /// read 1 while thread 3's compare-exchange saw 1 (2 of 1,200 programs missed final states
 /// that way, none of 5,000 with this rule, for 0.3% more executions).
-pub(crate) fn leaf_covers<E: Borrow<Ev>>(v: &[E], names: &mut Names) -> bool {
-    !v.iter().any(|e| names.writes_fairness(e.borrow()))
+pub(crate) fn leaf_covers<E: Borrow<Ev>>(v: &[E]) -> bool {
+    !v.iter().any(|e| e.borrow().fair == Fair::Write)
 }
 
 /// Where `p`'s thread stands as a weak initial of `v`: `Some(Some(at))` when `v` contains its
@@ -185,6 +185,7 @@ mod tests {
             exact: smallvec::smallvec![Access::CountDown(b, left)],
             execution,
             enablers: smallvec::SmallVec::new(),
+            fair: Default::default(),
         }
     }
 
