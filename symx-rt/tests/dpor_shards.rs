@@ -2,11 +2,11 @@
 //! here each a thread of this process, exchanging work through a directory as the workers
 //! would) runs, over all its shards, every Mazurkiewicz trace the sequential exploration runs
 //! and nothing else: the union of the shards' traces equals the sequential set, on 500 random
-//! programs (two shards) and 100 more (three). The shards' executions beyond the sequential
-//! count (traces run by two shards) are counted, printed, and bounded, and the trace hashes
-//! the shards leave for the driver's count of them are checked against the traces. A
-//! disagreement prints the program, the missing traces and the shard nearest to each;
-//! `repeat_one_program` reruns one program many times.
+//! programs (two shards), 100 more (three) and 300 that yield (two). The shards' executions
+//! beyond the sequential count (traces run by two shards) are counted, printed, and bounded,
+//! and the trace hashes the shards leave for the driver's count of them are checked against
+//! the traces. A disagreement prints the program, the missing traces and the shard nearest to
+//! each; `repeat_one_program` reruns one program many times.
 
 #[allow(dead_code)]
 mod random_programs;
@@ -16,7 +16,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use random_programs::{canonical, generate, run, show, take_final, Family, Program};
+use random_programs::{
+    canonical, canonical_without_yields, generate, run, show, take_final, Family, Program,
+};
 use symx::__private::{explore_observed, shard, split_jitter, split_look_every, ObservedStep};
 use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use symx::sync::Arc;
@@ -24,10 +26,13 @@ use symx::{thread, Builder, FailureKind, Report};
 
 type Form = Vec<ObservedStep>;
 
+/// The canonical form of a trace the shards are compared by.
+type Canonical = fn(&[ObservedStep]) -> Form;
+
 /// One exploration: its report and the canonical form of each execution's trace.
-fn explore(b: &Builder, body: &dyn Fn()) -> (Report, Vec<Form>) {
+fn explore(b: &Builder, body: &dyn Fn(), form: Canonical) -> (Report, Vec<Form>) {
     let mut forms = Vec::new();
-    let report = explore_observed(b, body, |steps| forms.push(canonical(steps)));
+    let report = explore_observed(b, body, |steps| forms.push(form(steps)));
     (report, forms)
 }
 
@@ -58,15 +63,24 @@ fn exchange_dir() -> PathBuf {
 }
 
 /// Explores `body` whole and in `count` shards running side by side (as the driver's worker
-/// processes do); a disagreement is an `Err` with the reason.
-fn compare(body: &(dyn Fn() + Sync), count: u32) -> Result<Outcome, String> {
-    let (whole, all) = explore(&sequential(), body);
+/// processes do); a disagreement is an `Err` with the reason. Traces are compared by their
+/// `canonical` form, or, for a program that yields (`yields`), by that of the steps other than
+/// yields: which step let a yielding thread go is part of the full form, and the DPOR's
+/// relation does not always tell two such traces apart (see `tests/dpor_vs_dfs.rs`), so a
+/// shard may run the other one.
+fn compare(body: &(dyn Fn() + Sync), count: u32, yields: bool) -> Result<Outcome, String> {
+    let form: Canonical = if yields {
+        canonical_without_yields
+    } else {
+        canonical
+    };
+    let (whole, all) = explore(&sequential(), body, form);
     let dir = exchange_dir();
     let runs: Vec<(Report, Vec<Form>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..count)
             .map(|index| {
                 let b = shard(&sequential(), index, count, &dir).expect("optimal DPOR is split");
-                s.spawn(move || explore(&b, body))
+                s.spawn(move || explore(&b, body, form))
             })
             .collect();
         handles
@@ -129,10 +143,11 @@ fn compare(body: &(dyn Fn() + Sync), count: u32) -> Result<Outcome, String> {
         return Err(report);
     }
     // The hashes the shards leave are one per execution, and one per trace (how the driver
-    // counts the traces run twice).
+    // counts the traces run twice; of the full form, which `yields` does not compare).
     let distinct: HashSet<u64> = left.iter().copied().collect();
     let ran: u64 = outcome.shards.iter().sum();
-    if (left.len() as u64, distinct.len()) != (ran, union.len()) {
+    let traces = if yields { distinct.len() } else { union.len() };
+    if (left.len() as u64, distinct.len()) != (ran, traces) {
         return Err(format!(
             "the shards left {} trace hashes ({} distinct) for {ran} executions of {} traces",
             left.len(),
@@ -214,14 +229,23 @@ fn exchange_settings() {
 }
 
 fn check_many(seeds: std::ops::Range<u64>, count: u32, max_interleavings: f64) -> Totals {
+    check_families(&Family::ALL, seeds, count, max_interleavings)
+}
+
+fn check_families(
+    families: &[Family],
+    seeds: std::ops::Range<u64>,
+    count: u32,
+    max_interleavings: f64,
+) -> Totals {
     exchange_settings();
     let start = Instant::now();
     let mut totals = Totals::default();
     let mut problems = Vec::new();
-    for family in Family::ALL {
+    for &family in families {
         for seed in seeds.clone() {
             let p: Program = generate(seed, family, max_interleavings);
-            match compare(&|| run(&p), count) {
+            match compare(&|| run(&p), count, family == Family::Yielding) {
                 Ok(o) => {
                     totals.programs += 1;
                     totals.sequential += o.sequential;
@@ -262,8 +286,7 @@ fn repeat_one_program() {
     exchange_settings();
     let words: Vec<&str> = spec.split_whitespace().collect();
     let seed: u64 = words[0].parse().expect("a seed");
-    let family = *Family::ALL
-        .iter()
+    let family = *(Family::ALL.iter().chain(&[Family::Yielding]))
         .find(|f| format!("{f:?}") == words[1])
         .expect("a family name");
     let count: u32 = words[2].parse().expect("a shard count");
@@ -273,7 +296,7 @@ fn repeat_one_program() {
     println!("{p:?}");
     let mut failed = 0;
     for run_index in 0..times {
-        if let Err(e) = compare(&|| run(&p), count) {
+        if let Err(e) = compare(&|| run(&p), count, family == Family::Yielding) {
             failed += 1;
             println!("run {run_index}: {e}");
         }
@@ -306,6 +329,17 @@ fn the_union_of_three_shards_is_the_sequential_set_of_traces() {
     t.check();
 }
 
+/// Programs that yield (`Family::Yielding`: atomics, at most one mutex, yields and spins): an
+/// event's access to the fairness rule's object (`Ev::fair`, the DPOR's module doc) travels
+/// with the shards' events. Dropped in transport, 7 of 400 such programs lost traces (checked,
+/// 2026-12-06; which ones depends on timing, so the test runs 300).
+#[test]
+fn the_union_of_two_shards_is_the_sequential_set_of_traces_of_programs_that_yield() {
+    let t = check_families(&[Family::Yielding], 0..300, 2, 400.0);
+    assert_eq!(t.programs, 300);
+    t.check();
+}
+
 #[test]
 #[ignore = "about 18 minutes in a debug build: 2,500 larger programs; run by hand"]
 fn the_union_of_shards_is_the_sequential_set_on_larger_programs() {
@@ -331,7 +365,7 @@ fn counters() {
 
 #[test]
 fn two_shards_of_the_counters_run_every_trace_between_them() {
-    let o = compare(&counters, 2).unwrap();
+    let o = compare(&counters, 2, false).unwrap();
     println!("counters 4x2 in two shards: {:?}", o.shards);
     assert_eq!(o.sequential, 2_520);
     assert!(
