@@ -153,6 +153,11 @@ pub(crate) struct Dpor {
     evs: Vec<Ev>,
     #[serde(skip)]
     hb: HappensBefore,
+    /// How many steps at the start of the current execution repeat the last execution's (the
+    /// nodes above the one that moved to its next choice): their events, and what was computed
+    /// from them, are kept rather than computed again.
+    #[serde(skip)]
+    shared: usize,
     /// The operations threads were left waiting to do when the execution ended (blocked for
     /// good, or cut off by a failure): never steps, but they race with the steps they would
     /// have come after.
@@ -397,7 +402,7 @@ impl Dpor {
         let mut evs = std::mem::take(&mut self.evs);
         let ran = evs.len();
         evs.append(&mut self.unfinished);
-        self.hb.recompute(&evs);
+        self.hb.recompute(&evs, self.shared);
         let races = std::mem::take(&mut self.hb.races);
         for &(i, j) in races.iter().filter(|&&(i, _)| i >= fixed && i < ran) {
             debug_assert_ne!(evs[i].thread, evs[j].thread);
@@ -563,6 +568,7 @@ impl Chooser for Dpor {
         self.value_calls = 0;
         self.threads.new_execution();
         self.names.new_execution();
+        self.shared = 0;
         if !self.started {
             self.started = true;
             // Explorer 0 of a split exploration starts it; the others wait for work.
@@ -574,6 +580,10 @@ impl Chooser for Dpor {
         }
         loop {
             if self.advance() {
+                // A split exploration's path may have come from another explorer.
+                if self.peers.is_none() {
+                    self.shared = self.nodes.len() - 1;
+                }
                 return true;
             }
             if !self.take_work() {
