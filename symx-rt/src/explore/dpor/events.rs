@@ -504,6 +504,18 @@ impl Names {
         c
     }
 
+    /// Names runtime object `obj` as `c`, the name an earlier execution gave it at an event
+    /// this execution repeats, as naming that event again would (the event's key has a name
+    /// in `c`'s class since then): joins it to the object's name so far, if it has one.
+    pub fn adopt(&mut self, obj: ObjId, c: Canon) {
+        match self.current.get(&obj) {
+            Some(&a) => self.union(a, c),
+            None => {
+                self.current.insert(obj, c);
+            }
+        }
+    }
+
     fn union(&mut self, a: Canon, b: Canon) {
         let (a, b) = (self.find(a), self.find(b));
         if a != b {
@@ -679,24 +691,40 @@ pub(crate) fn of_trace(
     execution: u64,
 ) -> Vec<Ev> {
     let mut out = Vec::with_capacity(trace.len());
-    of_trace_into(trace, names, thread_of, execution, &mut out);
+    of_trace_into(trace, names, thread_of, execution, &mut out, None);
     out
 }
 
-/// [`of_trace`] into `out` (cleared first), so that its memory serves every execution.
+/// [`of_trace`] into `out`, so that its memory serves every execution. With `again`
+/// (`(shared, uses)`): `out` holds the last execution's events, of which the first `shared`
+/// are this one's too (it ran them again under the same schedule). Those stay, only their
+/// execution changes, and their objects are named as the last execution named them
+/// ([`FirstUses`]): only the events after them are named.
 pub(crate) fn of_trace_into(
     trace: &[crate::rt::op::Event],
     names: &mut Names,
     thread_of: &mut impl FnMut(u64) -> ThreadId,
     execution: u64,
     out: &mut Vec<Ev>,
+    mut again: Option<(usize, &mut FirstUses)>,
 ) {
-    out.clear();
+    let shared = again.as_ref().map_or(0, |a| a.0).min(out.len()).min(trace.len());
+    out.truncate(shared);
     // Events per thread so far: an event's index.
     let mut counts: SmallVec<[u32; 16]> = SmallVec::new();
+    for ev in out.iter_mut() {
+        ev.execution = execution;
+        if counts.len() <= ev.thread {
+            counts.resize(ev.thread + 1, 0);
+        }
+        counts[ev.thread] = ev.index + 1;
+    }
+    if let Some((_, uses)) = &mut again {
+        uses.restart(shared, names);
+    }
     // Each runtime thread's name, looked up once (`usize::MAX`: not yet).
     let mut named: SmallVec<[ThreadId; 16]> = SmallVec::new();
-    for ev in trace {
+    for (k, ev) in trace.iter().enumerate().skip(shared) {
         if named.len() <= ev.thread {
             named.resize(ev.thread + 1, usize::MAX);
         }
@@ -734,6 +762,15 @@ pub(crate) fn of_trace_into(
         for &(o, how) in &ev.touched {
             exact.push(touched_access(o, how));
         }
+        if let Some((_, uses)) = &mut again {
+            // The canonical accesses without the operation's `None` line up with the exact.
+            let canonical = accesses.iter().filter(|a| **a != Access::None);
+            for (e, c) in exact.iter().zip(canonical) {
+                if let (Some(o), Some(c)) = (e.object(), c.object()) {
+                    uses.note(k, o, c);
+                }
+            }
+        }
         out.push(Ev {
             thread,
             index,
@@ -749,6 +786,67 @@ pub(crate) fn of_trace_into(
                 })
                 .collect(),
         });
+    }
+}
+
+/// Each object's first access in the last trace [`of_trace_into`] named, in trace order, with
+/// the name it got there: what naming a trace's first events again would do to the names of
+/// this execution's objects ([`Names::adopt`]), without naming them again.
+///
+/// Naming is idempotent on a repeated event: each of its keys got a name the last time, in
+/// the class of its object's other names then, and the event's object ids are the same (the
+/// runtime numbers objects by first use). What naming it again adds to this execution is only
+/// the joining of each object's name to whatever named the object already in this execution
+/// (a pending operation): one join per object, made by [`restart`](Self::restart).
+#[derive(Default)]
+pub(crate) struct FirstUses {
+    /// (event, runtime object, its name there).
+    firsts: Vec<(usize, ObjId, Canon)>,
+    /// `stamp[o] == now`: object `o` is in `firsts` (ids below [`DENSE_OBJECTS`]; the runtime
+    /// numbers objects densely from 0, the few others are looked for in `firsts`).
+    stamp: Vec<u32>,
+    now: u32,
+}
+
+const DENSE_OBJECTS: usize = 1 << 16;
+
+impl FirstUses {
+    /// Starts a trace whose first `shared` events are the last one's: keeps their objects'
+    /// first uses and names each of those objects as before.
+    fn restart(&mut self, shared: usize, names: &mut Names) {
+        let keep = self.firsts.partition_point(|f| f.0 < shared);
+        self.firsts.truncate(keep);
+        self.now = self.now.wrapping_add(1);
+        if self.now == 0 {
+            self.stamp.fill(0);
+            self.now = 1;
+        }
+        for i in 0..self.firsts.len() {
+            let (_, o, c) = self.firsts[i];
+            self.mark(o);
+            names.adopt(o, c);
+        }
+    }
+
+    /// Event `k` accessed object `o`, named `c` there.
+    fn note(&mut self, k: usize, o: ObjId, c: Canon) {
+        if self.mark(o) {
+            self.firsts.push((k, o, c));
+        }
+    }
+
+    /// Marks `o` as accessed in this trace; whether it was not before.
+    fn mark(&mut self, o: ObjId) -> bool {
+        let i = o as usize;
+        if i >= DENSE_OBJECTS {
+            return !self.firsts.iter().any(|f| f.1 == o);
+        }
+        if self.stamp.len() <= i {
+            self.stamp.resize(i + 1, 0);
+        }
+        let first = self.stamp[i] != self.now;
+        self.stamp[i] = self.now;
+        first
     }
 }
 

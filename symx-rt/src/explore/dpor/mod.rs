@@ -158,6 +158,9 @@ pub(crate) struct Dpor {
     /// from them, are kept rather than computed again.
     #[serde(skip)]
     shared: usize,
+    /// The objects of the last execution's events, for naming the shared steps' again.
+    #[serde(skip)]
+    first_uses: events::FirstUses,
     /// The operations threads were left waiting to do when the execution ended (blocked for
     /// good, or cut off by a failure): never steps, but they race with the steps they would
     /// have come after.
@@ -387,6 +390,7 @@ impl Dpor {
             &mut |k| threads.of(k),
             execution,
             &mut self.evs,
+            Some((self.shared, &mut self.first_uses)),
         );
     }
 
@@ -631,7 +635,14 @@ impl Chooser for Dpor {
         self.events_of(trace);
         // Steps past the end of the trace (a failure ended it early) have no node.
         self.nodes.truncate(self.evs.len());
-        for (node, ev) in self.nodes.iter_mut().zip(&self.evs) {
+        // The shared steps' nodes were made from the same events (nothing changes a node's
+        // event before the one that moved): only the execution they come from is new.
+        let shared = self.shared.min(self.nodes.len());
+        for (node, ev) in self.nodes.iter_mut().zip(&self.evs).take(shared) {
+            debug_assert!(node.chosen.same_as(ev));
+            node.chosen.execution = ev.execution;
+        }
+        for (node, ev) in (self.nodes.iter_mut().zip(&self.evs)).skip(shared) {
             node.chosen.update_from(ev);
         }
         // The prefix of a recorded context ran under a fixed schedule: nothing moves into it.
