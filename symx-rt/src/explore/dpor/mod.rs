@@ -408,9 +408,11 @@ impl Dpor {
         evs.append(&mut self.unfinished);
         self.hb.recompute(&evs, self.shared);
         let races = std::mem::take(&mut self.hb.races);
+        // One buffer for every race's sequence.
+        let mut v = Vec::new();
         for &(i, j) in races.iter().filter(|&&(i, _)| i >= fixed && i < ran) {
             debug_assert_ne!(evs[i].thread, evs[j].thread);
-            let v = reversal(&evs, &self.hb, i, j, ran);
+            reversal(&evs, &self.hb, i, j, ran, &mut v);
             // Most reversals start with a thread that already sleeps there.
             let names = &mut self.names;
             let node = &self.nodes[i];
@@ -422,11 +424,12 @@ impl Dpor {
             }
             if self.peers.is_some() {
                 let from = self.nodes[i].key.clone();
-                self.plant(i, v, Some(from));
+                self.plant(i, std::mem::take(&mut v), Some(from));
             } else {
-                self.insert(i, v);
+                self.insert(i, &mut v);
             }
         }
+        drop(v);
         self.hb.races = races;
         if let Some(peers) = &mut self.peers {
             peers.traces.push(self.hb.trace_hash(&evs, ran));
@@ -438,10 +441,10 @@ impl Dpor {
     /// Inserts `v` at the state before step `at`: along the current path while its events are
     /// weak initials, then into the wakeup tree of the first node where they are not.
     /// (The caller has checked that no thread sleeping at `at` is a weak initial of `v`.)
-    fn insert<E: SeqEv>(&mut self, at: usize, mut v: Vec<E>) {
+    fn insert<E: SeqEv>(&mut self, at: usize, v: &mut Vec<E>) {
         let mut k = at;
         while k < self.nodes.len() {
-            if !wakeup::take_weak_initial(&self.nodes[k].chosen, &mut v, &mut self.names) {
+            if !wakeup::take_weak_initial(&self.nodes[k].chosen, v, &mut self.names) {
                 self.nodes[k].wut.insert(v, &mut self.names);
                 return;
             }
@@ -476,8 +479,9 @@ impl Dpor {
 }
 
 /// The reversal of race `e_i ⋖ e_j` of the execution `evs` (its first `ran` events ran, the
-/// rest were left unfinished): the sequence `notdep(e_i, E).e_j`, borrowed from the trace
-/// (events are copied only into a wakeup tree, and only those the tree does not have).
+/// rest were left unfinished): the sequence `notdep(e_i, E).e_j`, into `v` (cleared first),
+/// borrowed from the trace (events are copied only into a wakeup tree, and only those the
+/// tree does not have).
 ///
 /// Moved before `e_i`, `e_j` may do something else than it did here, so it is taken as it was
 /// known before it ran ([`Ev::unrefined`]); except a barrier arrival, whose count is known
@@ -495,7 +499,9 @@ fn reversal<'a>(
     i: usize,
     j: usize,
     ran: usize,
-) -> Vec<Cow<'a, Ev>> {
+    v: &mut Vec<Cow<'a, Ev>>,
+) {
+    v.clear();
     let ti = evs[i].thread;
     let kept = |k: usize| k > i && k != j && !hb.before(i, ti, k);
     let arrival = |k: usize| match evs[k].exact.first() {
@@ -504,7 +510,6 @@ fn reversal<'a>(
     };
     // Per barrier (this execution's ids): the arrivals left out so far.
     let mut left_out: smallvec::SmallVec<[(events::Canon, u32); 2]> = smallvec::SmallVec::new();
-    let mut v: Vec<Cow<'a, Ev>> = Vec::new();
     for (k, ek) in evs.iter().enumerate().take(ran).skip(i) {
         let at = arrival(k).filter(|a| a.1 > 0);
         if !kept(k) {
@@ -546,7 +551,6 @@ fn reversal<'a>(
         }
     }
     v.push(moved);
-    v
 }
 
 impl Chooser for Dpor {
