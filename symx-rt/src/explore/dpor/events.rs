@@ -317,13 +317,19 @@ impl Clone for Ev {
     }
 }
 
-/// `to.clone_from(from)` for a small vector of `Copy` items, keeping `to`'s memory.
+/// `to.clone_from(from)` for a small vector of `Copy` items, keeping `to`'s memory if it has
+/// any. (Into an inline `to`, a copy of the items whole: `extend_from_slice` costs about a
+/// hundred instructions even for one item.)
 fn copy_from<A: smallvec::Array>(to: &mut SmallVec<A>, from: &SmallVec<A>)
 where
     A::Item: Copy,
 {
-    to.clear();
-    to.extend_from_slice(from);
+    if to.spilled() {
+        to.clear();
+        to.extend_from_slice(from);
+    } else {
+        *to = SmallVec::from_slice(from);
+    }
 }
 
 impl Ev {
