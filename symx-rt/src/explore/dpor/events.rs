@@ -714,7 +714,11 @@ pub(crate) fn of_trace_into(
     out: &mut Vec<Ev>,
     mut again: Option<(usize, &mut FirstUses)>,
 ) {
-    let shared = again.as_ref().map_or(0, |a| a.0).min(out.len()).min(trace.len());
+    let shared = again
+        .as_ref()
+        .map_or(0, |a| a.0)
+        .min(out.len())
+        .min(trace.len());
     out.truncate(shared);
     // Events per thread so far: an event's index.
     let mut counts: SmallVec<[u32; 16]> = SmallVec::new();

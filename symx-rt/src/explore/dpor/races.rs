@@ -484,9 +484,9 @@ mod tests {
                     Access::Send(object, self.2)
                 }
                 5 => Access::Took(object, self.2.saturating_sub(message).max(1)),
-                c => [Access::Read, Access::Write, Access::Lock, Access::Unlock][c as usize](
-                    object,
-                ),
+                c => {
+                    [Access::Read, Access::Write, Access::Lock, Access::Unlock][c as usize](object)
+                }
             };
             let index = self.1[thread];
             self.1[thread] += 1;

@@ -232,8 +232,7 @@ impl Node {
                 self.wut.children[i].1.insert(&mut v, names);
             }
             Place::After(i) => {
-                let mut refs: Vec<Cow<Ev>> =
-                    v.iter().map(|e| Cow::Borrowed(e.borrow())).collect();
+                let mut refs: Vec<Cow<Ev>> = v.iter().map(|e| Cow::Borrowed(e.borrow())).collect();
                 if !self.places[i].1.insert(&mut refs, names) {
                     return; // a leaf explored below that child covers it
                 }
