@@ -9,111 +9,9 @@ use std::sync::Arc;
 
 use crate::report::Report;
 use crate::rt::Config;
+use crate::strategy::{Strategy, StrategyKind};
 use crate::sym::InputValues;
 use crate::trace::Trace;
-
-/// How executions are chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Strategy {
-    /// Optimal dynamic partial-order reduction: one execution per Mazurkiewicz trace (the
-    /// default). With a preemption bound or spurious wake-ups, bounded partial-order reduction
-    /// instead (Coons, Musuvathi, McKinley 2013): every trace that has a schedule within the
-    /// bound is explored at least once, by a schedule within the bound.
-    Dpor,
-    /// Every schedule, depth-first, without reduction.
-    Dfs,
-    /// Independent uniformly random choices from `seed`.
-    Random {
-        /// The generator's seed: the same seed explores the same executions.
-        seed: u64,
-    },
-    /// Probabilistic Concurrency Testing with bug depth `depth`.
-    Pct {
-        /// The generator's seed: the same seed explores the same executions.
-        seed: u64,
-        /// The bug depth aimed at: `depth - 1` priority change points per execution.
-        depth: u32,
-    },
-}
-
-impl Strategy {
-    /// Which strategy this is, without its parameters.
-    pub fn kind(&self) -> StrategyKind {
-        match self {
-            Strategy::Dpor => StrategyKind::Dpor,
-            Strategy::Dfs => StrategyKind::Dfs,
-            Strategy::Random { .. } => StrategyKind::Random,
-            Strategy::Pct { .. } => StrategyKind::Pct,
-        }
-    }
-}
-
-/// A [`Strategy`] without its parameters, by its stable name: `dpor`, `dfs`, `random`, `pct`.
-/// These are the names `#[symx::test(strategy = "..")]` accepts and `cargo symx` reports.
-///
-/// ```
-/// use symx::StrategyKind;
-///
-/// assert_eq!(StrategyKind::Pct.name(), "pct");
-/// assert_eq!("dfs".parse::<StrategyKind>(), Ok(StrategyKind::Dfs));
-/// assert!("bfs".parse::<StrategyKind>().is_err());
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum StrategyKind {
-    /// [`Strategy::Dpor`].
-    Dpor,
-    /// [`Strategy::Dfs`].
-    Dfs,
-    /// [`Strategy::Random`].
-    Random,
-    /// [`Strategy::Pct`].
-    Pct,
-}
-
-impl StrategyKind {
-    /// Every kind, in the order of the enum.
-    pub const ALL: [StrategyKind; 4] = [
-        StrategyKind::Dpor,
-        StrategyKind::Dfs,
-        StrategyKind::Random,
-        StrategyKind::Pct,
-    ];
-
-    /// The names in the order of [`StrategyKind::ALL`]: the macros' list, the one
-    /// `#[symx::test]` checks its argument against (the macros cannot depend on this crate).
-    const NAMES: [&'static str; 4] = symx_macros::__strategy_names!();
-
-    /// The kind's stable name.
-    pub fn name(self) -> &'static str {
-        Self::NAMES[self as usize]
-    }
-
-    /// The strategy with its default parameters (seed 0; PCT with bug depth 3).
-    fn default_strategy(self) -> Strategy {
-        match self {
-            StrategyKind::Dpor => Strategy::Dpor,
-            StrategyKind::Dfs => Strategy::Dfs,
-            StrategyKind::Random => Strategy::Random { seed: 0 },
-            StrategyKind::Pct => Strategy::Pct { seed: 0, depth: 3 },
-        }
-    }
-}
-
-impl std::str::FromStr for StrategyKind {
-    type Err = crate::names::UnknownName;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        crate::names::parse(&Self::ALL, Self::name, "strategy", s)
-    }
-}
-
-impl std::fmt::Display for StrategyKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Settings of an exploration. Every option is also an argument of `#[symx::test]`.
 ///
@@ -169,13 +67,13 @@ pub struct Builder {
     pub(crate) inputs: Option<std::sync::Arc<InputValues>>,
     pub(crate) input_seed: u64,
     /// Which facts of a program context hold (`symx::context`).
-    pub(crate) context_mode: crate::context::ContextMode,
+    pub(crate) context_mode: crate::context::mode::ContextMode,
     /// Run every execution even after a failure (the first is reported).
     pub(crate) keep_going: bool,
     /// The checkpoint whose symbolic captures are generalised.
     pub(crate) context_label: Option<std::sync::Arc<str>>,
     /// Cut each run into bounded epochs (input-covering schedules).
-    pub(crate) epochs: Option<crate::covering::Epochs>,
+    pub(crate) epochs: Option<crate::covering::epoch::Epochs>,
     pub(crate) trace_dir: Option<crate::trace::TraceDir>,
     /// Explore only this shard's part of a depth-first or optimal-DPOR exploration (set by
     /// the worker).
@@ -221,7 +119,7 @@ impl Builder {
             record: false,
             inputs: None,
             input_seed: 0,
-            context_mode: crate::context::ContextMode::Full,
+            context_mode: crate::context::mode::ContextMode::Full,
             keep_going: false,
             context_label: None,
             epochs: None,
@@ -333,7 +231,7 @@ impl Builder {
 
     /// Which facts of a program context hold (`symx::context`): every fact (the default),
     /// no value facts, no synchronization invariants, or none.
-    pub fn context_mode(mut self, mode: crate::context::ContextMode) -> Self {
+    pub fn context_mode(mut self, mode: crate::context::mode::ContextMode) -> Self {
         self.context_mode = mode;
         self
     }
@@ -350,13 +248,13 @@ impl Builder {
     /// Cuts every run into bounded epochs at its active epoch markers (loop heads that
     /// synchronize, barriers in loops, `symx::epoch_marker()`), as input-covering schedules
     /// enumerate them; `None` (the default) makes every marker a no-op.
-    pub fn epochs(mut self, epochs: Option<crate::covering::Epochs>) -> Self {
+    pub fn epochs(mut self, epochs: Option<crate::covering::epoch::Epochs>) -> Self {
         self.epochs = epochs;
         self
     }
 
     /// The settings [`Builder::epochs`] set.
-    pub fn epochs_setting(&self) -> Option<&crate::covering::Epochs> {
+    pub fn epochs_setting(&self) -> Option<&crate::covering::epoch::Epochs> {
         self.epochs.as_ref()
     }
 
@@ -369,7 +267,7 @@ impl Builder {
     }
 
     /// The mode [`Builder::context_mode`] set.
-    pub fn context_mode_setting(&self) -> crate::context::ContextMode {
+    pub fn context_mode_setting(&self) -> crate::context::mode::ContextMode {
         self.context_mode
     }
 

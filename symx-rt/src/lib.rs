@@ -38,7 +38,7 @@
 //! ```
 //!
 //! Layout, from the bottom: `rt` runs one execution and asks a `Chooser` at each scheduling
-//! point; `builder` holds the settings; `explore` holds the strategies (the choosers) and the
+//! point; `builder` holds the settings and `strategy` the strategies' names; `explore` holds the strategies (the choosers) and the
 //! loop over executions; `entry` holds the verbs that run one (`Builder::explore`, `model`);
 //! `worker` serves `cargo symx`. The std-mirroring facade is `sync`, `thread`, `cell`, `hint`;
 //! `annotate` and `wait_queue` serve user-built primitives; `sym` and `trace` are the symbolic
@@ -56,6 +56,7 @@ mod report;
 mod rng;
 mod rt;
 mod schedule;
+mod strategy;
 mod sym;
 mod thread_local;
 pub mod trace;
@@ -73,14 +74,13 @@ pub mod sync;
 pub mod thread;
 pub mod wait_queue;
 
-pub use builder::{
-    Builder, Drive, DrivenPoint, Guide, GuidedRun, Strategy, StrategyKind, DEFAULT_ITERATIONS,
-};
+pub use builder::{Builder, Drive, DrivenPoint, Guide, GuidedRun, DEFAULT_ITERATIONS};
 pub use covering::epoch_marker;
 pub use entry::model;
 pub use names::UnknownName;
 pub use report::{Failure, FailureKind, Report, SourceLocation, Step, StopReason};
 pub use schedule::{ReplayError, Schedule};
+pub use strategy::{Strategy, StrategyKind};
 pub use sym::{
     any, any_named, assume, atomic_region, branch, Condition, InputValues, Shared, Sym, SymInt,
     SymValue, SymVec,

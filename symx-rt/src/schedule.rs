@@ -15,7 +15,7 @@ use std::str::FromStr;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 
-use crate::context::ContextMode;
+use crate::context::mode::ContextMode;
 
 const PREFIX: &str = "symx";
 /// The format written: location-insensitive fingerprint, run-length encoded choices, inputs.

@@ -113,10 +113,14 @@ fn kind(r: &Report) -> Option<FailureKind> {
 /// outcome an execution recorded (`None` when it did not get to record one); `allowed` is the
 /// only failure kind the program may have. A program the DFS cannot exhaust within
 /// [`MAX_EXECUTIONS`] is counted in `stats.skipped` and not compared.
+/// `stable_ids`: every object has the same id in every execution of a trace, so traces
+/// compare by id and none may be missing (without it, only a repeated or unknown trace shows:
+/// equal forms are still one trace, and the DPOR's schedules are ones the DFS ran).
 fn differential<S: Ord + Clone + Debug>(
     body: &dyn Fn(),
     take: &dyn Fn() -> Option<S>,
     allowed: Option<FailureKind>,
+    stable_ids: bool,
     stats: &mut Stats,
 ) -> Vec<Problem> {
     let dfs = explore(body, take, Strategy::Dfs);
@@ -215,7 +219,7 @@ fn differential<S: Ord + Clone + Debug>(
             let text = format!("DPOR ran a trace DFS never saw: {t}");
             problems.push(problem(Kind::UnknownTrace, text));
         }
-        if dpor_set.len() < dfs_forms.len() {
+        if stable_ids && dpor_set.len() < dfs_forms.len() {
             let mut missing: Vec<String> = dfs_forms
                 .difference(&dpor_set)
                 .map(|t| format!("\n  {}", show(t)))
@@ -236,14 +240,25 @@ fn differential<S: Ord + Clone + Debug>(
 /// The failure kind a program of `family` may have.
 fn allowed(family: Family) -> Option<FailureKind> {
     match family {
-        Family::AtomicsOnly | Family::NoFail | Family::Awaiting | Family::Yielding => None,
+        Family::AtomicsOnly
+        | Family::NoFail
+        | Family::Awaiting
+        | Family::Yielding
+        | Family::Untouched => None,
         Family::Asserting => Some(FailureKind::Panic),
         Family::Deadlocky => Some(FailureKind::Deadlock),
     }
 }
 
 fn compare(p: &Program, stats: &mut Stats) -> Vec<Problem> {
-    differential(&|| run(p), &take_final, allowed(p.family), stats)
+    let stable_ids = p.family != Family::Untouched;
+    differential(
+        &|| run(p),
+        &take_final,
+        allowed(p.family),
+        stable_ids,
+        stats,
+    )
 }
 
 /// The report for a disagreeing program: its problems, then the smallest program shrunk from
@@ -328,6 +343,22 @@ fn dpor_agrees_with_dfs_on_programs_that_yield() {
     check_many(&[Family::Yielding], 0, 300, 2_000.0);
 }
 
+/// Objects used first by whichever thread runs first, at indices that retries and failed
+/// `try_lock`s shift (`Family::Untouched`): the DPOR names an object by the event that uses it
+/// first, and a sleeping event keeps the name its own branch gave. The bounded reduction missed
+/// outcomes that way (its sleepers were not woken by a step on the object under another name,
+/// 11da09f). The optimal DPOR does not: it has explored every trace that starts with a
+/// sleeper before the sleeper's later siblings, and those traces ran, with the sleeper, the
+/// very events by which a sibling branch uses the object, which unified the names. Final
+/// states and repeated traces are compared (object ids are not stable here). 3,000 larger
+/// programs (seeds 1,000 on, up to 20,000 interleavings, release, 2026-12-06): every final
+/// state reached, no failure, 271,379 executions against the DFS's 2,053,973; 14 programs ran
+/// some trace more than once (names by first use cost optimality there, not soundness).
+#[test]
+fn dpor_agrees_with_dfs_on_objects_used_first_by_any_thread() {
+    check_many(&[Family::Untouched], 0, 200, 2_000.0);
+}
+
 #[test]
 #[ignore = "long (about 5 minutes in a debug build): 5,000 larger programs; run by hand"]
 fn dpor_agrees_with_dfs_on_many_random_programs() {
@@ -343,10 +374,10 @@ fn one_seed() {
         .parse()
         .expect("a number");
     let family = std::env::var("SYMX_DIFF_FAMILY").unwrap_or_default();
-    let family = (Family::ALL.into_iter().chain([Family::Yielding]))
+    let family = (Family::ALL.into_iter().chain([Family::Yielding, Family::Untouched]))
         .find(|f| format!("{f:?}") == family)
         .expect(
-            "SYMX_DIFF_FAMILY: AtomicsOnly, NoFail, Asserting, Deadlocky, Awaiting or Yielding",
+            "SYMX_DIFF_FAMILY: AtomicsOnly, NoFail, Asserting, Deadlocky, Awaiting, Yielding or Untouched",
         );
     let max: f64 = std::env::var("SYMX_DIFF_MAX").map_or(2_000.0, |m| m.parse().expect("a number"));
     let p = generate(seed, family, max);
@@ -509,7 +540,7 @@ fn take_outcome() -> Option<String> {
 
 /// Panics with every disagreement between DFS and DPOR on `body`, which must not fail.
 fn assert_agree(body: fn()) {
-    let problems = differential(&body, &take_outcome, None, &mut Stats::default());
+    let problems = differential(&body, &take_outcome, None, true, &mut Stats::default());
     let texts: Vec<String> = problems.into_iter().map(|p| p.text).collect();
     assert!(texts.is_empty(), "{}", texts.join("\n"));
 }

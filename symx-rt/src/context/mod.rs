@@ -30,7 +30,7 @@ pub(crate) mod checkpoint;
 mod condvars;
 mod facts;
 mod locks;
-mod mode;
+pub(crate) mod mode;
 mod pool;
 mod queue;
 mod rwlocks;

@@ -21,13 +21,14 @@ mod shallow;
 
 use std::time::Instant;
 
-use crate::builder::{Builder, Drive, DrivenPoint, Guide, GuidedRun, Strategy};
+use crate::builder::{Builder, Drive, DrivenPoint, Guide, GuidedRun};
 use crate::report::{Failure, Report, SourceLocation, StopReason};
 use crate::rt::chooser::Chooser;
 use crate::rt::execution::location_hash;
 use crate::rt::op::{Event, OpKind};
 use crate::rt::scheduler::{run_execution, ExecutionResult};
 use crate::schedule::{location_tag, test_hash, Locations, ReplayError, Schedule};
+use crate::strategy::Strategy;
 use crate::trace::Trace;
 
 pub(crate) use replay::Replay;

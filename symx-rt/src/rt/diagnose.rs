@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, HashSet};
 use super::execution::{Execution, Found};
 use super::op::{Op, ThreadId};
 use super::threads::{Acquiring, Status};
-use crate::report::{FailureKind, SourceLocation, Step};
+use crate::report::kind::FailureKind;
+use crate::report::step::{SourceLocation, Step};
 
 /// A deadlock: no thread can make progress while some have not finished.
 ///

@@ -13,7 +13,7 @@
 use super::execution::Execution;
 use super::op::{Op, OpKind, ThreadId};
 use super::threads::Status;
-use crate::covering::Epochs;
+use crate::covering::epoch::Epochs;
 
 /// The epochs of one run so far.
 #[derive(Debug)]

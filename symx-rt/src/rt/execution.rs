@@ -11,7 +11,7 @@ use super::chooser::Chooser;
 use super::objects::Objects;
 use super::op::{Event, ThreadId};
 use super::threads::Thread;
-use crate::report::FailureKind;
+use crate::report::kind::FailureKind;
 
 /// Execution-wide settings taken from the Builder.
 #[derive(Clone, Debug)]
@@ -25,7 +25,7 @@ pub(crate) struct Config {
     /// Recording and the symbolic inputs.
     pub sym: crate::sym::record::SymConfig,
     /// Cut the run into bounded epochs (`None`: epoch markers are no-ops).
-    pub epochs: Option<crate::covering::Epochs>,
+    pub epochs: Option<crate::covering::epoch::Epochs>,
 }
 
 /// A failure found inside an execution, before the explorer attaches schedule and trace.
@@ -35,7 +35,7 @@ pub(crate) struct Found {
     pub message: String,
     /// Further report lines: both accesses of a race, every thread of a deadlock.
     pub details: Vec<String>,
-    pub location: Option<crate::report::SourceLocation>,
+    pub location: Option<crate::report::step::SourceLocation>,
     pub thread: Option<ThreadId>,
 }
 

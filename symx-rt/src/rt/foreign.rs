@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use super::execution::Found;
 use super::objects::ObjRef;
-use crate::report::FailureKind;
+use crate::report::kind::FailureKind;
 
 /// Generations of the executions running now, in any OS thread of the process.
 static LIVE: Mutex<Vec<u32>> = Mutex::new(Vec::new());

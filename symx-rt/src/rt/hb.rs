@@ -12,7 +12,7 @@ use super::clock::VClock;
 use super::execution::{Execution, Found};
 use super::op::ObjId;
 use super::race::{Access, CellState};
-use crate::report::FailureKind;
+use crate::report::kind::FailureKind;
 
 fn acquires(o: Ordering) -> bool {
     matches!(o, Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst)

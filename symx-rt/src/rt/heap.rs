@@ -16,7 +16,7 @@ use std::panic::Location;
 use super::execution::{Execution, Found};
 use super::objects::ObjKind;
 use super::op::ObjId;
-use crate::report::FailureKind;
+use crate::report::kind::FailureKind;
 
 /// What was allocated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use super::execution::{Execution, Found};
 use super::objects::{BarrierState, LockState};
 use super::op::{ObjId, Op, OpKind, ThreadId};
-use crate::report::FailureKind;
+use crate::report::kind::FailureKind;
 
 impl Execution {
     fn lock_state(&mut self, obj: ObjId) -> &mut LockState {

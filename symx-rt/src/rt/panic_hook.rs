@@ -11,7 +11,7 @@ use super::execution::in_model;
 #[derive(Clone, Debug)]
 pub(crate) struct PanicInfo {
     pub message: String,
-    pub location: Option<crate::report::SourceLocation>,
+    pub location: Option<crate::report::step::SourceLocation>,
 }
 
 thread_local! {
@@ -37,11 +37,13 @@ pub(crate) fn install() {
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "Box<dyn Any>".to_string());
-            let location = info.location().map(|l| crate::report::SourceLocation {
-                file: l.file().to_string(),
-                line: l.line(),
-                column: l.column(),
-            });
+            let location = info
+                .location()
+                .map(|l| crate::report::step::SourceLocation {
+                    file: l.file().to_string(),
+                    line: l.line(),
+                    column: l.column(),
+                });
             // A panic during unwinding aborts the process anyway; keep the first message.
             LAST.with(|last| {
                 if let Ok(mut last) = last.try_borrow_mut() {

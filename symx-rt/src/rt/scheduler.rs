@@ -32,7 +32,7 @@ pub(crate) struct ExecutionResult {
     pub steps: u64,
     pub preemptions: u32,
     /// The trace, rendered for reports (only when asked for, or on failure).
-    pub rendered: Vec<crate::report::Step>,
+    pub rendered: Vec<crate::report::step::Step>,
     pub events: Vec<Event>,
     /// An `assume` did not hold: the execution was abandoned.
     pub discarded: bool,

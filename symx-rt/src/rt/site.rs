@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::execution::{ctx, Found};
 use super::op::OpKind;
-use crate::report::SourceLocation;
+use crate::report::step::SourceLocation;
 
 /// Return addresses of one stack, innermost first.
 #[derive(Clone, Debug)]

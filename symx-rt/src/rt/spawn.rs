@@ -13,7 +13,7 @@ use super::execution::{with, Found};
 use super::op::{ObjId, OpKind, ThreadId};
 use super::threads::{Thread, Wait};
 use super::{panic_hook, switch};
-use crate::report::FailureKind;
+use crate::report::kind::FailureKind;
 
 /// Wait-queue keys of threads: addresses no object can have (the top of the address space).
 fn exit_key(t: ThreadId) -> usize {

@@ -10,7 +10,7 @@
 //! their state with every execution.
 
 use super::execution::{Execution, Found};
-use crate::report::FailureKind;
+use crate::report::kind::FailureKind;
 
 /// The misuse for the first object of execution `e` found holding an earlier execution's
 /// state, if any.

@@ -73,7 +73,7 @@ pub struct Stuck {
     pub thread: String,
     /// Its last symx operation (`load AtomicBool created at once.rs:9`), when it performed one.
     pub operation: Option<String>,
-    pub location: Option<crate::report::SourceLocation>,
+    pub location: Option<crate::report::step::SourceLocation>,
     /// The decisions of the running execution's schedule so far (a replay prefix).
     pub decisions: Vec<u32>,
     /// How long it has run.

@@ -27,7 +27,7 @@ pub(crate) struct SymConfig {
     /// Seeds the values of inputs the assignment does not give (0: they are all zero).
     pub input_seed: u64,
     /// Which facts of a program context hold (`symx::context`).
-    pub context_mode: crate::context::ContextMode,
+    pub context_mode: crate::context::mode::ContextMode,
     /// The checkpoint label whose captures are generalised (`symx::checkpoint!`).
     pub context_label: Option<std::sync::Arc<str>>,
 }

@@ -18,7 +18,7 @@ use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::mutex::{lock_obj, try_lock_obj, unlock_obj};
 use super::poison::Poison;
-use crate::report::FailureKind;
+use crate::report::kind::FailureKind;
 use crate::rt::execution::{Execution, Found};
 use crate::rt::{self, ObjId, ObjKind, ObjRef};
 

@@ -12,7 +12,8 @@
 //!   is not split: shard 0 explores everything and the others answer `unsupported`.
 
 use super::protocol::Shard;
-use crate::builder::{Builder, ExploreShard, Strategy as Choice};
+use crate::builder::{Builder, ExploreShard};
+use crate::strategy::Strategy as Choice;
 
 /// How a shard of `builder`'s exploration runs; `None` when the strategy cannot be sharded.
 pub(crate) fn prepare(builder: Builder, shard: Shard) -> Option<Builder> {

@@ -45,6 +45,14 @@ pub enum Family {
     /// that yielded give way to the others until one of them changes something. Not in
     /// [`Family::ALL`]: compared by its own test.
     Yielding,
+    /// Like `NoFail`, plus retries without yields (an atomic loaded until it holds a value, at
+    /// most twice), and main touches no object before the threads start: each object is used
+    /// first by whichever thread the schedule runs first, at an index that the retries and
+    /// failed `try_lock`s shift. The reductions name objects by the event that uses them
+    /// first, so this checks that names stay consistent from one branch to the next. Object
+    /// ids differ between executions of one trace here, so traces are not compared by id (see
+    /// `dpor_vs_dfs.rs`). Not in [`Family::ALL`].
+    Untouched,
 }
 
 impl Family {
@@ -114,6 +122,11 @@ pub enum Op {
     Yield,
     /// `for _ in 0..2 { if atomics[atomic].load() == value { break } thread::yield_now() }`.
     Spin {
+        atomic: usize,
+        value: i64,
+    },
+    /// `for _ in 0..2 { if atomics[atomic].load() == value { break } }`: no yield.
+    Retry {
         atomic: usize,
         value: i64,
     },
@@ -274,6 +287,12 @@ impl Gen<'_> {
                             value: self.rng.range_i64(1, 2),
                         },
                     };
+                }
+                11 if self.family == Family::Untouched => {
+                    return Op::Retry {
+                        atomic: self.rng.range(0, self.atomics - 1),
+                        value: self.rng.range_i64(1, 2),
+                    }
                 }
                 11 if self.family == Family::Awaiting => {
                     return Op::Await {
@@ -442,6 +461,7 @@ fn max_steps(ops: &[Op]) -> u32 {
             Op::Atomic(_) | Op::Assert { .. } | Op::Await { .. } | Op::Yield => 1,
             // load, yield, load, yield
             Op::Spin { .. } => 4,
+            Op::Retry { .. } => 2,
             Op::Locked { body, .. } => 2 + max_steps(body),
             Op::TryLocked { body, .. } => 2 + max_steps(body),
             // lock, unlock, notify
@@ -503,13 +523,14 @@ pub fn run(p: &Program) {
     // The runtime numbers objects by first use; touching them all here, in a fixed order and
     // before any thread exists, gives every object the same id in every execution, so that
     // traces of different executions can be compared by object id.
-    for a in &w.atomics {
+    let touch = p.family != Family::Untouched;
+    for a in w.atomics.iter().filter(|_| touch) {
         a.load(SeqCst);
     }
-    for m in &w.mutexes {
+    for m in w.mutexes.iter().filter(|_| touch) {
         drop(m.lock().unwrap());
     }
-    if p.condvar {
+    if p.condvar && touch {
         drop(w.flag.lock().unwrap());
         w.cv.notify_all();
     }
@@ -606,14 +627,16 @@ fn exec(w: &Arc<World>, ops: &[Op], seen: &mut Vec<i64>) {
                 assert_ne!(v, value, "atomic {atomic} holds {value}");
             }
             Op::Yield => thread::yield_now(),
-            Op::Spin { atomic, value } => {
+            Op::Spin { atomic, value } | Op::Retry { atomic, value } => {
                 for _ in 0..2 {
                     let v = w.atomics[atomic].load(SeqCst);
                     seen.push(v);
                     if v == value {
                         break;
                     }
-                    thread::yield_now();
+                    if matches!(op, Op::Spin { .. }) {
+                        thread::yield_now();
+                    }
                 }
             }
             Op::Await { atomic, value } => {
