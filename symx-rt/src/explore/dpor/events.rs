@@ -697,28 +697,105 @@ pub(crate) fn of_trace(
     execution: u64,
 ) -> Vec<Ev> {
     let mut out = Vec::with_capacity(trace.len());
-    of_trace_into(trace, names, thread_of, execution, &mut out, None);
+    of_trace_into(trace, names, thread_of, execution, None, &mut out, None);
     out
+}
+
+/// The object that models the scheduler's fairness rule for the optimal DPOR (a thread that
+/// yielded gives way until another thread's step changes something): a yield writes it, a
+/// step that changed something reads it (see [`fairness_access`]).
+pub(crate) const FAIRNESS: ObjId = ObjId::MAX;
+
+/// The fairness rule's access of a step of `kind` (`quiet`: it changed nothing, `None`: not
+/// known yet, taken as a change). Two yields, and a yield and a change of another thread,
+/// do not commute: their order decides whether the yielding thread may run next. Two
+/// changes commute, and a quiet step commutes with everything.
+pub(crate) fn fairness_access(kind: OpKind, quiet: Option<bool>, obj: Canon) -> Option<Access> {
+    match (kind, quiet) {
+        (OpKind::Yield, _) => Some(Access::Write(obj)),
+        (_, Some(true)) | (OpKind::Checkpoint, _) => None,
+        (OpKind::Load, None) => None,
+        _ => Some(Access::Read(obj)),
+    }
+}
+
+/// Makes `ev` the step that let a thread that yielded run again: it writes the fairness
+/// object (it does not commute with another step that changes something, which would have let
+/// the thread go in its place).
+pub(crate) fn let_go_by(ev: &mut Ev, canon: Canon) {
+    for (list, f) in [(&mut ev.accesses, canon), (&mut ev.exact, FAIRNESS)] {
+        match list
+            .iter_mut()
+            .find(|a| matches!(a, Access::Read(o) | Access::Write(o) if *o == f))
+        {
+            Some(a) => *a = Access::Write(f),
+            None => list.push(Access::Write(f)),
+        }
+    }
+}
+
+/// The key the fairness object is named at: no event's (no thread has number
+/// `ThreadId::MAX`), and the same in every explorer of a split exploration, whose evidence
+/// always carries it (`portable`).
+pub(crate) const FAIRNESS_KEY: EventKey = EventKey {
+    thread: ThreadId::MAX,
+    index: 0,
+    location: 0,
+};
+
+impl Names {
+    /// The canonical name of the fairness object ([`FAIRNESS`]).
+    pub fn fairness(&mut self) -> Canon {
+        self.name(FAIRNESS, FAIRNESS_KEY, 0)
+    }
+
+    /// Whether `ev` writes the fairness object: a yield, or a step that lets (or, not known
+    /// yet, may let) a thread that yielded run again. By its canonical name, which an event
+    /// from another explorer keeps (its exact accesses are dropped, see `portable`).
+    pub fn writes_fairness(&mut self, ev: &Ev) -> bool {
+        let slot = (
+            FAIRNESS_KEY.thread,
+            FAIRNESS_KEY.index,
+            0,
+            FAIRNESS_KEY.location,
+        );
+        let Some(f) = self.by_event.get(slot) else {
+            return false; // never named: no event touched it
+        };
+        let f = self.find(f);
+        ev.accesses
+            .iter()
+            .any(|a| matches!(a, Access::Write(c) if self.find(*c) == f))
+    }
 }
 
 /// [`of_trace`] into `out`, so that its memory serves every execution. With `again`
 /// (`(shared, uses)`): `out` holds the last execution's events, of which the first `shared`
 /// are this one's too (it ran them again under the same schedule). Those stay, only their
 /// execution changes, and their objects are named as the last execution named them
-/// ([`FirstUses`]): only the events after them are named.
+/// ([`FirstUses`]): only the events after them are named. An event a later one changed (the
+/// step that let a thread that yielded go, see [`let_go_by`]) is no longer the one its step
+/// was: the last execution's are named again from the first such, and the first this one
+/// changes ends what stays as it was.
+///
+/// Returns how many of the first events are the last execution's unchanged (but for their
+/// execution number).
 pub(crate) fn of_trace_into(
     trace: &[crate::rt::op::Event],
     names: &mut Names,
     thread_of: &mut impl FnMut(u64) -> ThreadId,
     execution: u64,
+    fairness: Option<Canon>,
     out: &mut Vec<Ev>,
     mut again: Option<(usize, &mut FirstUses)>,
-) {
-    let shared = again
-        .as_ref()
-        .map_or(0, |a| a.0)
-        .min(out.len())
-        .min(trace.len());
+) -> usize {
+    let shared = match &again {
+        Some((shared, uses)) => (*shared).min(uses.changed_later),
+        None => 0,
+    };
+    let shared = shared.min(out.len()).min(trace.len());
+    // The first event a later one changed.
+    let mut changed = usize::MAX;
     out.truncate(shared);
     // Events per thread so far: an event's index.
     let mut counts: SmallVec<[u32; 16]> = SmallVec::new();
@@ -772,6 +849,14 @@ pub(crate) fn of_trace_into(
         for &(o, how) in &ev.touched {
             exact.push(touched_access(o, how));
         }
+        let mut enablers: SmallVec<[(ThreadId, u32); 2]> = ev
+            .enablers
+            .iter()
+            .map(|&i| {
+                let enabler = &out[i as usize];
+                (enabler.thread, enabler.index)
+            })
+            .collect();
         if let Some((_, uses)) = &mut again {
             // The canonical accesses without the operation's `None` line up with the exact.
             let canonical = accesses.iter().filter(|a| **a != Access::None);
@@ -781,22 +866,31 @@ pub(crate) fn of_trace_into(
                 }
             }
         }
+        if let Some(f) = fairness {
+            if let Some(a) = fairness_access(ev.kind, Some(ev.quiet), f) {
+                accesses.push(a);
+                exact.push(fairness_access(ev.kind, Some(ev.quiet), FAIRNESS).expect("same"));
+            }
+            if let Some(k) = ev.let_go {
+                let enabler = &mut out[k as usize];
+                enablers.push((enabler.thread, enabler.index));
+                let_go_by(enabler, f);
+                changed = changed.min(k as usize);
+            }
+        }
         out.push(Ev {
             thread,
             index,
             accesses,
             exact,
             execution,
-            enablers: ev
-                .enablers
-                .iter()
-                .map(|&i| {
-                    let enabler = &out[i as usize];
-                    (enabler.thread, enabler.index)
-                })
-                .collect(),
+            enablers,
         });
     }
+    if let Some((_, uses)) = again {
+        uses.changed_later = changed;
+    }
+    shared.min(changed)
 }
 
 /// Each object's first access in the last trace [`of_trace_into`] named, in trace order, with
@@ -812,6 +906,9 @@ pub(crate) fn of_trace_into(
 pub(crate) struct FirstUses {
     /// (event, runtime object, its name there).
     firsts: Vec<(usize, ObjId, Canon)>,
+    /// The first event of the last trace that a later one changed (`usize::MAX`: none), see
+    /// [`of_trace_into`].
+    changed_later: usize,
     /// `stamp[o] == now`: object `o` is in `firsts` (ids below [`DENSE_OBJECTS`]; the runtime
     /// numbers objects densely from 0, the few others are looked for in `firsts`).
     stamp: Vec<u32>,
