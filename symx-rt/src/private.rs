@@ -170,6 +170,11 @@ pub struct ObservedStep {
     /// The operation turned out only to look at its object (a notify with nobody waiting, a
     /// `Once` found complete): it commutes with others that did.
     pub only_looked: bool,
+    /// The step changed nothing another thread's fairness rule looks at (a yield, a load).
+    pub quiet: bool,
+    /// The step of this execution (an index into its steps) that let the thread run again
+    /// after it yielded (see `rt::op::Event::let_go`).
+    pub let_go: Option<u32>,
 }
 
 /// Explores `body` like `Builder::explore`, handing every execution's steps to `observe`.
@@ -186,6 +191,8 @@ pub fn explore_observed<F: Fn()>(
                 op: e.kind.to_string(),
                 obj: e.obj,
                 only_looked: e.outcome == crate::rt::op::Outcome::OnlyRead,
+                quiet: e.quiet,
+                let_go: e.let_go,
             })
             .collect();
         observe(&steps);

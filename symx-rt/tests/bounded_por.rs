@@ -24,7 +24,8 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use random_programs::{
-    canonical, generate, run, show, shrink, take_final, Family, FinalState, Program,
+    canonical_ignoring_fairness as canonical, generate, run, show, shrink, take_final, Family,
+    FinalState, Program,
 };
 use symx::__private::{explore_observed, ObservedStep};
 use symx::{Builder, FailureKind, Report, Strategy};

@@ -235,13 +235,13 @@ fn a_checkpoint_of_another_program_test_or_settings_is_refused() {
             .explore(|| counters(3, 2))
     });
     assert!(other.contains("belongs to test"), "{other}");
-    // An older format (1: barrier arrivals without their count), or not a checkpoint at all.
+    // An older format (2: yields not modelled in the DPOR's events), or not a checkpoint at all.
     let text = std::fs::read_to_string(&file).unwrap();
-    assert!(text.contains("\"format\":2"), "the current format is 2");
-    std::fs::write(&file, text.replacen("\"format\":2", "\"format\":1", 1)).unwrap();
+    assert!(text.contains("\"format\":3"), "the current format is 3");
+    std::fs::write(&file, text.replacen("\"format\":3", "\"format\":2", 1)).unwrap();
     let format = refusal(|| b.clone().resume(true).explore(|| counters(3, 2)));
     assert!(
-        format.contains("format 1, this symx reads format 2"),
+        format.contains("format 2, this symx reads format 3"),
         "{format}"
     );
     std::fs::write(&file, "{").unwrap();

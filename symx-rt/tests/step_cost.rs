@@ -107,3 +107,13 @@ fn measure() {
         );
     }
 }
+
+/// One exploration of the counters 3×3 by the default (optimal DPOR), alone, for an
+/// instruction count: `valgrind --tool=callgrind <release step_cost binary> --ignored
+/// --exact counters_3x3_once` (BENCHMARKS.md, "The fairness object's cost").
+#[test]
+#[ignore = "a measurement (release build, under callgrind)"]
+fn counters_3x3_once() {
+    let report = Builder::new().shallow_first(false).explore(counters(3, 3));
+    assert_eq!(report.executions(), 1_680);
+}

@@ -199,31 +199,15 @@ impl Outcome {
 /// The warning code of a test whose spawned model threads made no symx operation.
 pub const NO_MODELLED_OPERATIONS: &str = "no-modelled-operations";
 
-/// The warning code of a test the optimal DPOR explored while a yielded thread was held back.
-pub const YIELD_UNDER_DPOR: &str = "yield-under-dpor";
-
 /// A reason to doubt a test's verdict (documented in `docs/report-format.md`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Warning {
-    /// A stable name: `no-modelled-operations`, `yield-under-dpor`.
+    /// A stable name: `no-modelled-operations`.
     pub code: String,
     pub message: String,
 }
 
 impl Warning {
-    /// The optimal DPOR explored executions in which a thread that yielded was held back, and
-    /// its reduction can miss outcomes of those (`docs/troubleshooting.md`).
-    pub fn yield_under_dpor() -> Warning {
-        Warning {
-            code: YIELD_UNDER_DPOR.into(),
-            message: "a thread yielded (yield_now or spin_loop) and the default exploration \
-                      (the optimal DPOR) can miss outcomes of programs that yield, so \
-                      `complete` does not cover them: explore this test with \
-                      strategy = \"dfs\" or a preemption bound"
-                .into(),
-        }
-    }
-
     /// `threads` spawned model threads made no operation symx sees in some execution.
     pub fn no_modelled_operations(threads: u32) -> Warning {
         let (n, their) = if threads == 1 {

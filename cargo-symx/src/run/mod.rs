@@ -216,9 +216,6 @@ fn judge(job: &Job, overrides: &Overrides, extra: &[String], run: Run) -> Outcom
                 o.warnings
                     .push(Warning::no_modelled_operations(v.idle_threads));
             }
-            if v.yields_hidden {
-                o.warnings.push(Warning::yield_under_dpor());
-            }
         }
         (None, Some(Libtest::Ignored)) => o.status = Status::Ignored,
         (None, Some(Libtest::Failed)) => {

@@ -232,7 +232,6 @@ fn merge_verdicts(verdicts: Vec<Verdict>) -> Verdict {
         failure,
         drew_inputs: verdicts.iter().any(|v| v.drew_inputs),
         idle_threads: verdicts.iter().map(|v| v.idle_threads).max().unwrap_or(0),
-        yields_hidden: verdicts.iter().any(|v| v.yields_hidden),
         shallow_executions: verdicts.iter().map(|v| v.shallow_executions).sum(),
         resumed: verdicts.iter().map(|v| v.resumed).sum(),
         // Each shard estimates its own part: their sum, once every shard has one.
@@ -262,7 +261,6 @@ mod tests {
             failure,
             drew_inputs: false,
             idle_threads: 0,
-            yields_hidden: false,
             shallow_executions: 0,
             resumed: 0,
             estimated_executions: None,

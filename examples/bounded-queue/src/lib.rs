@@ -1,8 +1,8 @@
 //! A bounded multi-producer multi-consumer queue: a `Mutex` around a `VecDeque`, a `Condvar`
 //! for "not empty" and one for "not full", and a `close` that lets consumers drain and stop.
-//! An ordinary library written against std: its synchronization is named once, in [`sync`],
-//! which swaps std's types for symx's models under `cfg(symx)`, so that `cargo symx test`
-//! explores the library's own code (see `docs/testing-a-library.md`).
+//! An ordinary library written against std: its synchronization is named once, in its private
+//! `sync` module, which swaps std's types for symx's models under `cfg(symx)`, so that
+//! `cargo symx test` explores the library's own code (see `docs/testing-a-library.md`).
 //!
 //! ```
 //! let queue = bounded_queue::BoundedQueue::new(2);

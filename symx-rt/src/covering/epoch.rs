@@ -151,7 +151,7 @@ fn synchronized_unmarked(e: &crate::rt::execution::Execution, me: usize, from: u
             .is_some_and(|o| e.objects.get(o).kind == ObjKind::Shared);
         match ev.kind {
             OpKind::EpochMarker => return false,
-            OpKind::Yield => {}
+            OpKind::Yield | OpKind::Checkpoint => {}
             OpKind::Load | OpKind::Store if shared => {}
             _ => synced = true,
         }

@@ -99,7 +99,13 @@ impl<'s> Follow<'s> {
 
     fn admit(&mut self, c: &Candidate) -> Admit {
         let past = self.free_past && self.epoch >= self.schedules.len();
-        if past || c.shared || matches!(c.op.kind, OpKind::Yield | OpKind::EpochMarker) {
+        if past
+            || c.shared
+            || matches!(
+                c.op.kind,
+                OpKind::Yield | OpKind::Checkpoint | OpKind::EpochMarker
+            )
+        {
             return Admit::Free;
         }
         let site = format!(

@@ -25,8 +25,10 @@ use crate::schedule::Schedule;
 /// The state file's format; a file of another format is refused. Raise it whenever what a
 /// strategy saves changes shape or meaning, so that an older file is refused by its number
 /// rather than misread: 2 since a barrier arrival's event carries how many arrivals its
-/// generation still needed (`Outcome::Arrived(n)`, `Access::CountDown(o, n)`).
-pub(crate) const FORMAT: u32 = 2;
+/// generation still needed (`Outcome::Arrived(n)`, `Access::CountDown(o, n)`); 3 since the
+/// optimal DPOR's saved events carry the fairness object's accesses (yields, and the steps
+/// that let a yielded thread go).
+pub(crate) const FORMAT: u32 = 3;
 
 /// What a state file holds.
 #[derive(Serialize, Deserialize)]

@@ -73,14 +73,6 @@ pub(crate) fn by_bpor(b: &Builder) -> bool {
     b.preemption_bound.is_some() || b.spurious_wakeups
 }
 
-/// Whether `b` explores by the optimal DPOR, whose reduction can miss outcomes of executions
-/// in which the fairness rule held back a thread that yielded: it takes steps that commute in
-/// memory as reorderable, and that rule lets a yielded thread run only after another thread
-/// changed something (`docs/troubleshooting.md`; `tests/dpor_vs_dfs.rs`).
-fn by_optimal_dpor(b: &Builder) -> bool {
-    b.strategy == Strategy::Dpor && !by_bpor(b)
-}
-
 /// Whether `b`'s optimal DPOR runs preemption-bounded passes for shallow bugs alongside it
 /// (see [`shallow`]): the default, unless turned off, an execution bound asks for exactly that
 /// many executions, or every execution is wanted. (A preemption bound or spurious wake-ups
@@ -157,7 +149,6 @@ pub(crate) fn explore_resumable(
     let _catch = b.checkpoint.as_ref().map(|_| checkpoint::CatchCtrlC::new());
     let mut drew_inputs = false;
     let mut idle_threads = 0;
-    let mut yield_hid = false;
     let mut first_failure = None;
     // The estimate of the whole exploration, read after each of its executions (the strategy
     // has moved on to the next one when a bound stops it), when a bound can stop it.
@@ -187,7 +178,6 @@ pub(crate) fn explore_resumable(
         n.discarded += outcome.discarded as u64;
         drew_inputs |= outcome.drew_inputs;
         idle_threads = idle_threads.max(outcome.idle_threads);
-        yield_hid |= deep && outcome.yield_hid;
         strategy.end_execution(&outcome.events);
         if deep && (estimating || b.checkpoint.is_some()) {
             estimate = strategy.estimate();
@@ -253,8 +243,6 @@ pub(crate) fn explore_resumable(
     report.discarded = n.discarded;
     report.drew_inputs = drew_inputs;
     report.idle_threads = idle_threads;
-    // A failure found is confirmed whatever the reduction missed: only a pass is in doubt.
-    report.yields_hidden = yield_hid && by_optimal_dpor(b) && report.failure.is_none();
     Ok(report)
 }
 
@@ -469,7 +457,6 @@ fn finish(
         discarded: 0,
         drew_inputs: false,
         idle_threads: 0,
-        yields_hidden: false,
         moved: None,
     }
 }

@@ -193,8 +193,6 @@ pub struct Report {
     pub(crate) discarded: u64,
     pub(crate) drew_inputs: bool,
     pub(crate) idle_threads: u32,
-    /// See [`Report::yields_hidden`].
-    pub(crate) yields_hidden: bool,
     /// A replay whose steps ran at other source locations than the token recorded: the new
     /// locations (empty when the same lines only ran in another combination).
     pub(crate) moved: Option<Vec<SourceLocation>>,
@@ -250,16 +248,6 @@ impl Report {
     /// interleavings, however complete it says it is.
     pub fn idle_threads(&self) -> u32 {
         self.idle_threads
-    }
-
-    /// Whether an exploration that found no failure ran, by the optimal DPOR (the default,
-    /// without a preemption bound), an execution in which a thread that yielded (`yield_now`,
-    /// `spin_loop`) was held back until another thread changed something. Its reduction can
-    /// miss outcomes of such programs (`docs/troubleshooting.md`), so [`Report::complete`] does
-    /// not cover them: explore such a test with `Strategy::Dfs` or a preemption bound. The
-    /// driver warns `yield-under-dpor`.
-    pub fn yields_hidden(&self) -> bool {
-        self.yields_hidden
     }
 
     /// True when the bounded space was exhausted: no bug exists within the stated bounds.

@@ -59,9 +59,6 @@ pub(crate) struct Execution {
     /// operations at moved lines.
     pub locations: u64,
     pub preemptions: u32,
-    /// At some step the fairness rule held back a thread that had yielded (see
-    /// `Scheduler::options`): the optimal DPOR can miss outcomes of such an execution.
-    pub yield_hid: bool,
     /// The current step changed no shared state (a load, a failed compare-exchange, a yield).
     pub quiet_step: bool,
     /// Symbolic values and, when recording, the notes the trace is built from.
@@ -117,7 +114,6 @@ impl Execution {
             fingerprint: FNV_OFFSET,
             locations: FNV_OFFSET,
             preemptions: 0,
-            yield_hid: false,
             quiet_step: false,
             sym,
             heap: Default::default(),

@@ -78,6 +78,11 @@ pub enum OpKind {
     /// `symx::epoch_marker`) while a run is cut into bounded epochs: held until no thread can
     /// do anything else, then every held thread passes at once (see `rt::epochs`).
     EpochMarker,
+    /// A thread stops at the checkpoint a recorded context is explored from
+    /// (`symx::checkpoint!`, see `rt::prefix`) until every thread that can run has: a step
+    /// that changes nothing and gives no way (not a yield: the thread competes as before).
+    /// Traces show it as a yield.
+    Checkpoint,
 }
 
 impl fmt::Display for OpKind {
@@ -112,6 +117,7 @@ impl fmt::Display for OpKind {
             OpKind::AnnotatedAcquireShared => "acquire shared",
             OpKind::AnnotatedReleaseShared => "release shared",
             OpKind::EpochMarker => "epoch marker",
+            OpKind::Checkpoint => "checkpoint",
         };
         f.write_str(name)
     }
@@ -234,6 +240,13 @@ pub struct Event {
     /// Earlier events (trace indices) without which this one could not have happened: the
     /// step that spawned, woke or was joined by its thread. Program order is implicit.
     pub enablers: Enablers,
+    /// The step changed nothing another thread's fairness rule looks at: a yield, a spurious
+    /// wake-up, an atomic operation that only read, a failed `try_lock` (see
+    /// `Scheduler::after_step`).
+    pub quiet: bool,
+    /// The thread had given way (yielded) and could run again only after this step (a trace
+    /// index, see `ThreadState::let_go`).
+    pub let_go: Option<u32>,
     /// The step belongs to the prefix of a recorded context (see `prefix`): it ran once under
     /// a fixed schedule, and no strategy reorders it.
     pub fixed: bool,

@@ -147,12 +147,10 @@ pub(crate) fn reach(location: &'static Location<'static>) -> bool {
         e.threads[me].reached = true;
         e.threads[me].parked = true;
     }
-    super::visible(OpKind::Yield, None, location);
-    // The step that let the thread go is the context's, not a yield of the program's: the
-    // thread competes as before.
-    let mut e = ctx.exec.borrow_mut();
-    let me = e.current;
-    e.threads[me].yielded = false;
+    // The step that lets the thread go is the context's, not a yield of the program's: the
+    // thread competes as before, and a partial-order reduction sees a step that touches
+    // nothing (a yield would order it against every change after it).
+    super::visible(OpKind::Checkpoint, None, location);
     true
 }
 

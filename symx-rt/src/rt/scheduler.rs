@@ -42,8 +42,6 @@ pub(crate) struct ExecutionResult {
     pub drew_inputs: bool,
     /// Spawned threads (not the main one) that made no operation the model sees.
     pub idle_threads: u32,
-    /// The fairness rule held back a thread that had yielded ([`Execution::yield_hid`]).
-    pub yield_hid: bool,
     /// The full record of the execution, when recording was on.
     pub trace: Option<crate::trace::Trace>,
 }
@@ -362,11 +360,14 @@ impl Scheduler<'_> {
         }
         options.extend(enabled.iter().filter(|(t, _)| !e.threads[*t].yielded));
         hidden.yielded = !options.is_empty() && options.len() < enabled.len();
-        e.yield_hid |= hidden.yielded;
         if options.is_empty() {
             // Everyone runnable has given way: a new round starts, so that each spinner gets
             // its turn again instead of the first one spinning alone.
+            let at = e.trace.len().checked_sub(1).map(|a| a as u32);
             for (t, _) in enabled {
+                if e.threads[*t].yielded {
+                    e.threads[*t].let_go = at;
+                }
                 e.threads[*t].yielded = false;
             }
             options.extend_from_slice(enabled);
@@ -492,6 +493,7 @@ impl Scheduler<'_> {
         e.hash_step(&[t as u64, op.kind as u64, obj]);
         e.hash_location(location_hash(op.location));
         let enablers = std::mem::take(&mut e.threads[t].after);
+        let let_go = e.threads[t].let_go.take();
         e.threads[t].last_event = Some(e.trace.len() as u32);
         let thread_key = e.threads[t].key;
         let fixed = e.context.in_prefix();
@@ -510,13 +512,18 @@ impl Scheduler<'_> {
             enablers,
             fixed,
             blind: false,
+            quiet: false,
+            let_go,
         });
         match op.kind {
             OpKind::Yield => e.threads[t].yielded = true,
             OpKind::SpuriousWake => e.threads[t].spurious_used = true,
             _ => {}
         }
-        e.quiet_step = matches!(op.kind, OpKind::Yield | OpKind::SpuriousWake);
+        e.quiet_step = matches!(
+            op.kind,
+            OpKind::Yield | OpKind::SpuriousWake | OpKind::Checkpoint
+        );
     }
 
     /// After a step that changed shared state, threads that gave way may find things changed:
@@ -525,11 +532,19 @@ impl Scheduler<'_> {
     /// wait for never does.
     fn after_step(&mut self, t: ThreadId) {
         let mut e = self.exec();
-        if e.quiet_step {
+        let quiet = e.quiet_step;
+        let at = e.trace.len().checked_sub(1);
+        if let Some(ev) = e.trace.last_mut() {
+            ev.quiet = quiet;
+        }
+        if quiet {
             return;
         }
         for (id, th) in e.threads.iter_mut().enumerate() {
             if id != t {
+                if th.yielded {
+                    th.let_go = at.map(|a| a as u32);
+                }
                 th.yielded = false;
                 th.spurious_used = false;
             }
@@ -571,7 +586,6 @@ impl Scheduler<'_> {
             events: std::mem::take(&mut e.trace),
             discarded: e.sym.discarded,
             drew_inputs: !e.sym.inputs.is_empty(),
-            yield_hid: e.yield_hid,
             // A failure ends the execution early: threads that had no turn yet are not idle.
             idle_threads: if e.failure.is_some() {
                 0

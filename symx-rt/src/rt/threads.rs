@@ -60,6 +60,10 @@ pub(crate) struct Thread {
     pub fence_release: VClock,
     /// Gave way with `yield_now`/`spin_loop` and has not been passed by another thread since.
     pub yielded: bool,
+    /// The step (trace index) that let this thread run again after it gave way: a step of
+    /// another thread that changed something, or the last step before every runnable thread
+    /// had given way (a new round). Taken by the thread's next event (`Event::let_go`).
+    pub let_go: Option<u32>,
     /// Woke spuriously and no other thread has taken a step since: offering another spurious
     /// wake-up would only repeat the same states forever.
     pub spurious_used: bool,
@@ -123,6 +127,7 @@ impl Thread {
             fence_acquire: VClock::spare(),
             fence_release: VClock::spare(),
             yielded: false,
+            let_go: None,
             spurious_used: false,
             acquiring: None,
             park_token: false,

@@ -380,7 +380,7 @@ pub(crate) fn event_kind(kind: OpKind) -> EventKind {
         OpKind::Recv => EventKind::Recv,
         OpKind::Park => EventKind::Park,
         OpKind::Unpark => EventKind::Unpark,
-        OpKind::Yield => EventKind::Yield,
+        OpKind::Yield | OpKind::Checkpoint => EventKind::Yield,
         OpKind::QueueWait => EventKind::QueueWait,
         OpKind::QueueNotify => EventKind::QueueNotify,
         OpKind::QueueNotifyAll => EventKind::QueueNotifyAll,

@@ -350,7 +350,6 @@ fn explore(builder: &Builder, body: fn(), announce: bool, traces: u64) -> Result
         failure: report.failure().map(report::failure),
         drew_inputs: report.drew_inputs(),
         idle_threads: report.idle_threads(),
-        yields_hidden: report.yields_hidden(),
         shallow_executions: report.shallow_executions(),
         resumed: report.resumed(),
         estimated_executions: report.estimated_executions(),

@@ -265,10 +265,6 @@ pub struct Verdict {
     /// ([`crate::Report::idle_threads`]): the driver warns `no-modelled-operations`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub idle_threads: u32,
-    /// The optimal DPOR held back a thread that yielded ([`crate::Report::yields_hidden`]):
-    /// the driver warns `yield-under-dpor`.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub yields_hidden: bool,
     /// Executions of the default's shallow passes beside the optimal DPOR
     /// ([`crate::Report::shallow_executions`]).
     #[serde(default, skip_serializing_if = "is_zero")]

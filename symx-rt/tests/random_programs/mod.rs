@@ -341,7 +341,9 @@ pub fn generate(seed: u64, family: Family, max_interleavings: f64) -> Program {
 fn draw(rng: &mut SplitMix64, family: Family) -> Program {
     let atomics = rng.range(1, 2);
     let (mutexes, condvar) = match family {
-        Family::AtomicsOnly | Family::Yielding => (0, false),
+        Family::AtomicsOnly => (0, false),
+        // At most one mutex: a yield inside a critical section, no deadlock.
+        Family::Yielding => (rng.range(0, 1), false),
         _ => (rng.range(0, 2), rng.chance(2, 5)),
     };
     let n = rng.range(2, 3);
@@ -706,7 +708,24 @@ pub fn dependent(a: &ObservedStep, b: &ObservedStep) -> bool {
 /// that one), which have the same transitive closure as [`dependent`] and number at most
 /// about twice the steps: the pairs of every dependent step took memory quadratic in the
 /// length of the execution (gigabytes for the long executions that spurious wake-ups make).
+///
+/// The scheduler's fairness rule is modelled as the DPOR models it (its module doc): a thread
+/// that yielded waits until another thread's step changes something, so a yield writes a
+/// pseudo-object ([`FAIRNESS`]) that every step that changed something reads, the step that
+/// let a thread go (`ObservedStep::let_go`) writes it too, and it comes before that thread's
+/// next step. Without yields the object is only read, and orders nothing.
 pub fn canonical(trace: &[ObservedStep]) -> Vec<ObservedStep> {
+    canonical_under(trace, true)
+}
+
+/// [`canonical`] without the fairness rule's object: the relation of the bounded reduction,
+/// which leaves yields to its preemption points instead of modelling the rule.
+pub fn canonical_ignoring_fairness(trace: &[ObservedStep]) -> Vec<ObservedStep> {
+    canonical_under(trace, false)
+}
+
+/// [`canonical`], with the fairness rule's object if `fair`.
+fn canonical_under(trace: &[ObservedStep], fair: bool) -> Vec<ObservedStep> {
     let n = trace.len();
     let looks = |s: &ObservedStep| s.op == "load" || s.only_looked;
     let mut preds = vec![0usize; n];
@@ -719,26 +738,49 @@ pub fn canonical(trace: &[ObservedStep]) -> Vec<ObservedStep> {
     let mut last_of_thread: Vec<Option<usize>> = vec![None; threads];
     // Per object: the last step that did more than look, and the looks since.
     let mut objects: HashMap<u32, (Option<usize>, Vec<usize>)> = HashMap::new();
+    let wakers: std::collections::HashSet<usize> = trace
+        .iter()
+        .filter_map(|s| s.let_go.map(|k| k as usize))
+        .collect();
     for (j, s) in trace.iter().enumerate() {
         if let Some(i) = last_of_thread[s.thread].replace(j) {
             edge(i, j, &mut preds);
         }
-        let Some(o) = s.obj else { continue };
-        let (writer, readers) = objects.entry(o).or_default();
-        // Same-thread pairs are ordered by the thread's chain already.
-        let other = |i: usize| trace[i].thread != s.thread && dependent(&trace[i], s);
-        if let Some(w) = writer.filter(|&w| other(w)) {
-            edge(w, j, &mut preds);
-        }
-        if looks(s) {
-            readers.push(j);
-        } else {
-            for r in readers.drain(..) {
-                if other(r) {
-                    edge(r, j, &mut preds);
-                }
+        // The step that let a thread that yielded run again comes before its next step.
+        if let Some(k) = s.let_go.filter(|_| fair).map(|k| k as usize) {
+            if trace[k].thread != s.thread {
+                edge(k, j, &mut preds);
             }
-            *writer = Some(j);
+        }
+        // The scheduler's fairness rule, as an object (`FAIRNESS`): a yield writes it, a
+        // step that changed something reads it.
+        let fairness = if !fair {
+            None
+        } else if s.op == "yield" || wakers.contains(&j) {
+            Some((FAIRNESS, false))
+        } else {
+            (!s.quiet).then_some((FAIRNESS, true))
+        };
+        let real = s.obj.map(|o| (o, looks(s)));
+        for (o, looking) in real.into_iter().chain(fairness) {
+            let (writer, readers) = objects.entry(o).or_default();
+            // Same-thread pairs are ordered by the thread's chain already.
+            let other = |i: usize| {
+                trace[i].thread != s.thread && (o == FAIRNESS || dependent(&trace[i], s))
+            };
+            if let Some(w) = writer.filter(|&w| other(w)) {
+                edge(w, j, &mut preds);
+            }
+            if looking {
+                readers.push(j);
+            } else {
+                for r in readers.drain(..) {
+                    if other(r) {
+                        edge(r, j, &mut preds);
+                    }
+                }
+                *writer = Some(j);
+            }
         }
     }
     // Each thread's steps are a chain, so at most one ready step per thread (its next one):
@@ -756,10 +798,32 @@ pub fn canonical(trace: &[ObservedStep]) -> Vec<ObservedStep> {
         for &s in &succs[next] {
             preds[s] -= 1;
         }
-        out.push(trace[next].clone());
+        // Where the step that let it go stands differs between executions of one trace.
+        out.push(ObservedStep {
+            let_go: None,
+            ..trace[next].clone()
+        });
     }
     out
 }
+
+/// The canonical form of the trace's steps other than its yields: the Mazurkiewicz trace of
+/// what the threads did to memory, whatever the scheduler's fairness rule made them wait for.
+///
+/// Two executions can be different traces under [`canonical`] and yet this one trace: which
+/// step let a thread that yielded run again (its `let_go`) is part of the former, and it can
+/// be a step that changed nothing, when every other thread had given way too and a new round
+/// started after whatever step came last. Thread 1 `[x.load()]` beside a thread spinning on
+/// `x`: the load is the step that lets the spinner go when it runs after the spinner's
+/// yield, and only the spinner's own yield is (a new round) when it runs first; nothing
+/// either thread reads differs.
+pub fn canonical_without_yields(trace: &[ObservedStep]) -> Vec<ObservedStep> {
+    let real: Vec<ObservedStep> = trace.iter().filter(|s| s.op != "yield").cloned().collect();
+    canonical_under(&real, false)
+}
+
+/// The pseudo-object of the scheduler's fairness rule in [`canonical`].
+const FAIRNESS: u32 = u32::MAX;
 
 /// Renders a trace compactly: `thread:op@obj` per step.
 pub fn show(trace: &[ObservedStep]) -> String {

@@ -102,7 +102,7 @@ pub(super) fn points(
     let mut races_of = |k: usize, next: &Ev, history: &History, ran: &[usize], after: &[usize]| {
         let mut before = earlier(evs, &positions, ran, next.thread, k);
         before.extend_from_slice(after);
-        let (conflicts, _) = history.predecessors(next);
+        let (conflicts, _, _) = history.predecessors(next);
         for i in conflicts {
             // Already ordered before u's next event: no reversal.
             if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {

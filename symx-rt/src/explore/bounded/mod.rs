@@ -519,7 +519,7 @@ fn fairness(spurious: bool, kind: OpKind, obj: Canon) -> Option<Access> {
     match kind {
         _ if !spurious => None,
         OpKind::SpuriousWake => Some(Access::Write(obj)),
-        OpKind::Yield => None,
+        OpKind::Yield | OpKind::Checkpoint => None,
         _ => Some(Access::Read(obj)),
     }
 }

@@ -674,8 +674,76 @@ pub(crate) fn of_trace(
     execution: u64,
 ) -> Vec<Ev> {
     let mut out = Vec::with_capacity(trace.len());
-    of_trace_into(trace, names, thread_of, execution, &mut out);
+    of_trace_into(trace, names, thread_of, execution, None, &mut out);
     out
+}
+
+/// The object that models the scheduler's fairness rule for the optimal DPOR (a thread that
+/// yielded gives way until another thread's step changes something): a yield writes it, a
+/// step that changed something reads it (see [`fairness_access`]).
+pub(crate) const FAIRNESS: ObjId = ObjId::MAX;
+
+/// The fairness rule's access of a step of `kind` (`quiet`: it changed nothing, `None`: not
+/// known yet, taken as a change). Two yields, and a yield and a change of another thread,
+/// do not commute: their order decides whether the yielding thread may run next. Two
+/// changes commute, and a quiet step commutes with everything.
+pub(crate) fn fairness_access(kind: OpKind, quiet: Option<bool>, obj: Canon) -> Option<Access> {
+    match (kind, quiet) {
+        (OpKind::Yield, _) => Some(Access::Write(obj)),
+        (_, Some(true)) | (OpKind::Checkpoint, _) => None,
+        (OpKind::Load, None) => None,
+        _ => Some(Access::Read(obj)),
+    }
+}
+
+/// Makes `ev` the step that let a thread that yielded run again: it writes the fairness
+/// object (it does not commute with another step that changes something, which would have let
+/// the thread go in its place).
+pub(crate) fn let_go_by(ev: &mut Ev, canon: Canon) {
+    for (list, f) in [(&mut ev.accesses, canon), (&mut ev.exact, FAIRNESS)] {
+        match list
+            .iter_mut()
+            .find(|a| matches!(a, Access::Read(o) | Access::Write(o) if *o == f))
+        {
+            Some(a) => *a = Access::Write(f),
+            None => list.push(Access::Write(f)),
+        }
+    }
+}
+
+/// The key the fairness object is named at: no event's (no thread has number
+/// `ThreadId::MAX`), and the same in every explorer of a split exploration, whose evidence
+/// always carries it (`portable`).
+pub(crate) const FAIRNESS_KEY: EventKey = EventKey {
+    thread: ThreadId::MAX,
+    index: 0,
+    location: 0,
+};
+
+impl Names {
+    /// The canonical name of the fairness object ([`FAIRNESS`]).
+    pub fn fairness(&mut self) -> Canon {
+        self.name(FAIRNESS, FAIRNESS_KEY, 0)
+    }
+
+    /// Whether `ev` writes the fairness object: a yield, or a step that lets (or, not known
+    /// yet, may let) a thread that yielded run again. By its canonical name, which an event
+    /// from another explorer keeps (its exact accesses are dropped, see `portable`).
+    pub fn writes_fairness(&mut self, ev: &Ev) -> bool {
+        let slot = (
+            FAIRNESS_KEY.thread,
+            FAIRNESS_KEY.index,
+            0,
+            FAIRNESS_KEY.location,
+        );
+        let Some(f) = self.by_event.get(slot) else {
+            return false; // never named: no event touched it
+        };
+        let f = self.find(f);
+        ev.accesses
+            .iter()
+            .any(|a| matches!(a, Access::Write(c) if self.find(*c) == f))
+    }
 }
 
 /// [`of_trace`] into `out` (cleared first), so that its memory serves every execution.
@@ -684,6 +752,7 @@ pub(crate) fn of_trace_into(
     names: &mut Names,
     thread_of: &mut impl FnMut(u64) -> ThreadId,
     execution: u64,
+    fairness: Option<Canon>,
     out: &mut Vec<Ev>,
 ) {
     out.clear();
@@ -729,20 +798,32 @@ pub(crate) fn of_trace_into(
         for &(o, how) in &ev.touched {
             exact.push(touched_access(o, how));
         }
+        let mut enablers: SmallVec<[(ThreadId, u32); 2]> = ev
+            .enablers
+            .iter()
+            .map(|&i| {
+                let enabler = &out[i as usize];
+                (enabler.thread, enabler.index)
+            })
+            .collect();
+        if let Some(f) = fairness {
+            if let Some(a) = fairness_access(ev.kind, Some(ev.quiet), f) {
+                accesses.push(a);
+                exact.push(fairness_access(ev.kind, Some(ev.quiet), FAIRNESS).expect("same"));
+            }
+            if let Some(k) = ev.let_go {
+                let enabler = &mut out[k as usize];
+                enablers.push((enabler.thread, enabler.index));
+                let_go_by(enabler, f);
+            }
+        }
         out.push(Ev {
             thread,
             index,
             accesses,
             exact,
             execution,
-            enablers: ev
-                .enablers
-                .iter()
-                .map(|&i| {
-                    let enabler = &out[i as usize];
-                    (enabler.thread, enabler.index)
-                })
-                .collect(),
+            enablers,
         });
     }
 }

@@ -31,20 +31,30 @@
 //!   named by their spawn path, so both mean the same thing in every execution.
 //! - Preemption bounds and spurious wake-ups are explored by the bounded partial-order
 //!   reduction instead (`explore::bounded`, chosen in `explore::make`).
-//! - A wakeup sequence whose next thread cannot run (the scheduler's fairness rule makes a
-//!   thread that yielded wait for the others) is abandoned; the execution continues with the
-//!   first runnable thread. This is not sound: the schedules the rule allows are not closed
-//!   under swapping commuting steps (a yield commutes with everything here, yet whether a
-//!   step of another thread comes after it decides whether the yielding thread may run
-//!   next), and the DPOR misses traces of programs that yield, and runs some twice
-//!   (`tests/dpor_vs_dfs.rs`, `dpor_agrees_with_dfs_on_programs_that_yield`, ignored; the
-//!   workarounds in `docs/troubleshooting.md`). Modelling the rule as a fairness object (a
-//!   yield writes it, every step changing something reads it, the step that lets a yielding
-//!   thread go writes it and enables that thread's next step) fixes the atomics-only
-//!   programs once a wakeup tree's leaf no longer stands for a sequence with a yield, but
-//!   not locks: a yield inside a critical section orders, through the object, the next
-//!   acquisition after it, so the race of the two acquisitions is never seen (three threads
-//!   locking around a yield: 1 of 6 orders).
+//! - Yields. The scheduler's fairness rule hides a thread that yielded (`yield_now`, a spin
+//!   loop's hint) until another thread's step changes something, or until every runnable
+//!   thread has yielded (a new round). So the schedules it allows are not closed under
+//!   swapping steps that commute in memory: a yield and another thread's change commute in
+//!   memory, yet their order decides whether the yielding thread may run next. The rule is
+//!   modelled as an object of its own ([`events::FAIRNESS`]): a yield writes it, a step that
+//!   changed something reads it (two changes commute; a load, a failed compare-exchange or
+//!   `try_lock` touch nothing), the step that let a yielding thread go writes it and is an
+//!   enabler of that thread's next step (`Event::let_go`, taken from the scheduler). An event
+//!   not run yet, and the moved event of a reversal, are taken as possible let-go steps once
+//!   a yield was seen (`Dpor::yields`). Three rules keep the model from hiding what it adds
+//!   to: a conflict on the object alone does not hide a race on a real object (a yield inside
+//!   a critical section would order the next acquisition after the first, and their race
+//!   would never be reversed, `races::HappensBefore::add`); a yield inside the critical
+//!   section an acquisition waits for is no race of it; and a wakeup tree's leaf does not
+//!   stand for a sequence that gives way ([`wakeup::leaf_covers`]): the rule takes away the
+//!   free choice of the continuation below the leaf, on which the paper's argument rests. A
+//!   yield-free program has only reads of the object: its exploration is unchanged but for
+//!   one more access per changing step. Checked by the `Yielding` family of
+//!   `tests/dpor_vs_dfs.rs` (atomics, a mutex, yields and spins): every final state and
+//!   every trace of the steps other than yields; some traces run twice (the model's races
+//!   are coarser than the traces need). A wakeup sequence whose next thread is still hidden
+//!   where it is followed is abandoned: the execution continues with the first runnable
+//!   thread.
 
 pub(crate) mod events;
 pub(crate) mod exchange;
@@ -153,6 +163,14 @@ pub(crate) struct Dpor {
     evs: Vec<Ev>,
     #[serde(skip)]
     hb: HappensBefore,
+    /// A thread yielded in some execution: from then on, a step not known yet may be the one
+    /// that lets a thread that yielded run again (see `events::let_go_by`).
+    #[serde(default)]
+    yields: bool,
+    /// The canonical name of the fairness object, once named (it never changes: no other
+    /// event names it).
+    #[serde(skip)]
+    fairness: Option<events::Canon>,
     /// The operations threads were left waiting to do when the execution ended (blocked for
     /// good, or cut off by a failure): never steps, but they race with the steps they would
     /// have come after.
@@ -366,7 +384,7 @@ impl Dpor {
         // Only the chosen thread's event is needed here; the others are named when they run.
         let t = threads[slot];
         let index = self.threads.next_index(t);
-        node.chosen = self.names.pending(t, index, &point.candidates[slot].op);
+        node.chosen = self.pending(t, index, &point.candidates[slot].op);
         self.nodes.push(node);
         point.candidates[slot].thread
     }
@@ -375,14 +393,39 @@ impl Dpor {
     /// `self.evs`.
     fn events_of(&mut self, trace: &[Event]) {
         let execution = self.execution_id(self.executions);
+        let fairness = Some(self.fairness());
+        self.yields |= trace.iter().any(|e| e.kind == crate::rt::op::OpKind::Yield);
         let threads = &mut self.threads;
         events::of_trace_into(
             trace,
             &mut self.names,
             &mut |k| threads.of(k),
             execution,
+            fairness,
             &mut self.evs,
         );
+    }
+
+    /// The canonical name of the fairness rule's object (`events::FAIRNESS`).
+    fn fairness(&mut self) -> events::Canon {
+        *self.fairness.get_or_insert_with(|| self.names.fairness())
+    }
+
+    /// The event thread `t`'s pending operation `op` will be, as far as it is known before
+    /// it runs, with its fairness access (a change, unless it is a yield).
+    fn pending(&mut self, t: ThreadId, index: u32, op: &crate::rt::op::Op) -> Ev {
+        let f = self.fairness();
+        let mut ev = self.names.pending(t, index, op);
+        ev.accesses
+            .extend(events::fairness_access(op.kind, None, f));
+        if op.kind == crate::rt::op::OpKind::Yield {
+            self.yields = true;
+        }
+        // Once a thread yielded, any step may be the one that lets it go.
+        if self.yields {
+            events::let_go_by(&mut ev, f);
+        }
+        ev
     }
 
     /// Finds every race of the execution (`self.evs`) whose first event comes after the
@@ -401,7 +444,8 @@ impl Dpor {
         let races = std::mem::take(&mut self.hb.races);
         for &(i, j) in races.iter().filter(|&&(i, _)| i >= fixed && i < ran) {
             debug_assert_ne!(evs[i].thread, evs[j].thread);
-            let v = reversal(&evs, &self.hb, i, j, ran);
+            let f = self.fairness();
+            let v = reversal(&evs, &self.hb, i, j, ran, f, self.yields);
             // Most reversals start with a thread that already sleeps there.
             let names = &mut self.names;
             let node = &self.nodes[i];
@@ -486,6 +530,8 @@ fn reversal<'a>(
     i: usize,
     j: usize,
     ran: usize,
+    fairness: events::Canon,
+    yields: bool,
 ) -> Vec<Cow<'a, Ev>> {
     let ti = evs[i].thread;
     let kept = |k: usize| k > i && k != j && !hb.before(i, ti, k);
@@ -536,6 +582,10 @@ fn reversal<'a>(
             moved.to_mut().set_left(left as u32);
         }
     }
+    // Once a thread yielded, any step may be the one that lets it go (see the module doc).
+    if yields {
+        events::let_go_by(moved.to_mut(), fairness);
+    }
     v.push(moved);
     v
 }
@@ -551,8 +601,15 @@ impl Chooser for Dpor {
         for c in pending {
             let t = self.threads.of(c.key);
             let index = self.threads.next_index(t);
-            let mut ev = self.names.pending(t, index, &c.op);
+            let mut ev = self.pending(t, index, &c.op);
+            // `pending` named the fairness access in `accesses` only.
             ev.exact = events::exact_of(&c.op);
+            ev.exact
+                .extend(events::fairness_access(c.op.kind, None, events::FAIRNESS));
+            if self.yields {
+                let f = self.fairness();
+                events::let_go_by(&mut ev, f);
+            }
             ev.execution = execution;
             self.unfinished.push(ev);
         }

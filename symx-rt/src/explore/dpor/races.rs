@@ -177,12 +177,14 @@ impl History {
     /// that order it without being its races. A `try_lock` that failed because the lock was
     /// held comes inside another critical section: a blocking acquisition cannot be moved
     /// before it alone, only before the acquisition that made it fail.
-    pub(crate) fn predecessors(&self, ev: &Ev) -> (Preds, Preds) {
+    pub(crate) fn predecessors(&self, ev: &Ev) -> (Preds, Preds, Preds) {
         let relations = RELATIONS.get_or_init(Relations::new);
         let blocking = matches!(ev.main(), Access::Lock(_) | Access::Shared(_));
         let (mut conflicts, mut orderings) = (Preds::new(), Preds::new());
+        let mut fair = Preds::new();
         for &b in &ev.exact {
             let Some((bc, o)) = class_of(b) else { continue };
+            let is_fair = o == super::events::FAIRNESS;
             let Some(per_thread) = self.latest.get(&o) else {
                 continue;
             };
@@ -205,7 +207,11 @@ impl History {
                 // Pushed, not `extend`ed: smallvec's `extend` of an `Option` costs more than
                 // the rest of this loop.
                 if let Some(c) = c {
-                    conflicts.push(c);
+                    if is_fair {
+                        fair.push(c);
+                    } else {
+                        conflicts.push(c);
+                    }
                 }
                 if let Some(r) = r {
                     orderings.push(r);
@@ -220,8 +226,14 @@ impl History {
         }
         conflicts.sort_unstable();
         conflicts.dedup();
+        // Conflicts only on the fairness object, apart: they must not hide a race on a real
+        // object (a yield inside a critical section before the next acquisition).
+        fair.retain(|i| !conflicts.contains(i));
+        fair.sort_unstable();
+        fair.dedup();
+        conflicts.extend(fair.iter().copied());
         orderings.retain(|i| !conflicts.contains(i));
-        (conflicts, orderings)
+        (conflicts, orderings, fair)
     }
 }
 
@@ -326,7 +338,7 @@ impl HappensBefore {
                 .iter()
                 .filter_map(|&(t, i)| positions.get(t).and_then(|p| p.get(i as usize)).copied()),
         );
-        let (conflicts, lock_edges) = history.predecessors(ej);
+        let (conflicts, lock_edges, fair) = history.predecessors(ej);
         let start = self.clock.len();
         self.clock.resize(start + threads, 0);
         for &p in ordering.iter().chain(&lock_edges).chain(&conflicts) {
@@ -341,7 +353,18 @@ impl HappensBefore {
         // sections) do not count: the race with the earlier acquisition is to be reversed.
         let acquires = matches!(ej.main(), Access::Lock(_) | Access::Shared(_));
         for &i in &conflicts {
+            let real = !fair.contains(&i);
             let (ti, ii) = (evs[i].thread, evs[i].index);
+            // A yield inside the critical section an acquisition waits for: the acquisition
+            // cannot come before it (the release comes after it), not a race.
+            if !real
+                && acquires
+                && lock_edges
+                    .iter()
+                    .any(|&p| evs[p].thread == ti && evs[p].index > ii)
+            {
+                continue;
+            }
             let seen_via = |p: usize| self.clock[p * threads + ti] > ii;
             let mut others = ordering
                 .iter()
@@ -350,7 +373,11 @@ impl HappensBefore {
                 } else {
                     lock_edges.iter()
                 })
-                .chain(conflicts.iter().filter(|&&c| c != i));
+                .chain(
+                    conflicts
+                        .iter()
+                        .filter(|&&c| c != i && !(real && fair.contains(&c))),
+                );
             if !others.any(|&p| seen_via(p)) {
                 self.races.push((i, j));
             }

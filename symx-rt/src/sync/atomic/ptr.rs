@@ -152,7 +152,7 @@ impl<T> AtomicPtr<T> {
         }
     }
 
-    /// loom's unsynchronised load (see [`AtomicU8::unsync_load`]).
+    /// loom's unsynchronised load (see [`AtomicU8::unsync_load`](super::AtomicU8::unsync_load)).
     ///
     /// # Safety
     /// Every write to the atomic must happen before this read (as loom requires).

@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Access, Canon, Ev, EventSlot, Names};
+use super::{Access, Canon, Ev, EventSlot, Names, FAIRNESS_KEY};
 use crate::rt::op::ThreadId;
 
 /// What the names in some events mean, in terms any explorer of the exploration shares.
@@ -48,6 +48,7 @@ impl Names {
             None => self.by_event.pairs(),
             Some(at) => at
                 .iter()
+                .chain([&(FAIRNESS_KEY.thread, FAIRNESS_KEY.index)])
                 .flat_map(|&(t, i)| self.by_event.at(t, i))
                 .collect(),
         };
