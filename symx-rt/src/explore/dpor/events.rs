@@ -496,11 +496,6 @@ impl Names {
         self.current.clear();
     }
 
-    /// Whether runtime object `obj` has been named in this execution (used by a step so far).
-    pub fn is_named(&self, obj: ObjId) -> bool {
-        self.current.contains_key(&obj)
-    }
-
     pub fn find(&mut self, mut c: Canon) -> Canon {
         while self.parent[c as usize] != c {
             let grand = self.parent[self.parent[c as usize] as usize];
