@@ -282,12 +282,75 @@ fn bounded_dpor_agrees_with_bounded_dfs_on_objects_used_first_by_any_thread() {
     check_many(&[Family::Untouched], 0, 150, 2_000.0, false);
 }
 
-/// The smallest program (seed 147 of `Family::Untouched`, shrunk) a narrower wake-up missed a
-/// final state of, at bound 0: waking at a first use only the sleepers with a name not bound to
-/// an object of this execution. A name bound here may still be one another branch gave the
-/// object before it was unified with this branch's. The rule that landed wakes every sleeper.
+/// 3,000 larger programs of `Family::Untouched` (3,749 comparisons, 130,269 executions against
+/// the DFS's 719,106, 24 s in release on 2026-12-06): all agree but seed 3,799, which misses a
+/// final state at bound 1 with or without the objects touched first (see
+/// `a_retry_then_try_lock_against_a_spawned_child_misses_a_state`).
 #[test]
-fn a_first_use_wakes_even_sleepers_whose_names_are_bound() {
+#[ignore = "known to fail (seed 3,799); long: 3,000 larger programs, about 30 s in release"]
+fn bounded_dpor_agrees_with_bounded_dfs_on_more_programs_objects_used_first_by_any_thread() {
+    check_many(&[Family::Untouched], 1_000, 3_000, 20_000.0, false);
+}
+
+/// Seed 3,799 of `Family::Untouched`, shrunk: the reduction misses one of the bounded DFS's
+/// 10 final states at bound 1, also with every object touched first by main (so not a matter
+/// of naming objects by first use): thread 1 loads `a` twice (a retry), then `try_lock`s twice;
+/// thread 2 spawns a child that adds to `a`, joins it, then locks. The missed schedule is
+/// thread 1's two loads, a preemption to the child, thread 2's critical section, then thread 1
+/// (15 DFS executions, 11 of the reduction's). Not found yet.
+#[test]
+#[ignore = "known to fail: a bounded reduction miss, cause not found (see the doc)"]
+fn a_retry_then_try_lock_against_a_spawned_child_misses_a_state() {
+    use random_programs::{AtomicOp::*, Op};
+    for family in [Family::Untouched, Family::NoFail] {
+        let p = Program {
+            family,
+            atomics: 2,
+            mutexes: 1,
+            condvar: false,
+            threads: vec![
+                vec![
+                    Op::Retry {
+                        atomic: 0,
+                        value: 1,
+                    },
+                    Op::TryLocked {
+                        mutex: 0,
+                        add: 2,
+                        body: vec![Op::Atomic(Load(0))],
+                    },
+                    Op::TryLocked {
+                        mutex: 0,
+                        add: 1,
+                        body: vec![],
+                    },
+                ],
+                vec![
+                    Op::SpawnJoin {
+                        child: vec![Op::Atomic(FetchAdd(0, 1))],
+                        between: vec![],
+                    },
+                    Op::Locked {
+                        mutex: 0,
+                        add: 2,
+                        body: vec![],
+                    },
+                ],
+            ],
+        };
+        let problems = compare(&p, Some(1), false, &mut Stats::default());
+        assert!(problems.is_empty(), "{family:?}: {}", problems.join("\n"));
+    }
+}
+
+/// The smallest program (seed 147 of `Family::Untouched`, shrunk) whose final state the
+/// first step's sleep lost, at bound 0: thread 1 ran first (a free choice) and slept in thread
+/// 2's branch, whose `load, load, cas, swap` then needed a preemption of thread 1's that the
+/// sleep rule assumed free. Session 10's narrower wake-up (waking at a first use only the
+/// sleepers with a name not bound in this execution) missed it, which is how the first
+/// step's sleep was found.
+#[test]
+fn the_first_step_puts_nothing_to_sleep() {
     use random_programs::{AtomicOp::*, Op};
     let p = Program {
         family: Family::Untouched,
@@ -841,16 +904,24 @@ fn spin_outcomes(
     (outcomes, report.executions())
 }
 
-/// A sleeping event that was the first to use its object in its branch names the object
-/// there; in a later branch another step uses it first and may name it otherwise, and the two
-/// names were compared as two objects, keeping the sleeper asleep past a step on it. The queue
-/// as the bench writes it missed 1 of the DFS's 15 spin-count outcomes at bound 1 and 5 of 50
-/// at bound 2 (capacity 1, three values); a first use now wakes every sleeper (see the bounded
-/// reduction's `new_node`). (DFS outcomes, DFS executions, reduction executions.)
+/// The first step's choice costs no preemption (the scheduler counts a switch away from a
+/// thread only after it took a step), so a branch taken there must not put its thread to
+/// sleep under a bound: moving it to the front of a later branch adds a preemption that the
+/// later branch did not pay. The queue as the bench writes it (whose producer or consumer
+/// may step first) missed 1 of the DFS's 15 spin-count outcomes at bound 1 and 5 of 50 at
+/// bound 2 (capacity 1, three values), 2 of 11 and 4 of 24 with capacity 2. From 11da09f a
+/// first use of an object woke every sleeper instead (taken for the cause: objects are named
+/// by first use), which hid the misses at a cost: 211 executions at capacity 1 and bound 2,
+/// 833 at bound 3. (DFS outcomes, DFS executions, reduction executions.)
 #[test]
-fn objects_first_used_in_another_order_wake_the_sleepers() {
-    for ((capacity, items, bound), want) in [((1, 3, 1), (15, 36, 32)), ((1, 3, 2), (50, 353, 211))]
-    {
+fn nothing_sleeps_after_the_free_first_step() {
+    for ((capacity, items, bound), want) in [
+        ((1, 3, 1), (15, 36, 32)),
+        ((1, 3, 2), (50, 353, 202)),
+        ((1, 3, 3), (106, 2_382, 711)),
+        ((2, 3, 1), (11, 38, 30)),
+        ((2, 3, 2), (24, 325, 179)),
+    ] {
         let (dfs, dfs_runs) = spin_outcomes(capacity, items, Strategy::Dfs, bound);
         let (bpor, bpor_runs) = spin_outcomes(capacity, items, Strategy::Dpor, bound);
         let at = format!("capacity {capacity}, {items} items, bound {bound}");

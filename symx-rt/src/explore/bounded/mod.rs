@@ -125,13 +125,17 @@
 //! first, which covers every continuation *that branch could reach within the bound*, not
 //! every continuation; so only branches that cost no preemption and release nothing another
 //! thread could block on, or below which nothing was hidden, put their thread to sleep (see
-//! [`puts_to_sleep`]). A branch taken for a conservative point puts nothing to sleep either.
-//! After a step that uses an object for the first time in its execution, nothing sleeps (see
-//! [`Bpor::new_node`]): objects are named across executions by the events that use them, and
-//! a sleeper that first used its object in its own branch may know it by another name than
-//! this branch gives it (the bench's SPSC queue missed outcomes so, 1 to 28 of a
-//! configuration's; its spsc-1 row went from 26 / 134 / 838 executions, incomplete, to 32 /
-//! 211 / 2,277).
+//! [`puts_to_sleep`]). A branch taken for a conservative point puts nothing to sleep either,
+//! nor one taken at the first step, whose every choice is free (the scheduler counts a switch
+//! away from a thread only after it took a step).
+//! Objects are named across executions by the events that use them (`events::Names`), so a
+//! sleeper that first used its object in its own branch knows it by the name that branch gave
+//! it. That needs no care here: the branch that put it to sleep ran, for every later branch
+//! schedule `q.w.p.x` it covers, the equivalent `p.q.w.x`, with the same events as `q.w`,
+//! whose uses of the object were thereby unified with the sleeper's name before `q.w` runs.
+//! (From 11da09f to the fix of the first step, a first use of an object woke every sleeper,
+//! on that naming as the suspected cause of the SPSC queue's missed outcomes; the cause was
+//! the first step's sleep, see `bounded_por.rs::nothing_sleeps_after_the_free_first_step`.)
 //! A sleeping event is compared with the whole of each step taken after it, including what
 //! the step's code dropped after its operation (known once the step has ended), and refined
 //! accesses of different executions (barrier arrivals, `Arc` drops) are compared as the
@@ -181,9 +185,6 @@ struct Node {
     cut: bool,
     /// Whether it hid one at a later step in the branch of `chosen` (see [`puts_to_sleep`]).
     below: bool,
-    /// Whether the step used an object no earlier step of the execution used (see
-    /// [`Bpor::new_node`]).
-    first_use: bool,
     /// Conservative points `(step, thread)` at earlier steps, planted only if `cut` when this
     /// node is done (see [`Bpor::plant`]).
     deferred: Vec<(usize, ThreadId)>,
@@ -306,39 +307,20 @@ impl Bpor {
 
     /// Creates the node for a step past the replayed prefix: its sleep set is what slept at
     /// the parent or was tried there before, and commutes with the parent's event.
-    ///
-    /// Except after a step that used an object for the first time in the execution: then
-    /// nothing sleeps. Objects are named across executions by the event that uses them
-    /// (`events::Names`), and a sleeping event that was the first to use its object in its
-    /// branch named it there; in this branch another step uses the object first and may name
-    /// it otherwise (a name never unified with the sleeper's), so that comparing the two would
-    /// take one object for two and keep the sleeper asleep past a step that conflicts with it.
-    /// Waking every sleeper at each first use is sound: an object a sleeper uses that was named
-    /// before the parent node has the same name in every branch from there (the prefix is the
-    /// same), and one named after it is first used in this branch by some step, which wakes
-    /// the sleeper before any step can touch the object. (Found on the bench's SPSC queue,
-    /// whose threads first use `head` and `tail` in an order the spin loops change: 1 to 28
-    /// of its outcomes missed at bounds 1 to 4.)
     fn new_node(&mut self, point: &SchedulingPoint<'_>, ready: Vec<ThreadId>) -> usize {
-        let touched_first = (point.touched.iter()).any(|&(o, _)| !self.names.is_named(o));
         let (sleep, last) = match self.nodes.last_mut() {
             None => (Vec::new(), None),
             Some(parent) => {
                 // The parent's step has ended: it is compared with what it touched too.
                 let location = point.previous_location;
                 events::add_touched(&mut parent.event, &point.touched, location, &mut self.names);
-                parent.first_use |= touched_first;
-                let sleep = if parent.first_use {
-                    Vec::new()
-                } else {
-                    let candidates: Vec<Ev> =
-                        parent.sleep.iter().chain(&parent.taken).cloned().collect();
-                    let event = parent.event.clone();
-                    candidates
-                        .into_iter()
-                        .filter(|s| !dependent(s, &event, &mut self.names))
-                        .collect()
-                };
+                let candidates: Vec<Ev> =
+                    parent.sleep.iter().chain(&parent.taken).cloned().collect();
+                let event = parent.event.clone();
+                let sleep = candidates
+                    .into_iter()
+                    .filter(|s| !dependent(s, &event, &mut self.names))
+                    .collect();
                 (sleep, Some(parent.chosen))
             }
         };
@@ -350,7 +332,6 @@ impl Bpor {
             .or_else(|| ready.iter().position(awake))
             .unwrap_or(0);
         let chosen = ready[slot];
-        let first_use = self.first_use(&point.candidates[slot].op);
         let event = self.pending(chosen, &point.candidates[slot].op);
         self.nodes.push(Node {
             ready,
@@ -365,18 +346,9 @@ impl Bpor {
             values: Values::default(),
             cut: false,
             below: false,
-            first_use,
             deferred: Vec::new(),
         });
         slot
-    }
-
-    /// Whether `op` uses an object no step of this execution has used yet.
-    fn first_use(&self, op: &Op) -> bool {
-        [op.obj, op.obj2]
-            .into_iter()
-            .flatten()
-            .any(|o| !self.names.is_named(o))
     }
 
     fn pending(&mut self, t: ThreadId, op: &Op) -> Ev {
@@ -462,7 +434,10 @@ impl Bpor {
 
 /// Whether the branch just explored at `node` puts its thread to sleep in the branches after
 /// it. Without a bound, always (Godefroid's sleep sets), except for a conservative point.
-/// Under a bound, only when its thread `p` continued the previous step's (`last`) and its step
+/// Under a bound, only when its thread `p` continued the previous step's (`last`; at the first
+/// step there is none, and any choice there is free, as the scheduler counts preemptions, so
+/// moving `p` to the front of `q.w` adds the switch `p`→`q`, which `q` first did not pay:
+/// nothing sleeps there) and its step
 /// [`releases`] nothing: a later branch's schedule `q.w.p.x` (`p` commuting with `q.w`) is then
 /// equivalent to `p.q.w.x`, which pays at most as many preemptions (switching away from `p` at
 /// the front costs what switching to `q` did; taking `p` out of the middle removes switches,
@@ -478,7 +453,7 @@ impl Bpor {
 /// continuation, so its thread sleeps as in Godefroid's sleep sets.
 fn puts_to_sleep(node: &Node, last: Option<ThreadId>, bounded: bool) -> bool {
     !node.conservative
-        && (!bounded || !node.below || (!node.releases && last.is_none_or(|l| l == node.chosen)))
+        && (!bounded || !node.below || (!node.releases && last.is_some_and(|l| l == node.chosen)))
 }
 
 /// Whether step `ev` may let an operation of another thread run that could not run before:
@@ -598,10 +573,8 @@ impl Chooser for Bpor {
         let slot = match self.nodes.get(step).map(|n| n.chosen) {
             Some(want) => match ready.iter().position(|&t| t == want) {
                 Some(slot) => {
-                    let first_use = self.first_use(&point.candidates[slot].op);
                     let event = self.pending(want, &point.candidates[slot].op);
                     self.nodes[step].event = event;
-                    self.nodes[step].first_use = first_use;
                     slot
                 }
                 // The program did not repeat itself: explore on from here afresh.

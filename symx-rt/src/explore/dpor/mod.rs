@@ -163,10 +163,23 @@ pub(crate) struct Dpor {
     evs: Vec<Ev>,
     #[serde(skip)]
     hb: HappensBefore,
+    /// How many steps at the start of the current execution repeat the last execution's (the
+    /// nodes above the one that moved to its next choice): their events, and what was computed
+    /// from them, are kept rather than computed again. Once the execution's events are known,
+    /// how many of them are the last execution's unchanged (see `events::of_trace_into`).
+    #[serde(skip)]
+    shared: usize,
+    /// The objects of the last execution's events, for naming the shared steps' again.
+    #[serde(skip)]
+    first_uses: events::FirstUses,
     /// A thread yielded in some execution: from then on, a step not known yet may be the one
     /// that lets a thread that yielded run again (see `events::let_go_by`).
     #[serde(default)]
     yields: bool,
+    /// `yields` when `evs` were made: their exact accesses hold the fairness object's only if
+    /// it was true (see `events_of`).
+    #[serde(skip)]
+    evs_yields: bool,
     /// The operations threads were left waiting to do when the execution ended (blocked for
     /// good, or cut off by a failure): never steps, but they race with the steps they would
     /// have come after.
@@ -390,14 +403,24 @@ impl Dpor {
     fn events_of(&mut self, trace: &[Event]) {
         let execution = self.execution_id(self.executions);
         self.yields |= trace.iter().any(|e| e.kind == crate::rt::op::OpKind::Yield);
+        // The last execution's events were made before the first yield, without the fairness
+        // object in their exact accesses: none of them stays.
+        let shared = if self.evs_yields == self.yields {
+            self.shared
+        } else {
+            0
+        };
+        self.evs_yields = self.yields;
         let threads = &mut self.threads;
-        events::of_trace_into(
+        // From here on, the steps whose events are the last execution's unchanged.
+        self.shared = events::of_trace_into(
             trace,
             &mut self.names,
             &mut |k| threads.of(k),
             execution,
             Some(self.yields),
             &mut self.evs,
+            Some((shared, &mut self.first_uses)),
         );
         // The operations left unfinished: known only now whether a thread yielded in this
         // execution, and so whether the exact accesses hold the fairness object's.
@@ -435,11 +458,13 @@ impl Dpor {
         let mut evs = std::mem::take(&mut self.evs);
         let ran = evs.len();
         evs.append(&mut self.unfinished);
-        self.hb.recompute(&evs);
+        self.hb.recompute(&evs, self.shared);
         let races = std::mem::take(&mut self.hb.races);
+        // One buffer for every race's sequence.
+        let mut v = Vec::new();
         for &(i, j) in races.iter().filter(|&&(i, _)| i >= fixed && i < ran) {
             debug_assert_ne!(evs[i].thread, evs[j].thread);
-            let v = reversal(&evs, &self.hb, i, j, ran, self.yields);
+            reversal(&evs, &self.hb, i, j, ran, self.yields, &mut v);
             // Most reversals start with a thread that already sleeps there.
             let names = &mut self.names;
             let node = &self.nodes[i];
@@ -451,11 +476,12 @@ impl Dpor {
             }
             if self.peers.is_some() {
                 let from = self.nodes[i].key.clone();
-                self.plant(i, v, Some(from));
+                self.plant(i, std::mem::take(&mut v), Some(from));
             } else {
-                self.insert(i, v);
+                self.insert(i, &mut v);
             }
         }
+        drop(v);
         self.hb.races = races;
         if let Some(peers) = &mut self.peers {
             peers.traces.push(self.hb.trace_hash(&evs, ran));
@@ -467,10 +493,10 @@ impl Dpor {
     /// Inserts `v` at the state before step `at`: along the current path while its events are
     /// weak initials, then into the wakeup tree of the first node where they are not.
     /// (The caller has checked that no thread sleeping at `at` is a weak initial of `v`.)
-    fn insert<E: SeqEv>(&mut self, at: usize, mut v: Vec<E>) {
+    fn insert<E: SeqEv>(&mut self, at: usize, v: &mut Vec<E>) {
         let mut k = at;
         while k < self.nodes.len() {
-            if !wakeup::take_weak_initial(&self.nodes[k].chosen, &mut v, &mut self.names) {
+            if !wakeup::take_weak_initial(&self.nodes[k].chosen, v, &mut self.names) {
                 self.nodes[k].wut.insert(v, &mut self.names);
                 return;
             }
@@ -505,8 +531,9 @@ impl Dpor {
 }
 
 /// The reversal of race `e_i ⋖ e_j` of the execution `evs` (its first `ran` events ran, the
-/// rest were left unfinished): the sequence `notdep(e_i, E).e_j`, borrowed from the trace
-/// (events are copied only into a wakeup tree, and only those the tree does not have).
+/// rest were left unfinished): the sequence `notdep(e_i, E).e_j`, into `v` (cleared first),
+/// borrowed from the trace (events are copied only into a wakeup tree, and only those the
+/// tree does not have).
 ///
 /// Moved before `e_i`, `e_j` may do something else than it did here, so it is taken as it was
 /// known before it ran ([`Ev::unrefined`]); except a barrier arrival, whose count is known
@@ -517,7 +544,9 @@ impl Dpor {
 /// leader that is left out are left out too, since they come after it in happens-before);
 /// `e_j`, moved behind the whole sequence, has as many more to come as the arrivals left out
 /// before it, less the arrivals kept after it, and `0` makes it the leader. Where a leader
-/// stands between (the count would cross a generation), `e_j` stays unrefined.
+/// stands between (the count would cross a generation), `e_j` stays unrefined. With `let_go`
+/// (the fairness object's name, once a thread yielded), `e_j` may be the step that lets a
+/// thread that yielded go (`events::let_go_by`).
 fn reversal<'a>(
     evs: &'a [Ev],
     hb: &HappensBefore,
@@ -525,7 +554,9 @@ fn reversal<'a>(
     j: usize,
     ran: usize,
     yields: bool,
-) -> Vec<Cow<'a, Ev>> {
+    v: &mut Vec<Cow<'a, Ev>>,
+) {
+    v.clear();
     let ti = evs[i].thread;
     let kept = |k: usize| k > i && k != j && !hb.before(i, ti, k);
     let arrival = |k: usize| match evs[k].exact.first() {
@@ -534,7 +565,6 @@ fn reversal<'a>(
     };
     // Per barrier (this execution's ids): the arrivals left out so far.
     let mut left_out: smallvec::SmallVec<[(events::Canon, u32); 2]> = smallvec::SmallVec::new();
-    let mut v: Vec<Cow<'a, Ev>> = Vec::new();
     for (k, ek) in evs.iter().enumerate().take(ran).skip(i) {
         let at = arrival(k).filter(|a| a.1 > 0);
         if !kept(k) {
@@ -580,7 +610,6 @@ fn reversal<'a>(
         events::let_go_by(moved.to_mut(), true);
     }
     v.push(moved);
-    v
 }
 
 impl Chooser for Dpor {
@@ -608,6 +637,7 @@ impl Chooser for Dpor {
         self.value_calls = 0;
         self.threads.new_execution();
         self.names.new_execution();
+        self.shared = 0;
         if !self.started {
             self.started = true;
             // Explorer 0 of a split exploration starts it; the others wait for work.
@@ -619,6 +649,10 @@ impl Chooser for Dpor {
         }
         loop {
             if self.advance() {
+                // A split exploration's path may have come from another explorer.
+                if self.peers.is_none() {
+                    self.shared = self.nodes.len() - 1;
+                }
                 return true;
             }
             if !self.take_work() {
@@ -666,7 +700,14 @@ impl Chooser for Dpor {
         self.events_of(trace);
         // Steps past the end of the trace (a failure ended it early) have no node.
         self.nodes.truncate(self.evs.len());
-        for (node, ev) in self.nodes.iter_mut().zip(&self.evs) {
+        // The shared steps' nodes were made from the same events (nothing changes a node's
+        // event before the one that moved): only the execution they come from is new.
+        let shared = self.shared.min(self.nodes.len());
+        for (node, ev) in self.nodes.iter_mut().zip(&self.evs).take(shared) {
+            debug_assert!(node.chosen.same_as(ev));
+            node.chosen.execution = ev.execution;
+        }
+        for (node, ev) in (self.nodes.iter_mut().zip(&self.evs)).skip(shared) {
             node.chosen.update_from(ev);
         }
         // The prefix of a recorded context ran under a fixed schedule: nothing moves into it.
