@@ -185,9 +185,20 @@ impl Scheduler<'_> {
                 .expect("set when its coroutine was made");
             STACKS.with(|s| s.borrow_mut().push((size, stack)));
         }
-        let spawns = std::mem::take(&mut self.exec().spawns);
-        for (id, f) in spawns {
+        // Most steps spawn nothing; the queue's storage goes back for the next spawns.
+        let mut spawns = {
+            let mut e = self.exec();
+            if e.spawns.is_empty() {
+                return;
+            }
+            std::mem::take(&mut e.spawns)
+        };
+        for (id, f) in spawns.drain(..) {
             self.add_coroutine(id, f);
+        }
+        let mut e = self.exec();
+        if e.spawns.is_empty() {
+            e.spawns = spawns;
         }
     }
 

@@ -317,13 +317,19 @@ impl Clone for Ev {
     }
 }
 
-/// `to.clone_from(from)` for a small vector of `Copy` items, keeping `to`'s memory.
+/// `to.clone_from(from)` for a small vector of `Copy` items, keeping `to`'s memory if it has
+/// any. (Into an inline `to`, a copy of the items whole: `extend_from_slice` costs about a
+/// hundred instructions even for one item.)
 fn copy_from<A: smallvec::Array>(to: &mut SmallVec<A>, from: &SmallVec<A>)
 where
     A::Item: Copy,
 {
-    to.clear();
-    to.extend_from_slice(from);
+    if to.spilled() {
+        to.clear();
+        to.extend_from_slice(from);
+    } else {
+        *to = SmallVec::from_slice(from);
+    }
 }
 
 impl Ev {
@@ -497,6 +503,18 @@ impl Names {
             c = grand;
         }
         c
+    }
+
+    /// Names runtime object `obj` as `c`, the name an earlier execution gave it at an event
+    /// this execution repeats, as naming that event again would (the event's key has a name
+    /// in `c`'s class since then): joins it to the object's name so far, if it has one.
+    pub fn adopt(&mut self, obj: ObjId, c: Canon) {
+        match self.current.get(&obj) {
+            Some(&a) => self.union(a, c),
+            None => {
+                self.current.insert(obj, c);
+            }
+        }
     }
 
     fn union(&mut self, a: Canon, b: Canon) {
@@ -674,7 +692,7 @@ pub(crate) fn of_trace(
     execution: u64,
 ) -> Vec<Ev> {
     let mut out = Vec::with_capacity(trace.len());
-    of_trace_into(trace, names, thread_of, execution, None, &mut out);
+    of_trace_into(trace, names, thread_of, execution, None, &mut out, None);
     out
 }
 
@@ -746,7 +764,17 @@ impl Names {
     }
 }
 
-/// [`of_trace`] into `out` (cleared first), so that its memory serves every execution.
+/// [`of_trace`] into `out`, so that its memory serves every execution. With `again`
+/// (`(shared, uses)`): `out` holds the last execution's events, of which the first `shared`
+/// are this one's too (it ran them again under the same schedule). Those stay, only their
+/// execution changes, and their objects are named as the last execution named them
+/// ([`FirstUses`]): only the events after them are named. An event a later one changed (the
+/// step that let a thread that yielded go, see [`let_go_by`]) is no longer the one its step
+/// was: the last execution's are named again from the first such, and the first this one
+/// changes ends what stays as it was.
+///
+/// Returns how many of the first events are the last execution's unchanged (but for their
+/// execution number).
 pub(crate) fn of_trace_into(
     trace: &[crate::rt::op::Event],
     names: &mut Names,
@@ -754,13 +782,31 @@ pub(crate) fn of_trace_into(
     execution: u64,
     fairness: Option<Canon>,
     out: &mut Vec<Ev>,
-) {
-    out.clear();
+    mut again: Option<(usize, &mut FirstUses)>,
+) -> usize {
+    let shared = match &again {
+        Some((shared, uses)) => (*shared).min(uses.changed_later),
+        None => 0,
+    };
+    let shared = shared.min(out.len()).min(trace.len());
+    // The first event a later one changed.
+    let mut changed = usize::MAX;
+    out.truncate(shared);
     // Events per thread so far: an event's index.
     let mut counts: SmallVec<[u32; 16]> = SmallVec::new();
+    for ev in out.iter_mut() {
+        ev.execution = execution;
+        if counts.len() <= ev.thread {
+            counts.resize(ev.thread + 1, 0);
+        }
+        counts[ev.thread] = ev.index + 1;
+    }
+    if let Some((_, uses)) = &mut again {
+        uses.restart(shared, names);
+    }
     // Each runtime thread's name, looked up once (`usize::MAX`: not yet).
     let mut named: SmallVec<[ThreadId; 16]> = SmallVec::new();
-    for ev in trace {
+    for (k, ev) in trace.iter().enumerate().skip(shared) {
         if named.len() <= ev.thread {
             named.resize(ev.thread + 1, usize::MAX);
         }
@@ -806,6 +852,15 @@ pub(crate) fn of_trace_into(
                 (enabler.thread, enabler.index)
             })
             .collect();
+        if let Some((_, uses)) = &mut again {
+            // The canonical accesses without the operation's `None` line up with the exact.
+            let canonical = accesses.iter().filter(|a| **a != Access::None);
+            for (e, c) in exact.iter().zip(canonical) {
+                if let (Some(o), Some(c)) = (e.object(), c.object()) {
+                    uses.note(k, o, c);
+                }
+            }
+        }
         if let Some(f) = fairness {
             if let Some(a) = fairness_access(ev.kind, Some(ev.quiet), f) {
                 accesses.push(a);
@@ -815,6 +870,7 @@ pub(crate) fn of_trace_into(
                 let enabler = &mut out[k as usize];
                 enablers.push((enabler.thread, enabler.index));
                 let_go_by(enabler, f);
+                changed = changed.min(k as usize);
             }
         }
         out.push(Ev {
@@ -825,6 +881,74 @@ pub(crate) fn of_trace_into(
             execution,
             enablers,
         });
+    }
+    if let Some((_, uses)) = again {
+        uses.changed_later = changed;
+    }
+    shared.min(changed)
+}
+
+/// Each object's first access in the last trace [`of_trace_into`] named, in trace order, with
+/// the name it got there: what naming a trace's first events again would do to the names of
+/// this execution's objects ([`Names::adopt`]), without naming them again.
+///
+/// Naming is idempotent on a repeated event: each of its keys got a name the last time, in
+/// the class of its object's other names then, and the event's object ids are the same (the
+/// runtime numbers objects by first use). What naming it again adds to this execution is only
+/// the joining of each object's name to whatever named the object already in this execution
+/// (a pending operation): one join per object, made by [`restart`](Self::restart).
+#[derive(Default)]
+pub(crate) struct FirstUses {
+    /// (event, runtime object, its name there).
+    firsts: Vec<(usize, ObjId, Canon)>,
+    /// The first event of the last trace that a later one changed (`usize::MAX`: none), see
+    /// [`of_trace_into`].
+    changed_later: usize,
+    /// `stamp[o] == now`: object `o` is in `firsts` (ids below [`DENSE_OBJECTS`]; the runtime
+    /// numbers objects densely from 0, the few others are looked for in `firsts`).
+    stamp: Vec<u32>,
+    now: u32,
+}
+
+const DENSE_OBJECTS: usize = 1 << 16;
+
+impl FirstUses {
+    /// Starts a trace whose first `shared` events are the last one's: keeps their objects'
+    /// first uses and names each of those objects as before.
+    fn restart(&mut self, shared: usize, names: &mut Names) {
+        let keep = self.firsts.partition_point(|f| f.0 < shared);
+        self.firsts.truncate(keep);
+        self.now = self.now.wrapping_add(1);
+        if self.now == 0 {
+            self.stamp.fill(0);
+            self.now = 1;
+        }
+        for i in 0..self.firsts.len() {
+            let (_, o, c) = self.firsts[i];
+            self.mark(o);
+            names.adopt(o, c);
+        }
+    }
+
+    /// Event `k` accessed object `o`, named `c` there.
+    fn note(&mut self, k: usize, o: ObjId, c: Canon) {
+        if self.mark(o) {
+            self.firsts.push((k, o, c));
+        }
+    }
+
+    /// Marks `o` as accessed in this trace; whether it was not before.
+    fn mark(&mut self, o: ObjId) -> bool {
+        let i = o as usize;
+        if i >= DENSE_OBJECTS {
+            return !self.firsts.iter().any(|f| f.1 == o);
+        }
+        if self.stamp.len() <= i {
+            self.stamp.resize(i + 1, 0);
+        }
+        let first = self.stamp[i] != self.now;
+        self.stamp[i] = self.now;
+        first
     }
 }
 

@@ -163,6 +163,15 @@ pub(crate) struct Dpor {
     evs: Vec<Ev>,
     #[serde(skip)]
     hb: HappensBefore,
+    /// How many steps at the start of the current execution repeat the last execution's (the
+    /// nodes above the one that moved to its next choice): their events, and what was computed
+    /// from them, are kept rather than computed again. Once the execution's events are known,
+    /// how many of them are the last execution's unchanged (see `events::of_trace_into`).
+    #[serde(skip)]
+    shared: usize,
+    /// The objects of the last execution's events, for naming the shared steps' again.
+    #[serde(skip)]
+    first_uses: events::FirstUses,
     /// A thread yielded in some execution: from then on, a step not known yet may be the one
     /// that lets a thread that yielded run again (see `events::let_go_by`).
     #[serde(default)]
@@ -396,13 +405,15 @@ impl Dpor {
         let fairness = Some(self.fairness());
         self.yields |= trace.iter().any(|e| e.kind == crate::rt::op::OpKind::Yield);
         let threads = &mut self.threads;
-        events::of_trace_into(
+        // From here on, the steps whose events are the last execution's unchanged.
+        self.shared = events::of_trace_into(
             trace,
             &mut self.names,
             &mut |k| threads.of(k),
             execution,
             fairness,
             &mut self.evs,
+            Some((self.shared, &mut self.first_uses)),
         );
     }
 
@@ -440,12 +451,14 @@ impl Dpor {
         let mut evs = std::mem::take(&mut self.evs);
         let ran = evs.len();
         evs.append(&mut self.unfinished);
-        self.hb.recompute(&evs);
+        self.hb.recompute(&evs, self.shared);
         let races = std::mem::take(&mut self.hb.races);
+        // One buffer for every race's sequence.
+        let mut v = Vec::new();
         for &(i, j) in races.iter().filter(|&&(i, _)| i >= fixed && i < ran) {
             debug_assert_ne!(evs[i].thread, evs[j].thread);
-            let f = self.fairness();
-            let v = reversal(&evs, &self.hb, i, j, ran, f, self.yields);
+            let let_go = self.yields.then(|| self.fairness());
+            reversal(&evs, &self.hb, i, j, ran, let_go, &mut v);
             // Most reversals start with a thread that already sleeps there.
             let names = &mut self.names;
             let node = &self.nodes[i];
@@ -457,11 +470,12 @@ impl Dpor {
             }
             if self.peers.is_some() {
                 let from = self.nodes[i].key.clone();
-                self.plant(i, v, Some(from));
+                self.plant(i, std::mem::take(&mut v), Some(from));
             } else {
-                self.insert(i, v);
+                self.insert(i, &mut v);
             }
         }
+        drop(v);
         self.hb.races = races;
         if let Some(peers) = &mut self.peers {
             peers.traces.push(self.hb.trace_hash(&evs, ran));
@@ -473,10 +487,10 @@ impl Dpor {
     /// Inserts `v` at the state before step `at`: along the current path while its events are
     /// weak initials, then into the wakeup tree of the first node where they are not.
     /// (The caller has checked that no thread sleeping at `at` is a weak initial of `v`.)
-    fn insert<E: SeqEv>(&mut self, at: usize, mut v: Vec<E>) {
+    fn insert<E: SeqEv>(&mut self, at: usize, v: &mut Vec<E>) {
         let mut k = at;
         while k < self.nodes.len() {
-            if !wakeup::take_weak_initial(&self.nodes[k].chosen, &mut v, &mut self.names) {
+            if !wakeup::take_weak_initial(&self.nodes[k].chosen, v, &mut self.names) {
                 self.nodes[k].wut.insert(v, &mut self.names);
                 return;
             }
@@ -511,8 +525,9 @@ impl Dpor {
 }
 
 /// The reversal of race `e_i ⋖ e_j` of the execution `evs` (its first `ran` events ran, the
-/// rest were left unfinished): the sequence `notdep(e_i, E).e_j`, borrowed from the trace
-/// (events are copied only into a wakeup tree, and only those the tree does not have).
+/// rest were left unfinished): the sequence `notdep(e_i, E).e_j`, into `v` (cleared first),
+/// borrowed from the trace (events are copied only into a wakeup tree, and only those the
+/// tree does not have).
 ///
 /// Moved before `e_i`, `e_j` may do something else than it did here, so it is taken as it was
 /// known before it ran ([`Ev::unrefined`]); except a barrier arrival, whose count is known
@@ -523,16 +538,19 @@ impl Dpor {
 /// leader that is left out are left out too, since they come after it in happens-before);
 /// `e_j`, moved behind the whole sequence, has as many more to come as the arrivals left out
 /// before it, less the arrivals kept after it, and `0` makes it the leader. Where a leader
-/// stands between (the count would cross a generation), `e_j` stays unrefined.
+/// stands between (the count would cross a generation), `e_j` stays unrefined. With `let_go`
+/// (the fairness object's name, once a thread yielded), `e_j` may be the step that lets a
+/// thread that yielded go (`events::let_go_by`).
 fn reversal<'a>(
     evs: &'a [Ev],
     hb: &HappensBefore,
     i: usize,
     j: usize,
     ran: usize,
-    fairness: events::Canon,
-    yields: bool,
-) -> Vec<Cow<'a, Ev>> {
+    let_go: Option<events::Canon>,
+    v: &mut Vec<Cow<'a, Ev>>,
+) {
+    v.clear();
     let ti = evs[i].thread;
     let kept = |k: usize| k > i && k != j && !hb.before(i, ti, k);
     let arrival = |k: usize| match evs[k].exact.first() {
@@ -541,7 +559,6 @@ fn reversal<'a>(
     };
     // Per barrier (this execution's ids): the arrivals left out so far.
     let mut left_out: smallvec::SmallVec<[(events::Canon, u32); 2]> = smallvec::SmallVec::new();
-    let mut v: Vec<Cow<'a, Ev>> = Vec::new();
     for (k, ek) in evs.iter().enumerate().take(ran).skip(i) {
         let at = arrival(k).filter(|a| a.1 > 0);
         if !kept(k) {
@@ -583,11 +600,10 @@ fn reversal<'a>(
         }
     }
     // Once a thread yielded, any step may be the one that lets it go (see the module doc).
-    if yields {
+    if let Some(fairness) = let_go {
         events::let_go_by(moved.to_mut(), fairness);
     }
     v.push(moved);
-    v
 }
 
 impl Chooser for Dpor {
@@ -620,6 +636,7 @@ impl Chooser for Dpor {
         self.value_calls = 0;
         self.threads.new_execution();
         self.names.new_execution();
+        self.shared = 0;
         if !self.started {
             self.started = true;
             // Explorer 0 of a split exploration starts it; the others wait for work.
@@ -631,6 +648,10 @@ impl Chooser for Dpor {
         }
         loop {
             if self.advance() {
+                // A split exploration's path may have come from another explorer.
+                if self.peers.is_none() {
+                    self.shared = self.nodes.len() - 1;
+                }
                 return true;
             }
             if !self.take_work() {
@@ -678,7 +699,14 @@ impl Chooser for Dpor {
         self.events_of(trace);
         // Steps past the end of the trace (a failure ended it early) have no node.
         self.nodes.truncate(self.evs.len());
-        for (node, ev) in self.nodes.iter_mut().zip(&self.evs) {
+        // The shared steps' nodes were made from the same events (nothing changes a node's
+        // event before the one that moved): only the execution they come from is new.
+        let shared = self.shared.min(self.nodes.len());
+        for (node, ev) in self.nodes.iter_mut().zip(&self.evs).take(shared) {
+            debug_assert!(node.chosen.same_as(ev));
+            node.chosen.execution = ev.execution;
+        }
+        for (node, ev) in (self.nodes.iter_mut().zip(&self.evs)).skip(shared) {
             node.chosen.update_from(ev);
         }
         // The prefix of a recorded context ran under a fixed schedule: nothing moves into it.

@@ -13,12 +13,36 @@ type Preds = smallvec::SmallVec<[usize; 4]>;
 /// same class come before them in program order. Keeps race detection linear in the trace.
 /// Only the threads that used an object have an entry for it, so that the cost of an event
 /// grows with the threads sharing its object, not with all threads.
+///
+/// Every change an event makes is logged with what it replaced, so that the history can go
+/// back to before any event ([`History::forget_from`]): an execution that shares its start
+/// with the last one keeps the history of that start instead of recording it again.
 #[derive(Default)]
 pub(crate) struct History {
     latest: rustc_hash::FxHashMap<Canon, Vec<(ThreadId, Latest)>>,
     /// The send of each channel's n-th message: the one event a receive that took it
     /// conflicts with (not the latest send of its thread).
     sends: rustc_hash::FxHashMap<(Canon, u32), (usize, ThreadId)>,
+    /// What the recorded events changed, in order, each with the value it replaced.
+    undo: Vec<Undo>,
+    /// `marks[j]`: the length of `undo` before event `j` was recorded.
+    marks: Vec<usize>,
+}
+
+/// One change to the history, with what it replaced.
+enum Undo {
+    /// Thread `slot` (of the object's list) had its latest event of `class` at `was`.
+    Latest {
+        object: Canon,
+        slot: u32,
+        class: u8,
+        was: Option<usize>,
+    },
+    /// The send of a message was `was`.
+    Send {
+        key: (Canon, u32),
+        was: Option<(usize, ThreadId)>,
+    },
 }
 
 /// How the classes relate, computed once (see [`Relations`]).
@@ -150,9 +174,19 @@ impl History {
     pub(crate) fn clear(&mut self) {
         self.latest.values_mut().for_each(Vec::clear);
         self.sends.clear();
+        self.undo.clear();
+        self.marks.clear();
     }
 
+    /// How many events are recorded.
+    pub(crate) fn len(&self) -> usize {
+        self.marks.len()
+    }
+
+    /// Records event `j`, the next one (`j == self.len()`).
     pub(crate) fn record(&mut self, j: usize, ev: &Ev) {
+        debug_assert_eq!(j, self.marks.len());
+        self.marks.push(self.undo.len());
         for &a in &ev.exact {
             if let Some((class, o)) = class_of(a) {
                 let per_thread = self.latest.entry(o).or_default();
@@ -164,13 +198,56 @@ impl History {
                     }
                 };
                 let latest = &mut per_thread[at].1;
+                let was = (latest.present & 1 << class != 0).then_some(latest.at[class]);
                 latest.present |= 1 << class;
                 latest.at[class] = j;
+                self.undo.push(Undo::Latest {
+                    object: o,
+                    slot: at as u32,
+                    class: class as u8,
+                    was,
+                });
             }
             if let Access::Send(o, n @ 1..) = a {
-                self.sends.insert((o, n), (j, ev.thread));
+                let was = self.sends.insert((o, n), (j, ev.thread));
+                self.undo.push(Undo::Send { key: (o, n), was });
             }
         }
+    }
+
+    /// Forgets events `j` and after, as if only the ones before had been recorded. (A thread
+    /// that first used an object in a forgotten event keeps an empty entry for it: one with no
+    /// class present, which no look-up sees.)
+    pub(crate) fn forget_from(&mut self, j: usize) {
+        let Some(&mark) = self.marks.get(j) else {
+            return;
+        };
+        for change in self.undo.drain(mark..).rev() {
+            match change {
+                Undo::Latest {
+                    object,
+                    slot,
+                    class,
+                    was,
+                } => {
+                    let per_thread = self.latest.get_mut(&object).expect("recorded");
+                    let latest = &mut per_thread[slot as usize].1;
+                    match was {
+                        Some(at) => latest.at[class as usize] = at,
+                        None => latest.present &= !(1 << class),
+                    }
+                }
+                Undo::Send { key, was } => match was {
+                    Some(send) => {
+                        self.sends.insert(key, send);
+                    }
+                    None => {
+                        self.sends.remove(&key);
+                    }
+                },
+            }
+        }
+        self.marks.truncate(j);
     }
 
     /// Earlier events of other threads that conflict with `ev` (the latest per thread) and
@@ -247,8 +324,6 @@ pub(crate) struct HappensBefore {
     clock: Vec<u32>,
     /// (i, j): event i races with the later event j (i ⋖ j), in order of j.
     pub(super) races: Vec<(usize, usize)>,
-    /// The events the clocks and races are of.
-    seen: Vec<Ev>,
     scratch: Scratch,
 }
 
@@ -265,42 +340,38 @@ struct Scratch {
 impl HappensBefore {
     pub(crate) fn compute(evs: &[Ev]) -> HappensBefore {
         let mut hb = HappensBefore::default();
-        hb.recompute(evs);
+        hb.recompute(evs, 0);
         hb
     }
 
-    /// Happens-before and the races of `evs`, replacing those of the previous execution.
+    /// Happens-before and the races of `evs`, replacing those of the previous execution, whose
+    /// first `shared` events were the same as `evs`' (the caller knows: the exploration ran
+    /// them again under the same schedule).
     ///
     /// An event's clock and its races with earlier events depend only on the events up to it.
-    /// So the part of `evs` equal to the start of the previous execution's events (in the
-    /// depth-first exploration, usually most of it: the execution branched off near its end)
-    /// keeps its clocks and races, and only the object history is replayed over it.
-    pub(crate) fn recompute(&mut self, evs: &[Ev]) {
+    /// So the shared events (in the depth-first exploration, usually most of them: the
+    /// execution branched off near its end) keep their clocks and races, and the object
+    /// history goes back to where they end ([`History::forget_from`]): the cost is that of
+    /// the events after them.
+    pub(crate) fn recompute(&mut self, evs: &[Ev], shared: usize) {
         let threads = evs.iter().map(|e| e.thread + 1).max().unwrap_or(0);
-        let kept = if threads == self.threads {
-            self.seen
-                .iter()
-                .zip(evs)
-                .take_while(|(a, b)| a.same_as(b))
-                .count()
-        } else {
-            0
+        let history = &mut self.scratch.history;
+        let kept = match threads == self.threads {
+            true => shared.min(history.len()).min(evs.len()),
+            false => 0,
         };
         self.threads = threads;
         self.clock.truncate(kept * threads);
         let races_kept = self.races.partition_point(|&(_, j)| j < kept);
         self.races.truncate(races_kept);
-        self.replay(&evs[..kept]);
+        self.forget_from(kept);
         for j in kept..evs.len() {
             self.add(evs, j);
         }
-        self.seen.truncate(kept);
-        self.seen.extend_from_slice(&evs[kept..]);
     }
 
-    /// Starts over with `prefix`'s events as the ones already added: their clocks and races
-    /// are kept, the scratch (history, positions) is rebuilt from them.
-    fn replay(&mut self, prefix: &[Ev]) {
+    /// Goes back to before event `kept`: the events before it stay added.
+    fn forget_from(&mut self, kept: usize) {
         let threads = self.threads;
         let Scratch {
             last_of,
@@ -308,16 +379,20 @@ impl HappensBefore {
             history,
             ..
         } = &mut self.scratch;
-        last_of.clear();
-        last_of.resize(threads, None);
-        positions.iter_mut().for_each(Vec::clear);
-        positions.resize(threads.max(positions.len()), Vec::new());
-        history.clear();
-        for (j, ej) in prefix.iter().enumerate() {
-            history.record(j, ej);
-            last_of[ej.thread] = Some(j);
-            positions[ej.thread].push(j);
+        if kept == 0 {
+            history.clear();
+            positions.iter_mut().for_each(Vec::clear);
+        } else {
+            history.forget_from(kept);
+            for p in positions.iter_mut() {
+                while p.last().is_some_and(|&j| j >= kept) {
+                    p.pop();
+                }
+            }
         }
+        positions.resize(threads.max(positions.len()), Vec::new());
+        last_of.clear();
+        last_of.extend(positions[..threads].iter().map(|p| p.last().copied()));
     }
 
     /// Adds event `j` of `evs` (every earlier one added): its clock and its races.
@@ -417,8 +492,9 @@ impl HappensBefore {
 mod tests {
     use super::*;
 
-    /// Random events of three threads on two objects (xorshift: the same sequence every run).
-    struct Events(u64, [u32; 3]);
+    /// Random events of three threads on two objects (xorshift: the same sequence every run),
+    /// with each thread's next index and the last message number sent.
+    struct Events(u64, [u32; 3], u32);
 
     impl Events {
         fn next(&mut self) -> Ev {
@@ -426,8 +502,19 @@ mod tests {
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
             let (thread, object) = ((self.0 % 3) as usize, ((self.0 >> 8) % 2) as u32);
-            let access = [Access::Read, Access::Write, Access::Lock, Access::Unlock]
-                [((self.0 >> 16) % 4) as usize](object);
+            // Messages numbered from 1 by one count for both objects (unique, never reused),
+            // and receives of one of the last few.
+            let message = (self.0 >> 24) as u32 % 4;
+            let access = match (self.0 >> 16) % 6 {
+                4 => {
+                    self.2 += 1;
+                    Access::Send(object, self.2)
+                }
+                5 => Access::Took(object, self.2.saturating_sub(message).max(1)),
+                c => {
+                    [Access::Read, Access::Write, Access::Lock, Access::Unlock][c as usize](object)
+                }
+            };
             let index = self.1[thread];
             self.1[thread] += 1;
             Ev {
@@ -445,10 +532,10 @@ mod tests {
     /// races of a computation from scratch.
     #[test]
     fn recomputing_after_a_shared_prefix_equals_computing_from_scratch() {
-        let mut events = Events(0x9e37_79b9_7f4a_7c15, [0; 3]);
+        let mut events = Events(0x9e37_79b9_7f4a_7c15, [0; 3], 0);
         let mut reused = HappensBefore::default();
         let mut evs: Vec<Ev> = (0..12).map(|_| events.next()).collect();
-        for round in 0..200 {
+        for round in 0..2000 {
             let keep = (round * 7) % (evs.len() + 1);
             evs.truncate(keep);
             events.1 = [0; 3];
@@ -458,7 +545,7 @@ mod tests {
             while evs.len() < 12 {
                 evs.push(events.next());
             }
-            reused.recompute(&evs);
+            reused.recompute(&evs, keep);
             let fresh = HappensBefore::compute(&evs);
             assert_eq!(reused.clock, fresh.clock, "round {round}");
             assert_eq!(reused.races, fresh.races, "round {round}");

@@ -227,15 +227,15 @@ impl Node {
     }
 
     /// Plants `v` at a place [`place`](Self::place) found that is not `Covered` or `Chosen`.
-    pub fn plant<E: SeqEv>(&mut self, place: Place, v: Vec<E>, names: &mut Names) {
+    pub fn plant<E: SeqEv>(&mut self, place: Place, mut v: Vec<E>, names: &mut Names) {
         match place {
             Place::Covered | Place::Chosen => {}
             Place::Below(i) => {
-                self.wut.children[i].1.insert(v, names);
+                self.wut.children[i].1.insert(&mut v, names);
             }
             Place::After(i) => {
-                let refs: Vec<Cow<Ev>> = v.iter().map(|e| Cow::Borrowed(e.borrow())).collect();
-                if !self.places[i].1.insert(refs, names) {
+                let mut refs: Vec<Cow<Ev>> = v.iter().map(|e| Cow::Borrowed(e.borrow())).collect();
+                if !self.places[i].1.insert(&mut refs, names) {
                     return; // a leaf explored below that child covers it
                 }
                 let mut tree = Tree::chain(&v);

@@ -86,13 +86,14 @@ impl Tree {
     }
 
     /// Inserts `v` unless a sequence in the tree already covers it (copying only the events
-    /// it adds); whether it added anything.
-    pub fn insert<E: SeqEv>(&mut self, mut v: Vec<E>, names: &mut Names) -> bool {
+    /// it adds); whether it added anything. What is left of `v` is of no use after it (the
+    /// caller keeps its storage).
+    pub fn insert<E: SeqEv>(&mut self, v: &mut Vec<E>, names: &mut Names) -> bool {
         let mut node = self;
         'descend: loop {
             for i in 0..node.children.len() {
-                if take_weak_initial(&node.children[i].0, &mut v, names) {
-                    if v.is_empty() || (node.children[i].1.is_empty() && leaf_covers(&v, names)) {
+                if take_weak_initial(&node.children[i].0, v, names) {
+                    if v.is_empty() || (node.children[i].1.is_empty() && leaf_covers(v, names)) {
                         return false; // a leaf (or all of v) already stands for it
                     }
                     node = &mut node.children[i].1;
@@ -203,8 +204,9 @@ mod tests {
         };
         let b = names.name(0, at, 0);
         let mut tree = Tree::default();
-        assert!(tree.insert(vec![arrival(1, b, 2, 1), arrival(2, b, 1, 1)], &mut names));
-        assert!(tree.insert(vec![arrival(3, b, 2, 2)], &mut names));
+        let mut first = vec![arrival(1, b, 2, 1), arrival(2, b, 1, 1)];
+        assert!(tree.insert(&mut first, &mut names));
+        assert!(tree.insert(&mut vec![arrival(3, b, 2, 2)], &mut names));
         let below = &tree.children[0].1;
         assert_eq!(below.children.len(), 2, "{tree:?}");
         // Inserted where it stands: one more to come after it.
