@@ -806,9 +806,7 @@ pub(crate) fn of_trace_into(
     let mut counts: SmallVec<[u32; 16]> = SmallVec::new();
     for ev in out.iter_mut() {
         ev.execution = execution;
-        if counts.len() <= ev.thread {
-            counts.resize(ev.thread + 1, 0);
-        }
+        grow(&mut counts, ev.thread, 0);
         counts[ev.thread] = ev.index + 1;
     }
     if let Some((_, uses)) = &mut again {
@@ -817,16 +815,12 @@ pub(crate) fn of_trace_into(
     // Each runtime thread's name, looked up once (`usize::MAX`: not yet).
     let mut named: SmallVec<[ThreadId; 16]> = SmallVec::new();
     for (k, ev) in trace.iter().enumerate().skip(shared) {
-        if named.len() <= ev.thread {
-            named.resize(ev.thread + 1, usize::MAX);
-        }
+        grow(&mut named, ev.thread, usize::MAX);
         if named[ev.thread] == usize::MAX {
             named[ev.thread] = thread_of(ev.thread_key);
         }
         let thread = named[ev.thread];
-        if counts.len() <= thread {
-            counts.resize(thread + 1, 0);
-        }
+        grow(&mut counts, thread, 0);
         let index = counts[thread];
         counts[thread] += 1;
         let at = EventKey {
@@ -854,14 +848,11 @@ pub(crate) fn of_trace_into(
         for &(o, how) in &ev.touched {
             exact.push(touched_access(o, how));
         }
-        let mut enablers: SmallVec<[(ThreadId, u32); 2]> = ev
-            .enablers
-            .iter()
-            .map(|&i| {
-                let enabler = &out[i as usize];
-                (enabler.thread, enabler.index)
-            })
-            .collect();
+        let mut enablers: SmallVec<[(ThreadId, u32); 2]> = SmallVec::new();
+        for &i in &ev.enablers {
+            let enabler = &out[i as usize];
+            enablers.push((enabler.thread, enabler.index));
+        }
         if let Some((_, uses)) = &mut again {
             // The canonical accesses without the operation's `None` line up with the exact.
             let canonical = accesses.iter().filter(|a| **a != Access::None);
@@ -900,6 +891,17 @@ pub(crate) fn of_trace_into(
         uses.changed_later = changed;
     }
     shared.min(changed)
+}
+
+/// Makes `v[at]` exist, new items `fill`. Pushed: smallvec's `resize` costs ~60 instructions
+/// even when it adds one item.
+fn grow<A: smallvec::Array>(v: &mut SmallVec<A>, at: usize, fill: A::Item)
+where
+    A::Item: Copy,
+{
+    while v.len() <= at {
+        v.push(fill);
+    }
 }
 
 /// Each object's first access in the last trace [`of_trace_into`] named, in trace order, with

@@ -336,7 +336,9 @@ impl Dpor {
             }
         }
         let keyed = self.peers.is_some();
-        let mut node = Node {
+        let id = self.peers.as_mut().map_or(0, |p| p.fresh_id());
+        // Made in place: a node is a few hundred bytes, and moving it in cost a copy.
+        self.nodes.push(Node {
             chosen: Ev::default(),
             sleep,
             wut: std::mem::take(&mut self.pending),
@@ -344,14 +346,15 @@ impl Dpor {
             done: 0,
             room: 0,
             values_elsewhere: false,
-            id: self.peers.as_mut().map_or(0, |p| p.fresh_id()),
+            id,
             home: None,
             lent: None,
             below: Tree::default(),
             key: Vec::new(),
             places: Vec::new(),
             next_key,
-        };
+        });
+        let node = self.nodes.last_mut().expect("just made");
         if keyed {
             node.number_children();
         }
@@ -393,8 +396,8 @@ impl Dpor {
         // Only the chosen thread's event is needed here; the others are named when they run.
         let t = threads[slot];
         let index = self.threads.next_index(t);
-        node.chosen = self.pending(t, index, &point.candidates[slot].op);
-        self.nodes.push(node);
+        let chosen = self.pending(t, index, &point.candidates[slot].op);
+        self.nodes.last_mut().expect("just made").chosen = chosen;
         point.candidates[slot].thread
     }
 

@@ -416,8 +416,8 @@ impl HappensBefore {
         let (conflicts, lock_edges, fair) = history.predecessors(ej);
         let start = self.clock.len();
         self.clock.resize(start + threads, 0);
+        let (before, now) = self.clock.split_at_mut(start);
         for &p in ordering.iter().chain(&lock_edges).chain(&conflicts) {
-            let (before, now) = self.clock.split_at_mut(start);
             for (m, &c) in now.iter_mut().zip(&before[p * threads..(p + 1) * threads]) {
                 *m = (*m).max(c);
             }
