@@ -12,7 +12,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Access, Canon, Ev, EventSlot, Names};
+use super::names::EventSlot;
+use super::{Access, Canon, Ev, Names};
 use crate::rt::op::ThreadId;
 
 /// What the names in some events mean, in terms any explorer of the exploration shares.

@@ -1,0 +1,218 @@
+//! Canonical object names that survive from one execution to the next ([`Names`]): the
+//! runtime numbers objects by first use, which depends on the interleaving, so a name is tied
+//! to the events that use the object (an [`EventKey`] and which of its accesses) and names are
+//! merged (union-find) whenever two turn out to denote one object.
+
+use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+use super::{Access, Canon, Ev, Fair};
+use crate::rt::execution::location_hash;
+use crate::rt::op::{ObjId, Op, OpKind, ThreadId};
+
+/// What identifies an event across executions, for naming the objects it uses.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EventKey {
+    pub thread: ThreadId,
+    pub index: u32,
+    pub location: u64,
+}
+
+/// Canonical object names and how this execution's runtime ids map to them.
+#[derive(Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Names {
+    parent: Vec<Canon>,
+    /// Which name the object used by an event had before, keyed by the event (thread, index),
+    /// which of its accesses, and its source location (so that two different operations that
+    /// happen to be a thread's n-th in two executions are not taken for one).
+    pub(super) by_event: ByEvent,
+    /// This execution's runtime ids (none between executions, when a checkpoint is taken).
+    #[serde(skip)]
+    current: HashMap<ObjId, Canon>,
+}
+
+impl Names {
+    pub fn new_execution(&mut self) {
+        self.current.clear();
+    }
+
+    pub fn find(&mut self, mut c: Canon) -> Canon {
+        while self.parent[c as usize] != c {
+            let grand = self.parent[self.parent[c as usize] as usize];
+            self.parent[c as usize] = grand;
+            c = grand;
+        }
+        c
+    }
+
+    /// Names runtime object `obj` as `c`, the name an earlier execution gave it at an event
+    /// this execution repeats, as naming that event again would (the event's key has a name
+    /// in `c`'s class since then): joins it to the object's name so far, if it has one.
+    pub fn adopt(&mut self, obj: ObjId, c: Canon) {
+        match self.current.get(&obj) {
+            Some(&a) => self.union(a, c),
+            None => {
+                self.current.insert(obj, c);
+            }
+        }
+    }
+
+    pub(super) fn union(&mut self, a: Canon, b: Canon) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a != b {
+            self.parent[a.max(b) as usize] = a.min(b);
+        }
+    }
+
+    pub(super) fn fresh(&mut self) -> Canon {
+        let c = self.parent.len() as Canon;
+        self.parent.push(c);
+        c
+    }
+
+    /// The canonical name of runtime object `obj` as used by event `(thread, index)`.
+    pub fn name(&mut self, obj: ObjId, at: EventKey, slot: u8) -> Canon {
+        let key = (at.thread, at.index, slot, at.location);
+        let known = self.by_event.get(key);
+        match (self.current.get(&obj).copied(), known) {
+            (Some(a), Some(b)) => {
+                self.union(a, b);
+                a
+            }
+            (Some(a), None) => {
+                self.by_event.insert(key, a);
+                a
+            }
+            (None, Some(b)) => {
+                self.current.insert(obj, b);
+                b
+            }
+            (None, None) => {
+                let c = self.fresh();
+                self.current.insert(obj, c);
+                self.by_event.insert(key, c);
+                c
+            }
+        }
+    }
+
+    /// The event a pending operation will be, as far as it is known before it runs.
+    pub fn pending(&mut self, thread: ThreadId, index: u32, op: &Op) -> Ev {
+        let at = EventKey {
+            thread,
+            index,
+            location: location_hash(op.location),
+        };
+        let mut accesses: SmallVec<[Access; 2]> =
+            smallvec::smallvec![self.access(op.kind, op.obj, at, 0)];
+        if op.obj2.is_some() {
+            accesses.push(self.access(OpKind::Unlock, op.obj2, at, 1));
+        }
+        Ev {
+            thread,
+            index,
+            accesses,
+            exact: SmallVec::new(),
+            execution: 0,
+            enablers: SmallVec::new(),
+            fair: Fair::None,
+        }
+    }
+
+    pub fn access(&mut self, kind: OpKind, obj: Option<ObjId>, at: EventKey, slot: u8) -> Access {
+        match obj {
+            None => Access::None,
+            Some(o) => Access::of(kind, self.name(o, at, slot)),
+        }
+    }
+}
+
+/// A map from (thread, index, slot, location) to a name, stored by thread and index (dense:
+/// every execution looks up each of its events, so this is on the hot path). Saved in a
+/// checkpoint as the list of its pairs in key order. Threads beyond [`DENSE_THREADS`] (a
+/// reduction's placeholder names) are kept in a map.
+#[derive(Clone, Default)]
+pub(super) struct ByEvent(Vec<Vec<Slots>>, HashMap<EventSlot, Canon>);
+
+/// The names one event's objects had: (slot, location, name).
+type Slots = SmallVec<[(u8, u64, Canon); 1]>;
+
+pub(super) type EventSlot = (ThreadId, u32, u8, u64);
+
+const DENSE_THREADS: usize = 1 << 16;
+
+impl ByEvent {
+    pub(super) fn get(&self, key @ (t, i, slot, location): EventSlot) -> Option<Canon> {
+        if t >= DENSE_THREADS {
+            return self.1.get(&key).copied();
+        }
+        let at = self.0.get(t)?.get(i as usize)?;
+        at.iter()
+            .find(|e| e.0 == slot && e.1 == location)
+            .map(|e| e.2)
+    }
+
+    pub(super) fn insert(&mut self, key @ (t, i, slot, location): EventSlot, c: Canon) {
+        if t >= DENSE_THREADS {
+            self.1.insert(key, c);
+            return;
+        }
+        if self.0.len() <= t {
+            self.0.resize(t + 1, Vec::new());
+        }
+        let per_thread = &mut self.0[t];
+        if per_thread.len() <= i as usize {
+            per_thread.resize(i as usize + 1, SmallVec::new());
+        }
+        let at = &mut per_thread[i as usize];
+        match at.iter_mut().find(|e| e.0 == slot && e.1 == location) {
+            Some(e) => e.2 = c,
+            None => at.push((slot, location, c)),
+        }
+    }
+
+    /// The names event (thread, index) gave, with their keys.
+    pub(super) fn at(&self, t: ThreadId, i: u32) -> Vec<(EventSlot, Canon)> {
+        if t >= DENSE_THREADS {
+            let of = |k: &EventSlot| k.0 == t && k.1 == i;
+            return self
+                .1
+                .iter()
+                .filter(|(k, _)| of(k))
+                .map(|(&k, &c)| (k, c))
+                .collect();
+        }
+        let at = self.0.get(t).and_then(|e| e.get(i as usize));
+        let slots = at.into_iter().flatten();
+        slots.map(|&(s, l, c)| ((t, i, s, l), c)).collect()
+    }
+
+    pub(super) fn pairs(&self) -> Vec<(EventSlot, Canon)> {
+        let mut pairs = Vec::new();
+        for (t, per_thread) in self.0.iter().enumerate() {
+            for (i, at) in per_thread.iter().enumerate() {
+                pairs.extend(at.iter().map(|&(s, l, c)| ((t, i as u32, s, l), c)));
+            }
+        }
+        pairs.extend(self.1.iter().map(|(&k, &c)| (k, c)));
+        pairs.sort_unstable_by_key(|p| p.0);
+        pairs
+    }
+}
+
+impl Serialize for ByEvent {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.pairs().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for ByEvent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut map = ByEvent::default();
+        for (key, c) in Vec::<(EventSlot, Canon)>::deserialize(d)? {
+            map.insert(key, c);
+        }
+        Ok(map)
+    }
+}

@@ -1,0 +1,290 @@
+//! A finished execution's trace as the reduction's events ([`of_trace`], [`of_trace_into`]):
+//! each step's canonical and exact accesses, its enablers, its access to the fairness object,
+//! and what its code touched besides its operation ([`add_touched`]); and, for a trace that
+//! repeats the last one's first steps, what stays of the last naming ([`FirstUses`]).
+
+use smallvec::SmallVec;
+
+use super::{Access, Canon, Ev, EventKey, Fair, Names};
+use crate::rt::execution::location_hash;
+use crate::rt::op::{ObjId, Op, OpKind, ThreadId, Touch};
+
+/// The exact accesses (this execution's object ids) of an operation that has not run.
+pub(crate) fn exact_of(op: &Op) -> SmallVec<[Access; 2]> {
+    let mut out = SmallVec::new();
+    out.extend(op.obj.map(|o| Access::of(op.kind, o)));
+    out.extend(op.obj2.map(|o| Access::of(OpKind::Unlock, o)));
+    out
+}
+
+/// The events of a finished execution, with everything only known after it ran: canonical and
+/// exact accesses, and enablers. `thread_of` names a thread by its spawn-path key.
+pub(crate) fn of_trace(
+    trace: &[crate::rt::op::Event],
+    names: &mut Names,
+    thread_of: &mut impl FnMut(u64) -> ThreadId,
+    execution: u64,
+) -> Vec<Ev> {
+    let mut out = Vec::with_capacity(trace.len());
+    of_trace_into(trace, names, thread_of, execution, None, &mut out, None);
+    out
+}
+
+/// The object that models the scheduler's fairness rule for the optimal DPOR (a thread that
+/// yielded gives way until another thread's step changes something): a yield writes it, a
+/// step that changed something reads it (see [`fairness`]). Events carry their access to it
+/// apart ([`Ev::fair`]); this id names it in their exact accesses (`races`).
+pub(crate) const FAIRNESS: ObjId = ObjId::MAX;
+
+/// The fairness rule's access of a step of `kind` (`quiet`: it changed nothing, `None`: not
+/// known yet, taken as a change). Two yields, and a yield and a change of another thread,
+/// do not commute: their order decides whether the yielding thread may run next. Two
+/// changes commute, and a quiet step commutes with everything. A thread stopping at a
+/// recorded context's checkpoint changes nothing and gives no way.
+pub(crate) fn fairness(kind: OpKind, quiet: Option<bool>) -> Fair {
+    match (kind, quiet) {
+        (OpKind::Yield, _) => Fair::Write,
+        (_, Some(true)) | (OpKind::Checkpoint, _) | (OpKind::Load, None) => Fair::None,
+        _ => Fair::Read,
+    }
+}
+
+/// Makes `ev` the step that let a thread that yielded run again: it writes the fairness
+/// object (it does not commute with another step that changes something, which would have let
+/// the thread go in its place); with `exact`, its exact accesses say so too.
+pub(crate) fn let_go_by(ev: &mut Ev, exact: bool) {
+    ev.fair = Fair::Write;
+    if exact {
+        match (ev.exact.iter_mut()).find(|a| a.object() == Some(FAIRNESS)) {
+            Some(a) => *a = Access::Write(FAIRNESS),
+            None => ev.exact.push(Access::Write(FAIRNESS)),
+        }
+    }
+}
+
+/// [`of_trace`] into `out`, so that its memory serves every execution. With `again`
+/// (`(shared, uses)`): `out` holds the last execution's events, of which the first `shared`
+/// are this one's too (it ran them again under the same schedule). Those stay, only their
+/// execution changes, and their objects are named as the last execution named them
+/// ([`FirstUses`]): only the events after them are named. An event a later one changed (the
+/// step that let a thread that yielded go, see [`let_go_by`]) is no longer the one its step
+/// was: the last execution's are named again from the first such, and the first this one
+/// changes ends what stays as it was. With `fairness` (`Some(yields)`), events carry their
+/// access to the fairness object, and their exact accesses hold it too when `yields`: the
+/// caller keeps no events made with another `yields`.
+///
+/// Returns how many of the first events are the last execution's unchanged (but for their
+/// execution number).
+pub(crate) fn of_trace_into(
+    trace: &[crate::rt::op::Event],
+    names: &mut Names,
+    thread_of: &mut impl FnMut(u64) -> ThreadId,
+    execution: u64,
+    fairness: Option<bool>,
+    out: &mut Vec<Ev>,
+    mut again: Option<(usize, &mut FirstUses)>,
+) -> usize {
+    let shared = match &again {
+        Some((shared, uses)) => (*shared).min(uses.changed_later),
+        None => 0,
+    };
+    let shared = shared.min(out.len()).min(trace.len());
+    // The first event a later one changed.
+    let mut changed = usize::MAX;
+    out.truncate(shared);
+    // Events per thread so far: an event's index.
+    let mut counts: SmallVec<[u32; 16]> = SmallVec::new();
+    for ev in out.iter_mut() {
+        ev.execution = execution;
+        grow(&mut counts, ev.thread, 0);
+        counts[ev.thread] = ev.index + 1;
+    }
+    if let Some((_, uses)) = &mut again {
+        uses.restart(shared, names);
+    }
+    // Each runtime thread's name, looked up once (`usize::MAX`: not yet).
+    let mut named: SmallVec<[ThreadId; 16]> = SmallVec::new();
+    for (k, ev) in trace.iter().enumerate().skip(shared) {
+        grow(&mut named, ev.thread, usize::MAX);
+        if named[ev.thread] == usize::MAX {
+            named[ev.thread] = thread_of(ev.thread_key);
+        }
+        let thread = named[ev.thread];
+        grow(&mut counts, thread, 0);
+        let index = counts[thread];
+        counts[thread] += 1;
+        let at = EventKey {
+            thread,
+            index,
+            location: location_hash(ev.location),
+        };
+        let refine = |a: Access| a.refined(ev.kind, ev.outcome, ev.value);
+        let mut accesses: SmallVec<[Access; 2]> =
+            smallvec::smallvec![refine(names.access(ev.kind, ev.obj, at, 0))];
+        if ev.obj2.is_some() {
+            accesses.push(names.access(OpKind::Unlock, ev.obj2, at, 1));
+        }
+        for (slot, &(o, how)) in ev.touched.iter().enumerate() {
+            let canon = names.name(o, at, 2 + slot as u8);
+            accesses.push(touched_access(canon, how));
+        }
+        let mut exact: SmallVec<[Access; 2]> = SmallVec::new();
+        if let Some(o) = ev.obj {
+            exact.push(refine(Access::of(ev.kind, o)));
+        }
+        if let Some(o) = ev.obj2 {
+            exact.push(Access::Unlock(o));
+        }
+        for &(o, how) in &ev.touched {
+            exact.push(touched_access(o, how));
+        }
+        let mut enablers: SmallVec<[(ThreadId, u32); 2]> = SmallVec::new();
+        for &i in &ev.enablers {
+            let enabler = &out[i as usize];
+            enablers.push((enabler.thread, enabler.index));
+        }
+        if let Some((_, uses)) = &mut again {
+            // The canonical accesses without the operation's `None` line up with the exact.
+            let canonical = accesses.iter().filter(|a| **a != Access::None);
+            for (e, c) in exact.iter().zip(canonical) {
+                if let (Some(o), Some(c)) = (e.object(), c.object()) {
+                    uses.note(k, o, c);
+                }
+            }
+        }
+        let mut fair = Fair::None;
+        if let Some(yields) = fairness {
+            fair = self::fairness(ev.kind, Some(ev.quiet));
+            // Without a write of the object (no thread yielded yet), its reads order nothing
+            // in the execution's happens-before: they stay out of the history.
+            if yields {
+                exact.extend(fair.access(FAIRNESS));
+            }
+            if let Some(k) = ev.let_go {
+                let enabler = &mut out[k as usize];
+                enablers.push((enabler.thread, enabler.index));
+                let_go_by(enabler, yields);
+                changed = changed.min(k as usize);
+            }
+        }
+        out.push(Ev {
+            thread,
+            index,
+            accesses,
+            exact,
+            execution,
+            enablers,
+            fair,
+        });
+    }
+    if let Some((_, uses)) = again {
+        uses.changed_later = changed;
+    }
+    shared.min(changed)
+}
+
+/// Makes `v[at]` exist, new items `fill`. Pushed: smallvec's `resize` costs ~60 instructions
+/// even when it adds one item.
+fn grow<A: smallvec::Array>(v: &mut SmallVec<A>, at: usize, fill: A::Item)
+where
+    A::Item: Copy,
+{
+    while v.len() <= at {
+        v.push(fill);
+    }
+}
+
+/// Each object's first access in the last trace [`of_trace_into`] named, in trace order, with
+/// the name it got there: what naming a trace's first events again would do to the names of
+/// this execution's objects ([`Names::adopt`]), without naming them again.
+///
+/// Naming is idempotent on a repeated event: each of its keys got a name the last time, in
+/// the class of its object's other names then, and the event's object ids are the same (the
+/// runtime numbers objects by first use). What naming it again adds to this execution is only
+/// the joining of each object's name to whatever named the object already in this execution
+/// (a pending operation): one join per object, made by [`restart`](Self::restart).
+#[derive(Default)]
+pub(crate) struct FirstUses {
+    /// (event, runtime object, its name there).
+    firsts: Vec<(usize, ObjId, Canon)>,
+    /// The first event of the last trace that a later one changed (`usize::MAX`: none), see
+    /// [`of_trace_into`].
+    changed_later: usize,
+    /// `stamp[o] == now`: object `o` is in `firsts` (ids below [`DENSE_OBJECTS`]; the runtime
+    /// numbers objects densely from 0, the few others are looked for in `firsts`).
+    stamp: Vec<u32>,
+    now: u32,
+}
+
+const DENSE_OBJECTS: usize = 1 << 16;
+
+impl FirstUses {
+    /// Starts a trace whose first `shared` events are the last one's: keeps their objects'
+    /// first uses and names each of those objects as before.
+    fn restart(&mut self, shared: usize, names: &mut Names) {
+        let keep = self.firsts.partition_point(|f| f.0 < shared);
+        self.firsts.truncate(keep);
+        self.now = self.now.wrapping_add(1);
+        if self.now == 0 {
+            self.stamp.fill(0);
+            self.now = 1;
+        }
+        for i in 0..self.firsts.len() {
+            let (_, o, c) = self.firsts[i];
+            self.mark(o);
+            names.adopt(o, c);
+        }
+    }
+
+    /// Event `k` accessed object `o`, named `c` there.
+    fn note(&mut self, k: usize, o: ObjId, c: Canon) {
+        if self.mark(o) {
+            self.firsts.push((k, o, c));
+        }
+    }
+
+    /// Marks `o` as accessed in this trace; whether it was not before.
+    fn mark(&mut self, o: ObjId) -> bool {
+        let i = o as usize;
+        if i >= DENSE_OBJECTS {
+            return !self.firsts.iter().any(|f| f.1 == o);
+        }
+        if self.stamp.len() <= i {
+            self.stamp.resize(i + 1, 0);
+        }
+        let first = self.stamp[i] != self.now;
+        self.stamp[i] = self.now;
+        first
+    }
+}
+
+/// Adds to `ev`, the pending event of a step that has just ended, what its step touched
+/// besides its operation's objects (known only now: a drop in the code after the operation),
+/// named as [`of_trace`] names them. `location` is the hash of the operation's location. A
+/// sleeping event must be compared with all the step did, or a thread stays asleep after a
+/// step that freed what its drop would have freed.
+pub(crate) fn add_touched(
+    ev: &mut Ev,
+    touched: &[(ObjId, Touch)],
+    location: u64,
+    names: &mut Names,
+) {
+    let at = EventKey {
+        thread: ev.thread,
+        index: ev.index,
+        location,
+    };
+    for (slot, &(o, how)) in touched.iter().enumerate() {
+        let canon = names.name(o, at, 2 + slot as u8);
+        ev.accesses.push(touched_access(canon, how));
+    }
+}
+
+/// The access of a step's change to an object other than its operation's own.
+fn touched_access(obj: Canon, how: Touch) -> Access {
+    match how {
+        Touch::Changed => Access::Other(obj),
+        Touch::DroppedSender => Access::DroppedSender(obj),
+        Touch::Released => Access::Released(obj),
+    }
+}
