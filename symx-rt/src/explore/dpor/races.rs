@@ -331,7 +331,7 @@ pub(crate) struct HappensBefore {
 #[derive(Default)]
 struct Scratch {
     last_of: Vec<Option<usize>>,
-    /// positions[t][i]: where thread t's i-th event is in the trace.
+    /// `positions[t][i]`: where thread t's i-th event is in the trace.
     positions: Vec<Vec<usize>>,
     history: History,
     ordering: Vec<usize>,

@@ -1,0 +1,185 @@
+//! Where a finished execution's races become new branches: each race `e_i ⋖ e_j` gives the
+//! reversal sequence `notdep(e_i, E).e_j` ([`reversal`]), which goes into the wakeup tree of
+//! the node before `e_i` unless a thread sleeping there is a weak initial of it
+//! (`Dpor::insert`), or, in a split exploration, to where the sequential exploration would put
+//! it (`Dpor::plant`). The module doc of `dpor` says how this departs from the paper.
+
+use std::borrow::Cow;
+
+use super::events::{self, Ev};
+use super::races::HappensBefore;
+use super::split;
+use super::wakeup::{self, is_weak_initial, SeqEv};
+use super::Dpor;
+
+impl Dpor {
+    /// Finds every race of the execution (`self.evs`) whose first event comes after the
+    /// `fixed` steps and plants its reversal in the wakeup trees.
+    ///
+    /// The operations left unfinished count as events after the last step (and only as the
+    /// second event of a race): a thread blocked for good on a lock another thread holds
+    /// never steps, yet its acquisition races with the holder's, and the reversal (it takes
+    /// the lock first) is a trace of its own; likewise a store cut off when a read of its
+    /// object failed in another thread: the read seeing the store is another trace.
+    pub(super) fn plant_reversals(&mut self, fixed: usize) {
+        let mut evs = std::mem::take(&mut self.evs);
+        let ran = evs.len();
+        evs.append(&mut self.unfinished);
+        self.hb.recompute(&evs, self.shared);
+        let races = std::mem::take(&mut self.hb.races);
+        // One buffer for every race's sequence.
+        let mut v = Vec::new();
+        for &(i, j) in races.iter().filter(|&&(i, _)| i >= fixed && i < ran) {
+            debug_assert_ne!(evs[i].thread, evs[j].thread);
+            reversal(&evs, &self.hb, i, j, ran, self.yields, &mut v);
+            // Most reversals start with a thread that already sleeps there.
+            let names = &mut self.names;
+            let node = &self.nodes[i];
+            if node
+                .sleep_at(&node.key)
+                .any(|s| is_weak_initial(s, &v, names))
+            {
+                continue;
+            }
+            if self.peers.is_some() {
+                let from = self.nodes[i].key.clone();
+                self.plant(i, std::mem::take(&mut v), Some(from));
+            } else {
+                self.insert(i, &mut v);
+            }
+        }
+        drop(v);
+        self.hb.races = races;
+        if let Some(peers) = &mut self.peers {
+            peers.traces.push(self.hb.trace_hash(&evs, ran));
+        }
+        evs.truncate(ran);
+        self.evs = evs;
+    }
+
+    /// Inserts `v` at the state before step `at`: along the current path while its events are
+    /// weak initials, then into the wakeup tree of the first node where they are not.
+    /// (The caller has checked that no thread sleeping at `at` is a weak initial of `v`.)
+    fn insert<E: SeqEv>(&mut self, at: usize, v: &mut Vec<E>) {
+        let mut k = at;
+        while k < self.nodes.len() {
+            if !wakeup::take_weak_initial(&self.nodes[k].chosen, v, &mut self.names) {
+                self.nodes[k].wut.insert(v, &mut self.names);
+                return;
+            }
+            if v.is_empty() {
+                return;
+            }
+            k += 1;
+        }
+        // The whole current execution is a prefix of v's equivalents: already explored.
+    }
+
+    /// [`insert`](Self::insert) in a split exploration: `v`, found while exploring the child
+    /// at `from` of step `at` (`None`: at a step above), goes where the sequential exploration
+    /// would put it (`split::Place`), or to the owner of a node this explorer has a copy of.
+    pub(super) fn plant<E: SeqEv>(
+        &mut self,
+        mut k: usize,
+        mut v: Vec<E>,
+        mut from: Option<split::Key>,
+    ) {
+        while k < self.nodes.len() {
+            let node = &self.nodes[k];
+            if let Some(home) = node.home {
+                let v = v.iter().map(|e| e.borrow().clone()).collect();
+                return self.forward(home, from, v);
+            }
+            match node.place(from.as_ref(), true, &mut v, &mut self.names) {
+                split::Place::Chosen => {
+                    k += 1;
+                    from = None;
+                }
+                place => return self.nodes[k].plant(place, v, &mut self.names),
+            }
+        }
+        // The whole current execution is a prefix of v's equivalents: already explored.
+    }
+}
+
+/// The reversal of race `e_i ⋖ e_j` of the execution `evs` (its first `ran` events ran, the
+/// rest were left unfinished): the sequence `notdep(e_i, E).e_j`, into `v` (cleared first),
+/// borrowed from the trace (events are copied only into a wakeup tree, and only those the
+/// tree does not have).
+///
+/// Moved before `e_i`, `e_j` may do something else than it did here, so it is taken as it was
+/// known before it ran ([`Ev::unrefined`]); except a barrier arrival, whose count is known
+/// where the sequence puts it: the sequence's barrier arrivals carry how many their
+/// generation still needs after them, counted from the state before `e_i` (see
+/// `events::last_but_one`). An arrival the sequence keeps has as many more to come as
+/// arrivals before it were left out (never across a generation's end: the arrivals after a
+/// leader that is left out are left out too, since they come after it in happens-before);
+/// `e_j`, moved behind the whole sequence, has as many more to come as the arrivals left out
+/// before it, less the arrivals kept after it, and `0` makes it the leader. Where a leader
+/// stands between (the count would cross a generation), `e_j` stays unrefined. With `let_go`
+/// (the fairness object's name, once a thread yielded), `e_j` may be the step that lets a
+/// thread that yielded go (`events::let_go_by`).
+fn reversal<'a>(
+    evs: &'a [Ev],
+    hb: &HappensBefore,
+    i: usize,
+    j: usize,
+    ran: usize,
+    yields: bool,
+    v: &mut Vec<Cow<'a, Ev>>,
+) {
+    v.clear();
+    let ti = evs[i].thread;
+    let kept = |k: usize| k > i && k != j && !hb.before(i, ti, k);
+    let arrival = |k: usize| match evs[k].exact.first() {
+        Some(&events::Access::CountDown(o, left)) => Some((o, left)),
+        _ => None,
+    };
+    // Per barrier (this execution's ids): the arrivals left out so far.
+    let mut left_out: smallvec::SmallVec<[(events::Canon, u32); 2]> = smallvec::SmallVec::new();
+    for (k, ek) in evs.iter().enumerate().take(ran).skip(i) {
+        let at = arrival(k).filter(|a| a.1 > 0);
+        if !kept(k) {
+            if let Some((o, _)) = at {
+                match left_out.iter_mut().find(|c| c.0 == o) {
+                    Some(c) => c.1 += 1,
+                    None => left_out.push((o, 1)),
+                }
+            }
+            continue;
+        }
+        let mut ev = Cow::Borrowed(ek);
+        if let Some((o, left)) = at {
+            if let Some(&(_, more)) = left_out.iter().find(|c| c.0 == o) {
+                ev.to_mut().set_left(left + more);
+            }
+        }
+        v.push(ev);
+    }
+    // Copied only where unrefining (or the count below) changes it: most events' accesses are
+    // known before they run.
+    let mut moved = match evs[j].refined_by_outcome() {
+        true => Cow::Owned(evs[j].unrefined()),
+        false => Cow::Borrowed(&evs[j]),
+    };
+    if let Some((o, left)) = arrival(j).filter(|_| j < ran) {
+        let mut left = i64::from(left);
+        let mut crossed = false;
+        for k in (i..ran).filter(|&k| k != j) {
+            match arrival(k) {
+                Some((p, 0)) if p == o => crossed |= k < j || kept(k),
+                Some((p, _)) if p == o && k < j && !kept(k) => left += 1,
+                Some((p, _)) if p == o && k > j && kept(k) => left -= 1,
+                _ => {}
+            }
+        }
+        if !crossed && left >= 0 {
+            moved.to_mut().set_left(left as u32);
+        }
+    }
+    // Once a thread yielded, any step may be the one that lets it go (see the module doc).
+    if yields {
+        events::let_go_by(moved.to_mut(), true);
+    }
+    v.push(moved);
+}
