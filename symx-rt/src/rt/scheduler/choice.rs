@@ -1,0 +1,171 @@
+//! The scheduler's decision at a step: which enabled threads the rules leave to the chooser
+//! (threads that yielded give way, the preemption bound keeps the last thread going), what
+//! the chooser is shown of each, and asking it.
+
+use super::Scheduler;
+use crate::rt::chooser::{Candidate, Hidden, SchedulingPoint};
+use crate::rt::execution::{location_hash, Execution};
+use crate::rt::objects::ObjKind;
+use crate::rt::op::{Op, ThreadId};
+use crate::rt::threads::Status;
+
+impl Scheduler<'_> {
+    /// The enabled threads the chooser may choose from: threads that yielded give way to
+    /// those that did not, and at the preemption bound the last thread must continue. Also
+    /// whether the step is a choice of the schedule: one recorded in replay tokens, which must
+    /// replay under any preemption bound, so the bound's own restriction does not count.
+    /// Fills `options` and returns whether the step is a choice, and which enabled threads'
+    /// absence from `options` the rules caused (see [`Hidden`]).
+    pub(super) fn options(
+        &self,
+        enabled: &[(ThreadId, Op)],
+        last: Option<ThreadId>,
+        options: &mut Vec<(ThreadId, Op)>,
+    ) -> (bool, Hidden) {
+        let mut e = self.ctx.exec.borrow_mut();
+        options.clear();
+        let mut hidden = Hidden::default();
+        if let Some(fixed) = crate::rt::prefix::fixed_step(&mut e, enabled, last) {
+            options.push(fixed);
+            return (false, hidden);
+        }
+        options.extend(enabled.iter().filter(|(t, _)| !e.threads[*t].yielded));
+        hidden.yielded = !options.is_empty() && options.len() < enabled.len();
+        if options.is_empty() {
+            // Everyone runnable has given way: a new round starts, so that each spinner gets
+            // its turn again instead of the first one spinning alone.
+            let at = e.trace.len().checked_sub(1).map(|a| a as u32);
+            for (t, _) in enabled {
+                if e.threads[*t].yielded {
+                    e.threads[*t].let_go = at;
+                }
+                e.threads[*t].yielded = false;
+            }
+            options.extend_from_slice(enabled);
+        }
+        let choice = options.len() > 1;
+        if let (Some(bound), Some(l)) = (e.config.preemption_bound, last) {
+            if e.preemptions >= bound {
+                if let Some(&cont) = options.iter().find(|(t, _)| *t == l) {
+                    hidden.bound = options.len() > 1;
+                    options.clear();
+                    options.push(cont);
+                }
+            }
+        }
+        (choice, hidden)
+    }
+
+    /// Shows a chooser that sees every step the threads left with a pending operation at the
+    /// end of the execution (see [`Chooser::unfinished`]).
+    pub(super) fn tell_unfinished(&self) {
+        let chooser = *self.ctx.chooser.borrow();
+        // SAFETY: see `run_execution`; no model thread runs during the calls.
+        if !unsafe { (*chooser).sees_every_step() } {
+            return;
+        }
+        let pending: Vec<Candidate> = {
+            let e = self.ctx.exec.borrow();
+            (e.threads.iter().enumerate())
+                .filter_map(|(id, th)| match th.status {
+                    Status::Ready(op) => Some(candidate(&e, id, op)),
+                    _ => None,
+                })
+                .collect()
+        };
+        if !pending.is_empty() {
+            // SAFETY: as above.
+            unsafe { (*chooser).unfinished(&pending) };
+        }
+    }
+
+    pub(super) fn pick(
+        &mut self,
+        options: &[(ThreadId, Op)],
+        choice: bool,
+        hidden: Hidden,
+        last: Option<ThreadId>,
+        step: u64,
+    ) -> (ThreadId, Op) {
+        // SAFETY: see `run_execution`; no model thread runs during the call.
+        let every_step = unsafe { (**self.ctx.chooser.borrow()).sees_every_step() };
+        let chosen = if !choice && !every_step {
+            options[0]
+        } else {
+            let chooser = *self.ctx.chooser.borrow();
+            let mut candidates = std::mem::take(&mut self.lists.candidates);
+            {
+                let e = self.ctx.exec.borrow();
+                candidates.clear();
+                candidates.extend(
+                    options
+                        .iter()
+                        .map(|&(thread, op)| candidate(&e, thread, op)),
+                );
+            }
+            // SAFETY: see `run_execution`; no model thread runs during the call.
+            let partial = unsafe { (*chooser).wants_trace() }
+                .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
+            let epoch = (self.ctx.exec.borrow().epochs.as_ref()).map_or(0, |s| s.boundaries.len());
+            let (previous, touched, previous_location) = match self.ctx.exec.borrow().trace.last() {
+                Some(e) => (
+                    Some((e.kind, e.outcome, e.value)),
+                    e.touched.to_vec(),
+                    // Hashing the file name costs: only where something needs the name.
+                    if e.touched.is_empty() {
+                        0
+                    } else {
+                        location_hash(e.location)
+                    },
+                ),
+                None => (None, Vec::new(), 0),
+            };
+            let point = SchedulingPoint {
+                step,
+                epoch,
+                candidates: &candidates,
+                trace: partial.as_ref(),
+                previous,
+                touched,
+                previous_location,
+                hidden,
+            };
+            // SAFETY: see `run_execution`; no model thread runs during the call.
+            let t = unsafe { (*chooser).choose_thread(&point) };
+            // SAFETY: as above.
+            if unsafe { (*chooser).stop() } {
+                self.exec().sym.discarded = true;
+            }
+            self.lists.candidates = candidates;
+            let chosen = options
+                .iter()
+                .copied()
+                .find(|(id, _)| *id == t)
+                .unwrap_or(options[0]);
+            if choice {
+                self.exec().decisions.push(chosen.0 as u32);
+            }
+            chosen
+        };
+        let mut e = self.exec();
+        if let Some(l) = last {
+            let l_enabled = options.iter().any(|(t, _)| *t == l);
+            if chosen.0 != l && l_enabled && !e.threads[l].yielded {
+                e.preemptions += 1;
+            }
+        }
+        chosen
+    }
+}
+
+/// Thread `thread` about to do `op`, as a chooser is shown it.
+fn candidate(e: &Execution, thread: ThreadId, op: Op) -> Candidate {
+    Candidate {
+        thread,
+        op,
+        key: e.threads[thread].key,
+        shared: op
+            .obj
+            .is_some_and(|o| e.objects.get(o).kind == ObjKind::Shared),
+    }
+}
