@@ -1,7 +1,7 @@
 //! Exploration strategies behind one trait, and the loop that runs executions until the
 //! strategy, a bound or a failure stops it.
 //!
-//! Each strategy is a [`Chooser`](crate::rt::chooser::Chooser) (the runtime's seam): it decides; it never runs threads. At
+//! Each strategy is a [`Chooser`] (the runtime's seam): it decides; it never runs threads. At
 //! each scheduling point it is shown every enabled thread with its pending operation
 //! ([`SchedulingPoint`](crate::rt::chooser::SchedulingPoint)), and after each execution the execution's events.
 

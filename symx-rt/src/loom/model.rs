@@ -23,7 +23,7 @@ const DEFAULT_CHECKPOINT_INTERVAL: usize = 20_000;
 /// | `location` (`LOOM_LOCATION`) | always on: every symx step carries its location |
 /// | `max_threads` | none: symx has no thread limit |
 /// | `checkpoint_file`, `checkpoint_interval` (`LOOM_CHECKPOINT_FILE`, `LOOM_CHECKPOINT_INTERVAL`) | none: a failure's replay token reproduces it instead |
-/// | `expect_explicit_explore` | none: symx explores every execution (see [`crate::loom::explore`]) |
+/// | `expect_explicit_explore` | none: symx explores every execution (see [`crate::loom::explore()`]) |
 /// | `log` (`LOOM_LOG`) | none: a failure prints its interleaving |
 ///
 /// The fields without an equivalent are accepted, and named once in the output when set.

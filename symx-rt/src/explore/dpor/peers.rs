@@ -1,5 +1,5 @@
 //! One explorer's dealings with the others of a split exploration (the scheme and its
-//! argument are in [`split`](super::split)): handing half of its work to an idle explorer,
+//! argument are in [`split`]): handing half of its work to an idle explorer,
 //! taking work, forwarding the reversals it plants at nodes another explorer owns, planting
 //! the ones forwarded to it, and keeping its lent nodes after their pop so that forwarded
 //! reversals always find them.

@@ -2,7 +2,7 @@
 //! POPL 2014 / JACM 2017, §6): the ordered set of event sequences still to be explored from a
 //! state, with insertion that skips a sequence already covered by one in the tree.
 //!
-//! Sequences are compared through *weak initials* WI[E](v): the threads whose next event can
+//! Sequences are compared through *weak initials* `WI[E](v)`: the threads whose next event can
 //! start an execution equivalent to a continuation of `v`.
 //!
 //! A sequence's barrier arrivals carry how many arrivals their generation still needs where

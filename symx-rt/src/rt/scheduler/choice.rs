@@ -57,7 +57,7 @@ impl Scheduler<'_> {
     }
 
     /// Shows a chooser that sees every step the threads left with a pending operation at the
-    /// end of the execution (see [`Chooser::unfinished`]).
+    /// end of the execution (see [`Chooser::unfinished`](crate::rt::chooser::Chooser::unfinished)).
     pub(super) fn tell_unfinished(&self) {
         let chooser = *self.ctx.chooser.borrow();
         // SAFETY: see `run_execution`; no model thread runs during the calls.
