@@ -9,6 +9,7 @@ use symx::sync::atomic::{AtomicUsize, Ordering};
 use symx::sync::{Arc, Mutex};
 use symx::{thread, Builder, FailureKind, Strategy};
 use symx_test_programs::classic::lost_update;
+use symx_test_programs::contexts::two_phases;
 
 /// (N·K)! / (K!)^N: the interleavings of N sequences of K mutually dependent operations.
 fn interleavings(n: u64, k: u64) -> u64 {
@@ -186,27 +187,6 @@ fn threads_spawned_concurrently_reach_the_same_states_as_under_dfs() {
     assert_eq!(dpor_states, dfs_states);
     assert_eq!(dfs_states.len(), 8);
     assert!(dpor_runs < dfs_runs, "{dpor_runs} vs {dfs_runs}");
-}
-
-/// Two workers each take a lock twice before their checkpoint and once after it.
-fn two_phases() {
-    let m = Arc::new(Mutex::new(0u32));
-    let workers: Vec<_> = (0..2)
-        .map(|_| {
-            let m = m.clone();
-            thread::spawn(move || {
-                for _ in 0..2 {
-                    *m.lock().unwrap() += 1;
-                }
-                symx::checkpoint!("core");
-                *m.lock().unwrap() += 1;
-            })
-        })
-        .collect();
-    for w in workers {
-        w.join().unwrap();
-    }
-    assert_eq!(*m.lock().unwrap(), 6);
 }
 
 /// Explored from a recorded context, the prefix runs once and the DPOR reorders only what

@@ -963,6 +963,13 @@ fn wait_after_a_try_lock() {
     });
 }
 
+/// Program `p` explored by the DFS and the optimal DPOR agrees (see [`compare`]); a pinned
+/// program's disagreement is explained like a random one's.
+fn assert_agrees(p: &Program) {
+    let problems = compare(p, &mut Stats::default());
+    assert!(problems.is_empty(), "{}", explain(p, &problems));
+}
+
 /// The smallest program on which the optimal DPOR missed a final state before it modelled the
 /// fairness rule (see `dpor_agrees_with_dfs_on_programs_that_yield`).
 #[test]
@@ -981,8 +988,7 @@ fn a_yield_that_a_later_change_lets_go() {
             vec![Op::Atomic(Swap(0, 2)), Op::Atomic(Load(0))],
         ],
     };
-    let problems = compare(&p, &mut Stats::default());
-    assert!(problems.is_empty(), "{}", explain(&p, &problems));
+    assert_agrees(&p);
 }
 
 /// The smallest program on which the DPOR with the fairness object still missed final states:
@@ -1002,8 +1008,7 @@ fn a_yield_between_a_load_and_a_change() {
             vec![Op::Atomic(Load(0)), Op::Yield, Op::Atomic(Cas(0, 0, 1))],
         ],
     };
-    let problems = compare(&p, &mut Stats::default());
-    assert!(problems.is_empty(), "{}", explain(&p, &problems));
+    assert_agrees(&p);
 }
 
 /// Threads that each lock, yield and unlock: the orders of the critical sections are the
@@ -1028,7 +1033,6 @@ fn yields_inside_critical_sections() {
             condvar: false,
             threads,
         };
-        let problems = compare(&p, &mut Stats::default());
-        assert!(problems.is_empty(), "{}", explain(&p, &problems));
+        assert_agrees(&p);
     }
 }

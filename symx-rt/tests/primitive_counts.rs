@@ -659,6 +659,24 @@ struct AtBarrier {
 }
 
 impl AtBarrier {
+    fn new(
+        threads: usize,
+        size: usize,
+        rounds: usize,
+        store: bool,
+        load: bool,
+        reader: bool,
+    ) -> Self {
+        AtBarrier {
+            threads,
+            size,
+            rounds,
+            store,
+            load,
+            reader,
+        }
+    }
+
     fn run(self) {
         let barrier = Arc::new(Barrier::new(self.size));
         let x = Arc::new(AtomicUsize::new(0));
@@ -798,14 +816,7 @@ fn barrier_traces_agree(p: AtBarrier) -> usize {
 /// bound), in no more executions.
 #[test]
 fn barrier_programs_under_a_bound_run_every_trace() {
-    let p = |threads, size, rounds, store, load, reader| AtBarrier {
-        threads,
-        size,
-        rounds,
-        store,
-        load,
-        reader,
-    };
+    let p = AtBarrier::new;
     for program in [
         p(3, 3, 1, false, false, false),
         p(3, 3, 2, false, false, false),
@@ -830,14 +841,7 @@ fn barrier_programs_under_a_bound_run_every_trace() {
 
 #[test]
 fn barrier_programs_run_one_execution_per_trace() {
-    let p = |threads, size, rounds, store, load, reader| AtBarrier {
-        threads,
-        size,
-        rounds,
-        store,
-        load,
-        reader,
-    };
+    let p = AtBarrier::new;
     // Who leads: 3, and a leader per generation: 3 x 3 (the DFS runs 6 and 36).
     assert_eq!(barrier_traces_agree(p(3, 3, 1, false, false, false)), 3);
     assert_eq!(barrier_traces_agree(p(3, 3, 2, false, false, false)), 9);

@@ -5,7 +5,8 @@
 //!
 //! Each worker handles `items` items; every item draws an input and branches on it, so the
 //! path count from the start grows with the items before the checkpoint, which a recorded
-//! context runs once. The checkpoint is at the top of each worker's last item.
+//! context runs once. The checkpoint is at the top of each worker's last item. Last,
+//! [`two_phases`]: no input, only locks, for counting the schedules after a context.
 
 use std::collections::VecDeque;
 
@@ -170,4 +171,27 @@ pub fn all() -> [(&'static str, Program); 5] {
         ("streamcluster", streamcluster),
         ("dedup", dedup),
     ]
+}
+
+/// Two workers each take a lock twice before their checkpoint and once after it: C(6, 3) = 20
+/// orders of the six critical sections from the start, 2 from the context (the last two).
+/// No input: a context with synchronization state only.
+pub fn two_phases() {
+    let m = Arc::new(Mutex::new(0u32));
+    let workers: Vec<_> = (0..2)
+        .map(|_| {
+            let m = m.clone();
+            thread::spawn(move || {
+                for _ in 0..2 {
+                    *m.lock().unwrap() += 1;
+                }
+                symx::checkpoint!("core");
+                *m.lock().unwrap() += 1;
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert_eq!(*m.lock().unwrap(), 6);
 }

@@ -16,7 +16,8 @@
 //! - [`symbolic`]: bugs that need an input value and an interleaving at once;
 //! - [`covering`]: the input-covering-schedules acceptance programs;
 //! - [`contexts`]: the arbitrary-context paper's Table 2.1 skeletons, whole, with a checkpoint
-//!   in their core loop and a bug seeded there;
+//!   in their core loop and a bug seeded there, and a two-worker lock program
+//!   (`two_phases`) whose context holds synchronization state only;
 //! - [`observe`](mod@observe): the run a predictive test starts from, forced along a schedule.
 //!
 //! Every program is written against the modelled std (`symx::sync`, `symx::thread`): it runs

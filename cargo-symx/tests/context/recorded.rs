@@ -8,32 +8,12 @@ use cargo_symx::engine::symbolic::Options;
 use cargo_symx::engine::InProcess;
 use symx::sync::{Arc, Barrier, Mutex};
 use symx::{thread, Sym};
+use symx_test_programs::contexts::two_phases;
 
 fn explore_from(label: Option<&str>, body: fn()) -> ContextResult {
     let builder = symx::Builder::new().context(label).keep_going(true);
     let mut exec = InProcess::new(builder, body);
     context::explore(&mut exec, &Options::default())
-}
-
-/// Two workers each take a lock twice before their checkpoint and once after it.
-fn two_phases() {
-    let m = Arc::new(Mutex::new(0u32));
-    let workers: Vec<_> = (0..2)
-        .map(|_| {
-            let m = m.clone();
-            thread::spawn(move || {
-                for _ in 0..2 {
-                    *m.lock().unwrap() += 1;
-                }
-                symx::checkpoint!("core");
-                *m.lock().unwrap() += 1;
-            })
-        })
-        .collect();
-    for w in workers {
-        w.join().unwrap();
-    }
-    assert_eq!(*m.lock().unwrap(), 6);
 }
 
 #[test]
@@ -87,13 +67,13 @@ fn lock_owners_waiters_and_barrier_counts_are_recorded_facts() {
     assert_eq!(
         recorded.facts,
         [
-            "Mutex created at recorded.rs:63 is held by thread 1",
-            "Barrier created at recorded.rs:64 has seen 1 of 2 threads",
+            "Mutex created at recorded.rs:43 is held by thread 1",
+            "Barrier created at recorded.rs:44 has seen 1 of 2 threads",
             "thread 0 (main) is waiting #1 (for the thread to finish on Thread#0)",
             "thread 2 is waiting #2 (for the other threads to arrive on Barrier created at \
-             recorded.rs:64)",
+             recorded.rs:44)",
             "thread 1 is at the checkpoint",
-            "thread 3 waits to lock Mutex created at recorded.rs:63",
+            "thread 3 waits to lock Mutex created at recorded.rs:43",
         ],
         "{out:#?}"
     );
