@@ -155,7 +155,7 @@ use super::dpor::events::{self, dependent, Access, Canon, Ev, EventKey, Names};
 use super::dpor::steps::{Threads, Values};
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
 use crate::rt::op::{Event, ObjId, Op, OpKind, ThreadId};
-use backtrack::{Joined, Lookahead, Point};
+use backtrack::{Joined, Lookahead, Point, Scratch};
 
 /// One step of the current execution and what remains to explore from the state before it.
 struct Node {
@@ -270,6 +270,8 @@ pub(crate) struct Bpor {
     unfinished: Vec<Lookahead>,
     /// Executions ended so far.
     executions: u64,
+    /// What the backtracking points of one execution keep for the next (its events among them).
+    scratch: Scratch,
 }
 
 impl Bpor {
@@ -404,14 +406,18 @@ impl Bpor {
     /// exploration from there was the unbounded one, which reverses every race it sees.
     fn plant(&mut self, evs: &[Ev], fixed: usize, joined: &[Joined]) {
         let bounded = self.bound.is_some();
+        let points = self
+            .scratch
+            .points(evs, &self.ready, &self.unfinished, bounded, joined);
         for Point {
             at,
             thread,
             conservative,
             race,
             initials,
-        } in backtrack::points(evs, &self.ready, &self.unfinished, bounded, joined)
+        } in points
         {
+            let (at, thread, conservative, race) = (*at, *thread, *conservative, *race);
             if at < fixed {
                 continue;
             }
@@ -425,7 +431,7 @@ impl Bpor {
                 if conservative {
                     node.ask(thread, conservative);
                 } else {
-                    node.ask_initials(thread, &initials);
+                    node.ask_initials(thread, initials);
                 }
             }
         }
@@ -494,7 +500,7 @@ fn joined(trace: &[Event]) -> Vec<Joined> {
         }
         out.push(Joined {
             step,
-            // `events::of_trace` lists the operation's accesses, then the touched objects.
+            // `events::of_trace_into` lists the operation's accesses, then the touched objects.
             from: usize::from(e.obj.is_some()) + usize::from(e.obj2.is_some()) + first as usize,
             len,
             after: (e.joined.iter())
@@ -608,11 +614,15 @@ impl Chooser for Bpor {
     fn end_execution(&mut self, trace: &[Event]) {
         self.executions += 1;
         let threads = &mut self.threads;
-        let mut evs = events::of_trace(
+        let mut evs = self.scratch.buffer();
+        events::of_trace_into(
             trace,
             &mut self.names,
             &mut |k| threads.of(k),
             self.executions,
+            None,
+            &mut evs,
+            None,
         );
         if self.spurious {
             let canon = self.fairness_name();
@@ -632,5 +642,6 @@ impl Chooser for Bpor {
         // The prefix of a recorded context ran under a fixed schedule: no point goes there.
         let fixed = trace.iter().take_while(|e| e.fixed).count();
         self.plant(&evs, fixed, &joined(trace));
+        self.scratch.keep(evs);
     }
 }
