@@ -150,6 +150,7 @@
 //! thread offers at a step, and races like any other: on its condition variable.
 
 mod backtrack;
+mod memo;
 
 use super::dpor::events::{self, dependent, Access, Canon, Ev, EventKey, Names};
 use super::dpor::steps::{Threads, Values};
