@@ -201,8 +201,8 @@ impl Node {
         if self.ready.contains(&t) {
             self.add(t, conservative);
         } else {
-            for r in self.ready.clone() {
-                self.add(r, conservative);
+            for at in 0..self.ready.len() {
+                self.add(self.ready[at], conservative);
             }
         }
     }
@@ -308,7 +308,9 @@ impl Bpor {
         let spurious = self.spurious;
         out.extend(candidates.iter().map(|c| {
             let mut exact = events::exact_of(&c.op);
-            exact.extend(fairness(spurious, c.op.kind, FAIRNESS));
+            if let Some(a) = fairness(spurious, c.op.kind, FAIRNESS) {
+                exact.push(a);
+            }
             Lookahead {
                 thread: self.threads.of(c.key),
                 kind: c.op.kind,
