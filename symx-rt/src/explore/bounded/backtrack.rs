@@ -21,7 +21,7 @@ use smallvec::SmallVec;
 use super::memo::{Asks, Memo};
 use crate::explore::dpor::events::{conflict_by, orders_by, Access, Canon, Ev};
 use crate::explore::dpor::races::{HappensBefore, History};
-use crate::rt::op::{OpKind, ThreadId};
+use crate::rt::op::{Event, OpKind, ThreadId};
 
 /// A request for thread `thread` at the state before step `at`; `conservative` when it is a
 /// conservative point. `initials` (for a race's own point): the threads that can start the
@@ -57,6 +57,34 @@ pub(super) struct Joined {
 }
 
 impl Joined {
+    /// The steps of `trace` that changed something after joining a finished thread in their
+    /// code: the changes from the first such join on, which come after the threads that join
+    /// joined (a later join in the same step is not counted, which only leaves more races).
+    pub fn of_trace(trace: &[Event]) -> Vec<Joined> {
+        let mut out = Vec::new();
+        for (step, e) in trace.iter().enumerate() {
+            let Some(first) = e.joined.iter().map(|j| j.0).min() else {
+                continue;
+            };
+            let len = e.touched.len() - first as usize;
+            if len == 0 {
+                continue;
+            }
+            out.push(Joined {
+                step,
+                // `events::of_trace_into` lists the operation's accesses, then the touched
+                // objects.
+                from: usize::from(e.obj.is_some()) + usize::from(e.obj2.is_some()) + first as usize,
+                len,
+                after: (e.joined.iter())
+                    .filter(|j| j.0 == first)
+                    .map(|j| j.1 as usize)
+                    .collect(),
+            });
+        }
+        out
+    }
+
     /// Step `ev`'s event as two: its operation with what it changed before the joins, and what
     /// it changed after them.
     fn split(&self, ev: &Ev) -> (Ev, Ev) {
@@ -165,6 +193,7 @@ impl Scratch {
         let mut afresh = false;
         let mut queues = Queues::default();
         let mut joins = joined.iter().peekable();
+        let mut befores: Vec<SmallVec<[usize; 3]>> = Vec::new();
         for (k, ek) in evs.iter().enumerate() {
             let join = joins.next_if(|j| j.step == k);
             // Each thread that could run here looks at its next event; at a step that joined
@@ -184,7 +213,11 @@ impl Scratch {
                 }
                 before
             };
-            let befores: SmallVec<[_; 4]> = calls.iter().map(before).collect();
+            // Pushed into a list kept across steps: collecting them costs more than the rest.
+            befores.clear();
+            for call in &calls {
+                befores.push(before(call));
+            }
             if !afresh && !(k < reusable && memo.reuse(&befores, out)) {
                 // From here on the races are computed again, over the events before `k`.
                 afresh = true;
@@ -192,7 +225,7 @@ impl Scratch {
                 history.forget_from(k);
             }
             if afresh {
-                for (&(l, after), before) in calls.iter().zip(befores) {
+                for (&(l, after), before) in calls.iter().zip(befores.drain(..)) {
                     let split;
                     let next = match (l.thread == ek.thread, join) {
                         (false, _) => &queues.as_event(l),
@@ -262,16 +295,18 @@ fn earlier(
     k: usize,
 ) -> SmallVec<[usize; 3]> {
     let mine = &positions[u];
+    // Pushed, not `extend`ed: smallvec's `extend` costs more than the rest here.
     let mut out: SmallVec<[usize; 3]> = SmallVec::new();
-    out.extend(ran[u].checked_sub(1).map(|n| mine[n]));
+    if let Some(n) = ran[u].checked_sub(1) {
+        out.push(mine[n]);
+    }
     if let Some(&next) = mine.get(ran[u]) {
-        out.extend(
-            evs[next]
-                .enablers
-                .iter()
-                .filter_map(|&(t, n)| positions.get(t)?.get(n as usize).copied())
-                .filter(|&p| p < k),
-        );
+        for &(t, n) in &evs[next].enablers {
+            match positions.get(t).and_then(|p| p.get(n as usize)) {
+                Some(&p) if p < k => out.push(p),
+                _ => {}
+            }
+        }
     }
     out
 }

@@ -499,33 +499,6 @@ fn releases(ev: &Ev) -> bool {
     })
 }
 
-/// The steps of `trace` that changed something after joining a finished thread in their code
-/// (see [`Joined`]): the changes from the first such join on, which come after the threads that
-/// join joined (a later join in the same step is not counted, which only leaves more races).
-fn joined(trace: &[Event]) -> Vec<Joined> {
-    let mut out = Vec::new();
-    for (step, e) in trace.iter().enumerate() {
-        let Some(first) = e.joined.iter().map(|j| j.0).min() else {
-            continue;
-        };
-        let len = e.touched.len() - first as usize;
-        if len == 0 {
-            continue;
-        }
-        out.push(Joined {
-            step,
-            // `events::of_trace_into` lists the operation's accesses, then the touched objects.
-            from: usize::from(e.obj.is_some()) + usize::from(e.obj2.is_some()) + first as usize,
-            len,
-            after: (e.joined.iter())
-                .filter(|j| j.0 == first)
-                .map(|j| j.1 as usize)
-                .collect(),
-        });
-    }
-    out
-}
-
 /// The runtime id standing for the scheduler's spurious wake-up rule (no real object has it).
 const FAIRNESS: ObjId = ObjId::MAX;
 
@@ -656,7 +629,7 @@ impl Chooser for Bpor {
         }
         // The prefix of a recorded context ran under a fixed schedule: no point goes there.
         let fixed = trace.iter().take_while(|e| e.fixed).count();
-        self.plant(&evs, fixed, &joined(trace));
+        self.plant(&evs, fixed, &Joined::of_trace(trace));
         self.scratch.keep(evs);
     }
 }
