@@ -328,12 +328,10 @@ impl Bpor {
                 // The parent's step has ended: it is compared with what it touched too.
                 let location = point.previous_location;
                 events::add_touched(&mut parent.event, &point.touched, location, &mut self.names);
-                let candidates: Vec<Ev> =
-                    parent.sleep.iter().chain(&parent.taken).cloned().collect();
-                let event = parent.event.clone();
-                let sleep = candidates
-                    .into_iter()
-                    .filter(|s| !dependent(s, &event, &mut self.names))
+                let names = &mut self.names;
+                let sleep = (parent.sleep.iter().chain(&parent.taken))
+                    .filter(|s| !dependent(s, &parent.event, names))
+                    .cloned()
                     .collect();
                 (sleep, Some(parent.chosen))
             }
