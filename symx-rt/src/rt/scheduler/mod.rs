@@ -260,7 +260,10 @@ impl Scheduler<'_> {
     }
 
     fn run(&mut self) {
-        let mut last: Option<ThreadId> = None;
+        // The main thread (id 0) runs the body from its start: switching away from it before
+        // its first step, while it could take that step, is a preemption like any other
+        // (CHESS's definition, and loom's).
+        let mut last: Option<ThreadId> = Some(0);
         let mut steps: u64 = 0;
         loop {
             let mut enabled = std::mem::take(&mut self.lists.enabled);
