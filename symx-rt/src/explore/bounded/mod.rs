@@ -53,7 +53,13 @@
 //! joined thread's work on the object, and a change to the operation's own object also took
 //! away what its outcome told (a receive that took one queued message became any receive).
 //! The bench's pipeline, whose main receives twice, joins and drops the receiver: 3 / 10 / 10
-//! executions at bounds 1 / 2 / 4 to 2 / 5 / 5.
+//! executions at bounds 1 / 2 / 4 to 2 / 5 / 5. A pending disconnect says which side it drops
+//! (`events::Access::of`): the producer's, the last sender's, commutes with the doubler's
+//! receives that took a message, instead of racing with each; 2 / 3 / 3 for its 2 traces. The
+//! third execution repeats the first's trace: it runs the producer's drop before the step
+//! whose code decides whether the doubler's receiver drop is a disconnect (a real race), and
+//! the producer's drop, which could wake a waiting receiver, is kept awake under the bound
+//! ([`puts_to_sleep`]).
 //!
 //! Measured (release, `tests/bounded_por.rs`, the ignored larger runs): no trace missed on
 //! 12,505 comparisons of random programs of up to 5,000 interleavings (seeds 5,000 to 6,999,
