@@ -6,6 +6,7 @@
 //!     [--filter NAME[,NAME..]] [--tools symx,loom,shuttle] [--timeout-secs 60] [--runs 3] \
 //!     [--preemption-bound N[,N..]] [--list]
 //! cargo run --release --manifest-path bench/Cargo.toml -- pct-rate [--seeds 100] [--iterations 1000]
+//! cargo run --release --manifest-path bench/Cargo.toml -- spin-outcomes [--max-bound 4]
 //! ```
 //!
 //! Internal modes (the parent runs itself as a child): `--one TOOL SCENARIO ...` measures one
@@ -19,6 +20,7 @@ mod scenarios;
 mod scenarios_loom;
 mod scenarios_shuttle;
 mod scenarios_symx;
+mod spin_outcomes;
 mod table;
 
 use std::process::ExitCode;
@@ -107,6 +109,8 @@ fn main() -> ExitCode {
         rate_one(&args)
     } else if args.0.first().map(String::as_str) == Some("pct-rate") {
         pct_rate(&args)
+    } else if args.0.first().map(String::as_str) == Some("spin-outcomes") {
+        spin_outcomes(&args)
     } else if args.flag("--help") || args.flag("-h") {
         print!("{}", USAGE);
         Ok(())
@@ -129,6 +133,7 @@ const USAGE: &str = "\
 usage: symx-bench [--filter NAME[,NAME..]] [--tools LIST] [--timeout-secs 60] [--runs 3]
                   [--preemption-bound N[,N..]] [--list]
        symx-bench pct-rate [--seeds 100] [--iterations 1000] [--tools LIST]
+       symx-bench spin-outcomes [--max-bound 4]
   --filter   run the scenarios whose name contains one of the words (see --list)
   --preemption-bound  for symx, symx-dfs and loom; a list runs everything once per bound
   --tools    symx, loom, shuttle (each with all its modes) or single tools:
@@ -325,5 +330,11 @@ fn pct_rate(args: &Args) -> Result<(), String> {
         iterations: args.parsed("--iterations", 1_000)?,
     };
     pct_rate::run(&tools, opts);
+    Ok(())
+}
+
+/// `spin-outcomes`: what one preemption bound covers in symx and in loom on the SPSC queue.
+fn spin_outcomes(args: &Args) -> Result<(), String> {
+    spin_outcomes::run(args.parsed("--max-bound", 4)?);
     Ok(())
 }

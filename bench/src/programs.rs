@@ -243,6 +243,13 @@ fn treiber_stack() {
 /// the buffer is full or empty. `head` and `tail` count pops and pushes.
 fn spsc(capacity: usize) {
     crate::measure::count_execution();
+    spsc_spins(capacity);
+}
+
+/// The queue of [`spsc`]; returns how often the producer and the consumer spun before each
+/// value (the outcome `spin-outcomes` compares; two small vectors, the same cost for every
+/// tool).
+fn spsc_spins(capacity: usize) -> (Vec<usize>, Vec<usize>) {
     let slots: Arc<Vec<AtomicUsize>> =
         Arc::new((0..capacity).map(|_| AtomicUsize::new(0)).collect());
     let head = Arc::new(AtomicUsize::new(0));
@@ -250,24 +257,33 @@ fn spsc(capacity: usize) {
     let producer = {
         let (slots, head, tail) = (slots.clone(), head.clone(), tail.clone());
         thread::spawn(move || {
+            let mut spins = Vec::with_capacity(3);
             for v in 1..=3 {
                 let t = tail.load(Ordering::SeqCst);
+                let mut n = 0;
                 while t - head.load(Ordering::SeqCst) == capacity {
+                    n += 1;
                     thread::yield_now();
                 }
+                spins.push(n);
                 slots[t % capacity].store(v, Ordering::SeqCst);
                 tail.store(t + 1, Ordering::SeqCst);
             }
+            spins
         })
     };
+    let mut spins = Vec::with_capacity(3);
     for want in 1..=3 {
         let h = head.load(Ordering::SeqCst);
+        let mut n = 0;
         while tail.load(Ordering::SeqCst) == h {
+            n += 1;
             thread::yield_now();
         }
+        spins.push(n);
         let v = slots[h % capacity].load(Ordering::SeqCst);
         assert_eq!(v, want, "the queue keeps order");
         head.store(h + 1, Ordering::SeqCst);
     }
-    producer.join().unwrap();
+    (producer.join().unwrap(), spins)
 }

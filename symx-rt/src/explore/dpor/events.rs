@@ -55,7 +55,7 @@ use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 pub(crate) use trace::{
-    add_touched, exact_of, fairness, let_go_by, of_trace, of_trace_into, FirstUses, FAIRNESS,
+    add_touched, exact_of, fairness, let_go_by, of_trace_into, FirstUses, FAIRNESS,
 };
 
 use crate::rt::op::{ObjId, OpKind, Outcome, ThreadId, Value};
