@@ -826,15 +826,50 @@ fn pipeline() {
 /// (no step comes between). It comes after the doubler's end, unlike the receive: races
 /// apart from it (`Event::joined`), it no longer makes the receive race with the doubler's
 /// sends and sender drop. (DFS executions, reduction executions) at bounds 1, 2 and 4; before,
-/// the reduction ran 3, 10 and 10 (the unbounded optimal DPOR runs 2). The traces are not
-/// compared: `canonical` takes every two steps on one channel as dependent, coarser than the
-/// reductions' channels (`bounded_channels.rs` compares outcomes instead).
+/// the reduction ran 3, 10 and 10, then 2, 5 and 5 until the producer's pending disconnect said
+/// which side it drops (see `a_pending_disconnect_says_which_side_it_drops`; the unbounded
+/// optimal DPOR runs 2). The traces are not compared: `canonical` takes every two steps on one
+/// channel as dependent, coarser than the reductions' channels (`bounded_channels.rs` compares
+/// outcomes instead).
 #[test]
 fn a_drop_after_joins_races_apart_from_its_step() {
-    for (bound, want) in [(1, (9, 2)), (2, (44, 5)), (4, (192, 5))] {
+    for (bound, want) in [(1, (9, 2)), (2, (44, 3)), (4, (192, 3))] {
         let (_, dfs) = traces_of(pipeline, Strategy::Dfs, bound);
         let (_, bpor) = traces_of(pipeline, Strategy::Dpor, bound);
         assert_eq!((dfs, bpor), want, "bound {bound}");
+    }
+}
+
+/// A producer sends 1, 2 and 3 and drops its sender; main receives the three and drops the
+/// receiver before it joins: two traces (which side goes first decides whether main's drop is
+/// a disconnect the producer could see). While the producer's drop is pending (in the
+/// execution where main's receiver goes first), it is known to be the last sender's
+/// (`OpKind::SendersGone`), which commutes with every receive that took a message; when it was
+/// a disconnect of either side, conflicting with everything on the channel, it raced with
+/// main's receives too, and a fourth execution ran it before the second: 4 executions at
+/// bounds 2 and 4, now 3 (bounds 0 and 1: 1 and 2, before too). The third runs the producer's
+/// drop before main's last receive step, whose code reads whether the sender is gone (a real
+/// race), and reaches the first execution's trace again: the producer's drop, which could wake
+/// a receiver waiting, stays awake there under the bound (`puts_to_sleep`).
+#[test]
+fn a_pending_disconnect_says_which_side_it_drops() {
+    fn program() {
+        use symx::sync::mpsc;
+        let (tx, rx) = mpsc::channel::<usize>();
+        let producer = symx::thread::spawn(move || {
+            for i in 1..=3 {
+                tx.send(i).unwrap();
+            }
+        });
+        for i in 1..=3 {
+            assert_eq!(rx.recv().unwrap(), i);
+        }
+        drop(rx);
+        producer.join().unwrap();
+    }
+    for (bound, want) in [(0, 1), (1, 2), (2, 3), (4, 3)] {
+        let (_, bpor) = traces_of(program, Strategy::Dpor, bound);
+        assert_eq!(bpor, want, "bound {bound}");
     }
 }
 

@@ -69,85 +69,154 @@ impl Joined {
     }
 }
 
-/// Every backtracking point the execution `evs` asks for; `ready[k]` are the threads that could
-/// run at step `k` with their next events (the one taken at `k` is `evs[k]` itself), `end` the
-/// threads left with an operation when it ended (a lock or receive that never came free:
-/// Flanagan and Godefroid look at every thread's next transition, enabled or not, and these
-/// are the ones no step shows). Conservative points only under a bound (`bounded`). `joined`:
-/// the steps whose changes after a join race apart from their operation, in step order.
-pub(super) fn points(
-    evs: &[Ev],
-    ready: &[Vec<Lookahead>],
-    end: &[Lookahead],
+/// What [`Scratch::points`] keeps from one execution to the next: happens-before of the
+/// events the next execution shares with this one (an event's clock depends only on the events
+/// up to it, [`HappensBefore::recompute`]), the last execution's events to tell how many those
+/// are, and the memory of its tables.
+#[derive(Default)]
+pub(super) struct Scratch {
+    hb: HappensBefore,
+    /// The last execution's events, as `points` saw them, and the memory of the ones before.
+    last: Vec<Ev>,
+    spare: Vec<Ev>,
+    history: History,
+    /// `positions[t]`: where thread t's events are in the trace.
+    positions: Vec<Vec<usize>>,
+    /// `ran[t]`: how many of thread t's events came before the current step.
+    ran: Vec<usize>,
+    /// `locked[k]`: whether step `k`'s thread holds a lock after it ([`locks_held`]).
+    locked: Vec<bool>,
+    asks: Asks,
+}
+
+impl Scratch {
+    /// A buffer for an execution's events: the memory of the execution before the last.
+    pub fn buffer(&mut self) -> Vec<Ev> {
+        std::mem::take(&mut self.spare)
+    }
+
+    /// Keeps `evs`, the events `points` was last given, to compare the next execution's with.
+    pub fn keep(&mut self, evs: Vec<Ev>) {
+        self.spare = std::mem::replace(&mut self.last, evs);
+    }
+
+    /// Every backtracking point the execution `evs` asks for; `ready[k]` are the threads that
+    /// could run at step `k` with their next events (the one taken at `k` is `evs[k]` itself),
+    /// `end` the threads left with an operation when it ended (a lock or receive that never
+    /// came free: Flanagan and Godefroid look at every thread's next transition, enabled or
+    /// not, and these are the ones no step shows). Conservative points only under a bound
+    /// (`bounded`). `joined`: the steps whose changes after a join race apart from their
+    /// operation, in step order.
+    pub fn points(
+        &mut self,
+        evs: &[Ev],
+        ready: &[Vec<Lookahead>],
+        end: &[Lookahead],
+        bounded: bool,
+        joined: &[Joined],
+    ) -> &[Point] {
+        let threads = evs
+            .iter()
+            .map(|e| e.thread)
+            .chain(ready.iter().flatten().chain(end).map(|l| l.thread))
+            .max()
+            .map_or(0, |t| t + 1);
+        let shared = (self.last.iter().zip(evs))
+            .take_while(|(a, b)| same_for_happens_before(a, b))
+            .count();
+        self.hb.recompute(evs, shared);
+        let Scratch {
+            hb,
+            history,
+            positions,
+            ran,
+            locked,
+            asks: out,
+            ..
+        } = self;
+        let hb = &*hb;
+        positions.iter_mut().for_each(Vec::clear);
+        positions.resize(threads.max(positions.len()), Vec::new());
+        for (k, e) in evs.iter().enumerate() {
+            positions[e.thread].push(k);
+        }
+        let positions = &positions[..threads];
+        locks_held(evs, locked);
+        let look = Look {
+            evs,
+            ready,
+            positions,
+            locked,
+            bounded,
+        };
+        history.clear();
+        ran.clear();
+        ran.resize(threads, 0);
+        out.clear();
+        let mut queues = Queues::default();
+        let mut races_of =
+            |k: usize, next: &Ev, history: &History, ran: &[usize], after: &[usize]| {
+                let mut before = earlier(evs, positions, ran, next.thread, k);
+                before.extend_from_slice(after);
+                let (conflicts, _, _) = history.predecessors(next);
+                for i in conflicts {
+                    // Already ordered before u's next event: no reversal.
+                    if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
+                        continue;
+                    }
+                    let initials = initials(evs, hb, positions, i, k, next, &before);
+                    look.race(i, next.thread, initials, &before, out);
+                }
+            };
+        let mut joins = joined.iter().peekable();
+        for (k, ek) in evs.iter().enumerate() {
+            let join = joins.next_if(|j| j.step == k);
+            for l in ready.get(k).into_iter().flatten() {
+                if l.thread != ek.thread {
+                    races_of(k, &queues.as_event(l), history, ran, &[]);
+                } else if let Some(j) = join {
+                    // What the step changed after its joins races only with what the joined
+                    // threads did not do before their ends.
+                    let (op, after) = j.split(ek);
+                    races_of(k, &op, history, ran, &[]);
+                    races_of(k, &after, history, ran, &j.after);
+                } else {
+                    races_of(k, ek, history, ran, &[]);
+                }
+            }
+            history.record(k, ek);
+            queues.record(ek);
+            ran[ek.thread] += 1;
+        }
+        for l in end {
+            races_of(evs.len(), &queues.as_event(l), history, ran, &[]);
+        }
+        for k in 0..evs.len() {
+            look.disabled(k, out);
+        }
+        &out.points
+    }
+}
+
+/// Whether two events are the same to happens-before ([`HappensBefore::recompute`] reads
+/// their thread, index, exact accesses, enablers and whether they block to acquire).
+fn same_for_happens_before(a: &Ev, b: &Ev) -> bool {
+    let acquires = |e: &Ev| matches!(e.main(), Access::Lock(_) | Access::Shared(_));
+    a.thread == b.thread
+        && a.index == b.index
+        && a.exact == b.exact
+        && a.enablers == b.enablers
+        && a.fair == b.fair
+        && acquires(a) == acquires(b)
+}
+
+/// What the points of one execution are computed over.
+struct Look<'a> {
+    evs: &'a [Ev],
+    ready: &'a [Vec<Lookahead>],
+    positions: &'a [Vec<usize>],
+    locked: &'a [bool],
     bounded: bool,
-    joined: &[Joined],
-) -> Vec<Point> {
-    let threads = evs
-        .iter()
-        .map(|e| e.thread)
-        .chain(ready.iter().flatten().chain(end).map(|l| l.thread))
-        .max()
-        .map_or(0, |t| t + 1);
-    let hb = HappensBefore::compute(evs);
-    // positions[t]: where thread t's events are in the trace.
-    let mut positions: Vec<Vec<usize>> = vec![Vec::new(); threads];
-    for (k, e) in evs.iter().enumerate() {
-        positions[e.thread].push(k);
-    }
-    let mut history = History::new(threads);
-    // ran[t]: how many of thread t's events came before the current step.
-    let mut ran: Vec<usize> = vec![0; threads];
-    let mut out = Asks::default();
-    let mut queues = Queues::default();
-    let mut races_of = |k: usize, next: &Ev, history: &History, ran: &[usize], after: &[usize]| {
-        let mut before = earlier(evs, &positions, ran, next.thread, k);
-        before.extend_from_slice(after);
-        let (conflicts, _, _) = history.predecessors(next);
-        for i in conflicts {
-            // Already ordered before u's next event: no reversal.
-            if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
-                continue;
-            }
-            let initials = initials(evs, &hb, &positions, i, k, next, &before);
-            race(
-                evs,
-                ready,
-                i,
-                next.thread,
-                initials,
-                &before,
-                bounded,
-                &mut out,
-            );
-        }
-    };
-    let mut joins = joined.iter().peekable();
-    for (k, ek) in evs.iter().enumerate() {
-        let join = joins.next_if(|j| j.step == k);
-        for l in ready.get(k).into_iter().flatten() {
-            if l.thread != ek.thread {
-                races_of(k, &queues.as_event(l), &history, &ran, &[]);
-            } else if let Some(j) = join {
-                // What the step changed after its joins races only with what the joined
-                // threads did not do before their ends.
-                let (op, after) = j.split(ek);
-                races_of(k, &op, &history, &ran, &[]);
-                races_of(k, &after, &history, &ran, &j.after);
-            } else {
-                races_of(k, ek, &history, &ran, &[]);
-            }
-        }
-        history.record(k, ek);
-        queues.record(ek);
-        ran[ek.thread] += 1;
-    }
-    for l in end {
-        races_of(evs.len(), &queues.as_event(l), &history, &ran, &[]);
-    }
-    for k in 0..evs.len() {
-        disabled(evs, ready, k, bounded, &mut out);
-    }
-    out.points
 }
 
 /// The points asked for so far, each conservative one once (many races ask for the same).
@@ -158,6 +227,12 @@ struct Asks {
 }
 
 impl Asks {
+    /// Forgets the last execution's points, keeping the memory.
+    fn clear(&mut self) {
+        self.points.clear();
+        self.conservative.clear();
+    }
+
     fn conservative(&mut self, at: usize, thread: ThreadId, race: usize) {
         if self.conservative.insert((at, thread, race)) {
             self.points.push(Point {
@@ -167,42 +242,6 @@ impl Asks {
                 race,
                 initials: SmallVec::new(),
             });
-        }
-    }
-}
-
-/// Races of step `k` with the pending events it takes away: a thread that could run at `k`
-/// with an event conflicting with `evs[k]`, and not with that event after it (a notify ends a wait
-/// that a spurious wake-up could have ended; an acquisition blocks another). Such an event
-/// is in no later step's lookahead, so its race would otherwise go unseen when it never
-/// comes back (Flanagan and Godefroid treat a transition that disables another as dependent
-/// on it).
-fn disabled(evs: &[Ev], ready: &[Vec<Lookahead>], k: usize, bounded: bool, out: &mut Asks) {
-    let ek = &evs[k];
-    let after = ready.get(k + 1);
-    for l in ready.get(k).into_iter().flatten() {
-        let still =
-            |a: &Vec<Lookahead>| a.iter().any(|m| m.thread == l.thread && m.exact == l.exact);
-        if l.thread == ek.thread || after.is_some_and(still) {
-            continue;
-        }
-        let same = &mut |x, y| x == y;
-        let conflicts = l.exact.iter().any(|&b| {
-            ek.exact
-                .iter()
-                .any(|&a| conflict_by(a, b, same) || orders_by(a, b, same))
-        });
-        if conflicts {
-            race(
-                evs,
-                ready,
-                k,
-                l.thread,
-                smallvec::smallvec![l.thread],
-                &[],
-                bounded,
-                out,
-            );
         }
     }
 }
@@ -232,89 +271,116 @@ fn earlier(
     out
 }
 
-/// The points for running `u` before event `i`: at `i`, and conservatively at the start of the
-/// run of `i`'s thread `v` that contains it (Coons et al.'s point) and at every later step of
-/// that run where `v` holds a lock: a switch to `u` inside a critical section is paid back by a
-/// free switch once `u` blocks on it. Where `v` holds none, `u` running there instead of at the
-/// start only moves `u`'s events behind `v`'s independent ones (the same trace) or reverses a
-/// race of its own, with its own points. When the
-/// bound keeps `u` from running at `i`, also at every earlier step where `u` can run: the
-/// cheapest schedule of the reversed trace may switch to `u` earlier still and come back for
-/// free once threads block (on a lock, on a join), which no switch of this execution marks.
-/// Where `u` cannot run at such a step because it waits for another thread (a join, a lock),
-/// the thread that lets it go (an enabler of `u`'s first event from there on, one level deep)
-/// is asked for there instead, if it has not run yet: once it has, switching to `u` can be
-/// free. (Seed 3,799 of `Family::Untouched`: `u` joined a child, and only running the child
-/// before the race's thread took the lock made `u`'s critical section first fit the bound.)
-#[allow(clippy::too_many_arguments)]
-fn race(
-    evs: &[Ev],
-    ready: &[Vec<Lookahead>],
-    i: usize,
-    u: ThreadId,
-    initials: SmallVec<[ThreadId; 4]>,
-    before: &[usize],
-    bounded: bool,
-    out: &mut Asks,
-) {
-    out.points.push(Point {
-        at: i,
-        thread: u,
-        conservative: false,
-        race: i,
-        initials,
-    });
-    if !bounded {
-        return;
-    }
-    let v = evs[i].thread;
-    let start = (0..i)
-        .rev()
-        .find(|&j| evs[j].thread != v)
-        .map_or(0, |j| j + 1);
-    out.conservative(start, u, i);
-    for at in start + 1..i {
-        if holds_a_lock(&evs[..at], v) {
-            out.conservative(at, u, i);
+impl Look<'_> {
+    /// Races of step `k` with the pending events it takes away: a thread that could run at
+    /// `k` with an event conflicting with `evs[k]`, and not with that event after it (a notify
+    /// ends a wait that a spurious wake-up could have ended; an acquisition blocks another).
+    /// Such an event is in no later step's lookahead, so its race would otherwise go unseen
+    /// when it never comes back (Flanagan and Godefroid treat a transition that disables
+    /// another as dependent on it).
+    fn disabled(&self, k: usize, out: &mut Asks) {
+        let (evs, ready) = (self.evs, self.ready);
+        let ek = &evs[k];
+        let after = ready.get(k + 1);
+        for l in ready.get(k).into_iter().flatten() {
+            let still =
+                |a: &Vec<Lookahead>| a.iter().any(|m| m.thread == l.thread && m.exact == l.exact);
+            if l.thread == ek.thread || after.is_some_and(still) {
+                continue;
+            }
+            let same = &mut |x, y| x == y;
+            let conflicts = l.exact.iter().any(|&b| {
+                ek.exact
+                    .iter()
+                    .any(|&a| conflict_by(a, b, same) || orders_by(a, b, same))
+            });
+            if conflicts {
+                self.race(k, l.thread, smallvec::smallvec![l.thread], &[], out);
+            }
         }
     }
-    let runs = |k: usize, t: ThreadId| {
-        ready
-            .get(k)
-            .is_some_and(|r| r.iter().any(|l| l.thread == t))
-    };
-    if runs(i, u) {
-        return;
-    }
-    // u's events before the race's (up to its previous one, which `before` starts with).
-    let last_mine = before.iter().copied().find(|&p| evs[p].thread == u);
-    for at in 0..start {
-        if runs(at, u) {
-            out.conservative(at, u, i);
-            continue;
+
+    /// The points for running `u` before event `i`: at `i`, and conservatively at the start
+    /// of the run of `i`'s thread `v` that contains it (Coons et al.'s point) and at every
+    /// later step of that run where `v` holds a lock: a switch to `u` inside a critical section
+    /// is paid back by a free switch once `u` blocks on it. Where `v` holds none, `u` running
+    /// there instead of at the start only moves `u`'s events behind `v`'s independent ones (the
+    /// same trace) or reverses a race of its own, with its own points. When the bound keeps `u`
+    /// from running at `i`, also at every earlier step where `u` can run: the cheapest schedule
+    /// of the reversed trace may switch to `u` earlier still and come back for free once
+    /// threads block (on a lock, on a join), which no switch of this execution marks. Where `u`
+    /// cannot run at such a step because it waits for another thread (a join, a lock), the
+    /// thread that lets it go (an enabler of `u`'s first event from there on, one level deep)
+    /// is asked for there instead, if it has not run yet: once it has, switching to `u` can be
+    /// free. (Seed 3,799 of `Family::Untouched`: `u` joined a child, and only running the child
+    /// before the race's thread took the lock made `u`'s critical section first fit the bound.)
+    fn race(
+        &self,
+        i: usize,
+        u: ThreadId,
+        initials: SmallVec<[ThreadId; 4]>,
+        before: &[usize],
+        out: &mut Asks,
+    ) {
+        let (evs, ready, positions) = (self.evs, self.ready, self.positions);
+        out.points.push(Point {
+            at: i,
+            thread: u,
+            conservative: false,
+            race: i,
+            initials,
+        });
+        if !self.bounded {
+            return;
         }
-        // What u waits for at `at`: the enablers of its first event from there.
-        let first = last_mine.and_then(|l| (at..=l).find(|&j| evs[j].thread == u));
-        let enablers: SmallVec<[usize; 3]> = match first {
-            Some(j) => (evs[j].enablers.iter())
-                .filter_map(|&(t, n)| {
-                    evs.iter()
-                        .enumerate()
-                        .filter(|e| e.1.thread == t)
-                        .nth(n as usize)
-                })
-                .map(|(p, _)| p)
-                .collect(),
-            None => before
-                .iter()
-                .copied()
-                .filter(|&p| evs[p].thread != u)
-                .collect(),
+        let v = evs[i].thread;
+        let start = (0..i)
+            .rev()
+            .find(|&j| evs[j].thread != v)
+            .map_or(0, |j| j + 1);
+        out.conservative(start, u, i);
+        for at in start + 1..i {
+            // Whether v holds a lock after the events before `at` (the last of them is v's).
+            if self.locked[at - 1] {
+                out.conservative(at, u, i);
+            }
+        }
+        let runs = |k: usize, t: ThreadId| {
+            ready
+                .get(k)
+                .is_some_and(|r| r.iter().any(|l| l.thread == t))
         };
-        for p in enablers {
-            let w = evs[p].thread;
-            if w != u && p >= at && runs(at, w) {
-                out.conservative(at, w, i);
+        if runs(i, u) {
+            return;
+        }
+        // u's events before the race's (up to its previous one, which `before` starts with).
+        let last_mine = before.iter().copied().find(|&p| evs[p].thread == u);
+        let mine = positions.get(u).map_or(&[][..], Vec::as_slice);
+        for at in 0..start {
+            if runs(at, u) {
+                out.conservative(at, u, i);
+                continue;
+            }
+            // What u waits for at `at`: the enablers of its first event from there.
+            let first = last_mine.and_then(|l| {
+                let j = *mine.get(mine.partition_point(|&j| j < at))?;
+                (j <= l).then_some(j)
+            });
+            let enablers: SmallVec<[usize; 3]> = match first {
+                Some(j) => (evs[j].enablers.iter())
+                    .filter_map(|&(t, n)| positions.get(t)?.get(n as usize).copied())
+                    .collect(),
+                None => before
+                    .iter()
+                    .copied()
+                    .filter(|&p| evs[p].thread != u)
+                    .collect(),
+            };
+            for p in enablers {
+                let w = evs[p].thread;
+                if w != u && p >= at && runs(at, w) {
+                    out.conservative(at, w, i);
+                }
             }
         }
     }
@@ -339,8 +405,8 @@ fn initials(
     // Each thread's first event in v (a thread's later events follow it).
     let mut firsts: SmallVec<[usize; 4]> = SmallVec::new();
     for mine in positions {
-        if let Some(&j) = mine.iter().find(|&&j| j > i && j < k) {
-            if in_v(j) {
+        if let Some(&j) = mine.get(mine.partition_point(|&j| j <= i)) {
+            if j < k && in_v(j) {
                 firsts.push(j);
             }
         }
@@ -428,20 +494,27 @@ impl Queues {
     }
 }
 
-/// Whether thread `v` holds a lock after the events `evs`: it acquired one (exclusively or
-/// shared) and has not released it since.
-fn holds_a_lock(evs: &[Ev], v: ThreadId) -> bool {
-    let mut held: SmallVec<[Canon; 2]> = SmallVec::new();
-    for a in evs.iter().filter(|e| e.thread == v).flat_map(|e| &e.exact) {
-        match *a {
-            Access::Lock(o) | Access::TryLockOk(o) | Access::Shared(o) => held.push(o),
-            Access::Unlock(o) | Access::UnlockShared(o) => {
-                if let Some(p) = held.iter().position(|&h| h == o) {
-                    held.swap_remove(p);
-                }
-            }
-            _ => {}
+/// Whether each step's thread holds a lock after it (`locked[k]` for step `k`): it acquired
+/// one (exclusively or shared) and has not released it since.
+fn locks_held(evs: &[Ev], locked: &mut Vec<bool>) {
+    let mut held: SmallVec<[SmallVec<[Canon; 2]>; 4]> = SmallVec::new();
+    locked.clear();
+    for e in evs {
+        while held.len() <= e.thread {
+            held.push(SmallVec::new());
         }
+        let mine = &mut held[e.thread];
+        for a in &e.exact {
+            match *a {
+                Access::Lock(o) | Access::TryLockOk(o) | Access::Shared(o) => mine.push(o),
+                Access::Unlock(o) | Access::UnlockShared(o) => {
+                    if let Some(p) = mine.iter().position(|&h| h == o) {
+                        mine.swap_remove(p);
+                    }
+                }
+                _ => {}
+            }
+        }
+        locked.push(!mine.is_empty());
     }
-    !held.is_empty()
 }

@@ -53,7 +53,13 @@
 //! joined thread's work on the object, and a change to the operation's own object also took
 //! away what its outcome told (a receive that took one queued message became any receive).
 //! The bench's pipeline, whose main receives twice, joins and drops the receiver: 3 / 10 / 10
-//! executions at bounds 1 / 2 / 4 to 2 / 5 / 5.
+//! executions at bounds 1 / 2 / 4 to 2 / 5 / 5. A pending disconnect says which side it drops
+//! (`events::Access::of`): the producer's, the last sender's, commutes with the doubler's
+//! receives that took a message, instead of racing with each; 2 / 3 / 3 for its 2 traces. The
+//! third execution repeats the first's trace: it runs the producer's drop before the step
+//! whose code decides whether the doubler's receiver drop is a disconnect (a real race), and
+//! the producer's drop, which could wake a waiting receiver, is kept awake under the bound
+//! ([`puts_to_sleep`]).
 //!
 //! Measured (release, `tests/bounded_por.rs`, the ignored larger runs): no trace missed on
 //! 12,505 comparisons of random programs of up to 5,000 interleavings (seeds 5,000 to 6,999,
@@ -157,7 +163,7 @@ use super::dpor::steps::{Threads, Values};
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
 use crate::rt::op::{Event, ObjId, Op, OpKind, ThreadId};
 use crate::rt::threads::MAIN_KEY;
-use backtrack::{Joined, Lookahead, Point};
+use backtrack::{Joined, Lookahead, Point, Scratch};
 
 /// One step of the current execution and what remains to explore from the state before it.
 struct Node {
@@ -267,11 +273,15 @@ pub(crate) struct Bpor {
     /// Per step of the current execution, the threads that could run and their next events
     /// over this execution's objects.
     ready: Vec<Vec<Lookahead>>,
+    /// The lists of earlier executions' steps, for their memory.
+    spare_ready: Vec<Vec<Lookahead>>,
     /// The threads left with an operation to do when the execution ended, and their next
     /// events (the lookahead of the final state).
     unfinished: Vec<Lookahead>,
     /// Executions ended so far.
     executions: u64,
+    /// What the backtracking points of one execution keep for the next (its events among them).
+    scratch: Scratch,
 }
 
 impl Bpor {
@@ -283,28 +293,35 @@ impl Bpor {
         }
     }
 
-    /// Records who could run at this step and what they would do, and returns them.
-    fn look(&mut self, point: &SchedulingPoint<'_>) -> Vec<ThreadId> {
-        let here = self.lookahead(point.candidates);
-        let threads = here.iter().map(|l| l.thread).collect();
+    /// Records who could run at this step and what they would do (in a list of an earlier
+    /// execution's, for its memory), and returns the slot of `want` among them.
+    fn look(&mut self, point: &SchedulingPoint<'_>, want: Option<ThreadId>) -> Option<usize> {
+        let mut here = self.spare_ready.pop().unwrap_or_default();
+        here.clear();
+        self.lookahead(point.candidates, &mut here);
+        let slot = want.and_then(|w| here.iter().position(|l| l.thread == w));
         self.ready.push(here);
-        threads
+        slot
     }
 
-    /// What `candidates` would do next, over this execution's objects.
-    fn lookahead(&mut self, candidates: &[Candidate]) -> Vec<Lookahead> {
+    /// The threads that could run at the current step.
+    fn ready_here(&self) -> Vec<ThreadId> {
+        let here = self.ready.last().into_iter().flatten();
+        here.map(|l| l.thread).collect()
+    }
+
+    /// What `candidates` would do next, over this execution's objects, into `out`.
+    fn lookahead(&mut self, candidates: &[Candidate], out: &mut Vec<Lookahead>) {
         let spurious = self.spurious;
-        (candidates.iter())
-            .map(|c| {
-                let mut exact = events::exact_of(&c.op);
-                exact.extend(fairness(spurious, c.op.kind, FAIRNESS));
-                Lookahead {
-                    thread: self.threads.of(c.key),
-                    kind: c.op.kind,
-                    exact,
-                }
-            })
-            .collect()
+        out.extend(candidates.iter().map(|c| {
+            let mut exact = events::exact_of(&c.op);
+            exact.extend(fairness(spurious, c.op.kind, FAIRNESS));
+            Lookahead {
+                thread: self.threads.of(c.key),
+                kind: c.op.kind,
+                exact,
+            }
+        }));
     }
 
     /// Creates the node for a step past the replayed prefix: its sleep set is what slept at
@@ -356,8 +373,10 @@ impl Bpor {
     fn pending(&mut self, t: ThreadId, op: &Op) -> Ev {
         let index = self.threads.next_index(t);
         let mut ev = self.names.pending(t, index, op);
-        let canon = self.fairness_name();
-        ev.accesses.extend(fairness(self.spurious, op.kind, canon));
+        if self.spurious {
+            let canon = self.fairness_name();
+            ev.accesses.extend(fairness(true, op.kind, canon));
+        }
         ev
     }
 
@@ -406,14 +425,18 @@ impl Bpor {
     /// exploration from there was the unbounded one, which reverses every race it sees.
     fn plant(&mut self, evs: &[Ev], fixed: usize, joined: &[Joined]) {
         let bounded = self.bound.is_some();
+        let points = self
+            .scratch
+            .points(evs, &self.ready, &self.unfinished, bounded, joined);
         for Point {
             at,
             thread,
             conservative,
             race,
             initials,
-        } in backtrack::points(evs, &self.ready, &self.unfinished, bounded, joined)
+        } in points
         {
+            let (at, thread, conservative, race) = (*at, *thread, *conservative, *race);
             if at < fixed {
                 continue;
             }
@@ -427,7 +450,7 @@ impl Bpor {
                 if conservative {
                     node.ask(thread, conservative);
                 } else {
-                    node.ask_initials(thread, &initials);
+                    node.ask_initials(thread, initials);
                 }
             }
         }
@@ -493,7 +516,7 @@ fn joined(trace: &[Event]) -> Vec<Joined> {
         }
         out.push(Joined {
             step,
-            // `events::of_trace` lists the operation's accesses, then the touched objects.
+            // `events::of_trace_into` lists the operation's accesses, then the touched objects.
             from: usize::from(e.obj.is_some()) + usize::from(e.obj2.is_some()) + first as usize,
             len,
             after: (e.joined.iter())
@@ -533,7 +556,7 @@ impl Chooser for Bpor {
         self.step = 0;
         self.value_calls = 0;
         self.threads.new_execution();
-        self.ready.clear();
+        self.spare_ready.append(&mut self.ready);
         self.unfinished.clear();
         self.names.new_execution();
         if !std::mem::replace(&mut self.started, true) {
@@ -572,21 +595,19 @@ impl Chooser for Bpor {
         let step = self.step;
         self.step += 1;
         self.value_calls = 0;
-        let ready = self.look(point);
-        let slot = match self.nodes.get(step).map(|n| n.chosen) {
-            Some(want) => match ready.iter().position(|&t| t == want) {
-                Some(slot) => {
-                    let event = self.pending(want, &point.candidates[slot].op);
-                    self.nodes[step].event = event;
-                    slot
-                }
-                // The program did not repeat itself: explore on from here afresh.
-                None => {
-                    self.truncate(step);
-                    self.new_node(point, ready)
-                }
-            },
-            None => self.new_node(point, ready),
+        let want = self.nodes.get(step).map(|n| n.chosen);
+        let slot = match (want, self.look(point, want)) {
+            (Some(want), Some(slot)) => {
+                let event = self.pending(want, &point.candidates[slot].op);
+                self.nodes[step].event = event;
+                slot
+            }
+            // The program did not repeat itself: explore on from here afresh.
+            (Some(_), None) => {
+                self.truncate(step);
+                self.new_node(point, self.ready_here())
+            }
+            (None, _) => self.new_node(point, self.ready_here()),
         };
         // Yields count: a switch away from a thread that yielded is free, like one away from
         // a thread that blocked (counting only the bound misses traces of spinning queues).
@@ -605,17 +626,24 @@ impl Chooser for Bpor {
     }
 
     fn unfinished(&mut self, pending: &[Candidate]) {
-        self.unfinished = self.lookahead(pending);
+        let mut unfinished = std::mem::take(&mut self.unfinished);
+        unfinished.clear();
+        self.lookahead(pending, &mut unfinished);
+        self.unfinished = unfinished;
     }
 
     fn end_execution(&mut self, trace: &[Event]) {
         self.executions += 1;
         let threads = &mut self.threads;
-        let mut evs = events::of_trace(
+        let mut evs = self.scratch.buffer();
+        events::of_trace_into(
             trace,
             &mut self.names,
             &mut |k| threads.of(k),
             self.executions,
+            None,
+            &mut evs,
+            None,
         );
         if self.spurious {
             let canon = self.fairness_name();
@@ -635,5 +663,6 @@ impl Chooser for Bpor {
         // The prefix of a recorded context ran under a fixed schedule: no point goes there.
         let fixed = trace.iter().take_while(|e| e.fixed).count();
         self.plant(&evs, fixed, &joined(trace));
+        self.scratch.keep(evs);
     }
 }

@@ -165,10 +165,6 @@ fn class_access(class: usize, o: Canon) -> Access {
 }
 
 impl History {
-    pub(crate) fn new(_threads: usize) -> Self {
-        History::default()
-    }
-
     /// Forgets every event, keeping the memory for the next execution: the objects' entries
     /// stay, emptied, since the next execution mostly uses the same objects again.
     pub(crate) fn clear(&mut self) {
@@ -338,6 +334,7 @@ struct Scratch {
 }
 
 impl HappensBefore {
+    #[cfg(test)]
     pub(crate) fn compute(evs: &[Ev]) -> HappensBefore {
         let mut hb = HappensBefore::default();
         hb.recompute(evs, 0);

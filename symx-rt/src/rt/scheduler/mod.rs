@@ -359,7 +359,7 @@ impl Scheduler<'_> {
     fn record(&mut self, t: ThreadId, op: Op) {
         let mut e = self.exec();
         let obj = op.obj.map_or(u64::MAX, |o| o as u64);
-        e.hash_step(&[t as u64, op.kind as u64, obj]);
+        e.hash_step(&[t as u64, op.kind.fingerprint(), obj]);
         e.hash_location(location_hash(op.location));
         let enablers = std::mem::take(&mut e.threads[t].after);
         let let_go = e.threads[t].let_go.take();

@@ -1,4 +1,4 @@
-//! A finished execution's trace as the reduction's events ([`of_trace`], [`of_trace_into`]):
+//! A finished execution's trace as the reduction's events ([`of_trace_into`]):
 //! each step's canonical and exact accesses, its enablers, its access to the fairness object,
 //! and what its code touched besides its operation ([`add_touched`]); and, for a trace that
 //! repeats the last one's first steps, what stays of the last naming ([`FirstUses`]).
@@ -14,19 +14,6 @@ pub(crate) fn exact_of(op: &Op) -> SmallVec<[Access; 2]> {
     let mut out = SmallVec::new();
     out.extend(op.obj.map(|o| Access::of(op.kind, o)));
     out.extend(op.obj2.map(|o| Access::of(OpKind::Unlock, o)));
-    out
-}
-
-/// The events of a finished execution, with everything only known after it ran: canonical and
-/// exact accesses, and enablers. `thread_of` names a thread by its spawn-path key.
-pub(crate) fn of_trace(
-    trace: &[crate::rt::op::Event],
-    names: &mut Names,
-    thread_of: &mut impl FnMut(u64) -> ThreadId,
-    execution: u64,
-) -> Vec<Ev> {
-    let mut out = Vec::with_capacity(trace.len());
-    of_trace_into(trace, names, thread_of, execution, None, &mut out, None);
     out
 }
 
@@ -62,7 +49,9 @@ pub(crate) fn let_go_by(ev: &mut Ev, exact: bool) {
     }
 }
 
-/// [`of_trace`] into `out`, so that its memory serves every execution. With `again`
+/// The events of a finished execution, with everything only known after it ran: canonical and
+/// exact accesses, and enablers, into `out`, so that its memory serves every execution.
+/// `thread_of` names a thread by its spawn-path key. With `again`
 /// (`(shared, uses)`): `out` holds the last execution's events, of which the first `shared`
 /// are this one's too (it ran them again under the same schedule). Those stay, only their
 /// execution changes, and their objects are named as the last execution named them
@@ -208,7 +197,9 @@ pub(crate) struct FirstUses {
     /// (event, runtime object, its name there).
     firsts: Vec<(usize, ObjId, Canon)>,
     /// The first event of the last trace that a later one changed (`usize::MAX`: none), see
-    /// [`of_trace_into`].
+    /// [`of_trace_into`]: a trace that repeats it may not change it (the thread it let go
+    /// never runs again there), so it is not reused as it was
+    /// (`tests/dpor_counts.rs::a_reused_step_that_no_longer_lets_a_yielded_thread_go`).
     changed_later: usize,
     /// `stamp[o] == now`: object `o` is in `firsts` (ids below [`DENSE_OBJECTS`]; the runtime
     /// numbers objects densely from 0, the few others are looked for in `firsts`).
@@ -260,7 +251,7 @@ impl FirstUses {
 
 /// Adds to `ev`, the pending event of a step that has just ended, what its step touched
 /// besides its operation's objects (known only now: a drop in the code after the operation),
-/// named as [`of_trace`] names them. `location` is the hash of the operation's location. A
+/// named as [`of_trace_into`] names them. `location` is the hash of the operation's location. A
 /// sleeping event must be compared with all the step did, or a thread stays asleep after a
 /// step that freed what its drop would have freed.
 pub(crate) fn add_touched(
