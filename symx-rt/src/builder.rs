@@ -132,10 +132,14 @@ impl Builder {
         }
     }
 
-    /// At most this many preemptions per execution (`None`: unbounded, the default). Under
-    /// [`Strategy::Dpor`] the bounded partial-order reduction explores every Mazurkiewicz trace
-    /// that has at least one schedule within the bound (the bound is on the trace, not on each
-    /// of its schedules), so a complete report means every such trace was explored.
+    /// At most this many preemptions per execution (`None`: unbounded, the default). A
+    /// preemption is a switch away from the thread that took the last step (before the first
+    /// step, the main thread, which runs the body) while it could take its next step: a
+    /// switch away from a thread that blocked (on a lock, a join, a receive), finished, or
+    /// gave way with `yield_now`/`spin_loop` is free. Under [`Strategy::Dpor`] the bounded
+    /// partial-order reduction explores every Mazurkiewicz trace that has at least one
+    /// schedule within the bound (the bound is on the trace, not on each of its schedules), so
+    /// a complete report means every such trace was explored.
     pub fn preemption_bound(mut self, bound: Option<u32>) -> Self {
         self.preemption_bound = bound;
         self

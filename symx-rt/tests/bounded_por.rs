@@ -826,15 +826,50 @@ fn pipeline() {
 /// (no step comes between). It comes after the doubler's end, unlike the receive: races
 /// apart from it (`Event::joined`), it no longer makes the receive race with the doubler's
 /// sends and sender drop. (DFS executions, reduction executions) at bounds 1, 2 and 4; before,
-/// the reduction ran 3, 10 and 10 (the unbounded optimal DPOR runs 2). The traces are not
-/// compared: `canonical` takes every two steps on one channel as dependent, coarser than the
-/// reductions' channels (`bounded_channels.rs` compares outcomes instead).
+/// the reduction ran 3, 10 and 10, then 2, 5 and 5 until the producer's pending disconnect said
+/// which side it drops (see `a_pending_disconnect_says_which_side_it_drops`; the unbounded
+/// optimal DPOR runs 2). The traces are not compared: `canonical` takes every two steps on one
+/// channel as dependent, coarser than the reductions' channels (`bounded_channels.rs` compares
+/// outcomes instead).
 #[test]
 fn a_drop_after_joins_races_apart_from_its_step() {
-    for (bound, want) in [(1, (9, 2)), (2, (44, 5)), (4, (192, 5))] {
+    for (bound, want) in [(1, (9, 2)), (2, (44, 3)), (4, (192, 3))] {
         let (_, dfs) = traces_of(pipeline, Strategy::Dfs, bound);
         let (_, bpor) = traces_of(pipeline, Strategy::Dpor, bound);
         assert_eq!((dfs, bpor), want, "bound {bound}");
+    }
+}
+
+/// A producer sends 1, 2 and 3 and drops its sender; main receives the three and drops the
+/// receiver before it joins: two traces (which side goes first decides whether main's drop is
+/// a disconnect the producer could see). While the producer's drop is pending (in the
+/// execution where main's receiver goes first), it is known to be the last sender's
+/// (`OpKind::SendersGone`), which commutes with every receive that took a message; when it was
+/// a disconnect of either side, conflicting with everything on the channel, it raced with
+/// main's receives too, and a fourth execution ran it before the second: 4 executions at
+/// bounds 2 and 4, now 3 (bounds 0 and 1: 1 and 2, before too). The third runs the producer's
+/// drop before main's last receive step, whose code reads whether the sender is gone (a real
+/// race), and reaches the first execution's trace again: the producer's drop, which could wake
+/// a receiver waiting, stays awake there under the bound (`puts_to_sleep`).
+#[test]
+fn a_pending_disconnect_says_which_side_it_drops() {
+    fn program() {
+        use symx::sync::mpsc;
+        let (tx, rx) = mpsc::channel::<usize>();
+        let producer = symx::thread::spawn(move || {
+            for i in 1..=3 {
+                tx.send(i).unwrap();
+            }
+        });
+        for i in 1..=3 {
+            assert_eq!(rx.recv().unwrap(), i);
+        }
+        drop(rx);
+        producer.join().unwrap();
+    }
+    for (bound, want) in [(0, 1), (1, 2), (2, 3), (4, 3)] {
+        let (_, bpor) = traces_of(program, Strategy::Dpor, bound);
+        assert_eq!(bpor, want, "bound {bound}");
     }
 }
 
@@ -907,23 +942,44 @@ fn spin_outcomes(
     (outcomes, report.executions())
 }
 
-/// The first step's choice costs no preemption (the scheduler counts a switch away from a
-/// thread only after it took a step), so a branch taken there must not put its thread to
-/// sleep under a bound: moving it to the front of a later branch adds a preemption that the
-/// later branch did not pay. The queue as the bench writes it (whose producer or consumer
-/// may step first) missed 1 of the DFS's 15 spin-count outcomes at bound 1 and 5 of 50 at
-/// bound 2 (capacity 1, three values), 2 of 11 and 4 of 24 with capacity 2. From 11da09f a
-/// first use of an object woke every sleeper instead (taken for the cause: objects are named
-/// by first use), which hid the misses at a cost: 211 executions at capacity 1 and bound 2,
-/// 833 at bound 3. (DFS outcomes, DFS executions, reduction executions.)
+/// Before its first step the main thread is the one running, so a switch away from it there,
+/// while it can take that step, is a preemption (CHESS's definition, and loom's); until
+/// session 12 the scheduler counted none before the first step. `spawn(store x); load x` at
+/// bound 0 is one execution (main's load first), at bound 1 two, for the DFS and the reduction.
+///
+/// The queue as the bench writes it (whose producer or consumer may step first), by its
+/// spin-count outcomes, at bounds 0 to 3: the reduction reaches every outcome of the DFS. With
+/// the free first step, a branch taken there had to keep its thread awake (moving it to the
+/// front of a later branch added a preemption that branch did not pay): putting it to sleep
+/// missed 1 of 15 outcomes at bound 1 and 5 of 50 at bound 2 (capacity 1, three values), 2 of
+/// 11 and 4 of 24 with capacity 2. Now the main thread's branch at the first step sleeps like
+/// any branch that continues the running thread. (DFS outcomes, DFS executions, reduction
+/// executions.)
 #[test]
-fn nothing_sleeps_after_the_free_first_step() {
+fn a_switch_away_from_main_before_its_first_step_is_a_preemption() {
+    use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    let store_and_load = || {
+        let x = symx::sync::Arc::new(AtomicUsize::new(0));
+        let y = x.clone();
+        symx::thread::spawn(move || y.store(1, SeqCst));
+        x.load(SeqCst);
+    };
+    for (bound, want) in [(0, 1), (1, 2)] {
+        let dfs = traces_of(store_and_load, Strategy::Dfs, bound);
+        let bpor = traces_of(store_and_load, Strategy::Dpor, bound);
+        assert_eq!(
+            (dfs.0.len(), dfs.1, bpor.1),
+            (want, want as u64, want as u64),
+            "bound {bound}"
+        );
+    }
     for ((capacity, items, bound), want) in [
-        ((1, 3, 1), (15, 36, 32)),
-        ((1, 3, 2), (50, 353, 202)),
-        ((1, 3, 3), (106, 2_382, 711)),
-        ((2, 3, 1), (11, 38, 30)),
-        ((2, 3, 2), (24, 325, 179)),
+        ((1, 3, 0), (1, 1, 1)),
+        ((1, 3, 1), (9, 19, 17)),
+        ((1, 3, 2), (36, 194, 110)),
+        ((1, 3, 3), (88, 1_356, 378)),
+        ((2, 3, 1), (7, 20, 16)),
+        ((2, 3, 2), (20, 179, 89)),
     ] {
         let (dfs, dfs_runs) = spin_outcomes(capacity, items, Strategy::Dfs, bound);
         let (bpor, bpor_runs) = spin_outcomes(capacity, items, Strategy::Dpor, bound);

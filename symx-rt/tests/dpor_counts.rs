@@ -206,3 +206,34 @@ fn dpor_from(label: &str, body: impl Fn()) -> symx::Report {
     assert!(report.failure().is_none() && report.complete(), "{report}");
     report
 }
+
+/// Thread 1 yields, then takes and releases the lock; thread 2 stores (a change, which lets
+/// thread 1 go); thread 3 takes the lock and blocks for good on `assume(false)`, so every
+/// execution is discarded, and where thread 3 locks first, thread 1 never runs again. Six
+/// traces, one execution each (the DFS runs 7 schedules: thread 2's store and thread 3's lock
+/// commute after thread 1's yield when thread 1 never runs again). The first execution
+/// (yield, store, lock, unlock, thread 3's lock) marks the store as the step that let thread 1
+/// go (a write of the fairness object). The second repeats its first two steps and reuses
+/// their events, but thread 1 never runs again there, so nothing lets it go: the reuse stops at
+/// the first event a later step of the last execution changed (`FirstUses::changed_later`).
+/// Reusing the store's event as it was, it still wrote the fairness object, which conflicts
+/// with thread 3's lock (a change, a read of it): a reversal ran yield, thread 3's lock, store,
+/// the second execution's trace again (7 executions).
+#[test]
+fn a_reused_step_that_no_longer_lets_a_yielded_thread_go() {
+    let report = dpor(|| {
+        let m = Arc::new(Mutex::new(()));
+        let x = Arc::new(AtomicUsize::new(0));
+        let m1 = m.clone();
+        thread::spawn(move || {
+            thread::yield_now();
+            drop(m1.lock().unwrap());
+        });
+        thread::spawn(move || x.store(1, Ordering::SeqCst));
+        thread::spawn(move || {
+            let _held = m.lock().unwrap();
+            symx::assume(false);
+        });
+    });
+    assert_eq!((report.executions(), report.discarded()), (6, 6));
+}

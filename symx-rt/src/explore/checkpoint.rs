@@ -27,8 +27,11 @@ use crate::schedule::Schedule;
 /// rather than misread: 2 since a barrier arrival's event carries how many arrivals its
 /// generation still needed (`Outcome::Arrived(n)`, `Access::CountDown(o, n)`); 3 since the
 /// optimal DPOR's saved events carry their access to the fairness object (`Ev::fair`: yields,
-/// the steps that let a yielded thread go, the steps that changed something).
-pub(crate) const FORMAT: u32 = 3;
+/// the steps that let a yielded thread go, the steps that changed something); 4 since a
+/// channel disconnect's event says which side it drops before it runs (`Access::SendersGone`
+/// or `Access::ReceiverGone` for a pending disconnect and for one moved earlier, where format
+/// 3 saved `Access::Other`).
+pub(crate) const FORMAT: u32 = 4;
 
 /// What a state file holds.
 #[derive(Serialize, Deserialize)]

@@ -62,8 +62,11 @@ pub enum OpKind {
     Once,
     /// A spurious wake-up of a condvar waiter (only when enabled in the Builder).
     SpuriousWake,
-    /// The last `Sender` or the `Receiver` of a channel is dropped: the other side can see it.
-    Disconnect,
+    /// The last `Sender` of a channel is dropped while its receiver lives: the receiver can see
+    /// it (a disconnect). Its side is known before it runs: the step before it decided that
+    /// the drop is one the other side sees, and the thread dropping holds the only sender. The
+    /// other side's is [`OpKind::ReceiverGone`] (at the end, see [`OpKind::fingerprint`]).
+    SendersGone,
     /// A `#[symx::acquire]` call returns: from here the thread holds the user's lock. A
     /// scheduling point of its own, so that another thread can run while the lock is held
     /// and a second holder shows even when the critical section does nothing symx sees.
@@ -83,6 +86,21 @@ pub enum OpKind {
     /// that changes nothing and gives no way (not a yield: the thread competes as before).
     /// Traces show it as a yield.
     Checkpoint,
+    /// The `Receiver` of a channel is dropped while a sender lives: the senders can see it (a
+    /// disconnect, like [`OpKind::SendersGone`]).
+    ReceiverGone,
+}
+
+impl OpKind {
+    /// The number that stands for the kind in an execution's fingerprint (which replay tokens
+    /// carry): its place in the list, except that both disconnects are the one kind they were
+    /// before the side was known, so that tokens recorded then still replay.
+    pub(crate) fn fingerprint(self) -> u64 {
+        match self {
+            OpKind::ReceiverGone => OpKind::SendersGone as u64,
+            kind => kind as u64,
+        }
+    }
 }
 
 impl fmt::Display for OpKind {
@@ -111,7 +129,7 @@ impl fmt::Display for OpKind {
             OpKind::QueueNotifyAll => "wait_queue::notify_all",
             OpKind::Once => "once",
             OpKind::SpuriousWake => "spurious wake-up",
-            OpKind::Disconnect => "disconnect",
+            OpKind::SendersGone | OpKind::ReceiverGone => "disconnect",
             OpKind::AnnotatedAcquire => "acquire",
             OpKind::AnnotatedRelease => "release",
             OpKind::AnnotatedAcquireShared => "acquire shared",
@@ -173,7 +191,7 @@ pub enum Touch {
     /// Any change: the step conflicts with every other operation on the object.
     Changed,
     /// A channel's sender was dropped, not the last one: only the last sender's drop
-    /// (a [`Outcome::SendersGone`] disconnect) must come after it.
+    /// (an [`OpKind::SendersGone`]) must come after it.
     DroppedSender,
     /// A reference to an `Arc`'s value went away with no consequence the model sees: not the
     /// last one, or the last one of a value whose destructor did nothing the model sees. Two
@@ -192,10 +210,6 @@ pub enum Outcome {
     Queued(u32),
     /// A receive on an unbounded channel took the channel's n-th message.
     Took(u32),
-    /// A disconnect: the last sender went away while the receiver lived.
-    SendersGone,
-    /// A disconnect: the receiver went away while a sender lived.
-    ReceiverGone,
     /// The operation only read its object: a `Once` found complete (or a `get` of any), a
     /// notify that found nobody waiting.
     OnlyRead,

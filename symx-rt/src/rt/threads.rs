@@ -104,7 +104,8 @@ pub(crate) struct Thread {
     pub reached: bool,
 }
 
-const MAIN_KEY: u64 = 0x9e37_79b9_7f4a_7c15;
+/// The spawn-path key of the main thread (runtime id 0), the one that runs the body.
+pub(crate) const MAIN_KEY: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The key of the `n`-th child of the thread with key `parent`.
 pub(crate) fn child_key(parent: u64, n: u32) -> u64 {

@@ -386,7 +386,7 @@ pub(crate) fn event_kind(kind: OpKind) -> EventKind {
         OpKind::QueueNotifyAll => EventKind::QueueNotifyAll,
         OpKind::Once => EventKind::Once,
         OpKind::SpuriousWake => EventKind::SpuriousWake,
-        OpKind::Disconnect => EventKind::Disconnect,
+        OpKind::SendersGone | OpKind::ReceiverGone => EventKind::Disconnect,
         OpKind::AnnotatedAcquire | OpKind::AnnotatedAcquireShared => EventKind::Acquire,
         OpKind::AnnotatedRelease | OpKind::AnnotatedReleaseShared => EventKind::Release,
         OpKind::EpochMarker => EventKind::EpochMarker,

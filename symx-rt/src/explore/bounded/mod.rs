@@ -53,7 +53,13 @@
 //! joined thread's work on the object, and a change to the operation's own object also took
 //! away what its outcome told (a receive that took one queued message became any receive).
 //! The bench's pipeline, whose main receives twice, joins and drops the receiver: 3 / 10 / 10
-//! executions at bounds 1 / 2 / 4 to 2 / 5 / 5.
+//! executions at bounds 1 / 2 / 4 to 2 / 5 / 5. A pending disconnect says which side it drops
+//! (`events::Access::of`): the producer's, the last sender's, commutes with the doubler's
+//! receives that took a message, instead of racing with each; 2 / 3 / 3 for its 2 traces. The
+//! third execution repeats the first's trace: it runs the producer's drop before the step
+//! whose code decides whether the doubler's receiver drop is a disconnect (a real race), and
+//! the producer's drop, which could wake a waiting receiver, is kept awake under the bound
+//! ([`puts_to_sleep`]).
 //!
 //! Measured (release, `tests/bounded_por.rs`, the ignored larger runs): no trace missed on
 //! 12,505 comparisons of random programs of up to 5,000 interleavings (seeds 5,000 to 6,999,
@@ -125,9 +131,10 @@
 //! first, which covers every continuation *that branch could reach within the bound*, not
 //! every continuation; so only branches that cost no preemption and release nothing another
 //! thread could block on, or below which nothing was hidden, put their thread to sleep (see
-//! [`puts_to_sleep`]). A branch taken for a conservative point puts nothing to sleep either,
-//! nor one taken at the first step, whose every choice is free (the scheduler counts a switch
-//! away from a thread only after it took a step).
+//! [`puts_to_sleep`]). A branch taken for a conservative point puts nothing to sleep either.
+//! Before the first step the main thread counts as the one running (a switch away from it there
+//! is a preemption, as in CHESS and loom): until session 12 the scheduler counted no
+//! preemption before the first step, and a branch taken there had to keep its thread awake.
 //! Objects are named across executions by the events that use them (`events::Names`), so a
 //! sleeper that first used its object in its own branch knows it by the name that branch gave
 //! it. That needs no care here: the branch that put it to sleep ran, for every later branch
@@ -135,7 +142,7 @@
 //! whose uses of the object were thereby unified with the sleeper's name before `q.w` runs.
 //! (From 11da09f to the fix of the first step, a first use of an object woke every sleeper,
 //! on that naming as the suspected cause of the SPSC queue's missed outcomes; the cause was
-//! the first step's sleep, see `bounded_por.rs::nothing_sleeps_after_the_free_first_step`.)
+//! the then free first step's sleep, see `bounded_por.rs::a_switch_away_from_main_before_its_first_step_is_a_preemption`.)
 //! A sleeping event is compared with the whole of each step taken after it, including what
 //! the step's code dropped after its operation (known once the step has ended), and refined
 //! accesses of different executions (barrier arrivals, `Arc` drops) are compared as the
@@ -156,6 +163,7 @@ use super::dpor::events::{self, dependent, Access, Canon, Ev, EventKey, Names};
 use super::dpor::steps::{Threads, Values};
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
 use crate::rt::op::{Event, ObjId, Op, OpKind, ThreadId};
+use crate::rt::threads::MAIN_KEY;
 use backtrack::{Joined, Lookahead, Point, Scratch};
 
 /// One step of the current execution and what remains to explore from the state before it.
@@ -323,7 +331,7 @@ impl Bpor {
     /// the parent or was tried there before, and commutes with the parent's event.
     fn new_node(&mut self, point: &SchedulingPoint<'_>, ready: Vec<ThreadId>) -> usize {
         let (sleep, last) = match self.nodes.last_mut() {
-            None => (Vec::new(), None),
+            None => (Vec::new(), Some(self.threads.of(MAIN_KEY))),
             Some(parent) => {
                 // The parent's step has ended: it is compared with what it touched too.
                 let location = point.previous_location;
@@ -452,11 +460,9 @@ impl Bpor {
 
 /// Whether the branch just explored at `node` puts its thread to sleep in the branches after
 /// it. Without a bound, always (Godefroid's sleep sets), except for a conservative point.
-/// Under a bound, only when its thread `p` continued the previous step's (`last`; at the first
-/// step there is none, and any choice there is free, as the scheduler counts preemptions, so
-/// moving `p` to the front of `q.w` adds the switch `p`→`q`, which `q` first did not pay:
-/// nothing sleeps there) and its step
-/// [`releases`] nothing: a later branch's schedule `q.w.p.x` (`p` commuting with `q.w`) is then
+/// Under a bound, only when its thread `p` continued the previous step's (`last`; before the
+/// first step, the main thread, which the scheduler counts as running then: a switch away from
+/// it at the first step is a preemption) and its step [`releases`] nothing: a later branch's schedule `q.w.p.x` (`p` commuting with `q.w`) is then
 /// equivalent to `p.q.w.x`, which pays at most as many preemptions (switching away from `p` at
 /// the front costs what switching to `q` did; taking `p` out of the middle removes switches,
 /// adds none; and a switch in `w` away from a thread that blocked stays free, since `p` frees
@@ -469,9 +475,8 @@ impl Bpor {
 /// Those are the bound's cases: a branch below which the scheduler hid no enabled thread (the
 /// bound cut nothing, no yield gave way) was explored as without a bound, covering every
 /// continuation, so its thread sleeps as in Godefroid's sleep sets.
-fn puts_to_sleep(node: &Node, last: Option<ThreadId>, bounded: bool) -> bool {
-    !node.conservative
-        && (!bounded || !node.below || (!node.releases && last.is_some_and(|l| l == node.chosen)))
+fn puts_to_sleep(node: &Node, last: ThreadId, bounded: bool) -> bool {
+    !node.conservative && (!bounded || !node.below || (!node.releases && last == node.chosen))
 }
 
 /// Whether step `ev` may let an operation of another thread run that could not run before:
@@ -533,7 +538,11 @@ impl Chooser for Bpor {
         }
         while !self.nodes.is_empty() {
             let n = self.nodes.len();
-            let last = n.checked_sub(2).map(|p| self.nodes[p].chosen);
+            // Before the first step the main thread is the one running (see `puts_to_sleep`).
+            let last = match n.checked_sub(2) {
+                Some(p) => self.nodes[p].chosen,
+                None => self.threads.of(MAIN_KEY),
+            };
             let bounded = self.bound.is_some();
             let node = &mut self.nodes[n - 1];
             if node.values.advance() {

@@ -9,8 +9,9 @@
 //! and their names between shards; this file holds the events and their dependence.
 //!
 //! Dependence per primitive. Atomics: loads commute with loads. Locks: see [`orders_by`].
-//! Channels, `Once`/`OnceLock`, notifies and barrier waits are refined by what the operation
-//! did ([`Access::refined`], see [`refined_conflict`]). The arrivals at a barrier before the
+//! Channels' sends and receives, `Once`/`OnceLock`, notifies and barrier waits are refined by
+//! what the operation did ([`Access::refined`], see [`refined_conflict`]); a channel's
+//! disconnect says which side it drops before it runs. The arrivals at a barrier before the
 //! last commute with each other, and the last (the leader, which the program can see)
 //! conflicts with them all ([`Access::CountDown`], which carries how many arrivals are still
 //! to come). A `recv_timeout` that found nothing looks
@@ -90,7 +91,9 @@ pub(crate) enum Access {
     /// blocking receive runs only once a message is queued, so the send of its message is one
     /// of its enablers (never reversed).
     Took(Canon, u32),
-    /// The last sender went away while the receiver lived (a disconnect).
+    /// The last sender went away while the receiver lived (a disconnect). Known before it
+    /// runs, like [`Access::ReceiverGone`]: the step before it decided that the drop is one the
+    /// other side sees, and the side it drops does not change wherever it is moved to.
     SendersGone(Canon),
     /// The receiver went away while a sender lived (a disconnect).
     ReceiverGone(Canon),
@@ -153,10 +156,6 @@ impl Access {
             (Access::Other(o), OpKind::Recv | OpKind::Yield, Outcome::Took(n)) => {
                 Access::Took(o, n)
             }
-            (Access::Other(o), OpKind::Disconnect, Outcome::SendersGone) => Access::SendersGone(o),
-            (Access::Other(o), OpKind::Disconnect, Outcome::ReceiverGone) => {
-                Access::ReceiverGone(o)
-            }
             // Two such reads commute; anything else on the object conflicts with them.
             (
                 Access::Other(o),
@@ -177,9 +176,7 @@ impl Access {
         match self {
             Access::TryLockOk(o) => Access::TryLock(o),
             Access::Send(o, _) => Access::Send(o, 0),
-            Access::Took(o, _) | Access::SendersGone(o) | Access::ReceiverGone(o) => {
-                Access::Other(o)
-            }
+            Access::Took(o, _) => Access::Other(o),
             Access::Observe(o) | Access::CountDown(o, _) => Access::Other(o),
             a => a,
         }
@@ -200,6 +197,10 @@ impl Access {
             // the channel again (and may take a message), a receive.
             OpKind::Yield => Access::Other(obj),
             OpKind::Send => Access::Send(obj, 0),
+            // Which side a disconnect drops is known before it runs, and it drops that side
+            // wherever it is moved to (see `OpKind::SendersGone`).
+            OpKind::SendersGone => Access::SendersGone(obj),
+            OpKind::ReceiverGone => Access::ReceiverGone(obj),
             _ => Access::Other(obj),
         }
     }
@@ -238,11 +239,14 @@ pub(crate) fn conflict_by(
     )
 }
 
-/// Whether two accesses to one object conflict, when either is one of the accesses refined by
-/// an operation's outcome (`None` otherwise). Channels: a receive that took message n conflicts only with the send of
-/// message n; a send with an unknown number (one that has not run) with none that took one,
-/// since a message already queued when the send runs comes before the send's own. A sender
-/// dropped before the last commutes with everything. The two sides' going away commute: once
+/// Whether two accesses to one object conflict, when either is a channel's or one of the
+/// accesses refined by an operation's outcome (`None` otherwise). Channels: a receive that
+/// took message n conflicts only with the send of message n; a send with an unknown number
+/// (one that has not run) with none that took one, since a message already queued when the
+/// send runs comes before the send's own. The last sender's going away commutes with every
+/// send and every receive that took a message (the sends come before it, see [`orders_by`]),
+/// before it runs too (see [`Access::SendersGone`]). A sender dropped before the last
+/// commutes with everything. The two sides' going away commute: once
 /// both are scheduling points, neither changes what the other does (whether each is one was
 /// decided by the step before it). Two operations that only looked at a `Once` or a condvar
 /// commute with each other and with loads, two counts that went down without reaching

@@ -260,7 +260,10 @@ impl Scheduler<'_> {
     }
 
     fn run(&mut self) {
-        let mut last: Option<ThreadId> = None;
+        // The main thread (id 0) runs the body from its start: switching away from it before
+        // its first step, while it could take that step, is a preemption like any other
+        // (CHESS's definition, and loom's).
+        let mut last: Option<ThreadId> = Some(0);
         let mut steps: u64 = 0;
         loop {
             let mut enabled = std::mem::take(&mut self.lists.enabled);
@@ -356,7 +359,7 @@ impl Scheduler<'_> {
     fn record(&mut self, t: ThreadId, op: Op) {
         let mut e = self.exec();
         let obj = op.obj.map_or(u64::MAX, |o| o as u64);
-        e.hash_step(&[t as u64, op.kind as u64, obj]);
+        e.hash_step(&[t as u64, op.kind.fingerprint(), obj]);
         e.hash_location(location_hash(op.location));
         let enablers = std::mem::take(&mut e.threads[t].after);
         let let_go = e.threads[t].let_go.take();

@@ -410,8 +410,10 @@ impl<T> Chan<T> {
             st.senders == 1 && st.receiver
         };
         if observable {
-            rt::visible(OpKind::Disconnect, self.id(), location);
-            rt::switch::record_outcome(Outcome::SendersGone);
+            // Pending, it is already the last sender's drop: this thread holds the only
+            // sender, so none can be added before it runs (the receiver may go meanwhile,
+            // which commutes with it).
+            rt::visible(OpKind::SendersGone, self.id(), location);
         } else if rt::in_model() && self.state().receiver {
             // Not the last sender: the step that drops it must come before the last one's
             // disconnect, and commutes with everything else.
@@ -452,8 +454,7 @@ impl<T> Chan<T> {
             rt::switch::touch(id, Touch::Changed);
         }
         if observable {
-            rt::visible(OpKind::Disconnect, self.id(), location);
-            rt::switch::record_outcome(Outcome::ReceiverGone);
+            rt::visible(OpKind::ReceiverGone, self.id(), location);
         }
         let mut st = self.state();
         st.receiver = false;

@@ -202,7 +202,9 @@ pub(crate) struct FirstUses {
     /// (event, runtime object, its name there).
     firsts: Vec<(usize, ObjId, Canon)>,
     /// The first event of the last trace that a later one changed (`usize::MAX`: none), see
-    /// [`of_trace_into`].
+    /// [`of_trace_into`]: a trace that repeats it may not change it (the thread it let go
+    /// never runs again there), so it is not reused as it was
+    /// (`tests/dpor_counts.rs::a_reused_step_that_no_longer_lets_a_yielded_thread_go`).
     changed_later: usize,
     /// `stamp[o] == now`: object `o` is in `firsts` (ids below [`DENSE_OBJECTS`]; the runtime
     /// numbers objects densely from 0, the few others are looked for in `firsts`).
