@@ -218,11 +218,14 @@ impl Scratch {
             for call in &calls {
                 befores.push(before(call));
             }
-            if !afresh && !(k < reusable && memo.reuse(&befores, out)) {
-                // From here on the races are computed again, over the events before `k`.
-                afresh = true;
-                memo.recompute(out);
-                history.forget_from(k);
+            if !afresh {
+                let reused = k < reusable && memo.reuse(&befores, out);
+                if !reused {
+                    // From here on the races are computed again, over the events before `k`.
+                    afresh = true;
+                    memo.recompute(out);
+                    history.forget_from(k);
+                }
             }
             if afresh {
                 for (&(l, after), before) in calls.iter().zip(befores.drain(..)) {
