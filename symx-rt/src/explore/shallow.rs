@@ -16,13 +16,15 @@
 //! the exploration).
 //!
 //! A bounded pass here enforces the bound itself (as the scheduler does for a bounded
-//! exploration): the thread that ran last keeps running once the pass's preemptions are spent,
-//! and a switch away from it while it could run counts as a preemption.
+//! exploration): the thread that ran last (before the first step, the main thread) keeps
+//! running once the pass's preemptions are spent, and a switch away from it while it could run
+//! counts as a preemption.
 
 use super::dfs::Dfs;
 use super::dpor::Dpor;
 use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::{Event, ThreadId};
+use crate::rt::threads::MAIN;
 
 /// Executions the DPOR runs alone before the passes start: a small exploration (most tests)
 /// finishes before any pass runs, so its executions, traces and side effects are the DPOR's.
@@ -45,7 +47,7 @@ impl Pass {
         Pass {
             dfs: Dfs::default(),
             bound,
-            last: None,
+            last: Some(MAIN),
             preemptions: 0,
         }
     }
@@ -98,7 +100,7 @@ impl ShallowFirst {
     /// is done; `false` when every pass is.
     fn next_pass_execution(&mut self) -> bool {
         while let Some(pass) = &mut self.pass {
-            pass.last = None;
+            pass.last = Some(MAIN);
             pass.preemptions = 0;
             if pass.dfs.next_execution() {
                 return true;

@@ -104,7 +104,10 @@ pub(crate) struct Thread {
     pub reached: bool,
 }
 
-/// The spawn-path key of the main thread (runtime id 0), the one that runs the body.
+/// The main thread's runtime id: the thread that runs the body.
+pub(crate) const MAIN: ThreadId = 0;
+
+/// The spawn-path key of the main thread ([`MAIN`]).
 pub(crate) const MAIN_KEY: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The key of the `n`-th child of the thread with key `parent`.

@@ -260,10 +260,10 @@ impl Scheduler<'_> {
     }
 
     fn run(&mut self) {
-        // The main thread (id 0) runs the body from its start: switching away from it before
-        // its first step, while it could take that step, is a preemption like any other
-        // (CHESS's definition, and loom's).
-        let mut last: Option<ThreadId> = Some(0);
+        // The main thread runs the body from its start: switching away from it before its
+        // first step, while it could take that step, is a preemption like any other (CHESS's
+        // definition, and loom's).
+        let mut last: Option<ThreadId> = Some(crate::rt::threads::MAIN);
         let mut steps: u64 = 0;
         loop {
             let mut enabled = std::mem::take(&mut self.lists.enabled);
