@@ -18,9 +18,10 @@
 
 use smallvec::SmallVec;
 
+use super::memo::{Asks, Memo};
 use crate::explore::dpor::events::{conflict_by, orders_by, Access, Canon, Ev};
 use crate::explore::dpor::races::{HappensBefore, History};
-use crate::rt::op::{OpKind, ThreadId};
+use crate::rt::op::{Event, OpKind, ThreadId};
 
 /// A request for thread `thread` at the state before step `at`; `conservative` when it is a
 /// conservative point. `initials` (for a race's own point): the threads that can start the
@@ -37,6 +38,7 @@ pub(super) struct Point {
 
 /// A thread that could run at a step, with what its next event does to which of this
 /// execution's objects.
+#[derive(Clone, PartialEq)]
 pub(super) struct Lookahead {
     pub thread: ThreadId,
     pub kind: OpKind,
@@ -46,6 +48,7 @@ pub(super) struct Lookahead {
 /// The changes of step `step` made after a join of a finished thread in its code: the
 /// accesses `exact[from..from + len]` of its event, which come after the events `after` (the
 /// joined thread's last step and what it came after) though the step's operation need not.
+#[derive(Clone, PartialEq)]
 pub(super) struct Joined {
     pub step: usize,
     pub from: usize,
@@ -54,6 +57,34 @@ pub(super) struct Joined {
 }
 
 impl Joined {
+    /// The steps of `trace` that changed something after joining a finished thread in their
+    /// code: the changes from the first such join on, which come after the threads that join
+    /// joined (a later join in the same step is not counted, which only leaves more races).
+    pub fn of_trace(trace: &[Event]) -> Vec<Joined> {
+        let mut out = Vec::new();
+        for (step, e) in trace.iter().enumerate() {
+            let Some(first) = e.joined.iter().map(|j| j.0).min() else {
+                continue;
+            };
+            let len = e.touched.len() - first as usize;
+            if len == 0 {
+                continue;
+            }
+            out.push(Joined {
+                step,
+                // `events::of_trace_into` lists the operation's accesses, then the touched
+                // objects.
+                from: usize::from(e.obj.is_some()) + usize::from(e.obj2.is_some()) + first as usize,
+                len,
+                after: (e.joined.iter())
+                    .filter(|j| j.0 == first)
+                    .map(|j| j.1 as usize)
+                    .collect(),
+            });
+        }
+        out
+    }
+
     /// Step `ev`'s event as two: its operation with what it changed before the joins, and what
     /// it changed after them.
     fn split(&self, ev: &Ev) -> (Ev, Ev) {
@@ -72,7 +103,8 @@ impl Joined {
 /// What [`Scratch::points`] keeps from one execution to the next: happens-before of the
 /// events the next execution shares with this one (an event's clock depends only on the events
 /// up to it, [`HappensBefore::recompute`]), the last execution's events to tell how many those
-/// are, and the memory of its tables.
+/// are, what the races of the steps asked for (the [`Memo`], taken again for a step only where
+/// everything they read is the same), and the memory of its tables.
 #[derive(Default)]
 pub(super) struct Scratch {
     hb: HappensBefore,
@@ -87,6 +119,8 @@ pub(super) struct Scratch {
     /// `locked[k]`: whether step `k`'s thread holds a lock after it ([`locks_held`]).
     locked: Vec<bool>,
     asks: Asks,
+    /// What the last execution's steps asked for.
+    memo: Memo,
 }
 
 impl Scratch {
@@ -132,6 +166,7 @@ impl Scratch {
             ran,
             locked,
             asks: out,
+            memo,
             ..
         } = self;
         let hb = &*hb;
@@ -144,52 +179,84 @@ impl Scratch {
         locks_held(evs, locked);
         let look = Look {
             evs,
+            hb,
             ready,
             positions,
             locked,
             bounded,
         };
-        history.clear();
         ran.clear();
         ran.resize(threads, 0);
         out.clear();
+        let reusable = memo.reusable(shared, ready, joined);
+        memo.start(out);
+        let mut afresh = false;
         let mut queues = Queues::default();
-        let mut races_of =
-            |k: usize, next: &Ev, history: &History, ran: &[usize], after: &[usize]| {
-                let mut before = earlier(evs, positions, ran, next.thread, k);
-                before.extend_from_slice(after);
-                let (conflicts, _, _) = history.predecessors(next);
-                for i in conflicts {
-                    // Already ordered before u's next event: no reversal.
-                    if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
-                        continue;
-                    }
-                    let initials = initials(evs, hb, positions, i, k, next, &before);
-                    look.race(i, next.thread, initials, &before, out);
-                }
-            };
         let mut joins = joined.iter().peekable();
+        let mut befores: Vec<SmallVec<[usize; 3]>> = Vec::new();
         for (k, ek) in evs.iter().enumerate() {
             let join = joins.next_if(|j| j.step == k);
+            // Each thread that could run here looks at its next event; at a step that joined
+            // threads, its own thread looks twice: what the step changed after its joins races
+            // only with what the joined threads did not do before their ends.
+            let mut calls: SmallVec<[(&Lookahead, bool); 4]> = SmallVec::new();
             for l in ready.get(k).into_iter().flatten() {
-                if l.thread != ek.thread {
-                    races_of(k, &queues.as_event(l), history, ran, &[]);
-                } else if let Some(j) = join {
-                    // What the step changed after its joins races only with what the joined
-                    // threads did not do before their ends.
-                    let (op, after) = j.split(ek);
-                    races_of(k, &op, history, ran, &[]);
-                    races_of(k, &after, history, ran, &j.after);
-                } else {
-                    races_of(k, ek, history, ran, &[]);
+                calls.push((l, false));
+                if l.thread == ek.thread && join.is_some() {
+                    calls.push((l, true));
                 }
             }
-            history.record(k, ek);
+            let before = |&(l, after): &(&Lookahead, bool)| {
+                let mut before = earlier(evs, positions, ran, l.thread, k);
+                if let (true, Some(j)) = (after, join) {
+                    before.extend_from_slice(&j.after);
+                }
+                before
+            };
+            // Pushed into a list kept across steps: collecting them costs more than the rest.
+            befores.clear();
+            for call in &calls {
+                befores.push(before(call));
+            }
+            if !afresh {
+                let reused = k < reusable && memo.reuse(&befores, out);
+                if !reused {
+                    // From here on the races are computed again, over the events before `k`.
+                    afresh = true;
+                    memo.recompute(out);
+                    history.forget_from(k);
+                }
+            }
+            if afresh {
+                for (&(l, after), before) in calls.iter().zip(befores.drain(..)) {
+                    let split;
+                    let next = match (l.thread == ek.thread, join) {
+                        (false, _) => &queues.as_event(l),
+                        (true, None) => ek,
+                        (true, Some(j)) => {
+                            split = j.split(ek);
+                            if after {
+                                &split.1
+                            } else {
+                                &split.0
+                            }
+                        }
+                    };
+                    look.races_of(k, next, history, &before, out);
+                    memo.called(before, out);
+                }
+                history.record(k, ek);
+            }
             queues.record(ek);
             ran[ek.thread] += 1;
         }
+        if !afresh {
+            history.forget_from(evs.len());
+        }
+        memo.end(out, reusable, ready, joined);
         for l in end {
-            races_of(evs.len(), &queues.as_event(l), history, ran, &[]);
+            let before = earlier(evs, positions, ran, l.thread, evs.len());
+            look.races_of(evs.len(), &queues.as_event(l), history, &before, out);
         }
         for k in 0..evs.len() {
             look.disabled(k, out);
@@ -213,37 +280,11 @@ fn same_for_happens_before(a: &Ev, b: &Ev) -> bool {
 /// What the points of one execution are computed over.
 struct Look<'a> {
     evs: &'a [Ev],
+    hb: &'a HappensBefore,
     ready: &'a [Vec<Lookahead>],
     positions: &'a [Vec<usize>],
     locked: &'a [bool],
     bounded: bool,
-}
-
-/// The points asked for so far, each conservative one once (many races ask for the same).
-#[derive(Default)]
-struct Asks {
-    points: Vec<Point>,
-    conservative: rustc_hash::FxHashSet<(usize, ThreadId, usize)>,
-}
-
-impl Asks {
-    /// Forgets the last execution's points, keeping the memory.
-    fn clear(&mut self) {
-        self.points.clear();
-        self.conservative.clear();
-    }
-
-    fn conservative(&mut self, at: usize, thread: ThreadId, race: usize) {
-        if self.conservative.insert((at, thread, race)) {
-            self.points.push(Point {
-                at,
-                thread,
-                conservative: true,
-                race,
-                initials: SmallVec::new(),
-            });
-        }
-    }
 }
 
 /// The events before step `k` that `u`'s next event comes after by program order or by being
@@ -257,21 +298,38 @@ fn earlier(
     k: usize,
 ) -> SmallVec<[usize; 3]> {
     let mine = &positions[u];
+    // Pushed, not `extend`ed: smallvec's `extend` costs more than the rest here.
     let mut out: SmallVec<[usize; 3]> = SmallVec::new();
-    out.extend(ran[u].checked_sub(1).map(|n| mine[n]));
+    if let Some(n) = ran[u].checked_sub(1) {
+        out.push(mine[n]);
+    }
     if let Some(&next) = mine.get(ran[u]) {
-        out.extend(
-            evs[next]
-                .enablers
-                .iter()
-                .filter_map(|&(t, n)| positions.get(t)?.get(n as usize).copied())
-                .filter(|&p| p < k),
-        );
+        for &(t, n) in &evs[next].enablers {
+            match positions.get(t).and_then(|p| p.get(n as usize)) {
+                Some(&p) if p < k => out.push(p),
+                _ => {}
+            }
+        }
     }
     out
 }
 
 impl Look<'_> {
+    /// The races of `next`, a thread's next event at step `k`, with the events before it (in
+    /// `history`): what each asks for. `before`: the events `next` comes after ([`earlier`]).
+    fn races_of(&self, k: usize, next: &Ev, history: &History, before: &[usize], out: &mut Asks) {
+        let (evs, hb) = (self.evs, self.hb);
+        let (conflicts, _, _) = history.predecessors(next);
+        for i in conflicts {
+            // Already ordered before u's next event: no reversal.
+            if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
+                continue;
+            }
+            let initials = initials(evs, hb, self.positions, i, k, next, before);
+            self.race(i, next.thread, initials, before, out);
+        }
+    }
+
     /// Races of step `k` with the pending events it takes away: a thread that could run at
     /// `k` with an event conflicting with `evs[k]`, and not with that event after it (a notify
     /// ends a wait that a spurious wake-up could have ended; an acquisition blocks another).
@@ -323,7 +381,7 @@ impl Look<'_> {
         out: &mut Asks,
     ) {
         let (evs, ready, positions) = (self.evs, self.ready, self.positions);
-        out.points.push(Point {
+        out.point(Point {
             at: i,
             thread: u,
             conservative: false,

@@ -157,6 +157,7 @@
 //! thread offers at a step, and races like any other: on its condition variable.
 
 mod backtrack;
+mod memo;
 
 use super::dpor::events::{self, dependent, Access, Canon, Ev, EventKey, Names};
 use super::dpor::steps::{Threads, Values};
@@ -208,8 +209,8 @@ impl Node {
         if self.ready.contains(&t) {
             self.add(t, conservative);
         } else {
-            for r in self.ready.clone() {
-                self.add(r, conservative);
+            for at in 0..self.ready.len() {
+                self.add(self.ready[at], conservative);
             }
         }
     }
@@ -315,7 +316,9 @@ impl Bpor {
         let spurious = self.spurious;
         out.extend(candidates.iter().map(|c| {
             let mut exact = events::exact_of(&c.op);
-            exact.extend(fairness(spurious, c.op.kind, FAIRNESS));
+            if let Some(a) = fairness(spurious, c.op.kind, FAIRNESS) {
+                exact.push(a);
+            }
             Lookahead {
                 thread: self.threads.of(c.key),
                 kind: c.op.kind,
@@ -333,12 +336,10 @@ impl Bpor {
                 // The parent's step has ended: it is compared with what it touched too.
                 let location = point.previous_location;
                 events::add_touched(&mut parent.event, &point.touched, location, &mut self.names);
-                let candidates: Vec<Ev> =
-                    parent.sleep.iter().chain(&parent.taken).cloned().collect();
-                let event = parent.event.clone();
-                let sleep = candidates
-                    .into_iter()
-                    .filter(|s| !dependent(s, &event, &mut self.names))
+                let names = &mut self.names;
+                let sleep = (parent.sleep.iter().chain(&parent.taken))
+                    .filter(|s| !dependent(s, &parent.event, names))
+                    .cloned()
                     .collect();
                 (sleep, Some(parent.chosen))
             }
@@ -501,33 +502,6 @@ fn releases(ev: &Ev) -> bool {
     })
 }
 
-/// The steps of `trace` that changed something after joining a finished thread in their code
-/// (see [`Joined`]): the changes from the first such join on, which come after the threads that
-/// join joined (a later join in the same step is not counted, which only leaves more races).
-fn joined(trace: &[Event]) -> Vec<Joined> {
-    let mut out = Vec::new();
-    for (step, e) in trace.iter().enumerate() {
-        let Some(first) = e.joined.iter().map(|j| j.0).min() else {
-            continue;
-        };
-        let len = e.touched.len() - first as usize;
-        if len == 0 {
-            continue;
-        }
-        out.push(Joined {
-            step,
-            // `events::of_trace_into` lists the operation's accesses, then the touched objects.
-            from: usize::from(e.obj.is_some()) + usize::from(e.obj2.is_some()) + first as usize,
-            len,
-            after: (e.joined.iter())
-                .filter(|j| j.0 == first)
-                .map(|j| j.1 as usize)
-                .collect(),
-        });
-    }
-    out
-}
-
 /// The runtime id standing for the scheduler's spurious wake-up rule (no real object has it).
 const FAIRNESS: ObjId = ObjId::MAX;
 
@@ -662,7 +636,7 @@ impl Chooser for Bpor {
         }
         // The prefix of a recorded context ran under a fixed schedule: no point goes there.
         let fixed = trace.iter().take_while(|e| e.fixed).count();
-        self.plant(&evs, fixed, &joined(trace));
+        self.plant(&evs, fixed, &Joined::of_trace(trace));
         self.scratch.keep(evs);
     }
 }

@@ -11,9 +11,14 @@ use crate::rt::op::{ObjId, Op, OpKind, ThreadId, Touch};
 
 /// The exact accesses (this execution's object ids) of an operation that has not run.
 pub(crate) fn exact_of(op: &Op) -> SmallVec<[Access; 2]> {
+    // Pushed, not `extend`ed: smallvec's `extend` of an `Option` costs more than the rest.
     let mut out = SmallVec::new();
-    out.extend(op.obj.map(|o| Access::of(op.kind, o)));
-    out.extend(op.obj2.map(|o| Access::of(OpKind::Unlock, o)));
+    if let Some(o) = op.obj {
+        out.push(Access::of(op.kind, o));
+    }
+    if let Some(o) = op.obj2 {
+        out.push(Access::of(OpKind::Unlock, o));
+    }
     out
 }
 
