@@ -296,8 +296,9 @@ struct Look<'a> {
     positions: &'a [Vec<usize>],
     locked: &'a [bool],
     bounded: bool,
-    /// `gave_way[k]`: the threads that only their yield kept from running at step `k` (see
-    /// [`Look::race`]).
+    /// `gave_way[k]`: the threads a race with step `k` asks no points at earlier steps for
+    /// (see [`Look::race`]): those only their yield kept from running there, or every thread
+    /// when nothing in the execution can block (`bounded::blocks`).
     gave_way: &'a [SmallVec<[ThreadId; 2]>],
 }
 
@@ -425,7 +426,8 @@ impl Look<'_> {
                 .is_some_and(|r| r.iter().any(|l| l.thread == t))
         };
         // A thread that only its yield keeps from running at `i` needs no earlier point: the
-        // fairness object's races reorder its yield with the steps that let it go.
+        // fairness object's races reorder its yield with the steps that let it go. Nor does
+        // any thread where nothing can block, which is what those points are for.
         let gave_way = |k: usize| self.gave_way.get(k).is_some_and(|g| g.contains(&u));
         if runs(i, u) || gave_way(i) {
             return;
