@@ -230,3 +230,40 @@ fn bounded_reduction_reaches_every_outcome_when_main_drops_after_a_join() {
     println!("{totals}");
     assert!(totals.compared >= 50, "{}", totals.compared);
 }
+
+/// Random programs on which the optimal DPOR (no bound) missed outcomes, found by running the
+/// first differential on seeds 80 to 2,079 (16 of 1,964 programs): a step whose code drops a
+/// sender that is not the last (thread 1's `try_recv`, then its sender of channel 0 at its end)
+/// ordered the last sender's drop after the whole step, not only after its drop, so the step's
+/// operation never raced with what came after that drop (seed 97: thread 1's `try_recv` on
+/// channel 1 never ran after channel 1's disconnect). The step that finds its sender the last
+/// now conflicts with the other senders' drops (`Access::CountedSenders`), so their order is
+/// explored like any other race.
+#[test]
+fn the_optimal_dpor_reaches_every_outcome_where_a_step_dropped_a_sender() {
+    let mut totals = Totals::default();
+    for seed in [
+        97, 190, 343, 380, 705, 752, 1140, 1178, 1184, 1293, 1446, 1465, 1725, 1819, 1904, 2023,
+    ] {
+        totals.compare(seed, &generate(seed), None, false);
+    }
+    println!("{totals}");
+    assert_eq!(totals.compared, 16);
+}
+
+/// Where the bounded reduction still misses outcomes of channel programs (both differentials
+/// above on seeds 80 to 2,079, release: 18 of 12,268 comparisons, every one an outcome where a
+/// receive sees the channel disconnected or a send finds the receiver gone). It missed them
+/// before the step that finds its sender the last raced with the other senders' drops too (19
+/// then), but for one it misses since (seed 1,432 at bound 1).
+#[test]
+#[ignore = "known misses of the bounded reduction on channel programs (see the doc)"]
+fn the_bounded_reduction_misses_outcomes_of_some_channel_programs() {
+    let mut totals = Totals::default();
+    for (seed, bound) in [(1138, 0), (1481, 0), (1914, 0), (1545, 1), (1824, 1)] {
+        totals.compare(seed, &generate(seed), Some(bound), false);
+    }
+    for (seed, bound) in [(852, 1), (1410, 1), (1432, 1), (1776, 1), (1904, 1)] {
+        totals.compare(seed, &generate(seed), Some(bound), true);
+    }
+}

@@ -30,7 +30,8 @@ use crate::schedule::Schedule;
 /// the steps that let a yielded thread go, the steps that changed something); 4 since a
 /// channel disconnect's event says which side it drops before it runs (`Access::SendersGone`
 /// or `Access::ReceiverGone` for a pending disconnect and for one moved earlier, where format
-/// 3 saved `Access::Other`).
+/// 3 saved `Access::Other`), and the step before the last sender's drop carries
+/// `Access::CountedSenders`.
 pub(crate) const FORMAT: u32 = 4;
 
 /// What a state file holds.

@@ -193,6 +193,10 @@ pub enum Touch {
     /// A channel's sender was dropped, not the last one: only the last sender's drop
     /// (an [`OpKind::SendersGone`]) must come after it.
     DroppedSender,
+    /// The step found that its thread's sender is the channel's last and the receiver lives,
+    /// so that dropping it is a disconnect (an [`OpKind::SendersGone`] comes next): it read
+    /// how many senders are left, which another sender's drop changes.
+    CountedSenders,
     /// A reference to an `Arc`'s value went away with no consequence the model sees: not the
     /// last one, or the last one of a value whose destructor did nothing the model sees. Two
     /// such drops commute; a drop that frees the value visibly, or reads or raises the count,

@@ -14,7 +14,7 @@
 //! Blocking makes switches free that no preemption count of the original schedule shows, so
 //! this asks for `u` at every step of that run where `v` holds a lock too, and, when the bound
 //! (or a yield) keeps `u` from running at `i`, at every earlier step where it can run (see
-//! [`race`]).
+//! [`Look::race`]).
 
 use smallvec::SmallVec;
 
@@ -121,6 +121,10 @@ pub(super) struct Scratch {
     asks: Asks,
     /// What the last execution's steps asked for.
     memo: Memo,
+    /// The last execution's threads that only their yield kept from running, per step: a race
+    /// with an event at such a step asks for fewer points ([`Look::race`]), and these depend on
+    /// when the thread was let go, which may come after the steps two executions share.
+    gave_way: Vec<SmallVec<[ThreadId; 2]>>,
 }
 
 impl Scratch {
@@ -148,6 +152,7 @@ impl Scratch {
         end: &[Lookahead],
         bounded: bool,
         joined: &[Joined],
+        gave_way: &[SmallVec<[ThreadId; 2]>],
     ) -> &[Point] {
         let threads = evs
             .iter()
@@ -159,6 +164,11 @@ impl Scratch {
             .take_while(|(a, b)| same_for_happens_before(a, b))
             .count();
         self.hb.recompute(evs, shared);
+        let same_gave_way = (self.gave_way.iter().zip(gave_way))
+            .take_while(|(a, b)| a == b)
+            .count();
+        self.gave_way.clear();
+        self.gave_way.extend_from_slice(gave_way);
         let Scratch {
             hb,
             history,
@@ -184,11 +194,12 @@ impl Scratch {
             positions,
             locked,
             bounded,
+            gave_way,
         };
         ran.clear();
         ran.resize(threads, 0);
         out.clear();
-        let reusable = memo.reusable(shared, ready, joined);
+        let reusable = memo.reusable(shared, ready, joined).min(same_gave_way);
         memo.start(out);
         let mut afresh = false;
         let mut queues = Queues::default();
@@ -294,6 +305,9 @@ struct Look<'a> {
     positions: &'a [Vec<usize>],
     locked: &'a [bool],
     bounded: bool,
+    /// `gave_way[k]`: the threads that only their yield kept from running at step `k` (see
+    /// [`Look::race`]).
+    gave_way: &'a [SmallVec<[ThreadId; 2]>],
 }
 
 /// The events before step `k` that `u`'s next event comes after by program order or by being
@@ -328,7 +342,9 @@ impl Look<'_> {
     /// `history`): what each asks for. `before`: the events `next` comes after ([`earlier`]).
     fn races_of(&self, k: usize, next: &Ev, history: &History, before: &[usize], out: &mut Asks) {
         let (evs, hb) = (self.evs, self.hb);
-        let (conflicts, _, _) = history.predecessors(next);
+        // The fairness object's conflicts (yields, spurious wake-ups) race too.
+        let (mut conflicts, _, fair) = history.predecessors(next);
+        conflicts.extend(fair);
         for i in conflicts {
             // Already ordered before u's next event: no reversal.
             if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
@@ -417,7 +433,10 @@ impl Look<'_> {
                 .get(k)
                 .is_some_and(|r| r.iter().any(|l| l.thread == t))
         };
-        if runs(i, u) {
+        // A thread that only its yield keeps from running at `i` needs no earlier point: the
+        // fairness object's races reorder its yield with the steps that let it go.
+        let gave_way = |k: usize| self.gave_way.get(k).is_some_and(|g| g.contains(&u));
+        if runs(i, u) || gave_way(i) {
             return;
         }
         // u's events before the race's (up to its previous one, which `before` starts with).

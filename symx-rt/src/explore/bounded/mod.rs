@@ -37,6 +37,18 @@
 //! execution ended (a lock held by a thread that blocked for good on a failed `assume`) race
 //! like the next operations of every step, though no step shows them.
 //!
+//! Yields. The scheduler's fairness rule hides a thread that yielded until another thread's
+//! step changes something, so where a yield falls against those steps decides who may run, and
+//! spin counts. Once a thread has yielded in some execution, the reduction models the rule as
+//! the optimal DPOR does (`events::fairness`): a yield writes a fairness object, a step that
+//! may change something reads it, the step that let a thread go writes it; its races are
+//! reversed like any other ([`yield_fairness`]). Before (until session 12), yields were left to
+//! the bound's points, which missed final states of `Family::Yielding` programs without a bound
+//! (spurious wake-ups on) and at bound 0 (`bounded_por.rs::programs_that_yield`,
+//! `a_yield_races_with_the_steps_that_let_its_thread_go`). A thread that only its yield keeps
+//! from running where a race is needs no points at earlier steps ([`gave_way`]); the bound's
+//! still do.
+//!
 //! A thread's next operation is compared with the history as far as it is known before it runs,
 //! except a receive from an unbounded channel with a message queued: it takes the first one
 //! wherever it is moved to, so it races only with that message's send (its enabler), not with
@@ -158,6 +170,8 @@
 
 mod backtrack;
 mod memo;
+
+use smallvec::SmallVec;
 
 use super::dpor::events::{self, dependent, Access, Canon, Ev, EventKey, Names};
 use super::dpor::steps::{Threads, Values};
@@ -281,6 +295,11 @@ pub(crate) struct Bpor {
     unfinished: Vec<Lookahead>,
     /// Executions ended so far.
     executions: u64,
+    /// Whether a thread yielded in some execution: from then on events carry their access to
+    /// the scheduler's fairness rule (see [`yield_fairness`]).
+    yields: bool,
+    /// Per step of the current execution, whether the bound hid an enabled thread there.
+    bound_hid: Vec<bool>,
     /// What the backtracking points of one execution keep for the next (its events among them).
     scratch: Scratch,
 }
@@ -313,10 +332,13 @@ impl Bpor {
 
     /// What `candidates` would do next, over this execution's objects, into `out`.
     fn lookahead(&mut self, candidates: &[Candidate], out: &mut Vec<Lookahead>) {
-        let spurious = self.spurious;
+        let (spurious, yields) = (self.spurious, self.yields);
         out.extend(candidates.iter().map(|c| {
             let mut exact = events::exact_of(&c.op);
             if let Some(a) = fairness(spurious, c.op.kind, FAIRNESS) {
+                exact.push(a);
+            }
+            if let Some(a) = yield_fairness(yields, c.op.kind) {
                 exact.push(a);
             }
             Lookahead {
@@ -374,6 +396,9 @@ impl Bpor {
     fn pending(&mut self, t: ThreadId, op: &Op) -> Ev {
         let index = self.threads.next_index(t);
         let mut ev = self.names.pending(t, index, op);
+        if self.yields {
+            ev.fair = events::fairness(op.kind, None);
+        }
         if self.spurious {
             let canon = self.fairness_name();
             ev.accesses.extend(fairness(true, op.kind, canon));
@@ -424,11 +449,16 @@ impl Bpor {
     /// explored below it): a conservative point is for a reversal that the bound (or a yield)
     /// cuts off where the race is, and where no thread was ever hidden below `at`, the
     /// exploration from there was the unbounded one, which reverses every race it sees.
-    fn plant(&mut self, evs: &[Ev], fixed: usize, joined: &[Joined]) {
+    fn plant(&mut self, evs: &[Ev], fixed: usize, joined: &[Joined], gave_way: &[GaveWay]) {
         let bounded = self.bound.is_some();
-        let points = self
-            .scratch
-            .points(evs, &self.ready, &self.unfinished, bounded, joined);
+        let points = (self.scratch).points(
+            evs,
+            &self.ready,
+            &self.unfinished,
+            bounded,
+            joined,
+            gave_way,
+        );
         for Point {
             at,
             thread,
@@ -502,6 +532,54 @@ fn releases(ev: &Ev) -> bool {
     })
 }
 
+/// Per step, the threads that only their yield kept from running there.
+type GaveWay = SmallVec<[ThreadId; 2]>;
+
+/// The threads that only their yield kept from running at each step of `trace` (`evs`: its
+/// events, `bound_hid[k]`: whether the bound hid a thread at step `k`): a thread that yielded
+/// at step `y` and was let go by step `g` (its next step's `let_go`) is hidden at the steps
+/// after `y` up to `g`; at a step where the bound hid a thread too, it counts as hidden by the
+/// bound (whose points it keeps).
+fn gave_way(trace: &[Event], evs: &[Ev], bound_hid: &[bool]) -> Vec<GaveWay> {
+    let mut out: Vec<GaveWay> = vec![SmallVec::new(); trace.len()];
+    // Per thread, the step of a yield not yet followed by the thread's next step.
+    let mut open: SmallVec<[Option<usize>; 8]> = SmallVec::new();
+    for (k, (e, ev)) in trace.iter().zip(evs).enumerate() {
+        if open.len() <= ev.thread {
+            open.resize(ev.thread + 1, None);
+        }
+        let yielded = open[ev.thread].take();
+        if let (Some(y), Some(g)) = (yielded, e.let_go) {
+            let end = (g as usize + 1).min(trace.len());
+            for (at, hidden) in out.iter_mut().enumerate().take(end).skip(y + 1) {
+                if !bound_hid.get(at).copied().unwrap_or(true) {
+                    hidden.push(ev.thread);
+                }
+            }
+        }
+        if e.kind == OpKind::Yield {
+            open[ev.thread] = Some(k);
+        }
+    }
+    out
+}
+
+/// A step's access to the scheduler's rule that a thread that yielded gives way until another
+/// thread's step changes something, once a thread has yielded (`yields`; before, nothing
+/// writes it and its reads order nothing): a yield writes it, a step that may change
+/// something reads it (as the optimal DPOR models it, `events::fairness`; the steps that let
+/// a thread go write it too, known once they ran). Its races reorder a yield with the steps
+/// that let the thread go, which the bound's points did before by asking for the thread at
+/// every earlier step.
+fn yield_fairness(yields: bool, kind: OpKind) -> Option<Access> {
+    match events::fairness(kind, None) {
+        _ if !yields => None,
+        events::Fair::Write => Some(Access::Write(events::FAIRNESS)),
+        events::Fair::Read => Some(Access::Read(events::FAIRNESS)),
+        events::Fair::None => None,
+    }
+}
+
 /// The runtime id standing for the scheduler's spurious wake-up rule (no real object has it).
 const FAIRNESS: ObjId = ObjId::MAX;
 
@@ -532,6 +610,7 @@ impl Chooser for Bpor {
         self.threads.new_execution();
         self.spare_ready.append(&mut self.ready);
         self.unfinished.clear();
+        self.bound_hid.clear();
         self.names.new_execution();
         if !std::mem::replace(&mut self.started, true) {
             return true;
@@ -586,6 +665,7 @@ impl Chooser for Bpor {
         // Yields count: a switch away from a thread that yielded is free, like one away from
         // a thread that blocked (counting only the bound misses traces of spinning queues).
         self.nodes[step].cut |= point.hidden.bound || point.hidden.yielded;
+        self.bound_hid.push(point.hidden.bound);
         let mine = self.nodes[step].chosen;
         self.threads.stepped(mine);
         point.candidates[slot].thread
@@ -610,12 +690,20 @@ impl Chooser for Bpor {
         self.executions += 1;
         let threads = &mut self.threads;
         let mut evs = self.scratch.buffer();
+        if !self.yields && trace.iter().any(|e| e.kind == OpKind::Yield) {
+            // The first execution with a yield: its lookaheads were made without the fairness
+            // rule's accesses.
+            self.yields = true;
+            for l in self.ready.iter_mut().flatten().chain(&mut self.unfinished) {
+                l.exact.extend(yield_fairness(true, l.kind));
+            }
+        }
         events::of_trace_into(
             trace,
             &mut self.names,
             &mut |k| threads.of(k),
             self.executions,
-            None,
+            self.yields.then_some(true),
             &mut evs,
             None,
         );
@@ -636,7 +724,8 @@ impl Chooser for Bpor {
         }
         // The prefix of a recorded context ran under a fixed schedule: no point goes there.
         let fixed = trace.iter().take_while(|e| e.fixed).count();
-        self.plant(&evs, fixed, &Joined::of_trace(trace));
+        let gave_way = gave_way(trace, &evs, &self.bound_hid);
+        self.plant(&evs, fixed, &Joined::of_trace(trace), &gave_way);
         self.scratch.keep(evs);
     }
 }

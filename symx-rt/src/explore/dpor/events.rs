@@ -97,9 +97,15 @@ pub(crate) enum Access {
     SendersGone(Canon),
     /// The receiver went away while a sender lived (a disconnect).
     ReceiverGone(Canon),
-    /// A sender was dropped, not the last one: it commutes with everything, but the last
-    /// sender's drop comes after it (see [`orders_by`]).
+    /// A sender was dropped, not the last one: it commutes with everything but a step that
+    /// found the other senders gone ([`Access::CountedSenders`]), and the last sender's drop
+    /// comes after it (see [`orders_by`]).
     DroppedSender(Canon),
+    /// A step found that its thread's sender is the last and the receiver lives (the next
+    /// event is the disconnect): it conflicts with the other senders' drops, whose order
+    /// decides which drop is the last (the one that comes after the others), and with the
+    /// receiver's going away; it commutes with sends and receives, which change neither.
+    CountedSenders(Canon),
     /// An operation that turned out only to look at its object: a `Once` found complete (or
     /// a `OnceLock::get`), a notify with nobody waiting; or only to set what any of its likes
     /// sets: an unpark of a thread that was not parked (its token). Two of them commute;
@@ -137,6 +143,7 @@ impl Access {
             | Access::SendersGone(o)
             | Access::ReceiverGone(o)
             | Access::DroppedSender(o)
+            | Access::CountedSenders(o)
             | Access::Observe(o)
             | Access::CountDown(o, _)
             | Access::Released(o)
@@ -246,7 +253,8 @@ pub(crate) fn conflict_by(
 /// send runs comes before the send's own. The last sender's going away commutes with every
 /// send and every receive that took a message (the sends come before it, see [`orders_by`]),
 /// before it runs too (see [`Access::SendersGone`]). A sender dropped before the last
-/// commutes with everything. The two sides' going away commute: once
+/// commutes with everything but the step that found the last one left
+/// ([`Access::CountedSenders`]). The two sides' going away commute: once
 /// both are scheduling points, neither changes what the other does (whether each is one was
 /// decided by the step before it). Two operations that only looked at a `Once` or a condvar
 /// commute with each other and with loads, two counts that went down without reaching
@@ -255,6 +263,9 @@ pub(crate) fn conflict_by(
 fn refined_conflict(a: Access, b: Access) -> Option<bool> {
     use Access::*;
     Some(match (a, b) {
+        (CountedSenders(_), Send(..) | Took(..) | CountedSenders(_))
+        | (Send(..) | Took(..), CountedSenders(_)) => false,
+        (CountedSenders(_), _) | (_, CountedSenders(_)) => true,
         (DroppedSender(_), _) | (_, DroppedSender(_)) => false,
         (Send(_, m), Took(_, n)) | (Took(_, n), Send(_, m)) => m != 0 && m == n,
         (Send(..) | Took(..), SendersGone(_)) | (SendersGone(_), Send(..) | Took(..)) => false,

@@ -48,7 +48,7 @@ enum Undo {
 /// How the classes relate, computed once (see [`Relations`]).
 static RELATIONS: std::sync::OnceLock<Relations> = std::sync::OnceLock::new();
 
-const CLASSES: usize = 18;
+const CLASSES: usize = 19;
 
 // The classes of a thread's latest events are bits of a `u32` (see [`Latest`]).
 const _: () = assert!(CLASSES <= 32);
@@ -138,6 +138,7 @@ fn class_of(a: Access) -> Option<(usize, Canon)> {
         Access::CountDown(o, 0) => (17, o),
         Access::CountDown(o, _) => (15, o),
         Access::Released(o) => (16, o),
+        Access::CountedSenders(o) => (18, o),
     })
 }
 
@@ -161,6 +162,7 @@ fn class_access(class: usize, o: Canon) -> Access {
         Access::CountDown(o, 1),
         Access::Released(o),
         Access::CountDown(o, 0),
+        Access::CountedSenders(o),
     ][class]
 }
 

@@ -410,6 +410,11 @@ impl<T> Chan<T> {
             st.senders == 1 && st.receiver
         };
         if observable {
+            // This step read that the other senders are gone: it depends on their drops
+            // (before them, it would have been one of those drops).
+            if let Some(id) = self.id() {
+                rt::switch::touch(id, Touch::CountedSenders);
+            }
             // Pending, it is already the last sender's drop: this thread holds the only
             // sender, so none can be added before it runs (the receiver may go meanwhile,
             // which commutes with it).

@@ -147,6 +147,7 @@ impl Access {
             Access::SendersGone(o) => Access::SendersGone(f(o)),
             Access::ReceiverGone(o) => Access::ReceiverGone(f(o)),
             Access::DroppedSender(o) => Access::DroppedSender(f(o)),
+            Access::CountedSenders(o) => Access::CountedSenders(f(o)),
             Access::Observe(o) => Access::Observe(f(o)),
             Access::CountDown(o, n) => Access::CountDown(f(o), n),
             Access::Released(o) => Access::Released(f(o)),

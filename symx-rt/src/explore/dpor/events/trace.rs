@@ -281,6 +281,7 @@ fn touched_access(obj: Canon, how: Touch) -> Access {
     match how {
         Touch::Changed => Access::Other(obj),
         Touch::DroppedSender => Access::DroppedSender(obj),
+        Touch::CountedSenders => Access::CountedSenders(obj),
         Touch::Released => Access::Released(obj),
     }
 }
