@@ -342,9 +342,9 @@ impl Look<'_> {
     /// `history`): what each asks for. `before`: the events `next` comes after ([`earlier`]).
     fn races_of(&self, k: usize, next: &Ev, history: &History, before: &[usize], out: &mut Asks) {
         let (evs, hb) = (self.evs, self.hb);
-        // The fairness object's conflicts (yields, spurious wake-ups) race too.
-        let (mut conflicts, _, fair) = history.predecessors(next);
-        conflicts.extend(fair);
+        // The fairness object's conflicts (yields, spurious wake-ups) race too: `predecessors`
+        // lists them after the others (its third list is only they, apart).
+        let (conflicts, _, _) = history.predecessors(next);
         for i in conflicts {
             // Already ordered before u's next event: no reversal.
             if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
