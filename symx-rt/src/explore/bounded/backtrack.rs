@@ -204,7 +204,7 @@ impl Scratch {
         let mut afresh = false;
         let mut queues = Queues::default();
         let mut joins = joined.iter().peekable();
-        let mut befores: Vec<SmallVec<[usize; 3]>> = Vec::new();
+        let mut befores: Vec<Option<SmallVec<[usize; 3]>>> = Vec::new();
         for (k, ek) in evs.iter().enumerate() {
             let join = joins.next_if(|j| j.step == k);
             // Each thread that could run here looks at its next event; at a step that joined
@@ -217,7 +217,7 @@ impl Scratch {
                     calls.push((l, true));
                 }
             }
-            let before = |&(l, after): &(&Lookahead, bool)| {
+            let before_of = |&(l, after): &(&Lookahead, bool)| {
                 let mut before = earlier(evs, positions, ran, l.thread, k);
                 if let (true, Some(j)) = (after, join) {
                     before.extend_from_slice(&j.after);
@@ -225,12 +225,19 @@ impl Scratch {
                 before
             };
             // Pushed into a list kept across steps: collecting them costs more than the rest.
+            // At a step the memo may answer, a thread whose next event is one of the shared
+            // events comes after the same events as in the last execution (its previous event,
+            // and its next event's enablers, which come before that event): `None`, not
+            // computed.
+            let reusing = !afresh && k < reusable;
             befores.clear();
             for call in &calls {
-                befores.push(before(call));
+                let u = call.0.thread;
+                let same = reusing && positions[u].get(ran[u]).is_some_and(|&p| p < shared);
+                befores.push((!same).then(|| before_of(call)));
             }
             if !afresh {
-                let reused = k < reusable && memo.reuse(&befores, out);
+                let reused = reusing && memo.reuse(&befores, out);
                 if !reused {
                     // From here on the races are computed again, over the events before `k`.
                     afresh = true;
@@ -239,7 +246,9 @@ impl Scratch {
                 }
             }
             if afresh {
-                for (&(l, after), before) in calls.iter().zip(befores.drain(..)) {
+                for (call, before) in calls.iter().zip(befores.drain(..)) {
+                    let (l, after) = *call;
+                    let before = before.unwrap_or_else(|| before_of(call));
                     let split;
                     let next = match (l.thread == ek.thread, join) {
                         (false, _) => &queues.as_event(l),
@@ -334,9 +343,9 @@ impl Look<'_> {
     /// `history`): what each asks for. `before`: the events `next` comes after ([`earlier`]).
     fn races_of(&self, k: usize, next: &Ev, history: &History, before: &[usize], out: &mut Asks) {
         let (evs, hb) = (self.evs, self.hb);
-        // The fairness object's conflicts (yields, spurious wake-ups) race too.
-        let (mut conflicts, _, fair) = history.predecessors(next);
-        conflicts.extend(fair);
+        // The fairness object's conflicts (yields, spurious wake-ups) race too: `predecessors`
+        // lists them after the others (its third list is only they, apart).
+        let (conflicts, _, _) = history.predecessors(next);
         for i in conflicts {
             // Already ordered before u's next event: no reversal.
             if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {

@@ -129,11 +129,13 @@ impl Memo {
         asks.recording = false;
     }
 
-    /// Whether the next calls of the last execution (one per item of `befores`) saw the same
-    /// `before`s; if so, asks what they asked again and keeps them.
-    pub fn reuse(&mut self, befores: &[SmallVec<[usize; 3]>], asks: &mut Asks) -> bool {
+    /// Whether the next calls of the last execution (one per item of `befores`; `None`: known
+    /// to be the same) saw the same `before`s; if so, asks what they asked again and keeps
+    /// them.
+    pub fn reuse(&mut self, befores: &[Option<SmallVec<[usize; 3]>>], asks: &mut Asks) -> bool {
         let calls = self.calls.get(self.kept..self.kept + befores.len());
-        if !calls.is_some_and(|c| c.iter().zip(befores).all(|(c, b)| c.before == *b)) {
+        let same = |(c, b): (&Call, &Option<_>)| b.as_ref().is_none_or(|b| c.before == *b);
+        if !calls.is_some_and(|c| c.iter().zip(befores).all(same)) {
             return false;
         }
         let from = self.said_before(self.kept);
