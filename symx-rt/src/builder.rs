@@ -142,7 +142,7 @@ impl Builder {
     /// a complete report means every such trace was explored.
     ///
     /// Known gap: on programs over `mpsc` channels the bounded reduction misses outcomes where
-    /// a receive sees the channel disconnected or a send finds the receiver gone (18 of 12,268
+    /// a receive sees the channel disconnected or a send finds the receiver gone (13 of 11,952
     /// comparisons of random channel programs, `tests/bounded_channels.rs`,
     /// `the_bounded_reduction_misses_outcomes_of_some_channel_programs`). Until that is fixed,
     /// a bounded test over channels that must be complete should use [`Strategy::Dfs`], which

@@ -280,6 +280,9 @@ impl Scratch {
         }
         for k in 0..evs.len() {
             look.disabled(k, out);
+            if bounded {
+                look.blocked_earlier(k, out);
+            }
         }
         &out.points
     }
@@ -353,6 +356,33 @@ impl Look<'_> {
             }
             let initials = initials(evs, hb, self.positions, i, k, next, before);
             self.race(i, next.thread, initials, before, out);
+        }
+    }
+
+    /// A thread whose step `k` waited for another thread's step `p` (a receive for the message
+    /// or the disconnect it got, a join, a wake-up; not a spawn) could have tried it before
+    /// `p` and blocked, which makes the switch away from it free: under a bound, that is the
+    /// only schedule within it of some traces, and the wait is never reversed as a race (the
+    /// step could not have completed before `p`). So the thread is asked for at `p`, where it
+    /// can run, conservatively. (`bounded_channels.rs`, seed 1,138 at bound 0: thread 2 sends,
+    /// tries a receive that blocks, and only then may thread 1 drop the channel's last other
+    /// sender and end for free.)
+    fn blocked_earlier(&self, k: usize, out: &mut Asks) {
+        let (evs, ready, positions) = (self.evs, self.ready, self.positions);
+        let ek = &evs[k];
+        if ek.index == 0 {
+            return; // a thread's first event waits for its spawn, which it cannot precede
+        }
+        for &(t, n) in &ek.enablers {
+            let Some(&p) = positions.get(t).and_then(|m| m.get(n as usize)) else {
+                continue;
+            };
+            let ready_at = ready
+                .get(p)
+                .is_some_and(|r| r.iter().any(|l| l.thread == ek.thread));
+            if t != ek.thread && p < k && ready_at {
+                out.conservative(p, ek.thread, k);
+            }
         }
     }
 
