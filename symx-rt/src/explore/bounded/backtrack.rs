@@ -331,14 +331,19 @@ fn earlier(
         out.push(mine[n]);
     }
     if let Some(&next) = mine.get(ran[u]) {
-        for &(t, n) in &evs[next].enablers {
-            match positions.get(t).and_then(|p| p.get(n as usize)) {
-                Some(&p) if p < k => out.push(p),
+        for &enabler in &evs[next].enablers {
+            match step_of(positions, enabler) {
+                Some(p) if p < k => out.push(p),
                 _ => {}
             }
         }
     }
     out
+}
+
+/// Where thread `t`'s `n`-th event is in the trace (`positions`: each thread's steps), if it ran.
+fn step_of(positions: &[Vec<usize>], (t, n): (ThreadId, u32)) -> Option<usize> {
+    positions.get(t)?.get(n as usize).copied()
 }
 
 impl Look<'_> {
@@ -359,6 +364,11 @@ impl Look<'_> {
         }
     }
 
+    /// Whether thread `t` could run at step `k` (within the bound).
+    fn runs(&self, k: usize, t: ThreadId) -> bool {
+        (self.ready.get(k)).is_some_and(|r| r.iter().any(|l| l.thread == t))
+    }
+
     /// A thread whose step `k` waited for another thread's step `p` (a receive for the message
     /// or the disconnect it got, a join, a wake-up; not a spawn) could have tried it before
     /// `p` and blocked, which makes the switch away from it free: under a bound, that is the
@@ -368,19 +378,16 @@ impl Look<'_> {
     /// tries a receive that blocks, and only then may thread 1 drop the channel's last other
     /// sender and end for free.)
     fn blocked_earlier(&self, k: usize, out: &mut Asks) {
-        let (evs, ready, positions) = (self.evs, self.ready, self.positions);
+        let (evs, positions) = (self.evs, self.positions);
         let ek = &evs[k];
         if ek.index == 0 {
             return; // a thread's first event waits for its spawn, which it cannot precede
         }
         for &(t, n) in &ek.enablers {
-            let Some(&p) = positions.get(t).and_then(|m| m.get(n as usize)) else {
+            let Some(p) = step_of(positions, (t, n)) else {
                 continue;
             };
-            let ready_at = ready
-                .get(p)
-                .is_some_and(|r| r.iter().any(|l| l.thread == ek.thread));
-            if t != ek.thread && p < k && ready_at {
+            if t != ek.thread && p < k && self.runs(p, ek.thread) {
                 out.conservative(p, ek.thread, k);
             }
         }
@@ -436,7 +443,7 @@ impl Look<'_> {
         before: &[usize],
         out: &mut Asks,
     ) {
-        let (evs, ready, positions) = (self.evs, self.ready, self.positions);
+        let (evs, positions) = (self.evs, self.positions);
         out.point(Point {
             at: i,
             thread: u,
@@ -459,11 +466,7 @@ impl Look<'_> {
                 out.conservative(at, u, i);
             }
         }
-        let runs = |k: usize, t: ThreadId| {
-            ready
-                .get(k)
-                .is_some_and(|r| r.iter().any(|l| l.thread == t))
-        };
+        let runs = |k: usize, t: ThreadId| self.runs(k, t);
         // A thread that only its yield keeps from running at `i` needs no earlier point: the
         // fairness object's races reorder its yield with the steps that let it go. Nor does
         // any thread where nothing can block, which is what those points are for.
@@ -486,7 +489,7 @@ impl Look<'_> {
             });
             let enablers: SmallVec<[usize; 3]> = match first {
                 Some(j) => (evs[j].enablers.iter())
-                    .filter_map(|&(t, n)| positions.get(t)?.get(n as usize).copied())
+                    .filter_map(|&e| step_of(positions, e))
                     .collect(),
                 None => before
                     .iter()

@@ -608,12 +608,9 @@ fn threads_in(evs: &[Ev]) -> usize {
 /// that let the thread go, which the bound's points did before by asking for the thread at
 /// every earlier step.
 fn yield_fairness(yields: bool, kind: OpKind) -> Option<Access> {
-    match events::fairness(kind, None) {
-        _ if !yields => None,
-        events::Fair::Write => Some(Access::Write(events::FAIRNESS)),
-        events::Fair::Read => Some(Access::Read(events::FAIRNESS)),
-        events::Fair::None => None,
-    }
+    yields
+        .then(|| events::fairness(kind, None).access(events::FAIRNESS))
+        .flatten()
 }
 
 /// The runtime id standing for the scheduler's spurious wake-up rule (no real object has it).

@@ -342,7 +342,7 @@ impl Fair {
     }
 
     /// The same as an access to object `obj`.
-    fn access(self, obj: ObjId) -> Option<Access> {
+    pub(crate) fn access(self, obj: ObjId) -> Option<Access> {
         match self {
             Fair::None => None,
             Fair::Read => Some(Access::Read(obj)),
