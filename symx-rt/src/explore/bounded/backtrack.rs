@@ -26,7 +26,7 @@ use crate::rt::op::{Event, OpKind, ThreadId};
 /// A request for thread `thread` at the state before step `at`; `conservative` when it is a
 /// conservative point. `initials` (for a race's own point): the threads that can start the
 /// reversed sequence `notdep(i, E).p` there, any one of which covers it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub(super) struct Point {
     pub at: usize,
     pub thread: ThreadId,
@@ -36,13 +36,33 @@ pub(super) struct Point {
     pub initials: SmallVec<[ThreadId; 4]>,
 }
 
+/// Copied, not `clone`d (smallvec's `clone` goes through its `extend`): the memo replays points.
+impl Clone for Point {
+    fn clone(&self) -> Point {
+        Point {
+            initials: SmallVec::from_slice(&self.initials),
+            ..*self
+        }
+    }
+}
+
 /// A thread that could run at a step, with what its next event does to which of this
 /// execution's objects.
-#[derive(Clone, PartialEq)]
+#[derive(PartialEq)]
 pub(super) struct Lookahead {
     pub thread: ThreadId,
     pub kind: OpKind,
     pub exact: SmallVec<[Access; 2]>,
+}
+
+/// Copied, not `clone`d (as [`Point`]'s): the memo keeps every new step's lookaheads.
+impl Clone for Lookahead {
+    fn clone(&self) -> Lookahead {
+        Lookahead {
+            exact: SmallVec::from_slice(&self.exact),
+            ..*self
+        }
+    }
 }
 
 /// The changes of step `step` made after a join of a finished thread in its code: the
@@ -124,7 +144,54 @@ pub(super) struct Scratch {
     /// The last execution's threads that only their yield kept from running, per step: a race
     /// with an event at such a step asks for fewer points ([`Look::race`]), and these depend on
     /// when the thread was let go, which may come after the steps two executions share.
-    gave_way: Vec<SmallVec<[ThreadId; 2]>>,
+    gave_way: GaveWay,
+}
+
+/// Per step of an execution, the threads a race with that step asks no points at earlier
+/// steps for (see [`Look::race`]).
+pub(super) enum GaveWay {
+    /// At each of `steps` steps, the threads `0..threads` (names are dense from 0; compared
+    /// with [`GaveWay::Yielded`] as that list): every thread of an execution where nothing can
+    /// block (`bounded::blocks`), none where no thread yielded.
+    First { threads: usize, steps: usize },
+    /// Per step, the threads only their yield kept from running there (`bounded::gave_way`).
+    Yielded(Vec<SmallVec<[ThreadId; 2]>>),
+}
+
+impl Default for GaveWay {
+    fn default() -> Self {
+        GaveWay::Yielded(Vec::new())
+    }
+}
+
+impl GaveWay {
+    /// Whether thread `u` is one of step `k`'s.
+    fn contains(&self, k: usize, u: ThreadId) -> bool {
+        match self {
+            GaveWay::First { threads, steps } => k < *steps && u < *threads,
+            GaveWay::Yielded(lists) => lists.get(k).is_some_and(|g| g.contains(&u)),
+        }
+    }
+
+    /// How many first steps both have, with the same threads in the same order.
+    fn same_steps(&self, other: &GaveWay) -> usize {
+        use GaveWay::{First, Yielded};
+        // A step's list of `First`: the threads 0, 1, .. in order.
+        let first = |n: usize, g: &SmallVec<[ThreadId; 2]>| {
+            g.len() == n && g.iter().enumerate().all(|(i, &t)| i == t)
+        };
+        match (self, other) {
+            (First { threads: a, .. }, First { threads: b, .. }) if a != b => 0,
+            (First { steps: m, .. }, First { steps: n, .. }) => *m.min(n),
+            (First { threads, steps }, Yielded(lists))
+            | (Yielded(lists), First { threads, steps }) => lists
+                .iter()
+                .take(*steps)
+                .take_while(|g| first(*threads, g))
+                .count(),
+            (Yielded(a), Yielded(b)) => a.iter().zip(b).take_while(|(a, b)| a == b).count(),
+        }
+    }
 }
 
 impl Scratch {
@@ -152,7 +219,7 @@ impl Scratch {
         end: &[Lookahead],
         bounded: bool,
         joined: &[Joined],
-        gave_way: &[SmallVec<[ThreadId; 2]>],
+        gave_way: GaveWay,
     ) -> &[Point] {
         let threads = evs
             .iter()
@@ -164,11 +231,8 @@ impl Scratch {
             .take_while(|(a, b)| same_for_happens_before(a, b))
             .count();
         self.hb.recompute(evs, shared);
-        let same_gave_way = (self.gave_way.iter().zip(gave_way))
-            .take_while(|(a, b)| a == b)
-            .count();
-        self.gave_way.clear();
-        self.gave_way.extend_from_slice(gave_way);
+        let same_gave_way = self.gave_way.same_steps(&gave_way);
+        self.gave_way = gave_way;
         let Scratch {
             hb,
             history,
@@ -177,6 +241,7 @@ impl Scratch {
             locked,
             asks: out,
             memo,
+            gave_way,
             ..
         } = self;
         let hb = &*hb;
@@ -308,10 +373,10 @@ struct Look<'a> {
     positions: &'a [Vec<usize>],
     locked: &'a [bool],
     bounded: bool,
-    /// `gave_way[k]`: the threads a race with step `k` asks no points at earlier steps for
+    /// Per step `k`, the threads a race with step `k` asks no points at earlier steps for
     /// (see [`Look::race`]): those only their yield kept from running there, or every thread
     /// when nothing in the execution can block (`bounded::blocks`).
-    gave_way: &'a [SmallVec<[ThreadId; 2]>],
+    gave_way: &'a GaveWay,
 }
 
 /// The events before step `k` that `u`'s next event comes after by program order or by being
@@ -470,7 +535,7 @@ impl Look<'_> {
         // A thread that only its yield keeps from running at `i` needs no earlier point: the
         // fairness object's races reorder its yield with the steps that let it go. Nor does
         // any thread where nothing can block, which is what those points are for.
-        let gave_way = |k: usize| self.gave_way.get(k).is_some_and(|g| g.contains(&u));
+        let gave_way = |k: usize| self.gave_way.contains(k, u);
         if runs(i, u) || gave_way(i) {
             return;
         }

@@ -183,7 +183,7 @@ use super::dpor::steps::{Threads, Values};
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
 use crate::rt::op::{Event, ObjId, Op, OpKind, ThreadId};
 use crate::rt::threads::MAIN_KEY;
-use backtrack::{Joined, Lookahead, Point, Scratch};
+use backtrack::{GaveWay, Joined, Lookahead, Point, Scratch};
 
 /// One step of the current execution and what remains to explore from the state before it.
 struct Node {
@@ -454,7 +454,7 @@ impl Bpor {
     /// explored below it): a conservative point is for a reversal that the bound (or a yield)
     /// cuts off where the race is, and where no thread was ever hidden below `at`, the
     /// exploration from there was the unbounded one, which reverses every race it sees.
-    fn plant(&mut self, evs: &[Ev], fixed: usize, joined: &[Joined], gave_way: &[GaveWay]) {
+    fn plant(&mut self, evs: &[Ev], fixed: usize, joined: &[Joined], gave_way: GaveWay) {
         let bounded = self.bound.is_some();
         let points = (self.scratch).points(
             evs,
@@ -537,16 +537,14 @@ fn releases(ev: &Ev) -> bool {
     })
 }
 
-/// Per step, the threads that only their yield kept from running there.
-type GaveWay = SmallVec<[ThreadId; 2]>;
-
 /// The threads that only their yield kept from running at each step of `trace` (`evs`: its
 /// events, `bound_hid[k]`: whether the bound hid a thread at step `k`): a thread that yielded
 /// at step `y` and was let go by step `g` (its next step's `let_go`) is hidden at the steps
 /// after `y` up to `g`; at a step where the bound hid a thread too, it counts as hidden by the
 /// bound (whose points it keeps).
-fn gave_way(trace: &[Event], evs: &[Ev], bound_hid: &[bool]) -> Vec<GaveWay> {
-    let mut out: Vec<GaveWay> = vec![SmallVec::new(); trace.len()];
+fn gave_way(trace: &[Event], evs: &[Ev], bound_hid: &[bool]) -> Vec<SmallVec<[ThreadId; 2]>> {
+    let mut out = Vec::new();
+    out.resize_with(trace.len(), SmallVec::new);
     // Per thread, the step of a yield not yet followed by the thread's next step.
     let mut open: SmallVec<[Option<usize>; 8]> = SmallVec::new();
     for (k, (e, ev)) in trace.iter().zip(evs).enumerate() {
@@ -757,12 +755,17 @@ impl Chooser for Bpor {
         }
         // The prefix of a recorded context ran under a fixed schedule: no point goes there.
         let fixed = trace.iter().take_while(|e| e.fixed).count();
-        let gave_way = match blocks(trace, &evs) {
-            true => gave_way(trace, &evs, &self.bound_hid),
+        let steps = trace.len();
+        let gave_way = if !blocks(trace, &evs) {
             // Nothing to pay a preemption back: no thread needs points at earlier steps.
-            false => vec![(0..threads_in(&evs)).collect(); trace.len()],
+            let threads = threads_in(&evs);
+            GaveWay::First { threads, steps }
+        } else if !trace.iter().any(|e| e.kind == OpKind::Yield) {
+            GaveWay::First { threads: 0, steps }
+        } else {
+            GaveWay::Yielded(gave_way(trace, &evs, &self.bound_hid))
         };
-        self.plant(&evs, fixed, &Joined::of_trace(trace), &gave_way);
+        self.plant(&evs, fixed, &Joined::of_trace(trace), gave_way);
         self.scratch.keep(evs);
     }
 }

@@ -306,7 +306,7 @@ impl History {
         fair.retain(|i| !conflicts.contains(i));
         fair.sort_unstable();
         fair.dedup();
-        conflicts.extend(fair.iter().copied());
+        conflicts.extend_from_slice(&fair);
         orderings.retain(|i| !conflicts.contains(i));
         (conflicts, orderings, fair)
     }
