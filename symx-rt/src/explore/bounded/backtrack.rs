@@ -211,7 +211,9 @@ impl Scratch {
     /// came free: Flanagan and Godefroid look at every thread's next transition, enabled or
     /// not, and these are the ones no step shows). Conservative points only under a bound
     /// (`bounded`). `joined`: the steps whose changes after a join race apart from their
-    /// operation, in step order.
+    /// operation, in step order. A point the memo asks again at one of the first `planted`
+    /// steps is left out: the caller planted it there after the last execution, and planting
+    /// it again would change nothing.
     pub fn points(
         &mut self,
         evs: &[Ev],
@@ -220,6 +222,7 @@ impl Scratch {
         bounded: bool,
         joined: &[Joined],
         gave_way: GaveWay,
+        planted: usize,
     ) -> &[Point] {
         let threads = evs
             .iter()
@@ -302,7 +305,7 @@ impl Scratch {
                 befores.push((!same).then(|| before_of(call)));
             }
             if !afresh {
-                let reused = reusing && memo.reuse(&befores, out);
+                let reused = reusing && memo.reuse(&befores, out, planted);
                 if !reused {
                     // From here on the races are computed again, over the events before `k`.
                     afresh = true;

@@ -66,15 +66,19 @@ impl Asks {
         }
     }
 
-    /// Asks again what was said from `from` to `to`, in order.
-    fn replay(&mut self, from: usize, to: usize) {
+    /// Asks again what was said from `from` to `to`, in order, but for the points at the
+    /// first `planted` steps.
+    fn replay(&mut self, from: usize, to: usize, planted: usize) {
         for n in from..to {
             match &self.said[n] {
-                Ask::Point(p) => {
+                Ask::Point(p) if p.at >= planted => {
                     let p = p.clone();
                     self.points.push(p);
                 }
-                &Ask::Conservative(at, thread, race) => self.add_conservative(at, thread, race),
+                &Ask::Conservative(at, thread, race) if at >= planted => {
+                    self.add_conservative(at, thread, race)
+                }
+                _ => {}
             }
         }
     }
@@ -130,9 +134,14 @@ impl Memo {
     }
 
     /// Whether the next calls of the last execution (one per item of `befores`; `None`: known
-    /// to be the same) saw the same `before`s; if so, asks what they asked again and keeps
-    /// them.
-    pub fn reuse(&mut self, befores: &[Option<SmallVec<[usize; 3]>>], asks: &mut Asks) -> bool {
+    /// to be the same) saw the same `before`s; if so, asks what they asked again (but for the
+    /// points at the first `planted` steps, [`Asks::replay`]) and keeps them.
+    pub fn reuse(
+        &mut self,
+        befores: &[Option<SmallVec<[usize; 3]>>],
+        asks: &mut Asks,
+        planted: usize,
+    ) -> bool {
         let calls = self.calls.get(self.kept..self.kept + befores.len());
         let same = |(c, b): (&Call, &Option<_>)| b.as_ref().is_none_or(|b| c.before == *b);
         if !calls.is_some_and(|c| c.iter().zip(befores).all(same)) {
@@ -141,7 +150,7 @@ impl Memo {
         let from = self.said_before(self.kept);
         self.kept += befores.len();
         let to = self.said_before(self.kept);
-        asks.replay(from, to);
+        asks.replay(from, to, planted);
         true
     }
 

@@ -307,6 +307,14 @@ pub(crate) struct Bpor {
     bound_hid: Vec<bool>,
     /// What the backtracking points of one execution keep for the next (its events among them).
     scratch: Scratch,
+    /// How many first nodes hold every point the last execution asked for them, changed since
+    /// only by points added: a node's backtrack set loses threads only while it is the
+    /// deepest (its next branch is taken, sleepers are dropped), and a point deferred to the
+    /// node after its step stays in that node's list until the node is done. Planting such a
+    /// point there again would change nothing ([`Bpor::plant`], [`Node::ask_initials`]'s
+    /// threads tried or asked for only grow), so the points the memo asks again at those
+    /// steps are left out (`backtrack::Scratch::points`).
+    planted: usize,
 }
 
 impl Bpor {
@@ -442,6 +450,7 @@ impl Bpor {
     /// Drops the nodes from `len` on without exploring them further: as if each were done and
     /// had hidden a thread (the points waiting for them are planted).
     fn truncate(&mut self, len: usize) {
+        self.planted = self.planted.min(len);
         while self.nodes.len() > len {
             self.nodes.last_mut().expect("longer than len").cut = true;
             self.pop();
@@ -463,6 +472,7 @@ impl Bpor {
             bounded,
             joined,
             gave_way,
+            self.planted,
         );
         for Point {
             at,
@@ -656,6 +666,7 @@ impl Chooser for Bpor {
             let bounded = self.bound.is_some();
             let node = &mut self.nodes[n - 1];
             if node.values.advance() {
+                self.planted = n - 1;
                 return true;
             }
             if puts_to_sleep(node, last, bounded) {
@@ -668,6 +679,7 @@ impl Chooser for Bpor {
                 node.done.push(t);
                 node.values.clear();
                 node.below = false;
+                self.planted = n - 1;
                 return true;
             }
             self.pop();
