@@ -205,6 +205,11 @@ impl Scratch {
         self.spare = std::mem::replace(&mut self.last, evs);
     }
 
+    /// The events kept last ([`Scratch::keep`]).
+    pub fn last(&self) -> &[Ev] {
+        &self.last
+    }
+
     /// Every backtracking point the execution `evs` asks for; `ready[k]` are the threads that
     /// could run at step `k` with their next events (the one taken at `k` is `evs[k]` itself),
     /// `end` the threads left with an operation when it ended (a lock or receive that never

@@ -189,7 +189,10 @@ use backtrack::{GaveWay, Joined, Lookahead, Point, Scratch};
 struct Node {
     /// The threads that could run here (within the bound).
     ready: Vec<ThreadId>,
-    /// The thread run here in the current execution, and its event.
+    /// The thread run here in the current execution, and its event as known before it ran
+    /// ([`Bpor::pending`]; with what the step touched, once a later step came): a new node's
+    /// sleep set is made from its parent's. Once the execution has ended, the events as they
+    /// ran are the scratch's (`Scratch::last`).
     chosen: ThreadId,
     event: Ev,
     /// Whether `chosen` runs here for a conservative point.
@@ -290,6 +293,9 @@ pub(crate) struct Bpor {
     value_calls: usize,
     /// Threads named stably across executions, with their event counts in this one.
     threads: Threads,
+    /// Per thread of the current execution (by its runtime id), its name in `threads` once
+    /// looked up (`usize::MAX`: not yet).
+    named: SmallVec<[ThreadId; 8]>,
     /// Per step of the current execution, the threads that could run and their next events
     /// over this execution's objects.
     ready: Vec<Vec<Lookahead>>,
@@ -346,6 +352,7 @@ impl Bpor {
     /// What `candidates` would do next, over this execution's objects, into `out`.
     fn lookahead(&mut self, candidates: &[Candidate], out: &mut Vec<Lookahead>) {
         let (spurious, yields) = (self.spurious, self.yields);
+        let (threads, named) = (&mut self.threads, &mut self.named);
         out.extend(candidates.iter().map(|c| {
             let mut exact = events::exact_of(&c.op);
             if let Some(a) = fairness(spurious, c.op.kind, FAIRNESS) {
@@ -354,8 +361,14 @@ impl Bpor {
             if let Some(a) = yield_fairness(yields, c.op.kind) {
                 exact.push(a);
             }
+            while named.len() <= c.thread {
+                named.push(usize::MAX);
+            }
+            if named[c.thread] == usize::MAX {
+                named[c.thread] = threads.of(c.key);
+            }
             Lookahead {
-                thread: self.threads.of(c.key),
+                thread: named[c.thread],
                 kind: c.op.kind,
                 exact,
             }
@@ -649,6 +662,7 @@ impl Chooser for Bpor {
         self.step = 0;
         self.value_calls = 0;
         self.threads.new_execution();
+        self.named.clear();
         self.spare_ready.append(&mut self.ready);
         self.unfinished.clear();
         self.bound_hid.clear();
@@ -670,8 +684,8 @@ impl Chooser for Bpor {
                 return true;
             }
             if puts_to_sleep(node, last, bounded) {
-                let event = node.event.clone();
-                node.taken.push(event);
+                // As it ran in the last execution, whose events the scratch keeps.
+                node.taken.push(self.scratch.last()[n - 1].clone());
             }
             if let Some((t, c)) = node.next_choice() {
                 node.chosen = t;
@@ -761,7 +775,6 @@ impl Chooser for Bpor {
         self.truncate(evs.len());
         let mut later = vec![false; evs.iter().map(|e| e.thread + 1).max().unwrap_or(0)];
         for (node, ev) in self.nodes.iter_mut().zip(&evs).rev() {
-            node.event = ev.clone();
             // A thread's last step ends it, which a join waits for.
             node.releases = !std::mem::replace(&mut later[ev.thread], true) || releases(ev);
         }

@@ -99,9 +99,10 @@ impl Relations {
             related: [0; CLASSES],
         };
         let same = &mut |x: Canon, y: Canon| x == y;
-        for a in 0..CLASSES {
-            for b in 0..CLASSES {
-                let (x, y) = (class_access(a, 0), class_access(b, 0));
+        // Made once: `class_access` builds the list of every class's access at each call.
+        let reps: [Access; CLASSES] = std::array::from_fn(|c| class_access(c, 0));
+        for (a, &x) in reps.iter().enumerate() {
+            for (b, &y) in reps.iter().enumerate() {
                 r.conflict[a][b] = conflict_by(x, y, same);
                 r.orders[a][b] = orders_by(x, y, same);
                 if r.conflict[a][b] || r.orders[a][b] {
