@@ -155,6 +155,8 @@ impl Apart {
 /// everything they read is the same), and the memory of its tables.
 #[derive(Default)]
 pub(super) struct Scratch {
+    /// Whether the exploration is under a preemption bound: conservative points only then.
+    bounded: bool,
     hb: HappensBefore,
     /// The last execution's events, as `points` saw them, and the memory of the ones before.
     last: Vec<Ev>,
@@ -223,6 +225,13 @@ impl GaveWay {
 }
 
 impl Scratch {
+    pub fn new(bounded: bool) -> Scratch {
+        Scratch {
+            bounded,
+            ..Scratch::default()
+        }
+    }
+
     /// A buffer for an execution's events: the memory of the execution before the last.
     pub fn buffer(&mut self) -> Vec<Ev> {
         std::mem::take(&mut self.spare)
@@ -243,7 +252,7 @@ impl Scratch {
     /// `end` the threads left with an operation when it ended (a lock or receive that never
     /// came free: Flanagan and Godefroid look at every thread's next transition, enabled or
     /// not, and these are the ones no step shows). Conservative points only under a bound
-    /// (`bounded`). `apart`: the steps' changes that race apart from their operations
+    /// ([`Scratch::new`]). `apart`: the steps' changes that race apart from their operations
     /// ([`Apart`]), in step order. A point the memo asks again at one of the first `planted`
     /// steps is left out: the caller planted it there after the last execution, and planting
     /// it again would change nothing.
@@ -252,11 +261,11 @@ impl Scratch {
         evs: &[Ev],
         ready: &[Vec<Lookahead>],
         end: &[Lookahead],
-        bounded: bool,
         apart: &[Apart],
         gave_way: GaveWay,
         planted: usize,
     ) -> &[Point] {
+        let bounded = self.bounded;
         let threads = evs
             .iter()
             .map(|e| e.thread)

@@ -346,6 +346,7 @@ impl Bpor {
         Bpor {
             bound,
             spurious,
+            scratch: Scratch::new(bound.is_some()),
             ..Bpor::default()
         }
     }
@@ -500,12 +501,10 @@ impl Bpor {
     /// cuts off where the race is, and where no thread was ever hidden below `at`, the
     /// exploration from there was the unbounded one, which reverses every race it sees.
     fn plant(&mut self, evs: &[Ev], fixed: usize, apart: &[Apart], gave_way: GaveWay) {
-        let bounded = self.bound.is_some();
         let points = (self.scratch).points(
             evs,
             &self.ready,
             &self.unfinished,
-            bounded,
             apart,
             gave_way,
             self.planted,
