@@ -141,12 +141,6 @@ impl Builder {
     /// schedule within the bound (the bound is on the trace, not on each of its schedules), so
     /// a complete report means every such trace was explored.
     ///
-    /// Known gap: on programs over `mpsc` channels the bounded reduction misses outcomes where
-    /// a receive sees the channel disconnected or a send finds the receiver gone (13 of 11,952
-    /// comparisons of random channel programs, `tests/bounded_channels.rs`,
-    /// `the_bounded_reduction_misses_outcomes_of_some_channel_programs`). Until that is fixed,
-    /// a bounded test over channels that must be complete should use [`Strategy::Dfs`], which
-    /// runs every schedule within the bound.
     pub fn preemption_bound(mut self, bound: Option<u32>) -> Self {
         self.preemption_bound = bound;
         self

@@ -41,6 +41,9 @@ pub(crate) struct SchedulingPoint<'a> {
     /// drop in its code), and the hash of its operation's location (`location_hash`, which
     /// names those objects as the trace's events do; 0 when nothing was touched).
     pub touched: Vec<(ObjId, Touch)>,
+    /// What the code of the threads the previous step woke changed (`Event::woke`), named
+    /// after `touched`.
+    pub woke: Vec<(ObjId, Touch)>,
     pub previous_location: u64,
     /// Enabled threads the scheduler's rules kept out of `candidates` here.
     pub hidden: Hidden,

@@ -241,6 +241,9 @@ impl Execution {
     pub fn touch_at(&mut self, at: Option<usize>, obj: super::op::ObjId, how: super::op::Touch) {
         self.effects += 1;
         let Some(ev) = at.and_then(|at| self.trace.get_mut(at)) else {
+            if at.is_none() {
+                self.touch_woken(obj, how);
+            }
             return;
         };
         // A change to the operation's own object is the operation's, as far as the
@@ -253,6 +256,28 @@ impl Execution {
             ev.outcome = super::op::Outcome::Unknown;
         } else if !ev.touched.contains(&(obj, how)) {
             ev.touched.push((obj, how));
+        }
+    }
+
+    /// A change by code the running thread runs right after a wake-up, which belongs to no
+    /// step: it runs right after the step that woke the thread (the trace's last, before any
+    /// other step), so it is recorded there, with the thread's own past ([`Event::woke`]).
+    /// Before any step nothing can be reordered, and nothing is recorded.
+    ///
+    /// [`Event::woke`]: super::op::Event::woke
+    fn touch_woken(&mut self, obj: super::op::ObjId, how: super::op::Touch) {
+        let Some(at) = self.trace.len().checked_sub(1) else {
+            return;
+        };
+        let me = &self.threads[self.current];
+        let past = (me.last_event.into_iter())
+            .chain(me.after.iter().copied())
+            .filter(|&p| p as usize != at)
+            .collect();
+        let change = super::op::WokenChange { obj, how, past };
+        let ev = &mut self.trace[at];
+        if !ev.woke.contains(&change) {
+            ev.woke.push(change);
         }
     }
 

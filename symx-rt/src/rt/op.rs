@@ -229,6 +229,17 @@ pub enum Outcome {
 /// than two, and inline, since most steps of most executions have one or none.
 pub type Enablers = smallvec::SmallVec<[u32; 2]>;
 
+/// A change made by the code a woken thread ran before its next operation (see
+/// [`Event::woke`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WokenChange {
+    pub obj: ObjId,
+    pub how: Touch,
+    /// The woken thread's past besides the step that woke it (trace indices: its last event
+    /// and what it came after), which the change comes after.
+    pub past: smallvec::SmallVec<[u32; 2]>,
+}
+
 /// One step of an execution: a visible operation that ran.
 #[derive(Clone, Debug)]
 pub struct Event {
@@ -252,6 +263,13 @@ pub struct Event {
     /// the changes recorded after the join come after that event (the joined thread's last
     /// step, or what it came after), unlike the operation itself.
     pub joined: smallvec::SmallVec<[(u8, u32); 1]>,
+    /// Changes made by the code of threads this step woke. A woken thread runs up to its next
+    /// operation right after the step that woke it, before any other step, but that code
+    /// belongs to no step of its own (see `Execution::step_now`): what it changed comes after
+    /// this step and after the woken thread's past. The optimal DPOR leaves these out; the
+    /// bounded reduction races them apart from the step's operation, as it does a join's
+    /// changes ([`Event::joined`]).
+    pub woke: Vec<WokenChange>,
     /// What the operation turned out to do, where the partial-order reduction can tell more
     /// commuting operations apart by it than by its kind (see [`Outcome`]).
     pub outcome: Outcome,

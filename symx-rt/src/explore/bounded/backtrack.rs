@@ -19,7 +19,7 @@
 use smallvec::SmallVec;
 
 use super::memo::{Asks, Memo};
-use crate::explore::dpor::events::{conflict_by, orders_by, Access, Canon, Ev};
+use crate::explore::dpor::events::{self, conflict_by, orders_by, Access, Canon, Ev};
 use crate::explore::dpor::races::{HappensBefore, History};
 use crate::rt::op::{Event, OpKind, ThreadId};
 
@@ -45,58 +45,86 @@ pub(super) struct Lookahead {
     pub exact: SmallVec<[Access; 2]>,
 }
 
-/// The changes of step `step` made after a join of a finished thread in its code: the
-/// accesses `exact[from..from + len]` of its event, which come after the events `after` (the
-/// joined thread's last step and what it came after) though the step's operation need not.
+/// Changes of step `step` that race apart from its operation, since they come after events
+/// `after` that the operation need not come after: what the step's code changed after joining
+/// a finished thread (after that thread's past), or what the code of a thread it woke changed
+/// before that thread's next operation (after the woken thread's past).
 #[derive(Clone, PartialEq)]
-pub(super) struct Joined {
+pub(super) struct Apart {
     pub step: usize,
-    pub from: usize,
-    pub len: usize,
+    pub part: Part,
     pub after: SmallVec<[usize; 2]>,
 }
 
-impl Joined {
-    /// The steps of `trace` that changed something after joining a finished thread in their
-    /// code: the changes from the first such join on, which come after the threads that join
-    /// joined (a later join in the same step is not counted, which only leaves more races).
-    pub fn of_trace(trace: &[Event]) -> Vec<Joined> {
+/// Which changes an [`Apart`] is.
+#[derive(Clone, PartialEq)]
+pub(super) enum Part {
+    /// The accesses `exact[from..from + len]` of the step's event: its code's changes after a
+    /// join of a finished thread ([`Event::joined`]).
+    Joined { from: usize, len: usize },
+    /// Changes made by the code of a thread the step woke ([`Event::woke`]), in no step's
+    /// event: the step's event stays what its own thread did, so that what happens before
+    /// it is not made to include the woken thread's past.
+    Woken(SmallVec<[Access; 2]>),
+}
+
+impl Apart {
+    /// The changes of `trace`'s steps that race apart from their operations, in step order
+    /// (a step's join before its woken threads'). A join's are its step's changes from the
+    /// first join in its code on, which come after the threads that join joined (a later join
+    /// in the same step is not counted, which only leaves more races).
+    pub fn of_trace(trace: &[Event]) -> Vec<Apart> {
         let mut out = Vec::new();
         for (step, e) in trace.iter().enumerate() {
-            let Some(first) = e.joined.iter().map(|j| j.0).min() else {
-                continue;
-            };
-            let len = e.touched.len() - first as usize;
-            if len == 0 {
-                continue;
+            if let Some(first) = e.joined.iter().map(|j| j.0).min() {
+                let len = e.touched.len() - first as usize;
+                if len > 0 {
+                    // `events::of_trace_into` lists the operation's accesses, then the touched
+                    // objects.
+                    let from = usize::from(e.obj.is_some()) + usize::from(e.obj2.is_some());
+                    out.push(Apart {
+                        step,
+                        part: Part::Joined {
+                            from: from + first as usize,
+                            len,
+                        },
+                        after: (e.joined.iter())
+                            .filter(|j| j.0 == first)
+                            .map(|j| j.1 as usize)
+                            .collect(),
+                    });
+                }
             }
-            out.push(Joined {
+            // One part per change: a woken thread rarely changes more than one object.
+            out.extend(e.woke.iter().map(|change| Apart {
                 step,
-                // `events::of_trace_into` lists the operation's accesses, then the touched
-                // objects.
-                from: usize::from(e.obj.is_some()) + usize::from(e.obj2.is_some()) + first as usize,
-                len,
-                after: (e.joined.iter())
-                    .filter(|j| j.0 == first)
-                    .map(|j| j.1 as usize)
-                    .collect(),
-            });
+                part: Part::Woken(smallvec::smallvec![events::touched_access(
+                    change.obj, change.how
+                )]),
+                after: change.past.iter().map(|&p| p as usize).collect(),
+            }));
         }
         out
     }
 
-    /// Step `ev`'s event as two: its operation with what it changed before the joins, and what
-    /// it changed after them.
-    fn split(&self, ev: &Ev) -> (Ev, Ev) {
-        let end = self.from + self.len;
-        let mut op = ev.clone();
-        let mut after = ev.clone();
-        op.exact = (ev.exact.iter().enumerate())
-            .filter(|(n, _)| !(self.from..end).contains(n))
-            .map(|(_, &a)| a)
-            .collect();
-        after.exact = ev.exact[self.from..end].iter().copied().collect();
-        (op, after)
+    /// The step's event as its operation with what it changed before any join (`ev`, the
+    /// step's event, without the joined part), or as this part alone.
+    fn split(&self, ev: &Ev, alone: bool) -> Ev {
+        let mut out = ev.clone();
+        match (&self.part, alone) {
+            (&Part::Joined { from, len }, false) => {
+                out.exact = (ev.exact.iter().enumerate())
+                    .filter(|(n, _)| !(from..from + len).contains(n))
+                    .map(|(_, &a)| a)
+                    .collect();
+            }
+            (&Part::Joined { from, len }, true) => {
+                out.exact = ev.exact[from..from + len].iter().copied().collect();
+            }
+            (Part::Woken(_), false) => {}
+            (Part::Woken(exact), true) => out.exact = exact.clone(),
+        }
+        out
     }
 }
 
@@ -143,15 +171,15 @@ impl Scratch {
     /// `end` the threads left with an operation when it ended (a lock or receive that never
     /// came free: Flanagan and Godefroid look at every thread's next transition, enabled or
     /// not, and these are the ones no step shows). Conservative points only under a bound
-    /// (`bounded`). `joined`: the steps whose changes after a join race apart from their
-    /// operation, in step order.
+    /// (`bounded`). `apart`: the steps' changes that race apart from their operations
+    /// ([`Apart`]), in step order.
     pub fn points(
         &mut self,
         evs: &[Ev],
         ready: &[Vec<Lookahead>],
         end: &[Lookahead],
         bounded: bool,
-        joined: &[Joined],
+        apart: &[Apart],
         gave_way: &[SmallVec<[ThreadId; 2]>],
     ) -> &[Point] {
         let threads = evs
@@ -199,28 +227,33 @@ impl Scratch {
         ran.clear();
         ran.resize(threads, 0);
         out.clear();
-        let reusable = memo.reusable(shared, ready, joined).min(same_gave_way);
+        let reusable = memo.reusable(shared, ready, apart).min(same_gave_way);
         memo.start(out);
         let mut afresh = false;
         let mut queues = Queues::default();
-        let mut joins = joined.iter().peekable();
+        let mut aparts = apart.iter().peekable();
         let mut befores: Vec<Option<SmallVec<[usize; 3]>>> = Vec::new();
+        let mut parts: SmallVec<[&Apart; 1]> = SmallVec::new();
         for (k, ek) in evs.iter().enumerate() {
-            let join = joins.next_if(|j| j.step == k);
-            // Each thread that could run here looks at its next event; at a step that joined
-            // threads, its own thread looks twice: what the step changed after its joins races
-            // only with what the joined threads did not do before their ends.
-            let mut calls: SmallVec<[(&Lookahead, bool); 4]> = SmallVec::new();
+            parts.clear();
+            while let Some(a) = aparts.next_if(|a| a.step == k) {
+                parts.push(a);
+            }
+            // Each thread that could run here looks at its next event; at a step with changes
+            // apart from its operation, its own thread looks again for each: a join's race
+            // only with what the joined threads did not do before their ends, a woken
+            // thread's only with what that thread did not do before its wait.
+            let mut calls: SmallVec<[(&Lookahead, Option<&Apart>); 4]> = SmallVec::new();
             for l in ready.get(k).into_iter().flatten() {
-                calls.push((l, false));
-                if l.thread == ek.thread && join.is_some() {
-                    calls.push((l, true));
+                calls.push((l, None));
+                if l.thread == ek.thread {
+                    calls.extend(parts.iter().map(|&a| (l, Some(a))));
                 }
             }
-            let before_of = |&(l, after): &(&Lookahead, bool)| {
+            let before_of = |&(l, part): &(&Lookahead, Option<&Apart>)| {
                 let mut before = earlier(evs, positions, ran, l.thread, k);
-                if let (true, Some(j)) = (after, join) {
-                    before.extend_from_slice(&j.after);
+                if let Some(a) = part {
+                    before.extend_from_slice(&a.after);
                 }
                 before
             };
@@ -246,26 +279,37 @@ impl Scratch {
                 }
             }
             if afresh {
+                let joined = (parts.iter()).find(|a| matches!(a.part, Part::Joined { .. }));
+                let op = joined.map(|j| j.split(ek, false));
                 for (call, before) in calls.iter().zip(befores.drain(..)) {
-                    let (l, after) = *call;
                     let before = before.unwrap_or_else(|| before_of(call));
-                    let split;
-                    let next = match (l.thread == ek.thread, join) {
-                        (false, _) => &queues.as_event(l),
-                        (true, None) => ek,
-                        (true, Some(j)) => {
-                            split = j.split(ek);
-                            if after {
-                                &split.1
-                            } else {
-                                &split.0
-                            }
+                    let alone;
+                    let next = match *call {
+                        (l, _) if l.thread != ek.thread => &queues.as_event(l),
+                        (_, None) => op.as_ref().unwrap_or(ek),
+                        (_, Some(a)) => {
+                            alone = a.split(ek, true);
+                            &alone
                         }
                     };
                     look.races_of(k, next, history, &before, out);
                     memo.called(before, out);
                 }
-                history.record(k, ek);
+                // Later events race with what the threads this step woke changed as with
+                // the step.
+                let mut woken = parts.iter().filter_map(|a| match &a.part {
+                    Part::Woken(exact) => Some(exact),
+                    Part::Joined { .. } => None,
+                });
+                match woken.next() {
+                    None => history.record(k, ek),
+                    Some(first) => {
+                        let mut all = ek.clone();
+                        all.exact
+                            .extend(first.iter().chain(woken.flatten()).copied());
+                        history.record(k, &all);
+                    }
+                }
             }
             queues.record(ek);
             ran[ek.thread] += 1;
@@ -273,7 +317,7 @@ impl Scratch {
         if !afresh {
             history.forget_from(evs.len());
         }
-        memo.end(out, reusable, ready, joined);
+        memo.end(out, reusable, ready, apart);
         for l in end {
             let before = earlier(evs, positions, ran, l.thread, evs.len());
             look.races_of(evs.len(), &queues.as_event(l), history, &before, out);

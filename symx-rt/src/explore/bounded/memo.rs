@@ -5,15 +5,15 @@
 //!
 //! The depth-first exploration's next execution repeats most of the last one's steps before it
 //! branches off. What the races at step `k` ask for is computed from the events up to `k`, the
-//! threads that could run at the steps up to `k` (with their next events), the joins of those
-//! steps, and for each thread that could run at `k`, the events its next operation comes after
+//! threads that could run at the steps up to `k` (with their next events), those steps' changes
+//! that race apart from their operations (`backtrack::Apart`), and for each thread that could run at `k`, the events its next operation comes after
 //! (`before`: its previous event, and the enablers of its next event *in this execution*,
 //! which may come after the shared steps). So a step's asks are taken from the memo only when
 //! all of those are the same as in the last execution, `before` included.
 
 use smallvec::SmallVec;
 
-use super::backtrack::{Joined, Lookahead, Point};
+use super::backtrack::{Apart, Lookahead, Point};
 use crate::rt::op::ThreadId;
 
 /// One ask of a race: a point with its initials, or a conservative point `(at, thread, race)`.
@@ -95,16 +95,17 @@ pub(super) struct Memo {
     /// The last execution's lookaheads, all steps' in one list, and where each step's end.
     ready: Vec<Lookahead>,
     ready_ends: Vec<usize>,
-    joined: Vec<Joined>,
+    apart: Vec<Apart>,
     /// Calls kept of the last execution in the current one so far.
     kept: usize,
 }
 
 impl Memo {
     /// How many first steps of an execution whose first `shared` events are the last one's,
-    /// and whose steps could run `ready` and joined `joined`, are the last one's in all that
+    /// and whose steps could run `ready` with changes `apart` from their operations, are the
+    /// last one's in all that
     /// their races read but `before`.
-    pub fn reusable(&self, shared: usize, ready: &[Vec<Lookahead>], joined: &[Joined]) -> usize {
+    pub fn reusable(&self, shared: usize, ready: &[Vec<Lookahead>], apart: &[Apart]) -> usize {
         let mut same = shared.min(ready.len()).min(self.ready_ends.len());
         for (k, here) in ready.iter().enumerate().take(same) {
             let from = k.checked_sub(1).map_or(0, |p| self.ready_ends[p]);
@@ -113,11 +114,11 @@ impl Memo {
                 break;
             }
         }
-        let differs = self.joined.iter().zip(joined).find(|(a, b)| a != b);
+        let differs = self.apart.iter().zip(apart).find(|(a, b)| a != b);
         let differs = differs.map(|(a, b)| a.step.min(b.step));
         // A join only one of the two executions has, at a step before `same`.
-        let longer = (self.joined.get(joined.len()))
-            .or(joined.get(self.joined.len()))
+        let longer = (self.apart.get(apart.len()))
+            .or(apart.get(self.apart.len()))
             .map(|j| j.step);
         same.min(differs.unwrap_or(usize::MAX))
             .min(longer.unwrap_or(usize::MAX))
@@ -165,13 +166,7 @@ impl Memo {
     /// Ends the execution: the last one's calls not kept are dropped, no more asks are
     /// recorded, and the steps' lookaheads and joins are kept from step `same` on (the first
     /// `same` are the last execution's).
-    pub fn end(
-        &mut self,
-        asks: &mut Asks,
-        same: usize,
-        ready: &[Vec<Lookahead>],
-        joined: &[Joined],
-    ) {
+    pub fn end(&mut self, asks: &mut Asks, same: usize, ready: &[Vec<Lookahead>], apart: &[Apart]) {
         self.recompute(asks);
         asks.recording = false;
         let same = same.min(self.ready_ends.len());
@@ -182,8 +177,8 @@ impl Memo {
             self.ready.extend(here.iter().cloned());
             self.ready_ends.push(self.ready.len());
         }
-        self.joined.clear();
-        self.joined.extend(joined.iter().cloned());
+        self.apart.clear();
+        self.apart.extend(apart.iter().cloned());
     }
 
     /// Where the asks of the calls before call `n` end.

@@ -43,7 +43,11 @@
 //! whose code made them; the code a new thread runs before its first visible operation
 //! belongs to the step that spawned it (it runs right after it in every schedule, and its
 //! past is that step's). Changes made by the code a thread runs right after a wake-up, before
-//! its next visible operation, belong to no step (a known gap: a drop there is not seen).
+//! its next visible operation, belong to no step's event: they are recorded on the waking step
+//! apart (`Event::woke`), which only the bounded reduction reads. The optimal DPOR does not see
+//! them (a known gap); on the channel differentials it still reaches every outcome, from the
+//! side where the change is a step of its own (a sender's drop that finds the receiver there
+//! is a disconnect).
 
 mod names;
 mod portable;
@@ -55,7 +59,8 @@ use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 pub(crate) use trace::{
-    add_touched, exact_of, fairness, let_go_by, of_trace_into, FirstUses, FAIRNESS,
+    add_touched, add_woken, exact_of, fairness, let_go_by, of_trace_into, touched_access,
+    FirstUses, FAIRNESS,
 };
 
 use crate::rt::op::{ObjId, OpKind, Outcome, ThreadId, Value};

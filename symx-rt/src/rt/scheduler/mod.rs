@@ -377,6 +377,7 @@ impl Scheduler<'_> {
             location: op.location,
             touched: smallvec::SmallVec::new(),
             joined: smallvec::SmallVec::new(),
+            woke: Vec::new(),
             outcome: Outcome::Unknown,
             enablers,
             fixed,

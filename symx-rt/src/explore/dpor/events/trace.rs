@@ -276,8 +276,27 @@ pub(crate) fn add_touched(
     }
 }
 
+/// Adds to `ev`, the event of step `step`, what the code of the threads it woke changed
+/// ([`Event::woke`](crate::rt::op::Event::woke)), named after the step's own changes: a
+/// sleeping event must be compared with those too, or it stays asleep after a step whose
+/// woken thread changed what it reads. `exact`: the exact accesses too (`ev` holds them).
+pub(crate) fn add_woken(ev: &mut Ev, step: &crate::rt::op::Event, exact: bool, names: &mut Names) {
+    let at = EventKey {
+        thread: ev.thread,
+        index: ev.index,
+        location: location_hash(step.location),
+    };
+    for (n, change) in step.woke.iter().enumerate() {
+        let canon = names.name(change.obj, at, (2 + step.touched.len() + n) as u8);
+        ev.accesses.push(touched_access(canon, change.how));
+        if exact {
+            ev.exact.push(touched_access(change.obj, change.how));
+        }
+    }
+}
+
 /// The access of a step's change to an object other than its operation's own.
-fn touched_access(obj: Canon, how: Touch) -> Access {
+pub(crate) fn touched_access(obj: Canon, how: Touch) -> Access {
     match how {
         Touch::Changed => Access::Other(obj),
         Touch::DroppedSender => Access::DroppedSender(obj),
