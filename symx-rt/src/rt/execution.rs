@@ -227,7 +227,8 @@ impl Execution {
     /// happens-before past is that step's), so its changes are that step's. Code a thread runs
     /// right after a wake-up belongs to no step (`None`): the waking step's past is not the
     /// woken thread's, and recording the change on the waking step made it race with the
-    /// woken thread's own earlier steps.
+    /// woken thread's own earlier steps: its changes are recorded on the waking step apart
+    /// ([`Execution::touch_at`], `Event::woke`).
     pub fn step_now(&self) -> Option<usize> {
         let at = self.trace.len().checked_sub(1)?;
         let me = &self.threads[self.current];

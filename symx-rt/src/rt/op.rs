@@ -266,9 +266,8 @@ pub struct Event {
     /// Changes made by the code of threads this step woke. A woken thread runs up to its next
     /// operation right after the step that woke it, before any other step, but that code
     /// belongs to no step of its own (see `Execution::step_now`): what it changed comes after
-    /// this step and after the woken thread's past. The optimal DPOR leaves these out; the
-    /// bounded reduction races them apart from the step's operation, as it does a join's
-    /// changes ([`Event::joined`]).
+    /// this step and after the woken thread's past. Both reductions race them apart from the
+    /// step's operation (the bounded one as it does a join's changes, [`Event::joined`]).
     pub woke: Vec<WokenChange>,
     /// What the operation turned out to do, where the partial-order reduction can tell more
     /// commuting operations apart by it than by its kind (see [`Outcome`]).

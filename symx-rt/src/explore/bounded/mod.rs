@@ -87,8 +87,7 @@
 //! step, and sleep sets compare it as the step's. Without it, the read of the receiver's
 //! absence raced with nothing, and the bounded reduction missed outcomes of 13 of 11,952
 //! channel comparisons (`tests/bounded_channels.rs`); none since, at 5 % more executions. The
-//! optimal DPOR does not use it: it reaches each such order from the side where the change is
-//! a step of its own (the drop that found the receiver there is a disconnect).
+//! optimal DPOR races them as races of the waking step (`dpor::reversals`).
 //!
 //! Measured (release, `tests/bounded_por.rs`, the ignored larger runs): no trace missed on
 //! 12,505 comparisons of random programs of up to 5,000 interleavings (seeds 5,000 to 6,999,

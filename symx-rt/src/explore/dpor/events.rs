@@ -44,10 +44,8 @@
 //! belongs to the step that spawned it (it runs right after it in every schedule, and its
 //! past is that step's). Changes made by the code a thread runs right after a wake-up, before
 //! its next visible operation, belong to no step's event: they are recorded on the waking step
-//! apart (`Event::woke`), which only the bounded reduction reads. The optimal DPOR does not see
-//! them (a known gap); on the channel differentials it still reaches every outcome, from the
-//! side where the change is a step of its own (a sender's drop that finds the receiver there
-//! is a disconnect).
+//! apart (`Event::woke`), and both reductions race them apart from that step ([`add_woken`]
+//! adds them to an event for the sleep sets).
 
 mod names;
 mod portable;

@@ -11,6 +11,7 @@ use super::races::HappensBefore;
 use super::split;
 use super::wakeup::{self, is_weak_initial, SeqEv};
 use super::Dpor;
+use crate::rt::op::Event;
 
 impl Dpor {
     /// Finds every race of the execution (`self.evs`) whose first event comes after the
@@ -21,17 +22,34 @@ impl Dpor {
     /// never steps, yet its acquisition races with the holder's, and the reversal (it takes
     /// the lock first) is a trace of its own; likewise a store cut off when a read of its
     /// object failed in another thread: the read seeing the store is another trace.
-    pub(super) fn plant_reversals(&mut self, fixed: usize) {
+    ///
+    /// `trace` is the execution's: what the code of a woken thread changed before its next
+    /// operation (`Event::woke`) races apart from the step that woke it ([`woken_races`]).
+    pub(super) fn plant_reversals(&mut self, fixed: usize, trace: &[Event]) {
         let mut evs = std::mem::take(&mut self.evs);
         let ran = evs.len();
         evs.append(&mut self.unfinished);
         self.hb.recompute(&evs, self.shared);
         let races = std::mem::take(&mut self.hb.races);
+        let woken = woken_races(&evs, &self.hb, trace);
+        // Where a woken thread's change races, the reversals' steps bring along what the
+        // threads they wake change, as the nodes' events do (`end_execution`), for the sleep
+        // sets; happens-before is without them. (In every execution with such changes instead,
+        // one program of `bounded_channels.rs` ran past 100,000 executions.)
+        let with_woken = (!woken.is_empty()).then(|| {
+            let mut all = evs.clone();
+            for (ev, step) in all.iter_mut().zip(trace) {
+                events::add_woken(ev, step, true, &mut self.names);
+            }
+            all
+        });
+        let contents = with_woken.as_deref().unwrap_or(&evs);
         // One buffer for every race's sequence.
         let mut v = Vec::new();
-        for &(i, j) in races.iter().filter(|&&(i, _)| i >= fixed && i < ran) {
+        let all = races.iter().chain(&woken).map(|w| (w.0, w.1));
+        for (i, j) in all.filter(|&(i, _)| i >= fixed && i < ran) {
             debug_assert_ne!(evs[i].thread, evs[j].thread);
-            reversal(&evs, &self.hb, i, j, ran, self.yields, &mut v);
+            reversal(contents, &self.hb, i, j, ran, self.yields, &mut v);
             // Most reversals start with a thread that already sleeps there.
             let names = &mut self.names;
             let node = &self.nodes[i];
@@ -182,4 +200,44 @@ fn reversal<'a>(
         events::let_go_by(moved.to_mut(), true);
     }
     v.push(moved);
+}
+
+/// The races of what the code of threads woken by a step changed before their next operation
+/// (`Event::woke`, recorded on the waking step `k`), as races `(i, k)`: that code runs right
+/// after step `k` but belongs to no step, and comes after the woken thread's past too. A race
+/// is an earlier event `i` that conflicts with such a change, happens before neither step `k`
+/// nor that past, and before no other such event (the latest, as for any event's races).
+/// Reversing it runs step `k`, and with it the woken thread's code, before `i`. Without these,
+/// a sender's drop in main after a join that waited, finding the receiver gone, raced with
+/// nothing, and the outcome where the receiver's thread saw the disconnect went unexplored
+/// (`tests/bounded_channels.rs`, `a_woken_threads_changes_race_apart_from_the_step_that_woke_it`).
+fn woken_races(evs: &[Ev], hb: &HappensBefore, trace: &[Event]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let same = &mut |x, y| x == y;
+    for (k, step) in trace.iter().enumerate().filter(|(_, s)| !s.woke.is_empty()) {
+        for change in &step.woke {
+            let access = events::touched_access(change.obj, change.how);
+            let ordered = |i: usize| {
+                let ti = evs[i].thread;
+                hb.before(i, ti, k) || change.past.iter().any(|&p| hb.before(i, ti, p as usize))
+            };
+            let conflicting: smallvec::SmallVec<[usize; 4]> = (0..k)
+                .filter(|&i| {
+                    evs[i]
+                        .exact
+                        .iter()
+                        .any(|&a| events::conflict_by(a, access, same))
+                })
+                .filter(|&i| !ordered(i))
+                .collect();
+            for &i in &conflicting {
+                let ti = evs[i].thread;
+                let covered = (conflicting.iter()).any(|&c| c != i && hb.before(i, ti, c));
+                if !covered && !out.contains(&(i, k)) {
+                    out.push((i, k));
+                }
+            }
+        }
+    }
+    out
 }
