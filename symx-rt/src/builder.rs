@@ -140,7 +140,6 @@ impl Builder {
     /// partial-order reduction explores every Mazurkiewicz trace that has at least one
     /// schedule within the bound (the bound is on the trace, not on each of its schedules), so
     /// a complete report means every such trace was explored.
-    ///
     pub fn preemption_bound(mut self, bound: Option<u32>) -> Self {
         self.preemption_bound = bound;
         self

@@ -38,12 +38,11 @@ pub(crate) struct SchedulingPoint<'a> {
     /// What the previous step's operation turned out to do, now that the step has ended.
     pub previous: Option<(OpKind, Outcome, Value)>,
     /// What the previous step changed besides its operation's objects (`Event::touched`: a
-    /// drop in its code), and the hash of its operation's location (`location_hash`, which
-    /// names those objects as the trace's events do; 0 when nothing was touched).
+    /// drop in its code), then what the code of the threads it woke changed (`Event::woke`,
+    /// which a sleeping event is compared with as with the step's own), and the hash of its
+    /// operation's location (`location_hash`, which names those objects as the trace's events
+    /// do; 0 when nothing was touched).
     pub touched: Vec<(ObjId, Touch)>,
-    /// What the code of the threads the previous step woke changed (`Event::woke`), named
-    /// after `touched`.
-    pub woke: Vec<(ObjId, Touch)>,
     pub previous_location: u64,
     /// Enabled threads the scheduler's rules kept out of `candidates` here.
     pub hidden: Hidden,

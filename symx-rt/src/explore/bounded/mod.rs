@@ -205,8 +205,6 @@
 mod backtrack;
 mod memo;
 
-use std::borrow::Cow;
-
 use smallvec::SmallVec;
 
 use super::dpor::events::{self, dependent, Access, Canon, Ev, EventKey, Names};
@@ -425,11 +423,7 @@ impl Bpor {
             Some(parent) => {
                 // The parent's step has ended: it is compared with what it touched too.
                 let location = point.previous_location;
-                let mut touched = Cow::Borrowed(&point.touched[..]);
-                if !point.woke.is_empty() {
-                    touched.to_mut().extend_from_slice(&point.woke);
-                }
-                events::add_touched(&mut parent.event, &touched, location, &mut self.names);
+                events::add_touched(&mut parent.event, &point.touched, location, &mut self.names);
                 let names = &mut self.names;
                 let sleep = (parent.sleep.iter().chain(&parent.taken))
                     .filter(|s| !dependent(s, &parent.event, names))
@@ -806,7 +800,8 @@ impl Chooser for Bpor {
         self.executions += 1;
         let threads = &mut self.threads;
         let mut evs = self.scratch.buffer();
-        if !self.yields && trace.iter().any(|e| e.kind == OpKind::Yield) {
+        let yielded = trace.iter().any(|e| e.kind == OpKind::Yield);
+        if !self.yields && yielded {
             // The first execution with a yield: its lookaheads were made without the fairness
             // rule's accesses.
             self.yields = true;
@@ -852,7 +847,7 @@ impl Chooser for Bpor {
             // Nothing to pay a preemption back: no thread needs points at earlier steps.
             let threads = threads_in(&evs);
             GaveWay::First { threads, steps }
-        } else if !trace.iter().any(|e| e.kind == OpKind::Yield) {
+        } else if !yielded {
             GaveWay::First { threads: 0, steps }
         } else {
             GaveWay::Yielded(gave_way(trace, &evs, &self.bound_hid))

@@ -327,11 +327,12 @@ impl Dpor {
                 // made there, which it still makes here, moved earlier or not at all.
                 if parent.chosen.execution == 0 {
                     let location = point.previous_location;
-                    let mut touched = std::borrow::Cow::Borrowed(&point.touched[..]);
-                    if !point.woke.is_empty() {
-                        touched.to_mut().extend_from_slice(&point.woke);
-                    }
-                    events::add_touched(&mut parent.chosen, &touched, location, &mut self.names);
+                    events::add_touched(
+                        &mut parent.chosen,
+                        &point.touched,
+                        location,
+                        &mut self.names,
+                    );
                 }
                 let chosen = &parent.chosen;
                 sleep.extend(

@@ -107,21 +107,19 @@ impl Scheduler<'_> {
             let partial = unsafe { (*chooser).wants_trace() }
                 .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
             let epoch = (self.ctx.exec.borrow().epochs.as_ref()).map_or(0, |s| s.boundaries.len());
-            let (previous, touched, woke, previous_location) =
-                match self.ctx.exec.borrow().trace.last() {
-                    Some(e) => (
-                        Some((e.kind, e.outcome, e.value)),
-                        e.touched.to_vec(),
-                        e.woke.iter().map(|c| (c.obj, c.how)).collect(),
-                        // Hashing the file name costs: only where something needs the name.
-                        if e.touched.is_empty() && e.woke.is_empty() {
-                            0
-                        } else {
-                            location_hash(e.location)
-                        },
-                    ),
-                    None => (None, Vec::new(), Vec::new(), 0),
-                };
+            let (previous, touched, previous_location) = match self.ctx.exec.borrow().trace.last() {
+                Some(e) => {
+                    let woke = e.woke.iter().map(|c| (c.obj, c.how));
+                    let touched: Vec<_> = e.touched.iter().copied().chain(woke).collect();
+                    // Hashing the file name costs: only where something needs the name.
+                    let location = match touched.is_empty() {
+                        true => 0,
+                        false => location_hash(e.location),
+                    };
+                    (Some((e.kind, e.outcome, e.value)), touched, location)
+                }
+                None => (None, Vec::new(), 0),
+            };
             let point = SchedulingPoint {
                 step,
                 epoch,
@@ -129,7 +127,6 @@ impl Scheduler<'_> {
                 trace: partial.as_ref(),
                 previous,
                 touched,
-                woke,
                 previous_location,
                 hidden,
             };
