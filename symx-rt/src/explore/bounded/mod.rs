@@ -9,13 +9,13 @@
 //! the ones tried, and its sleep set. After every execution, each race asks for the racing
 //! thread to run before it ([`backtrack`]), and again at the last context switch before it
 //! (Coons et al.'s *conservative* point, where the reversal costs no preemption the original
-//! schedule did not pay) and at every step between the two where the thread of the race holds
-//! a lock; when the bound (or a yield) keeps the racing thread from running where the race is,
-//! also at every earlier step where it can run. Blocking is why: a switch away from a thread
-//! that blocked (on a lock, a join) or yielded is free, so the cheapest schedule of the
-//! reversed trace may preempt a thread inside a critical section and come back for free once
-//! the other thread blocks on it, a point no single context switch of the original schedule
-//! marks.
+//! schedule did not pay); when the bound (or a yield) keeps the racing thread from running
+//! where the race is, also at every earlier step where it can run. And a thread that acquired
+//! a lock after another thread released it is asked for at that release, inside the critical
+//! section. Blocking is why: a switch away from a thread that blocked (on a lock, a join) or
+//! yielded is free, so the cheapest schedule of a trace may preempt a thread inside a critical
+//! section and come back for free once the other thread blocks on it, a point no single
+//! context switch of the original schedule marks.
 //!
 //! Guarantee (the bound on the class, not on each schedule): every Mazurkiewicz trace that
 //! has at least one schedule within the bound is explored by at least one execution, itself
