@@ -128,23 +128,26 @@ impl Apart {
         out
     }
 
-    /// The step's event as its operation with what it changed before any join (`ev`, the
-    /// step's event, without the joined part), or as this part alone.
-    fn split(&self, ev: &Ev, alone: bool) -> Ev {
+    /// The step's event without this part: its operation with what it changed before any
+    /// join. A woken part is in no step's event ([`Part::Woken`]), so `ev` is that already.
+    fn without(&self, ev: &Ev) -> Ev {
         let mut out = ev.clone();
-        match (&self.part, alone) {
-            (&Part::Joined { from, len }, false) => {
-                out.exact = (ev.exact.iter().enumerate())
-                    .filter(|(n, _)| !(from..from + len).contains(n))
-                    .map(|(_, &a)| a)
-                    .collect();
-            }
-            (&Part::Joined { from, len }, true) => {
-                out.exact = ev.exact[from..from + len].iter().copied().collect();
-            }
-            (Part::Woken(_), false) => {}
-            (Part::Woken(exact), true) => out.exact = exact.clone(),
+        if let Part::Joined { from, len } = self.part {
+            out.exact = (ev.exact.iter().enumerate())
+                .filter(|(n, _)| !(from..from + len).contains(n))
+                .map(|(_, &a)| a)
+                .collect();
         }
+        out
+    }
+
+    /// The step's event as this part alone.
+    fn alone(&self, ev: &Ev) -> Ev {
+        let mut out = ev.clone();
+        out.exact = match &self.part {
+            &Part::Joined { from, len } => ev.exact[from..from + len].iter().copied().collect(),
+            Part::Woken(exact) => exact.clone(),
+        };
         out
     }
 }
@@ -358,7 +361,7 @@ impl Scratch {
             }
             if afresh {
                 let joined = (parts.iter()).find(|a| matches!(a.part, Part::Joined { .. }));
-                let op = joined.map(|j| j.split(ek, false));
+                let op = joined.map(|j| j.without(ek));
                 for (call, before) in calls.iter().zip(befores.drain(..)) {
                     let before = before.unwrap_or_else(|| before_of(call));
                     let alone;
@@ -366,7 +369,7 @@ impl Scratch {
                         (l, _) if l.thread != ek.thread => &queues.as_event(l),
                         (_, None) => op.as_ref().unwrap_or(ek),
                         (_, Some(a)) => {
-                            alone = a.split(ek, true);
+                            alone = a.alone(ek);
                             &alone
                         }
                     };
