@@ -37,6 +37,11 @@ pub(crate) struct SchedulingPoint<'a> {
     pub trace: Option<&'a crate::trace::Trace>,
     /// What the previous step's operation turned out to do, now that the step has ended.
     pub previous: Option<(OpKind, Outcome, Value)>,
+    /// The previous step changed nothing the scheduler's yield rule looks at
+    /// ([`Event::quiet`](crate::rt::op::Event::quiet): a load, a failed compare-exchange, a
+    /// yield), so it let no thread that yielded go (a new round here aside, which needs its
+    /// thread to be unable to run on).
+    pub quiet: bool,
     /// What the previous step changed besides its operation's objects (`Event::touched`: a
     /// drop in its code), then what the code of the threads it woke changed (`Event::woke`,
     /// which a sleeping event is compared with as with the step's own), and the hash of its

@@ -52,6 +52,15 @@ pub fn assert_passes_with(builder: Builder, body: fn()) -> Report {
     report
 }
 
+/// Whether integer overflow panics in this build (`overflow-checks`, which follows
+/// `debug-assertions` unless a profile sets it apart: on in debug builds, off in release).
+/// symx records an overflow check only where Rust would panic, so tests of those checks
+/// expect them only then. (Probing with a caught overflow would print through the panic hook
+/// that tests running beside this one rely on.)
+pub fn overflow_checks() -> bool {
+    cfg!(debug_assertions)
+}
+
 /// The one trace of `body` run with the named input values, checked for consistency and for
 /// reading back from its JSON unchanged.
 pub fn one_trace(inputs: &[(&str, i128)], body: impl Fn()) -> Trace {

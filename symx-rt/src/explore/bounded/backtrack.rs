@@ -12,9 +12,10 @@
 //! point*: the start `j` of the run of `v`'s thread that contains `i` (the last context switch
 //! before `i`), where switching to `u` instead costs nothing the original schedule did not.
 //! Blocking makes switches free that no preemption count of the original schedule shows, so
-//! this asks for `u` at every step of that run where `v` holds a lock too, and, when the bound
-//! (or a yield) keeps `u` from running at `i`, at every earlier step where it can run (see
-//! [`Look::race`]).
+//! this asks, when the bound (or a yield) keeps `u` from running at `i`, for `u` at every
+//! earlier step where it can run (see [`Look::race`]), and for a thread that acquired a lock
+//! another thread released before it, at that release, inside the critical section, where it
+//! would block and the switch back is free (see [`Look::blocked_inside`]).
 
 use smallvec::SmallVec;
 
@@ -127,23 +128,26 @@ impl Apart {
         out
     }
 
-    /// The step's event as its operation with what it changed before any join (`ev`, the
-    /// step's event, without the joined part), or as this part alone.
-    fn split(&self, ev: &Ev, alone: bool) -> Ev {
+    /// The step's event without this part: its operation with what it changed before any
+    /// join. A woken part is in no step's event ([`Part::Woken`]), so `ev` is that already.
+    fn without(&self, ev: &Ev) -> Ev {
         let mut out = ev.clone();
-        match (&self.part, alone) {
-            (&Part::Joined { from, len }, false) => {
-                out.exact = (ev.exact.iter().enumerate())
-                    .filter(|(n, _)| !(from..from + len).contains(n))
-                    .map(|(_, &a)| a)
-                    .collect();
-            }
-            (&Part::Joined { from, len }, true) => {
-                out.exact = ev.exact[from..from + len].iter().copied().collect();
-            }
-            (Part::Woken(_), false) => {}
-            (Part::Woken(exact), true) => out.exact = exact.clone(),
+        if let Part::Joined { from, len } = self.part {
+            out.exact = (ev.exact.iter().enumerate())
+                .filter(|(n, _)| !(from..from + len).contains(n))
+                .map(|(_, &a)| a)
+                .collect();
         }
+        out
+    }
+
+    /// The step's event as this part alone.
+    fn alone(&self, ev: &Ev) -> Ev {
+        let mut out = ev.clone();
+        out.exact = match &self.part {
+            &Part::Joined { from, len } => ev.exact[from..from + len].iter().copied().collect(),
+            Part::Woken(exact) => exact.clone(),
+        };
         out
     }
 }
@@ -166,8 +170,6 @@ pub(super) struct Scratch {
     positions: Vec<Vec<usize>>,
     /// `ran[t]`: how many of thread t's events came before the current step.
     ran: Vec<usize>,
-    /// `locked[k]`: whether step `k`'s thread holds a lock after it ([`locks_held`]).
-    locked: Vec<bool>,
     asks: Asks,
     /// What the last execution's steps asked for.
     memo: Memo,
@@ -283,7 +285,6 @@ impl Scratch {
             history,
             positions,
             ran,
-            locked,
             asks: out,
             memo,
             gave_way,
@@ -296,13 +297,11 @@ impl Scratch {
             positions[e.thread].push(k);
         }
         let positions = &positions[..threads];
-        locks_held(evs, locked);
         let look = Look {
             evs,
             hb,
             ready,
             positions,
-            locked,
             bounded,
             gave_way,
         };
@@ -362,7 +361,7 @@ impl Scratch {
             }
             if afresh {
                 let joined = (parts.iter()).find(|a| matches!(a.part, Part::Joined { .. }));
-                let op = joined.map(|j| j.split(ek, false));
+                let op = joined.map(|j| j.without(ek));
                 for (call, before) in calls.iter().zip(befores.drain(..)) {
                     let before = before.unwrap_or_else(|| before_of(call));
                     let alone;
@@ -370,7 +369,7 @@ impl Scratch {
                         (l, _) if l.thread != ek.thread => &queues.as_event(l),
                         (_, None) => op.as_ref().unwrap_or(ek),
                         (_, Some(a)) => {
-                            alone = a.split(ek, true);
+                            alone = a.alone(ek);
                             &alone
                         }
                     };
@@ -410,6 +409,9 @@ impl Scratch {
                 look.blocked_earlier(k, out);
             }
         }
+        if bounded {
+            look.blocked_inside(out);
+        }
         &out.points
     }
 }
@@ -432,7 +434,6 @@ struct Look<'a> {
     hb: &'a HappensBefore,
     ready: &'a [Vec<Lookahead>],
     positions: &'a [Vec<usize>],
-    locked: &'a [bool],
     bounded: bool,
     /// Per step `k`, the threads a race with step `k` asks no points at earlier steps for
     /// (see [`Look::race`]): those only their yield kept from running there, or every thread
@@ -519,6 +520,55 @@ impl Look<'_> {
         }
     }
 
+    /// A thread `u` whose acquisition `q` of a lock came after another thread `v` released it
+    /// (at step `r`, the lock's last release before `q`) is asked for at `r`, conservatively,
+    /// if it can run there: switching to `u` inside `v`'s critical section costs a preemption,
+    /// and once `u` comes to the lock it blocks and the switch back is free. That is the only
+    /// schedule within the bound of some traces (`u`'s events before the lock between `v`'s
+    /// last events inside and its first events after the critical section); no race asks for
+    /// it, since where `u` blocks is no event.
+    ///
+    /// Why here, and not for every race inside a critical section, as until session 14: a
+    /// race of `u`'s next event `n` with `v`'s event `i` asked for `u` at every step of `v`'s
+    /// run before `i` where `v` held a lock. Such a point runs `u`'s events up to `n` and on,
+    /// and differs from the race's own point at `i` only if `u` then blocks on a lock `v`
+    /// holds there and releases before `i` (otherwise it is the same trace at the same cost,
+    /// `v` running without a switch from there to `i`, or its continuation conflicts with an
+    /// event `g` of `v` in between, a race the execution of the point at `i` reverses at `g`,
+    /// again one preemption of `v`). But the execution of the point at `i` runs `u` there with
+    /// the same events up to `n` and the same continuation up to that lock (or up to such a
+    /// conflict, reversed as said), and there `u` *acquires* it after `v`'s release: this rule
+    /// asks for `u` at that release, where it blocks. So the points inside runs were only
+    /// ever needed for what this rule asks, from the execution that shows `u` coming to the
+    /// lock rather than from every race before it (98 % of the executions only they asked for
+    /// repeated a trace, session 13). A shared acquisition after a shared release is left
+    /// out: readers do not block each other, so no switch back is free.
+    fn blocked_inside(&self, out: &mut Asks) {
+        // Per lock, its last release so far: the step, the thread, and whether by a reader.
+        let mut released: SmallVec<[(Canon, usize, ThreadId, bool); 4]> = SmallVec::new();
+        for (q, e) in self.evs.iter().enumerate() {
+            for &a in &e.exact {
+                let (o, shared) = match a {
+                    Access::Lock(o) => (o, false),
+                    Access::Shared(o) => (o, true),
+                    Access::Unlock(o) | Access::UnlockShared(o) => {
+                        let by_reader = matches!(a, Access::UnlockShared(_));
+                        released.retain(|l| l.0 != o);
+                        released.push((o, q, e.thread, by_reader));
+                        continue;
+                    }
+                    _ => continue,
+                };
+                let Some(&(_, r, v, by_reader)) = released.iter().find(|l| l.0 == o) else {
+                    continue;
+                };
+                if v != e.thread && !(shared && by_reader) && self.runs(r, e.thread) {
+                    out.conservative(r, e.thread, q);
+                }
+            }
+        }
+    }
+
     /// Races of step `k` with the pending events it takes away: a thread that could run at
     /// `k` with an event conflicting with `evs[k]`, and not with that event after it (a notify
     /// ends a wait that a spurious wake-up could have ended; an acquisition blocks another).
@@ -548,11 +598,12 @@ impl Look<'_> {
     }
 
     /// The points for running `u` before event `i`: at `i`, and conservatively at the start
-    /// of the run of `i`'s thread `v` that contains it (Coons et al.'s point) and at every
-    /// later step of that run where `v` holds a lock: a switch to `u` inside a critical section
-    /// is paid back by a free switch once `u` blocks on it. Where `v` holds none, `u` running
-    /// there instead of at the start only moves `u`'s events behind `v`'s independent ones (the
-    /// same trace) or reverses a race of its own, with its own points. When the bound keeps `u`
+    /// of the run of `i`'s thread `v` that contains it (Coons et al.'s point). Running `u` at a
+    /// step of that run in between instead only moves `u`'s events behind `v`'s independent
+    /// ones (the same trace) or reverses a race of its own, with its own points, unless `u`
+    /// then blocks on a lock `v` holds there and the switch back is free: those schedules are
+    /// [`Look::blocked_inside`]'s (until session 14 this asked for `u` at every step of the
+    /// run where `v` held a lock). When the bound keeps `u`
     /// from running at `i`, also at every earlier step where `u` can run: the cheapest schedule
     /// of the reversed trace may switch to `u` earlier still and come back for free once
     /// threads block (on a lock, on a join), which no switch of this execution marks. Where `u`
@@ -586,12 +637,6 @@ impl Look<'_> {
             .find(|&j| evs[j].thread != v)
             .map_or(0, |j| j + 1);
         out.conservative(start, u, i);
-        for at in start + 1..i {
-            // Whether v holds a lock after the events before `at` (the last of them is v's).
-            if self.locked[at - 1] {
-                out.conservative(at, u, i);
-            }
-        }
         let runs = |k: usize, t: ThreadId| self.runs(k, t);
         // A thread that only its yield keeps from running at `i` needs no earlier point: the
         // fairness object's races reorder its yield with the steps that let it go. Nor does
@@ -738,30 +783,5 @@ impl Queues {
             enablers: SmallVec::new(),
             fair: Default::default(),
         }
-    }
-}
-
-/// Whether each step's thread holds a lock after it (`locked[k]` for step `k`): it acquired
-/// one (exclusively or shared) and has not released it since.
-fn locks_held(evs: &[Ev], locked: &mut Vec<bool>) {
-    let mut held: SmallVec<[SmallVec<[Canon; 2]>; 4]> = SmallVec::new();
-    locked.clear();
-    for e in evs {
-        while held.len() <= e.thread {
-            held.push(SmallVec::new());
-        }
-        let mine = &mut held[e.thread];
-        for a in &e.exact {
-            match *a {
-                Access::Lock(o) | Access::TryLockOk(o) | Access::Shared(o) => mine.push(o),
-                Access::Unlock(o) | Access::UnlockShared(o) => {
-                    if let Some(p) = mine.iter().position(|&h| h == o) {
-                        mine.swap_remove(p);
-                    }
-                }
-                _ => {}
-            }
-        }
-        locked.push(!mine.is_empty());
     }
 }

@@ -6,7 +6,7 @@ use super::Scheduler;
 use crate::rt::chooser::{Candidate, Hidden, SchedulingPoint};
 use crate::rt::execution::{location_hash, Execution};
 use crate::rt::objects::ObjKind;
-use crate::rt::op::{Op, ThreadId};
+use crate::rt::op::{Event, ObjId, Op, OpKind, Outcome, ThreadId, Touch, Value};
 use crate::rt::threads::Status;
 
 impl Scheduler<'_> {
@@ -107,27 +107,16 @@ impl Scheduler<'_> {
             let partial = unsafe { (*chooser).wants_trace() }
                 .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
             let epoch = (self.ctx.exec.borrow().epochs.as_ref()).map_or(0, |s| s.boundaries.len());
-            let (previous, touched, previous_location) = match self.ctx.exec.borrow().trace.last() {
-                Some(e) => {
-                    let woke = e.woke.iter().map(|c| (c.obj, c.how));
-                    let touched: Vec<_> = e.touched.iter().copied().chain(woke).collect();
-                    // Hashing the file name costs: only where something needs the name.
-                    let location = match touched.is_empty() {
-                        true => 0,
-                        false => location_hash(e.location),
-                    };
-                    (Some((e.kind, e.outcome, e.value)), touched, location)
-                }
-                None => (None, Vec::new(), 0),
-            };
+            let last = previous_step(self.ctx.exec.borrow().trace.last());
             let point = SchedulingPoint {
                 step,
                 epoch,
                 candidates: &candidates,
                 trace: partial.as_ref(),
-                previous,
-                touched,
-                previous_location,
+                previous: last.previous,
+                quiet: last.quiet,
+                touched: last.touched,
+                previous_location: last.location,
                 hidden,
             };
             // SAFETY: see `run_execution`; no model thread runs during the call.
@@ -167,5 +156,39 @@ fn candidate(e: &Execution, thread: ThreadId, op: Op) -> Candidate {
         shared: op
             .obj
             .is_some_and(|o| e.objects.get(o).kind == ObjKind::Shared),
+    }
+}
+
+/// What the point after the last step shows of it ([`SchedulingPoint`]'s fields of that name).
+struct Previous {
+    previous: Option<(OpKind, Outcome, Value)>,
+    quiet: bool,
+    touched: Vec<(ObjId, Touch)>,
+    location: u64,
+}
+
+/// What the point after step `last` tells of it: its operation's outcome, whether it was quiet,
+/// what it and the threads it woke touched, and its location's hash where that names objects.
+fn previous_step(last: Option<&Event>) -> Previous {
+    let Some(e) = last else {
+        return Previous {
+            previous: None,
+            quiet: false,
+            touched: Vec::new(),
+            location: 0,
+        };
+    };
+    let woke = e.woke.iter().map(|c| (c.obj, c.how));
+    let touched: Vec<_> = e.touched.iter().copied().chain(woke).collect();
+    // Hashing the file name costs: only where something needs the name.
+    let location = match touched.is_empty() {
+        true => 0,
+        false => location_hash(e.location),
+    };
+    Previous {
+        previous: Some((e.kind, e.outcome, e.value)),
+        quiet: e.quiet,
+        touched,
+        location,
     }
 }
