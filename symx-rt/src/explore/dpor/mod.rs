@@ -13,9 +13,9 @@
 //!   release in between is an ordering (not a race) edge of happens-before, since the
 //!   acquisition could not move before it alone, also where the release's step conflicts with
 //!   the acquisition's on another object (an `Arc` dropped right after the release): the race
-//!   reversed is the one with the acquisition before it. A read-unlock races with a later read-lock
-//!   (readers may overlap, and the order decides happens-before). A `try_lock` never blocks,
-//!   so it races with every operation on its lock.
+//!   reversed is the one with the acquisition before it. A read-unlock races with a later
+//!   read-lock (readers may overlap, and the order decides happens-before). A `try_lock` never
+//!   blocks, so it races with every operation on its lock.
 //! - Blocking and waking: an event enabled by another (spawn, wake-up, join) is ordered after
 //!   it; such edges are never reversed.
 //! - Dependence refined by what an operation did (`events::Access::refined`): a receive that
