@@ -9,13 +9,13 @@
 //! the ones tried, and its sleep set. After every execution, each race asks for the racing
 //! thread to run before it ([`backtrack`]), and again at the last context switch before it
 //! (Coons et al.'s *conservative* point, where the reversal costs no preemption the original
-//! schedule did not pay) and at every step between the two where the thread of the race holds
-//! a lock; when the bound (or a yield) keeps the racing thread from running where the race is,
-//! also at every earlier step where it can run. Blocking is why: a switch away from a thread
-//! that blocked (on a lock, a join) or yielded is free, so the cheapest schedule of the
-//! reversed trace may preempt a thread inside a critical section and come back for free once
-//! the other thread blocks on it, a point no single context switch of the original schedule
-//! marks.
+//! schedule did not pay); when the bound (or a yield) keeps the racing thread from running
+//! where the race is, also at every earlier step where it can run. And a thread that acquired
+//! a lock after another thread released it is asked for at that release, inside the critical
+//! section. Blocking is why: a switch away from a thread that blocked (on a lock, a join) or
+//! yielded is free, so the cheapest schedule of a trace may preempt a thread inside a critical
+//! section and come back for free once the other thread blocks on it, a point no single
+//! context switch of the original schedule marks.
 //!
 //! Guarantee (the bound on the class, not on each schedule): every Mazurkiewicz trace that
 //! has at least one schedule within the bound is explored by at least one execution, itself
@@ -104,6 +104,30 @@
 //! Points inside a run only where its thread holds a lock, not at every step: the same
 //! completeness, 312,216 -> 306,617 executions on the larger runs.
 //!
+//! Since session 14 no race asks for points inside a run: a thread that acquired a lock after
+//! another thread released it is asked for at that release instead
+//! (`backtrack::Look::blocked_inside`, which argues why that is all the points inside runs
+//! were needed for). Those points repeated a trace in 98 % of the executions only they asked
+//! for, since most racing threads never come to the lock the run's thread holds; yet without
+//! them 35 of the 12,505 larger comparisons missed a trace, every one the same shape (shrunk:
+//! `t1: lock m { x = 2 }; x += 1`, `t2: load x; lock m { x = 1 }`, bound 1, the CI test's
+//! `the_smallest_programs_once_missed_under_a_bound_run_every_trace`): `t2`'s load between
+//! `t1`'s store and add fits the bound only by preempting `t1` inside its critical section,
+//! after which `t2` blocks on `m` and the switch back is free. The new rule asks for exactly
+//! that from the execution where `t2` locks `m` after `t1`'s unlock. No trace missed on any
+//! differential; larger runs 289,629 -> 287,427 executions, over the optimal DPOR 1,510 ->
+//! 1,406 of 12,505; 12,500 programs of up to 20,000 interleavings 590,948 -> 587,719 (2,117 ->
+//! 2,025 of 15,615 over); CI 4,532 + 4,994 -> 4,490 + 4,958 (`Untouched` 1,999 -> 1,984,
+//! yielding 6,182 -> 6,177). Narrower forms of the old rule, measured first and not kept: only
+//! after the run's last event the racing thread's events depend on, only where a lock held is
+//! released before the race, only before a lock event: complete on the differentials, but
+//! together only 289,629 -> 289,065 (over the optimal DPOR 1,467), since most of the old
+//! points were redundant for a reason none of them sees (the racing thread never comes to the
+//! lock). The points at earlier steps (the bound keeps the racing thread from running where
+//! the race is) are asked only at the last of each stretch of steps where it can run and
+//! nothing between depends on it (`backtrack::Look::race`): larger runs 287,427 -> 284,722
+//! executions, over the optimal DPOR 1,406 -> 1,370; the bench's pipeline at bound 2 8 -> 5.
+//!
 //! Both weakenings of the textbook algorithm are paid only where the bound acts: a
 //! conservative point is planted only if the bound hid an enabled thread at a later step
 //! meanwhile, and a branch below which it hid none puts its thread to sleep (an exploration
@@ -126,9 +150,10 @@
 //! queue: there every thread hidden is one of the race's two.
 //!
 //! Never more executions than the bounded DFS on the same program (asserted per program by the
-//! test). More executions than the unbounded optimal DPOR on some programs (79 of the CI test's
-//! 775 comparisons, 1,508 of the 12,505 larger ones; over all of them fewer: 9,526 against
-//! 23,419 and 289,581 against 763,556): each such program runs some trace more than once.
+//! test). More executions than the unbounded optimal DPOR on some programs (77 of the CI test's
+//! 775 comparisons, 1,406 of the 12,505 larger ones, session 14; over all of them fewer: 9,448
+//! against 23,419 and 287,427 against 763,556): each such program runs some trace more than
+//! once.
 //! `tests/bounded_por.rs::a_trace_can_run_twice_under_a_bound` is the smallest case of the CI
 //! programs: `t1: lock m; load y; unlock m`, `t2: y += 2; x += 1`, bound 1, two traces, three
 //! executions (the optimal DPOR runs two): the race is reversed inside the critical section,
@@ -167,7 +192,8 @@
 //! programs that yield inside a critical section, also without a bound). Of the executions
 //! that only conservative rules asked for, two thirds repeat a trace (the points inside runs
 //! 98 %, at earlier steps 84 %), yet each rule is needed: without the points inside runs 35
-//! comparisons disagree, without those at earlier steps 5. On the SPSC queue no conservative
+//! comparisons disagree, without those at earlier steps 5 (the points inside runs are
+//! `blocked_inside`'s since session 14, above). On the SPSC queue no conservative
 //! point runs (two threads: the one asked for has run there): every execution beyond its
 //! traces comes from a race's own point, and every reversal of a race on the fairness object
 //! repeats a memory trace (158 of 330 executions at capacity 1, three values, bound 3), yet
