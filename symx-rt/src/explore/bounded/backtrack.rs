@@ -487,13 +487,27 @@ impl Look<'_> {
                 continue;
             }
             let initials = initials(evs, hb, self.positions, i, k, next, before);
-            self.race(i, next.thread, initials, before, out);
+            self.race(i, next.thread, initials, before, &next.exact, out);
         }
     }
 
     /// Whether thread `t` could run at step `k` (within the bound).
     fn runs(&self, k: usize, t: ThreadId) -> bool {
         (self.ready.get(k)).is_some_and(|r| r.iter().any(|l| l.thread == t))
+    }
+
+    /// Whether the events of a thread up to its next event, whose accesses are `next`,
+    /// depend on step `j`: `j` happens before an event `next` comes after (`before`), or
+    /// conflicts with `next`.
+    fn needs(&self, j: usize, before: &[usize], next: &[Access]) -> bool {
+        let e = &self.evs[j];
+        let same = &mut |x, y| x == y;
+        before.iter().any(|&p| self.hb.before(j, e.thread, p))
+            || next.iter().any(|&b| {
+                e.exact.iter().any(|&a| {
+                    conflict_by(a, b, same) || orders_by(a, b, same) || orders_by(b, a, same)
+                })
+            })
     }
 
     /// A thread whose step `k` waited for another thread's step `p` (a receive for the message
@@ -592,7 +606,14 @@ impl Look<'_> {
                     .any(|&a| conflict_by(a, b, same) || orders_by(a, b, same))
             });
             if conflicts {
-                self.race(k, l.thread, smallvec::smallvec![l.thread], &[], out);
+                self.race(
+                    k,
+                    l.thread,
+                    smallvec::smallvec![l.thread],
+                    &[],
+                    &l.exact,
+                    out,
+                );
             }
         }
     }
@@ -612,12 +633,23 @@ impl Look<'_> {
     /// is asked for there instead, if it has not run yet: once it has, switching to `u` can be
     /// free. (Seed 3,799 of `Family::Untouched`: `u` joined a child, and only running the child
     /// before the race's thread took the lock made `u`'s critical section first fit the bound.)
+    ///
+    /// Of two steps in a row where `u` can run, the earlier is not asked for when the event
+    /// between them is another thread's that none of `u`'s events up to its next one depends
+    /// on ([`Look::needs`]) and the later is not yet the run's start (session 14). Running `u`
+    /// at either gives the same trace, unless what `u` does after its next event conflicts
+    /// with the event between; then the execution of the later point has that race, and its
+    /// own point runs `u` before the event, where `u` can run. On the larger runs these points
+    /// were 84 % repeats (session 13), and leaving those out took them from 287,427 to 284,722
+    /// executions (over the optimal DPOR 1,406 -> 1,370 of 12,505), no trace missed on any
+    /// differential.
     fn race(
         &self,
         i: usize,
         u: ThreadId,
         initials: SmallVec<[ThreadId; 4]>,
         before: &[usize],
+        next: &[Access],
         out: &mut Asks,
     ) {
         let (evs, positions) = (self.evs, self.positions);
@@ -650,7 +682,11 @@ impl Look<'_> {
         let mine = positions.get(u).map_or(&[][..], Vec::as_slice);
         for at in 0..start {
             if runs(at, u) {
-                out.conservative(at, u, i);
+                // The next step does as well, unless it is the run's start or u's own.
+                let later = at + 1 < start && evs[at].thread != u && runs(at + 1, u);
+                if !later || self.needs(at, before, next) {
+                    out.conservative(at, u, i);
+                }
                 continue;
             }
             // What u waits for at `at`: the enablers of its first event from there.

@@ -43,7 +43,11 @@
 //!   changes commute; a load, a failed compare-exchange or `try_lock` touch nothing), the step
 //!   that let a yielding thread go writes it and is an enabler of that thread's next step
 //!   (`Event::let_go`, taken from the scheduler). An event not run yet, and the moved event of
-//!   a reversal, are taken as possible let-go steps once a yield was seen (`Dpor::yields`).
+//!   a reversal, are taken as possible let-go steps once a yield was seen (`Dpor::yields`);
+//!   once a step ran, its node's event is made what it turned out to be before the next node's
+//!   sleep set is made (a quiet step whose thread can run on lets no thread go, `new_node`).
+//!   A yield's race with the change that let its thread go plants nothing where only the
+//!   yielding thread runs after that change ([`reversals`]'s `yield_then_solo`).
 //!   Three rules keep the model from hiding what it adds to: a conflict on the object alone
 //!   does not hide a race on a real object (a yield inside a critical section would order the
 //!   next acquisition after the first, and their race would never be reversed,

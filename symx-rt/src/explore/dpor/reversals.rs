@@ -11,7 +11,7 @@ use super::races::HappensBefore;
 use super::split;
 use super::wakeup::{self, is_weak_initial, SeqEv};
 use super::Dpor;
-use crate::rt::op::{Event, ThreadId, WokenChange};
+use crate::rt::op::{Event, OpKind, ThreadId, WokenChange};
 
 impl Dpor {
     /// Finds every race of the execution (`self.evs`) whose first event comes after the
@@ -49,6 +49,9 @@ impl Dpor {
         let all = races.iter().chain(&woken).map(|w| (w.0, w.1));
         for (i, j) in all.filter(|&(i, _)| i >= fixed && i < ran) {
             debug_assert_ne!(evs[i].thread, evs[j].thread);
+            if yield_then_solo(trace, &evs, i, j, ran) {
+                continue;
+            }
             reversal(contents, &self.hb, i, j, ran, self.yields, &mut v);
             // Most reversals start with a thread that already sleeps there.
             let names = &mut self.names;
@@ -118,6 +121,24 @@ impl Dpor {
         }
         // The whole current execution is a prefix of v's equivalents: already explored.
     }
+}
+
+/// Whether race `e_i ⋖ e_j` is a yield's with the change that let its thread go, after which
+/// only the yielding thread runs, to the end of the execution: its reversal needs no branch.
+/// Reversed, the change comes first and the yield after it; no other thread can run then, so a
+/// new round lets the yielding thread go at once, into the very state this execution has after
+/// the change, and the same steps follow. The races of those steps are this execution's (the
+/// thread's own yield orders nothing against its own steps), so the branch would find nothing
+/// this one has not. Where another thread runs after the change, the yield's place decides
+/// what that thread may interleave, and the reversal stays. (The SPSC queue of `bounded_por.rs`,
+/// three items, no bound: 6,144 executions, 4,096 with this; the same 287 traces of the steps
+/// other than yields.)
+fn yield_then_solo(trace: &[Event], evs: &[Ev], i: usize, j: usize, ran: usize) -> bool {
+    let t = evs[i].thread;
+    trace[i].kind == OpKind::Yield
+        && j < ran
+        && trace[j].kind != OpKind::Yield
+        && evs[j + 1..].iter().all(|e| e.thread == t)
 }
 
 /// The reversal of race `e_i ⋖ e_j` of the execution `evs` (its first `ran` events ran, the
