@@ -138,7 +138,8 @@ fn explore_main(
     let builder = Builder::new()
         .strategy(strategy)
         .preemption_bound(bound)
-        .max_executions(Some(100_000));
+        // Seed 628 (main sending) needs 111,670 executions of the optimal DPOR.
+        .max_executions(Some(200_000));
     let mut outcomes = BTreeSet::new();
     let report = explore_observed(
         &builder,

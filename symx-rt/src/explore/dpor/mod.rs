@@ -64,16 +64,21 @@
 //! - Code a woken thread runs before its next operation belongs to no step (it runs right
 //!   after the step that woke it; `Execution::step_now`). What it changes is recorded on the
 //!   waking step apart (`Event::woke`): it races as that step does, with earlier events that
-//!   happen before neither the step nor the woken thread's past ([`reversals`]'s
-//!   `woken_races`), and the nodes' events and the reversals' carry it for the sleep sets;
-//!   happens-before is left without it (it would order the step after the woken thread's
-//!   past). Without it, main's drop of a sender after a join that waited, finding the
-//!   receiver gone, raced with nothing: 3 of 1,028 channel programs missed an outcome
-//!   (`tests/bounded_channels.rs`), none since, at 16 % more executions on those programs.
-//!   Known gap: its races with *later* events are not found (main's `Arc` count read right
-//!   after a join that waited never sees a reference another thread drops afterwards gone
-//!   first): 42 of the 150 programs of `Family::Woken` in `tests/dpor_vs_dfs.rs` miss a
-//!   final state or a trace, pinned there (`woken_races` says what was tried).
+//!   happen before neither the step nor the woken thread's past, and with later events that
+//!   neither the step nor that past happens before, as either of them ([`reversals`]'s
+//!   `woken_races`); the nodes' events and the reversals' carry it for the sleep sets (the
+//!   waking step's); happens-before is left without it (it would order the step after the
+//!   woken thread's past). Without it, main's drop of a sender after a join that waited,
+//!   finding the receiver gone, raced with nothing: 3 of 1,028 channel programs missed an
+//!   outcome (`tests/bounded_channels.rs`); without the later races, main's `Arc` count read
+//!   right after a join that waited never saw another thread's reference gone before it
+//!   (`tests/dpor_vs_dfs.rs`, `Family::Woken`, 42 of 150 programs missed something). Known
+//!   gaps, pinned there (2 of those 150 programs still miss a trace): with happens-before
+//!   without the change, a reversal's `notdep` may put the waking step before an event whose
+//!   change comes first; and a reversal that delays the woken thread's last step, not the
+//!   waking one, is taken as explored, that step's event not carrying the change. Some traces
+//!   run twice (13 of 150): a wakeup sequence's event carries the changes of the execution it
+//!   came from, which make some sleepers wake.
 
 pub(crate) mod events;
 pub(crate) mod exchange;

@@ -237,14 +237,10 @@ fn reversal<'a>(
 /// that event woke (the woken thread's own come after it in program order: main's count reads
 /// after two joins that waited raced with each other).
 ///
-/// Not here: the races of such a change with *later* events (main's count read right after a
-/// join that waited, a reference another thread drops afterwards), which `Family::Woken` of
-/// `tests/dpor_vs_dfs.rs` misses (pinned there). Racing the change with the first later
-/// conflicting event that neither step `k` nor the woken thread's past happens before took the
-/// misses there from 47 to 2 of 150 programs, but one program of `tests/bounded_channels.rs`
-/// (three threads sending and receiving, main dropping its sender after the joins) then ran
-/// past 100,000 executions, also with only `(k, l)` races and without the woken changes in the
-/// reversals' events. Left open.
+/// And races `(k, l)` with later events ([`later_races`]): without them, main reading an
+/// `Arc`'s count right after a join that waited never saw a reference another thread drops
+/// afterwards gone first (`tests/dpor_vs_dfs.rs`, `Family::Woken`: 42 of 150 programs missed a
+/// final state or a trace, 2 since).
 fn woken_races(evs: &[Ev], hb: &HappensBefore, trace: &[Event]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for (k, step) in trace.iter().enumerate().filter(|(_, s)| !s.woke.is_empty()) {
@@ -252,6 +248,10 @@ fn woken_races(evs: &[Ev], hb: &HappensBefore, trace: &[Event]) -> Vec<(usize, u
             let access = events::touched_access(change.obj, change.how);
             let conflicts = |e: usize| conflicts_with(evs, trace, e, change.thread, access);
             earlier_races(evs, hb, k, change, &conflicts, &mut out);
+            // The woken thread as the events name it (the change names its runtime id).
+            let named = (trace.iter().zip(evs)).find(|(s, _)| s.thread == change.thread);
+            let woken = named.map_or(ThreadId::MAX, |(_, e)| e.thread);
+            later_races(evs, hb, (k, change), woken, &conflicts, &mut out);
         }
     }
     out
@@ -295,6 +295,47 @@ fn earlier_races(
         let covered = (conflicting.iter()).any(|&c| c != i && hb.before(i, ti, c));
         if !covered && !out.contains(&(i, k)) {
             out.push((i, k));
+        }
+    }
+}
+
+/// The races of `change`, a change of thread `woken` recorded on step `k`, with later events
+/// (see [`woken_races`]); `evs` holds the unfinished operations after the steps. The change
+/// comes after step `k` and after the woken thread's past: a later event `l` may come before it
+/// by coming before either, so each of them that does not happen before `l` races with it, as
+/// `(k, l)` or `(p, l)`. (Its reversal may still be taken as explored: the events of that past
+/// do not carry the change for the sleep sets and wakeup trees, as the waking step's does.
+/// Carrying it made some programs run traces twice, and a pinned count of
+/// `tests/primitive_counts.rs` went up, for one program fewer that missed a trace.) (Main waits to join thread 2, which waits to join its child: when the
+/// child ends, thread 2 drops its references; main's count read after thread 1's last step, `l`,
+/// sees them dropped or not. The child's step may come first and thread 2's last step, `p`,
+/// after `l`: thread 2 then drops them in its own step, after the count.)
+fn later_races(
+    evs: &[Ev],
+    hb: &HappensBefore,
+    (k, change): (usize, &WokenChange),
+    woken: ThreadId,
+    conflicts: &impl Fn(usize) -> bool,
+    out: &mut Vec<(usize, usize)>,
+) {
+    // After the change: the woken thread's own events, and those that conflict with it.
+    let after: smallvec::SmallVec<[usize; 4]> = (k + 1..evs.len())
+        .filter(|&c| evs[c].thread == woken || conflicts(c))
+        .collect();
+    let before = std::iter::once(k).chain(change.past.iter().map(|&p| p as usize));
+    for x in before.filter(|&x| x <= k) {
+        let tx = evs[x].thread;
+        for &l in &after {
+            let tl = evs[l].thread;
+            if tl == woken || tl == tx || hb.before(x, tx, l) {
+                continue;
+            }
+            let covered = (after.iter())
+                .take_while(|&&c| c < l)
+                .any(|&c| hb.before(c, evs[c].thread, l));
+            if !covered && !out.contains(&(x, l)) {
+                out.push((x, l));
+            }
         }
     }
 }
