@@ -175,6 +175,36 @@ pub struct ObservedStep {
     /// The step of this execution (an index into its steps) that let the thread run again
     /// after it yielded (see `rt::op::Event::let_go`).
     pub let_go: Option<u32>,
+    /// What the step's code changed besides its operation's object (`rt::op::Event::touched`).
+    pub touched: Vec<ObservedChange>,
+    /// What the code of the threads the step woke changed before their next operation, right
+    /// after the step (`rt::op::Event::woke`).
+    pub woke: Vec<ObservedChange>,
+}
+
+/// A change to an object made by code between two visible operations (see [`ObservedStep`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ObservedChange {
+    /// The thread whose code made it.
+    pub thread: usize,
+    /// The object's id in this execution.
+    pub obj: u32,
+    /// How, as `rt::op::Touch` names it: `changed`, `released`, `dropped_sender` or
+    /// `counted_senders`.
+    pub how: &'static str,
+}
+
+impl ObservedChange {
+    fn of(thread: usize, obj: u32, how: crate::rt::op::Touch) -> Self {
+        use crate::rt::op::Touch;
+        let how = match how {
+            Touch::Changed => "changed",
+            Touch::Released => "released",
+            Touch::DroppedSender => "dropped_sender",
+            Touch::CountedSenders => "counted_senders",
+        };
+        ObservedChange { thread, obj, how }
+    }
 }
 
 /// Explores `body` like `Builder::explore`, handing every execution's steps to `observe`.
@@ -193,6 +223,12 @@ pub fn explore_observed<F: Fn()>(
                 only_looked: e.outcome == crate::rt::op::Outcome::OnlyRead,
                 quiet: e.quiet,
                 let_go: e.let_go,
+                touched: (e.touched.iter())
+                    .map(|&(obj, how)| ObservedChange::of(e.thread, obj, how))
+                    .collect(),
+                woke: (e.woke.iter())
+                    .map(|w| ObservedChange::of(w.thread, w.obj, w.how))
+                    .collect(),
             })
             .collect();
         observe(&steps);

@@ -219,6 +219,12 @@ fn dpor_from(label: &str, body: impl Fn()) -> symx::Report {
 /// Reusing the store's event as it was, it still wrote the fairness object, which conflicts
 /// with thread 3's lock (a change, a read of it): a reversal ran yield, thread 3's lock, store,
 /// the second execution's trace again (7 executions).
+///
+/// Since session 14, 3 executions for the 2 traces of the steps other than yields (thread 1
+/// locks before thread 3, or blocks behind it): where only thread 1 runs after the store that
+/// let it go, the yield's race with that store plants nothing (`reversals::yield_then_solo`: a
+/// new round would let thread 1 go at once into the same state). The stale event's race above
+/// is no yield's, so it would still add an execution.
 #[test]
 fn a_reused_step_that_no_longer_lets_a_yielded_thread_go() {
     let report = dpor(|| {
@@ -235,5 +241,5 @@ fn a_reused_step_that_no_longer_lets_a_yielded_thread_go() {
             symx::assume(false);
         });
     });
-    assert_eq!((report.executions(), report.discarded()), (6, 6));
+    assert_eq!((report.executions(), report.discarded()), (3, 3));
 }

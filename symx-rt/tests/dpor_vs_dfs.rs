@@ -30,8 +30,8 @@ use std::fmt::Debug;
 use std::time::Instant;
 
 use random_programs::{
-    canonical, canonical_ignoring_fairness, canonical_without_yields, generate, run, show, shrink,
-    take_final, tally, AtomicOp, Family, Op, Program,
+    canonical, canonical_ignoring_fairness, canonical_with_changes, canonical_without_yields,
+    generate, run, show, shrink, take_final, tally, AtomicOp, Family, Op, Program,
 };
 use symx::__private::{explore_observed, ObservedStep};
 use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -101,7 +101,7 @@ fn problem(kind: Kind, text: String) -> Problem {
 }
 
 /// Totals over a batch of programs.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Stats {
     programs: u64,
     skipped: u64,
@@ -120,14 +120,20 @@ fn kind(r: &Report) -> Option<FailureKind> {
 /// [`MAX_EXECUTIONS`] is counted in `stats.skipped` and not compared.
 /// `stable_ids`: every object has the same id in every execution of a trace, so traces
 /// compare by id and none may be missing (without it, only a repeated or unknown trace shows:
-/// equal forms are still one trace, and the DPOR's schedules are ones the DFS ran).
+/// equal forms are still one trace, and the DPOR's schedules are ones the DFS ran). `changes`:
+/// the changes made by code between two operations have stable ids too, and are part of the
+/// traces (`random_programs::canonical_with_changes`).
 fn differential<S: Ord + Clone + Debug>(
     body: &dyn Fn(),
     take: &dyn Fn() -> Option<S>,
     allowed: Option<FailureKind>,
-    stable_ids: bool,
+    (stable_ids, changes): (bool, bool),
     stats: &mut Stats,
 ) -> Vec<Problem> {
+    let canonical = |t: &[ObservedStep]| match changes {
+        true => canonical_with_changes(t),
+        false => canonical(t),
+    };
     let dfs = explore(body, take, Strategy::Dfs);
     if dfs.report.failure().is_none() && !dfs.report.complete() {
         stats.skipped += 1;
@@ -290,7 +296,8 @@ fn allowed(family: Family) -> Option<FailureKind> {
         | Family::NoFail
         | Family::Awaiting
         | Family::Yielding
-        | Family::Untouched => None,
+        | Family::Untouched
+        | Family::Woken => None,
         Family::Asserting => Some(FailureKind::Panic),
         Family::Deadlocky => Some(FailureKind::Deadlock),
     }
@@ -303,14 +310,8 @@ fn compare(p: &Program, stats: &mut Stats) -> Vec<Problem> {
 
 /// The disagreements of `p`'s two explorations, and the notes (`Kind::Note`) apart.
 fn compare_noting(p: &Program, stats: &mut Stats) -> (Vec<Problem>, Vec<Problem>) {
-    let stable_ids = p.family != Family::Untouched;
-    let all = differential(
-        &|| run(p),
-        &take_final,
-        allowed(p.family),
-        stable_ids,
-        stats,
-    );
+    let ids = (p.family != Family::Untouched, p.family == Family::Woken);
+    let all = differential(&|| run(p), &take_final, allowed(p.family), ids, stats);
     all.into_iter().partition(|pr| pr.kind != Kind::Note)
 }
 
@@ -384,6 +385,61 @@ fn check_many(families: &[Family], first: u64, count: u64, max_interleavings: f6
     );
 }
 
+/// What [`check_counting`] found over a batch of programs: the seeds of those where the DPOR
+/// missed a final state or a trace, and of those where it ran some trace twice (or more
+/// executions than the DFS).
+#[derive(Debug, Default)]
+struct Tally {
+    missed: Vec<u64>,
+    twice: Vec<u64>,
+    stats: Stats,
+}
+
+/// Like [`check_many`] for one family, but counting the programs where the DPOR missed
+/// something and those where it ran a trace twice instead of failing on them (any other
+/// disagreement still fails): for a family whose known gaps a test pins by number.
+fn check_counting(family: Family, first: u64, count: u64, max_interleavings: f64) -> Tally {
+    let start = Instant::now();
+    let mut tally = Tally::default();
+    let mut reports = Vec::new();
+    for seed in first..first + count {
+        let p = generate(seed, family, max_interleavings);
+        let problems = compare(&p, &mut tally.stats);
+        let has = |kinds: &[Kind]| problems.iter().any(|pr| kinds.contains(&pr.kind));
+        if has(&[Kind::States, Kind::MissingTraces]) {
+            tally.missed.push(seed);
+        }
+        if has(&[Kind::Redundant, Kind::MoreExecutions]) {
+            tally.twice.push(seed);
+        }
+        let known = [
+            Kind::States,
+            Kind::MissingTraces,
+            Kind::Redundant,
+            Kind::MoreExecutions,
+        ];
+        if problems.iter().any(|pr| !known.contains(&pr.kind)) {
+            reports.push(format!("seed {seed}:\n{}", explain(&p, &problems)));
+        }
+    }
+    let s = &tally.stats;
+    println!(
+        "{family:?}: {} programs compared, {} skipped; {} DFS and {} DPOR executions; missed \
+         something in {} {:?}, ran a trace twice in {} {:?}; {:.1?}",
+        s.programs,
+        s.skipped,
+        s.dfs_executions,
+        s.dpor_executions,
+        tally.missed.len(),
+        tally.missed,
+        tally.twice.len(),
+        tally.twice,
+        start.elapsed()
+    );
+    assert!(reports.is_empty(), "{}", reports.join("\n\n"));
+    tally
+}
+
 #[test]
 fn dpor_agrees_with_dfs_on_random_programs() {
     check_many(&Family::ALL, 0, 200, 2_000.0);
@@ -424,6 +480,51 @@ fn dpor_agrees_with_dfs_on_objects_used_first_by_any_thread() {
     check_many(&[Family::Untouched], 0, 200, 2_000.0);
 }
 
+/// Code a thread runs right after a wake-up belongs to no step (a join that waited, then
+/// `Arc` counts read and references dropped, `Family::Woken`): its changes are recorded on the
+/// step that woke the thread, and the DPOR races them apart from it
+/// (`dpor::reversals::woken_races`). Traces are compared with those changes as steps of their
+/// own (`random_programs::canonical_with_changes`), so that a change after a join is one event
+/// whether the join waited or not.
+///
+/// Pinned, a known gap: 42 of these 150 programs miss a final state or a trace, because the
+/// DPOR does not race a woken change with *later* events (`dpor::reversals::woken_races`): main
+/// reads the counts right after a join that waited, and never with a reference that another
+/// thread drops afterwards gone first (shrunk: threads 1 and 2 each `Load(1)`; the counts main
+/// reads after joining thread 1 are 1 only if thread 2 ended before thread 1's last step). On
+/// main before this test, 47 missed (12 ran a trace twice, 4,270 executions): 3 more were the
+/// race of a lock's two acquisitions hidden by the `Arc` the release's step dropped
+/// (`races::History::predecessors`), 2 more were main's count reads after two joins racing with
+/// each other (`reversals::conflicts_with`). Racing woken changes with later events took it to 2
+/// missed of 150 (13 twice), but a channel program of `bounded_channels.rs` then ran past
+/// 100,000 executions. 8 programs run a trace twice: `Arc` drops compared across executions are
+/// dependent (`events::count_sensitive`), and a wakeup sequence's event carries the woken
+/// changes of the execution it came from.
+#[test]
+fn dpor_on_programs_with_woken_changes() {
+    let tally = check_counting(Family::Woken, 0, 150, 2_000.0);
+    assert_eq!(
+        (tally.missed.len(), tally.twice.len()),
+        (42, 8),
+        "{tally:?}"
+    );
+    assert_eq!(tally.stats.programs, 150);
+    assert_eq!(
+        (tally.stats.dfs_executions, tally.stats.dpor_executions),
+        (7_715, 4_316)
+    );
+}
+
+#[test]
+#[ignore = "long: 1,000 larger programs with woken changes; run by hand, in release"]
+fn dpor_on_many_programs_with_woken_changes() {
+    // Prints the seeds that miss something and those that run a trace twice; fails on any other
+    // disagreement. (3,000 programs of up to 20,000 interleavings ran past 16 minutes and 1.5 GB:
+    // the DFS keeps every execution's steps.)
+    let tally = check_counting(Family::Woken, 1_000, 1_000, 5_000.0);
+    println!("{tally:?}");
+}
+
 #[test]
 #[ignore = "long (about 5 minutes in a debug build): 5,000 larger programs; run by hand"]
 fn dpor_agrees_with_dfs_on_many_random_programs() {
@@ -439,10 +540,12 @@ fn one_seed() {
         .parse()
         .expect("a number");
     let family = std::env::var("SYMX_DIFF_FAMILY").unwrap_or_default();
-    let family = (Family::ALL.into_iter().chain([Family::Yielding, Family::Untouched]))
+    let family = (Family::ALL.into_iter())
+        .chain([Family::Yielding, Family::Untouched, Family::Woken])
         .find(|f| format!("{f:?}") == family)
         .expect(
-            "SYMX_DIFF_FAMILY: AtomicsOnly, NoFail, Asserting, Deadlocky, Awaiting, Yielding or Untouched",
+            "SYMX_DIFF_FAMILY: AtomicsOnly, NoFail, Asserting, Deadlocky, Awaiting, Yielding, \
+             Untouched or Woken",
         );
     let max: f64 = std::env::var("SYMX_DIFF_MAX").map_or(2_000.0, |m| m.parse().expect("a number"));
     let p = generate(seed, family, max);
@@ -478,6 +581,8 @@ fn canonical_forms_identify_commuting_steps_only() {
         only_looked: false,
         quiet: false,
         let_go: None,
+        touched: Vec::new(),
+        woke: Vec::new(),
     };
     let a = vec![step(1, "store", 0), step(2, "store", 1)];
     let b = vec![step(2, "store", 1), step(1, "store", 0)];
@@ -629,7 +734,8 @@ fn take_outcome() -> Option<String> {
 
 /// Panics with every disagreement between DFS and DPOR on `body`, which must not fail.
 fn assert_agree(body: fn()) {
-    let problems = differential(&body, &take_outcome, None, true, &mut Stats::default());
+    let ids = (true, false);
+    let problems = differential(&body, &take_outcome, None, ids, &mut Stats::default());
     let texts: Vec<String> = problems
         .into_iter()
         .filter(|p| p.kind != Kind::Note)

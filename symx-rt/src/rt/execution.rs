@@ -275,7 +275,13 @@ impl Execution {
             .chain(me.after.iter().copied())
             .filter(|&p| p as usize != at)
             .collect();
-        let change = super::op::WokenChange { obj, how, past };
+        let thread = self.current;
+        let change = super::op::WokenChange {
+            thread,
+            obj,
+            how,
+            past,
+        };
         let ev = &mut self.trace[at];
         if !ev.woke.contains(&change) {
             ev.woke.push(change);

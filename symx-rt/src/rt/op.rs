@@ -233,6 +233,8 @@ pub type Enablers = smallvec::SmallVec<[u32; 2]>;
 /// [`Event::woke`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WokenChange {
+    /// The woken thread, whose code made the change.
+    pub thread: ThreadId,
     pub obj: ObjId,
     pub how: Touch,
     /// The woken thread's past besides the step that woke it (trace indices: its last event

@@ -53,6 +53,14 @@ pub enum Family {
     /// ids differ between executions of one trace here, so traces are not compared by id (see
     /// `dpor_vs_dfs.rs`). Not in [`Family::ALL`].
     Untouched,
+    /// Like `NoFail` without the condvar, plus `symx::sync::Arc`s: a thread reads an `Arc`'s
+    /// count or drops its reference (each top-level thread holds one of every `Arc`, dropped at
+    /// its end if not before), and main reads the counts after each join. Nested threads are
+    /// more frequent: code after a join that waited belongs to no step, and what it changes
+    /// (a count read, a reference dropped) is recorded on the step that woke the thread
+    /// (`rt::op::Event::woke`), as is the drop of a thread's references when it ends right
+    /// after such a join. Not in [`Family::ALL`].
+    Woken,
 }
 
 impl Family {
@@ -130,6 +138,15 @@ pub enum Op {
         atomic: usize,
         value: i64,
     },
+    /// `Arc::strong_count(&arcs[arc])`: a read of the count (`Family::Woken`).
+    Count {
+        arc: usize,
+    },
+    /// Drops the thread's reference to `arcs[arc]`, if it still holds it (`Family::Woken`;
+    /// a nested thread holds none).
+    Release {
+        arc: usize,
+    },
     /// Spawns a thread running `child`, runs `between`, joins the child.
     SpawnJoin {
         child: Vec<Op>,
@@ -170,6 +187,8 @@ pub struct FinalState {
     pub flag: bool,
     /// Per spawned thread (a nested child's after its parent's own), the values it read.
     pub observations: Vec<Vec<i64>>,
+    /// The counts of the `Arc`s (`Family::Woken`) main read after each join.
+    pub counts: Vec<usize>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -294,6 +313,13 @@ impl Gen<'_> {
                         value: self.rng.range_i64(1, 2),
                     }
                 }
+                9..=11 if self.family == Family::Woken => {
+                    let arc = self.rng.range(0, ARCS - 1);
+                    return match self.rng.range(0, 1) {
+                        0 => Op::Count { arc },
+                        _ => Op::Release { arc },
+                    };
+                }
                 11 if self.family == Family::Awaiting => {
                     return Op::Await {
                         atomic: self.rng.range(0, self.atomics - 1),
@@ -344,10 +370,16 @@ fn draw(rng: &mut SplitMix64, family: Family) -> Program {
         Family::AtomicsOnly => (0, false),
         // At most one mutex: a yield inside a critical section, no deadlock.
         Family::Yielding => (rng.range(0, 1), false),
+        Family::Woken => (rng.range(0, 1), false),
         _ => (rng.range(0, 2), rng.chance(2, 5)),
     };
     let n = rng.range(2, 3);
-    let spawner = rng.chance(1, 3).then(|| rng.range(0, n - 1));
+    let nests = if family == Family::Woken {
+        (2, 3)
+    } else {
+        (1, 3)
+    };
+    let spawner = rng.chance(nests.0, nests.1).then(|| rng.range(0, n - 1));
     // Condvar roles: in the no-fail families one signaller that never waits, so every waiter
     // is eventually woken (the flag, once set, stays set).
     let signaller = rng.range(0, n - 1);
@@ -461,6 +493,8 @@ fn max_steps(ops: &[Op]) -> u32 {
     ops.iter()
         .map(|op| match op {
             Op::Atomic(_) | Op::Assert { .. } | Op::Await { .. } | Op::Yield => 1,
+            // No step of its own: a change in the code after the last one.
+            Op::Count { .. } | Op::Release { .. } => 0,
             // load, yield, load, yield
             Op::Spin { .. } => 4,
             Op::Retry { .. } => 2,
@@ -500,7 +534,15 @@ struct World {
     mutexes: Vec<Mutex<i64>>,
     flag: Mutex<bool>,
     cv: Condvar,
+    /// Main's references to the `Arc`s of `Family::Woken` (none in the other families).
+    arcs: Vec<symx::sync::Arc<i64>>,
 }
+
+/// How many `Arc`s a program of `Family::Woken` has.
+const ARCS: usize = 2;
+
+/// A thread's own references to the `Arc`s, each until the thread drops it.
+type Mine = Vec<Option<symx::sync::Arc<i64>>>;
 
 thread_local! {
     // The final state of the execution that just ran. Model threads are coroutines on the
@@ -521,6 +563,9 @@ pub fn run(p: &Program) {
         mutexes: (0..p.mutexes).map(|_| Mutex::new(0)).collect(),
         flag: Mutex::new(false),
         cv: Condvar::new(),
+        arcs: (0..if p.family == Family::Woken { ARCS } else { 0 })
+            .map(|i| symx::sync::Arc::new(i as i64))
+            .collect(),
     });
     // The runtime numbers objects by first use; touching them all here, in a fixed order and
     // before any thread exists, gives every object the same id in every execution, so that
@@ -536,6 +581,9 @@ pub fn run(p: &Program) {
         drop(w.flag.lock().unwrap());
         w.cv.notify_all();
     }
+    for a in &w.arcs {
+        symx::sync::Arc::strong_count(a);
+    }
     // All spawns happen in one invisible step of main, so thread ids do not depend on the
     // schedule.
     let handles: Vec<_> = p
@@ -543,24 +591,35 @@ pub fn run(p: &Program) {
         .iter()
         .map(|ops| {
             let (w, ops) = (w.clone(), ops.clone());
+            // Cloned here, in main's code before any thread runs: a clone is no event.
+            let mut mine: Mine = w.arcs.iter().map(|a| Some(a.clone())).collect();
             thread::spawn(move || {
                 let mut seen = Vec::new();
-                exec(&w, &ops, &mut seen);
+                exec(&w, &ops, &mut seen, &mut mine);
                 seen
             })
         })
         .collect();
-    let observations = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let mut counts = Vec::new();
+    let observations = (handles.into_iter())
+        .map(|h| {
+            let seen = h.join().unwrap();
+            // Right after a join that waited: code of no step of main's.
+            counts.extend(w.arcs.iter().map(symx::sync::Arc::strong_count));
+            seen
+        })
+        .collect();
     let state = FinalState {
         atomics: w.atomics.iter().map(|a| a.load(SeqCst)).collect(),
         mutexes: w.mutexes.iter().map(|m| *m.lock().unwrap()).collect(),
         flag: p.condvar && *w.flag.lock().unwrap(),
         observations,
+        counts,
     };
     FINAL.with(|f| *f.borrow_mut() = Some(state));
 }
 
-fn exec(w: &Arc<World>, ops: &[Op], seen: &mut Vec<i64>) {
+fn exec(w: &Arc<World>, ops: &[Op], seen: &mut Vec<i64>, mine: &mut Mine) {
     for op in ops {
         match *op {
             Op::Atomic(a) => seen.push(atomic(w, a)),
@@ -572,7 +631,7 @@ fn exec(w: &Arc<World>, ops: &[Op], seen: &mut Vec<i64>) {
                 let mut g = w.mutexes[mutex].lock().unwrap();
                 seen.push(*g);
                 *g = *g * 3 + add;
-                exec(w, body, seen);
+                exec(w, body, seen, mine);
                 drop(g);
             }
             Op::TryLocked {
@@ -583,7 +642,7 @@ fn exec(w: &Arc<World>, ops: &[Op], seen: &mut Vec<i64>) {
                 Ok(mut g) => {
                     seen.push(*g);
                     *g = *g * 3 + add;
-                    exec(w, body, seen);
+                    exec(w, body, seen, mine);
                     drop(g);
                 }
                 Err(_) => seen.push(-1),
@@ -641,6 +700,10 @@ fn exec(w: &Arc<World>, ops: &[Op], seen: &mut Vec<i64>) {
                     }
                 }
             }
+            Op::Count { arc } => {
+                seen.push(symx::sync::Arc::strong_count(&w.arcs[arc]) as i64);
+            }
+            Op::Release { arc } => drop(mine.get_mut(arc).and_then(Option::take)),
             Op::Await { atomic, value } => {
                 let v = w.atomics[atomic].load(SeqCst);
                 seen.push(v);
@@ -653,10 +716,10 @@ fn exec(w: &Arc<World>, ops: &[Op], seen: &mut Vec<i64>) {
                 let (w2, child) = (w.clone(), child.clone());
                 let h = thread::spawn(move || {
                     let mut seen = Vec::new();
-                    exec(&w2, &child, &mut seen);
+                    exec(&w2, &child, &mut seen, &mut Vec::new());
                     seen
                 });
-                exec(w, between, seen);
+                exec(w, between, seen, mine);
                 seen.extend(h.join().unwrap());
             }
         }
@@ -695,7 +758,7 @@ fn atomic(w: &World, op: AtomicOp) -> i64 {
 /// because the order of a wait and another thread's use of that mutex is already fixed by the
 /// order of the two threads' `lock`s of it, which is part of the relation.
 pub fn dependent(a: &ObservedStep, b: &ObservedStep) -> bool {
-    let looks = |s: &ObservedStep| s.op == "load" || s.only_looked;
+    let looks = |s: &ObservedStep| s.op == "load" || s.op == "released" || s.only_looked;
     a.thread == b.thread || (a.obj.is_some() && a.obj == b.obj && !(looks(a) && looks(b)))
 }
 
@@ -714,20 +777,104 @@ pub fn dependent(a: &ObservedStep, b: &ObservedStep) -> bool {
 /// pseudo-object ([`FAIRNESS`]) that every step that changed something reads, the step that
 /// let a thread go (`ObservedStep::let_go`) writes it too, and it comes before that thread's
 /// next step. Without yields the object is only read, and orders nothing.
+///
+/// Changes made by code between two operations (`ObservedStep::touched`, `woke`) are left out:
+/// see [`canonical_with_changes`].
 pub fn canonical(trace: &[ObservedStep]) -> Vec<ObservedStep> {
-    canonical_under(trace, true)
+    canonical_under(trace, true, false)
+}
+
+/// [`canonical`] with the changes made by code between two operations as steps of their own
+/// ([`with_changes`]). Only for programs whose changed objects have the same id in every
+/// execution (the runtime numbers an `Arc` at its first change, so `Family::Woken` reads each
+/// one's count in main before any thread runs).
+pub fn canonical_with_changes(trace: &[ObservedStep]) -> Vec<ObservedStep> {
+    canonical_under(trace, true, true)
 }
 
 /// [`canonical`] without the fairness rule's object: the relation of the bounded reduction,
 /// which leaves yields to its preemption points instead of modelling the rule.
 pub fn canonical_ignoring_fairness(trace: &[ObservedStep]) -> Vec<ObservedStep> {
-    canonical_under(trace, false)
+    canonical_under(trace, false, false)
 }
 
-/// [`canonical`], with the fairness rule's object if `fair`.
-fn canonical_under(trace: &[ObservedStep], fair: bool) -> Vec<ObservedStep> {
+/// The trace with every change made by code between two operations as a step of its own (see
+/// [`canonical_under`]), each named by how it changed its object: `released` (an `Arc` reference
+/// gone unseen, which commutes with its likes) or another `rt::op::Touch`'s name.
+///
+/// The runtime records a change once per step it is recorded on (`rt::op::Event::touched`,
+/// `woke`), so a change a thread's code makes again before its next operation is recorded or
+/// not depending on whether a step of another thread came between. It is left out here
+/// whenever nothing of another thread's that conflicts with it came between, so that both
+/// executions read the same.
+fn with_changes(trace: &[ObservedStep]) -> Vec<ObservedStep> {
+    if trace
+        .iter()
+        .all(|s| s.touched.is_empty() && s.woke.is_empty())
+    {
+        return trace.to_vec();
+    }
+    let mut at = Vec::with_capacity(trace.len());
+    let mut out: Vec<ObservedStep> = Vec::with_capacity(trace.len());
+    // Per thread, where its code since its last operation made its changes (`out` positions).
+    let mut since: HashMap<usize, Vec<usize>> = HashMap::new();
+    for s in trace {
+        at.push(out.len() as u32);
+        since.remove(&s.thread);
+        out.push(ObservedStep {
+            touched: Vec::new(),
+            woke: Vec::new(),
+            ..s.clone()
+        });
+        for c in s.touched.iter().chain(&s.woke) {
+            let unit = ObservedStep {
+                thread: c.thread,
+                op: c.how.to_string(),
+                obj: Some(c.obj),
+                only_looked: false,
+                quiet: true,
+                let_go: None,
+                touched: Vec::new(),
+                woke: Vec::new(),
+            };
+            let made = since.entry(c.thread).or_default();
+            let again = made.iter().any(|&p| {
+                out[p].op == unit.op
+                    && out[p].obj == unit.obj
+                    && !out[p + 1..]
+                        .iter()
+                        .any(|u| u.thread != c.thread && dependent(u, &unit))
+            });
+            if !again {
+                made.push(out.len());
+                out.push(unit);
+            }
+        }
+    }
+    for s in &mut out {
+        s.let_go = s.let_go.map(|k| at[k as usize]);
+    }
+    out
+}
+
+/// [`canonical`], with the fairness rule's object if `fair`, and with `changes`, the changes
+/// made by code between two operations.
+///
+/// Changes made by code between two operations are steps of their own, of the thread whose code
+/// made them, where they ran ([`with_changes`]): a step's own right after it, and those of a
+/// thread woken by a step (`ObservedStep::woke`) right after the waking step. So a change made
+/// after a join compares equal whether the join waited (the change is then recorded on the
+/// step that woke the thread) or not (on the thread's own last step): it comes after the
+/// thread's last step and after the joined thread's steps either way. (A step and its own
+/// changes stay next to each other in every execution, so splitting them orders nothing else.)
+fn canonical_under(trace: &[ObservedStep], fair: bool, changes: bool) -> Vec<ObservedStep> {
+    let expanded = match changes {
+        true => with_changes(trace),
+        false => trace.to_vec(),
+    };
+    let trace = &expanded[..];
     let n = trace.len();
-    let looks = |s: &ObservedStep| s.op == "load" || s.only_looked;
+    let looks = |s: &ObservedStep| s.op == "load" || s.op == "released" || s.only_looked;
     let mut preds = vec![0usize; n];
     let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut edge = |i: usize, j: usize, preds: &mut Vec<usize>| {
@@ -798,9 +945,12 @@ fn canonical_under(trace: &[ObservedStep], fair: bool) -> Vec<ObservedStep> {
         for &s in &succs[next] {
             preds[s] -= 1;
         }
-        // Where the step that let it go stands differs between executions of one trace.
+        // Where the step that let it go stands differs between executions of one trace, and
+        // so does the step a change is recorded on (its own, or the one that woke its thread).
         out.push(ObservedStep {
             let_go: None,
+            touched: Vec::new(),
+            woke: Vec::new(),
             ..trace[next].clone()
         });
     }
@@ -819,7 +969,7 @@ fn canonical_under(trace: &[ObservedStep], fair: bool) -> Vec<ObservedStep> {
 /// either thread reads differs.
 pub fn canonical_without_yields(trace: &[ObservedStep]) -> Vec<ObservedStep> {
     let real: Vec<ObservedStep> = trace.iter().filter(|s| s.op != "yield").cloned().collect();
-    canonical_under(&real, false)
+    canonical_under(&real, false, false)
 }
 
 /// The pseudo-object of the scheduler's fairness rule in [`canonical`].

@@ -302,6 +302,14 @@ impl History {
         }
         conflicts.sort_unstable();
         conflicts.dedup();
+        // A blocking acquisition comes after the release of its lock, also where that release's
+        // step conflicts with it on another object (it dropped an `Arc` whose count the
+        // acquisition's step reads): the acquisition cannot move before the release alone, so
+        // that is an ordering, and the race to reverse is with the acquisition before it, which
+        // the release would otherwise hide.
+        if blocking {
+            conflicts.retain(|i| !orderings.contains(i));
+        }
         // Conflicts only on the fairness object, apart: they must not hide a race on a real
         // object (a yield inside a critical section before the next acquisition).
         fair.retain(|i| !conflicts.contains(i));
