@@ -636,13 +636,13 @@ impl Look<'_> {
     ///
     /// Of two steps in a row where `u` can run, the earlier is not asked for when the event
     /// between them is another thread's that none of `u`'s events up to its next one depends
-    /// on ([`Look::needs`]) and the later is not yet the run's start (session 14). Running `u`
-    /// at either gives the same trace, unless what `u` does after its next event conflicts
-    /// with the event between; then the execution of the later point has that race, and its
-    /// own point runs `u` before the event, where `u` can run. On the larger runs these points
-    /// were 84 % repeats (session 13), and leaving those out took them from 287,427 to 284,722
-    /// executions (over the optimal DPOR 1,406 -> 1,370 of 12,505), no trace missed on any
-    /// differential.
+    /// on ([`Look::needs`]); the later may be the run's start, Coons's point (session 14).
+    /// Running `u` at either gives the same trace, unless what `u` does after its next event
+    /// conflicts with the event between; then the execution of the later point has that race,
+    /// and its own point runs `u` before the event, where `u` can run. On the larger runs these
+    /// points were 84 % repeats (session 13), and leaving those out took them from 287,427 to
+    /// 284,722 executions (over the optimal DPOR 1,406 -> 1,370 of 12,505), and to 283,377
+    /// (1,344) once the later may be the run's start; no trace missed on any differential.
     fn race(
         &self,
         i: usize,
@@ -682,8 +682,8 @@ impl Look<'_> {
         let mine = positions.get(u).map_or(&[][..], Vec::as_slice);
         for at in 0..start {
             if runs(at, u) {
-                // The next step does as well, unless it is the run's start or u's own.
-                let later = at + 1 < start && evs[at].thread != u && runs(at + 1, u);
+                // The next step does as well (the run's start: Coons's point), unless it is u's.
+                let later = evs[at].thread != u && runs(at + 1, u);
                 if !later || self.needs(at, before, next) {
                     out.conservative(at, u, i);
                 }

@@ -125,8 +125,10 @@
 //! points were redundant for a reason none of them sees (the racing thread never comes to the
 //! lock). The points at earlier steps (the bound keeps the racing thread from running where
 //! the race is) are asked only at the last of each stretch of steps where it can run and
-//! nothing between depends on it (`backtrack::Look::race`): larger runs 287,427 -> 284,722
-//! executions, over the optimal DPOR 1,406 -> 1,370; the bench's pipeline at bound 2 8 -> 5.
+//! nothing between depends on it (`backtrack::Look::race`), the run's start included: larger
+//! runs 287,427 -> 283,377 executions, over the optimal DPOR 1,406 -> 1,344 (15,615 of
+//! `many_random_programs` 587,719 -> 581,418, 2,025 -> 1,940 over); the bench's pipeline at
+//! bound 2 8 -> 5.
 //!
 //! Both weakenings of the textbook algorithm are paid only where the bound acts: a
 //! conservative point is planted only if the bound hid an enabled thread at a later step
