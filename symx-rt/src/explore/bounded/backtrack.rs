@@ -16,11 +16,15 @@
 //! earlier step where it can run (see [`Look::race`]), and for a thread that acquired a lock
 //! another thread released before it, at that release, inside the critical section, where it
 //! would block and the switch back is free (see [`Look::blocked_inside`]).
+//!
+//! [`Look::race`]: super::look::Look::race
+//! [`Look::blocked_inside`]: super::look::Look::blocked_inside
 
 use smallvec::SmallVec;
 
+use super::look::{step_of, Look};
 use super::memo::{Asks, Memo};
-use crate::explore::dpor::events::{self, conflict_by, orders_by, Access, Canon, Ev};
+use crate::explore::dpor::events::{self, Access, Canon, Ev};
 use crate::explore::dpor::races::{HappensBefore, History};
 use crate::rt::op::{Event, OpKind, ThreadId};
 
@@ -198,7 +202,7 @@ impl Default for GaveWay {
 
 impl GaveWay {
     /// Whether thread `u` is one of step `k`'s.
-    fn contains(&self, k: usize, u: ThreadId) -> bool {
+    pub(super) fn contains(&self, k: usize, u: ThreadId) -> bool {
         match self {
             GaveWay::First { threads, steps } => k < *steps && u < *threads,
             GaveWay::Yielded(lists) => lists.get(k).is_some_and(|g| g.contains(&u)),
@@ -428,19 +432,6 @@ fn same_for_happens_before(a: &Ev, b: &Ev) -> bool {
         && acquires(a) == acquires(b)
 }
 
-/// What the points of one execution are computed over.
-struct Look<'a> {
-    evs: &'a [Ev],
-    hb: &'a HappensBefore,
-    ready: &'a [Vec<Lookahead>],
-    positions: &'a [Vec<usize>],
-    bounded: bool,
-    /// Per step `k`, the threads a race with step `k` asks no points at earlier steps for
-    /// (see [`Look::race`]): those only their yield kept from running there, or every thread
-    /// when nothing in the execution can block (`bounded::blocks`).
-    gave_way: &'a GaveWay,
-}
-
 /// The events before step `k` that `u`'s next event comes after by program order or by being
 /// enabled by them (its spawn, its wake-up): its previous event and, if it runs later in the
 /// execution, what enabled it.
@@ -464,309 +455,6 @@ fn earlier(
                 _ => {}
             }
         }
-    }
-    out
-}
-
-/// Where thread `t`'s `n`-th event is in the trace (`positions`: each thread's steps), if it ran.
-fn step_of(positions: &[Vec<usize>], (t, n): (ThreadId, u32)) -> Option<usize> {
-    positions.get(t)?.get(n as usize).copied()
-}
-
-impl Look<'_> {
-    /// The races of `next`, a thread's next event at step `k`, with the events before it (in
-    /// `history`): what each asks for. `before`: the events `next` comes after ([`earlier`]).
-    fn races_of(&self, k: usize, next: &Ev, history: &History, before: &[usize], out: &mut Asks) {
-        let (evs, hb) = (self.evs, self.hb);
-        // The fairness object's conflicts (yields, spurious wake-ups) race too: `predecessors`
-        // lists them after the others (its third list is only they, apart).
-        let (conflicts, _, _) = history.predecessors(next);
-        for i in conflicts {
-            // Already ordered before u's next event: no reversal.
-            if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
-                continue;
-            }
-            let initials = initials(evs, hb, self.positions, i, k, next, before);
-            self.race(i, next.thread, initials, before, &next.exact, out);
-        }
-    }
-
-    /// Whether thread `t` could run at step `k` (within the bound).
-    fn runs(&self, k: usize, t: ThreadId) -> bool {
-        (self.ready.get(k)).is_some_and(|r| r.iter().any(|l| l.thread == t))
-    }
-
-    /// Whether the events of a thread up to its next event, whose accesses are `next`,
-    /// depend on step `j`: `j` happens before an event `next` comes after (`before`), or
-    /// conflicts with `next`.
-    fn needs(&self, j: usize, before: &[usize], next: &[Access]) -> bool {
-        let e = &self.evs[j];
-        let same = &mut |x, y| x == y;
-        before.iter().any(|&p| self.hb.before(j, e.thread, p))
-            || next.iter().any(|&b| {
-                e.exact.iter().any(|&a| {
-                    conflict_by(a, b, same) || orders_by(a, b, same) || orders_by(b, a, same)
-                })
-            })
-    }
-
-    /// A thread whose step `k` waited for another thread's step `p` (a receive for the message
-    /// or the disconnect it got, a join, a wake-up; not a spawn) could have tried it before
-    /// `p` and blocked, which makes the switch away from it free: under a bound, that is the
-    /// only schedule within it of some traces, and the wait is never reversed as a race (the
-    /// step could not have completed before `p`). So the thread is asked for at `p`, where it
-    /// can run, conservatively. (`bounded_channels.rs`, seed 1,138 at bound 0: thread 2 sends,
-    /// tries a receive that blocks, and only then may thread 1 drop the channel's last other
-    /// sender and end for free.)
-    fn blocked_earlier(&self, k: usize, out: &mut Asks) {
-        let (evs, positions) = (self.evs, self.positions);
-        let ek = &evs[k];
-        if ek.index == 0 {
-            return; // a thread's first event waits for its spawn, which it cannot precede
-        }
-        for &(t, n) in &ek.enablers {
-            let Some(p) = step_of(positions, (t, n)) else {
-                continue;
-            };
-            if t != ek.thread && p < k && self.runs(p, ek.thread) {
-                out.conservative(p, ek.thread, k);
-            }
-        }
-    }
-
-    /// A thread `u` whose acquisition `q` of a lock came after another thread `v` released it
-    /// (at step `r`, the lock's last release before `q`) is asked for at `r`, conservatively,
-    /// if it can run there: switching to `u` inside `v`'s critical section costs a preemption,
-    /// and once `u` comes to the lock it blocks and the switch back is free. That is the only
-    /// schedule within the bound of some traces (`u`'s events before the lock between `v`'s
-    /// last events inside and its first events after the critical section); no race asks for
-    /// it, since where `u` blocks is no event.
-    ///
-    /// Why here, and not for every race inside a critical section, as until session 14: a
-    /// race of `u`'s next event `n` with `v`'s event `i` asked for `u` at every step of `v`'s
-    /// run before `i` where `v` held a lock. Such a point runs `u`'s events up to `n` and on,
-    /// and differs from the race's own point at `i` only if `u` then blocks on a lock `v`
-    /// holds there and releases before `i` (otherwise it is the same trace at the same cost,
-    /// `v` running without a switch from there to `i`, or its continuation conflicts with an
-    /// event `g` of `v` in between, a race the execution of the point at `i` reverses at `g`,
-    /// again one preemption of `v`). But the execution of the point at `i` runs `u` there with
-    /// the same events up to `n` and the same continuation up to that lock (or up to such a
-    /// conflict, reversed as said), and there `u` *acquires* it after `v`'s release: this rule
-    /// asks for `u` at that release, where it blocks. So the points inside runs were only
-    /// ever needed for what this rule asks, from the execution that shows `u` coming to the
-    /// lock rather than from every race before it (98 % of the executions only they asked for
-    /// repeated a trace, session 13). A shared acquisition after a shared release is left
-    /// out: readers do not block each other, so no switch back is free.
-    fn blocked_inside(&self, out: &mut Asks) {
-        // Per lock, its last release so far: the step, the thread, and whether by a reader.
-        let mut released: SmallVec<[(Canon, usize, ThreadId, bool); 4]> = SmallVec::new();
-        for (q, e) in self.evs.iter().enumerate() {
-            for &a in &e.exact {
-                let (o, shared) = match a {
-                    Access::Lock(o) => (o, false),
-                    Access::Shared(o) => (o, true),
-                    Access::Unlock(o) | Access::UnlockShared(o) => {
-                        let by_reader = matches!(a, Access::UnlockShared(_));
-                        released.retain(|l| l.0 != o);
-                        released.push((o, q, e.thread, by_reader));
-                        continue;
-                    }
-                    _ => continue,
-                };
-                let Some(&(_, r, v, by_reader)) = released.iter().find(|l| l.0 == o) else {
-                    continue;
-                };
-                if v != e.thread && !(shared && by_reader) && self.runs(r, e.thread) {
-                    out.conservative(r, e.thread, q);
-                }
-            }
-        }
-    }
-
-    /// Races of step `k` with the pending events it takes away: a thread that could run at
-    /// `k` with an event conflicting with `evs[k]`, and not with that event after it (a notify
-    /// ends a wait that a spurious wake-up could have ended; an acquisition blocks another).
-    /// Such an event is in no later step's lookahead, so its race would otherwise go unseen
-    /// when it never comes back (Flanagan and Godefroid treat a transition that disables
-    /// another as dependent on it).
-    fn disabled(&self, k: usize, out: &mut Asks) {
-        let (evs, ready) = (self.evs, self.ready);
-        let ek = &evs[k];
-        let after = ready.get(k + 1);
-        for l in ready.get(k).into_iter().flatten() {
-            let still =
-                |a: &Vec<Lookahead>| a.iter().any(|m| m.thread == l.thread && m.exact == l.exact);
-            if l.thread == ek.thread || after.is_some_and(still) {
-                continue;
-            }
-            let same = &mut |x, y| x == y;
-            let conflicts = l.exact.iter().any(|&b| {
-                ek.exact
-                    .iter()
-                    .any(|&a| conflict_by(a, b, same) || orders_by(a, b, same))
-            });
-            if conflicts {
-                self.race(
-                    k,
-                    l.thread,
-                    smallvec::smallvec![l.thread],
-                    &[],
-                    &l.exact,
-                    out,
-                );
-            }
-        }
-    }
-
-    /// The points for running `u` before event `i`: at `i`, and conservatively at the start
-    /// of the run of `i`'s thread `v` that contains it (Coons et al.'s point). Running `u` at a
-    /// step of that run in between instead only moves `u`'s events behind `v`'s independent
-    /// ones (the same trace) or reverses a race of its own, with its own points, unless `u`
-    /// then blocks on a lock `v` holds there and the switch back is free: those schedules are
-    /// [`Look::blocked_inside`]'s (until session 14 this asked for `u` at every step of the
-    /// run where `v` held a lock). When the bound keeps `u`
-    /// from running at `i`, also at every earlier step where `u` can run: the cheapest schedule
-    /// of the reversed trace may switch to `u` earlier still and come back for free once
-    /// threads block (on a lock, on a join), which no switch of this execution marks. Where `u`
-    /// cannot run at such a step because it waits for another thread (a join, a lock), the
-    /// thread that lets it go (an enabler of `u`'s first event from there on, one level deep)
-    /// is asked for there instead, if it has not run yet: once it has, switching to `u` can be
-    /// free. (Seed 3,799 of `Family::Untouched`: `u` joined a child, and only running the child
-    /// before the race's thread took the lock made `u`'s critical section first fit the bound.)
-    ///
-    /// Of two steps in a row where `u` can run, the earlier is not asked for when the event
-    /// between them is another thread's that none of `u`'s events up to its next one depends
-    /// on ([`Look::needs`]); the later may be the run's start, Coons's point (session 14).
-    /// Running `u` at either gives the same trace, unless what `u` does after its next event
-    /// conflicts with the event between; then the execution of the later point has that race,
-    /// and its own point runs `u` before the event, where `u` can run. On the larger runs these
-    /// points were 84 % repeats (session 13), and leaving those out took them from 287,427 to
-    /// 284,722 executions (over the optimal DPOR 1,406 -> 1,370 of 12,505), and to 283,377
-    /// (1,344) once the later may be the run's start; no trace missed on any differential.
-    fn race(
-        &self,
-        i: usize,
-        u: ThreadId,
-        initials: SmallVec<[ThreadId; 4]>,
-        before: &[usize],
-        next: &[Access],
-        out: &mut Asks,
-    ) {
-        let (evs, positions) = (self.evs, self.positions);
-        out.point(Point {
-            at: i,
-            thread: u,
-            conservative: false,
-            race: i,
-            initials,
-        });
-        if !self.bounded {
-            return;
-        }
-        let v = evs[i].thread;
-        let start = (0..i)
-            .rev()
-            .find(|&j| evs[j].thread != v)
-            .map_or(0, |j| j + 1);
-        out.conservative(start, u, i);
-        let runs = |k: usize, t: ThreadId| self.runs(k, t);
-        // A thread that only its yield keeps from running at `i` needs no earlier point: the
-        // fairness object's races reorder its yield with the steps that let it go. Nor does
-        // any thread where nothing can block, which is what those points are for.
-        let gave_way = |k: usize| self.gave_way.contains(k, u);
-        if runs(i, u) || gave_way(i) {
-            return;
-        }
-        // u's events before the race's (up to its previous one, which `before` starts with).
-        let last_mine = before.iter().copied().find(|&p| evs[p].thread == u);
-        let mine = positions.get(u).map_or(&[][..], Vec::as_slice);
-        for at in 0..start {
-            if runs(at, u) {
-                // The next step does as well (the run's start: Coons's point), unless it is u's.
-                let later = evs[at].thread != u && runs(at + 1, u);
-                if !later || self.needs(at, before, next) {
-                    out.conservative(at, u, i);
-                }
-                continue;
-            }
-            // What u waits for at `at`: the enablers of its first event from there.
-            let first = last_mine.and_then(|l| {
-                let j = *mine.get(mine.partition_point(|&j| j < at))?;
-                (j <= l).then_some(j)
-            });
-            let enablers: SmallVec<[usize; 3]> = match first {
-                Some(j) => (evs[j].enablers.iter())
-                    .filter_map(|&e| step_of(positions, e))
-                    .collect(),
-                None => before
-                    .iter()
-                    .copied()
-                    .filter(|&p| evs[p].thread != u)
-                    .collect(),
-            };
-            for p in enablers {
-                let w = evs[p].thread;
-                if w != u && p >= at && runs(at, w) {
-                    out.conservative(at, w, i);
-                }
-            }
-        }
-    }
-}
-
-/// The initials of `v = notdep(i, E).u`, where `u`'s next event `next` comes at step `k`
-/// (`before`: the events it comes after by program order or enabling): the threads whose first
-/// event in `v` has no predecessor in `v` (Abdulla, Aronis, Jonsson, Sagonas, "Source sets",
-/// POPL 2014). Running one of them at the state before `i` starts an execution that can reach
-/// the reversal; `u` itself may not be one (its events between `i` and `k` may follow others).
-fn initials(
-    evs: &[Ev],
-    hb: &HappensBefore,
-    positions: &[Vec<usize>],
-    i: usize,
-    k: usize,
-    next: &Ev,
-    before: &[usize],
-) -> SmallVec<[ThreadId; 4]> {
-    let ti = evs[i].thread;
-    let in_v = |j: usize| j > i && j < k && !hb.before(i, ti, j);
-    // Each thread's first event in v (a thread's later events follow it).
-    let mut firsts: SmallVec<[usize; 4]> = SmallVec::new();
-    for mine in positions {
-        if let Some(&j) = mine.get(mine.partition_point(|&j| j <= i)) {
-            if j < k && in_v(j) {
-                firsts.push(j);
-            }
-        }
-    }
-    let u = next.thread;
-    let u_in_v = firsts.iter().any(|&j| evs[j].thread == u);
-    let same = &mut |x, y| x == y;
-    // The events of v that `next` directly follows: conflicts, and what it comes after.
-    let direct: SmallVec<[usize; 8]> = (i + 1..k)
-        .filter(|&j| in_v(j))
-        .filter(|&j| {
-            next.exact.iter().any(|&b| {
-                evs[j].exact.iter().any(|&a| {
-                    conflict_by(a, b, same) || orders_by(a, b, same) || orders_by(b, a, same)
-                })
-            }) || before.iter().any(|&p| hb.before(j, evs[j].thread, p))
-        })
-        .collect();
-    let mut out = SmallVec::new();
-    for &j in &firsts {
-        if !firsts
-            .iter()
-            .any(|&f| f < j && hb.before(f, evs[f].thread, j))
-        {
-            out.push(evs[j].thread);
-        }
-    }
-    let next_free = !firsts
-        .iter()
-        .any(|&f| direct.iter().any(|&d| hb.before(f, evs[f].thread, d)));
-    if !u_in_v && next_free {
-        out.push(u);
     }
     out
 }

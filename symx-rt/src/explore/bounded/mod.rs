@@ -231,6 +231,7 @@
 //! thread offers at a step, and races like any other: on its condition variable.
 
 mod backtrack;
+mod look;
 mod memo;
 
 use smallvec::SmallVec;
