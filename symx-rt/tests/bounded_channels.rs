@@ -257,7 +257,7 @@ fn the_optimal_dpor_reaches_every_outcome_where_a_step_dropped_a_sender() {
 /// that the switch away from it is free: the receive is never reversed with that step as a
 /// race (it could not have completed before it), and the bounded reduction missed the outcome
 /// until such a step asked for its thread at the step it waited for
-/// (`backtrack::Look::blocked_earlier`). Seed 1,138 at bound 0: thread 2 sends, tries a receive
+/// (`look::Look::blocked_earlier`). Seed 1,138 at bound 0: thread 2 sends, tries a receive
 /// that blocks, thread 1 drops the channel's last other sender, takes the message and ends,
 /// and thread 2's next send finds the receiver gone. Found by the first differential on seeds
 /// 80 to 2,079 (release), where 18 of 11,952 comparisons missed an outcome; 13 since (for the

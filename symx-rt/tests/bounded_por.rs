@@ -716,7 +716,7 @@ fn a_trace_can_run_twice_under_a_bound() {
 /// inside `t1`'s critical section, which ran `t2`'s events between `t1`'s `lock` and `unlock`:
 /// the trace of the race's own point again, since `t2` never locks `m`. A point inside a
 /// critical section is now asked only for a thread that acquires the lock after its release
-/// (`bounded::backtrack::Look::blocked_inside`): 4 executions instead of 5. One is still a
+/// (`bounded::look::Look::blocked_inside`): 4 executions instead of 5. One is still a
 /// repeat, the conservative point before `lock` after the race's own point spent the
 /// preemption (as in [`a_trace_can_run_twice_under_a_bound`]).
 #[test]
@@ -959,10 +959,10 @@ fn pipeline() {
 /// the reduction ran 3, 10 and 10, then 2, 5 and 5 until the producer's pending disconnect said
 /// which side it drops (see `a_pending_disconnect_says_which_side_it_drops`; the unbounded
 /// optimal DPOR runs 2), and 4, 8 and 3 since a step that waited asks for its thread at the step
-/// it waited for (`backtrack::Look::blocked_earlier`, which channel programs whose only schedule
+/// it waited for (`look::Look::blocked_earlier`, which channel programs whose only schedule
 /// within the bound blocks earlier need), and 4, 5 and 3 since a race whose thread the bound
 /// keeps from running where it is asks for it at fewer earlier steps (session 14,
-/// `backtrack::Look::race`). The traces are not compared: `canonical` takes every two steps on one
+/// `look::Look::race`). The traces are not compared: `canonical` takes every two steps on one
 /// channel as dependent, coarser than the reductions' channels (`bounded_channels.rs` compares
 /// outcomes instead).
 #[test]

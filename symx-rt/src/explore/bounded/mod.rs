@@ -75,7 +75,7 @@
 //! whose code decides whether the doubler's receiver drop is a disconnect (a real race), and
 //! the producer's drop, which could wake a waiting receiver, is kept awake under the bound
 //! ([`puts_to_sleep`]). Since a step that waited asks for its thread at the step it waited for
-//! (`backtrack::Look::blocked_earlier`: trying the wait earlier and blocking makes the switch
+//! (`look::Look::blocked_earlier`: trying the wait earlier and blocking makes the switch
 //! away free, the only schedule within the bound of some channel programs' outcomes), 4 / 8 / 3.
 //!
 //! A thread woken from a wait runs its code up to its next operation right after the step that
@@ -106,7 +106,7 @@
 //!
 //! Since session 14 no race asks for points inside a run: a thread that acquired a lock after
 //! another thread released it is asked for at that release instead
-//! (`backtrack::Look::blocked_inside`, which argues why that is all the points inside runs
+//! (`look::Look::blocked_inside`, which argues why that is all the points inside runs
 //! were needed for). Those points repeated a trace in 98 % of the executions only they asked
 //! for, since most racing threads never come to the lock the run's thread holds; yet without
 //! them 35 of the 12,505 larger comparisons missed a trace, every one the same shape (shrunk:
@@ -125,7 +125,7 @@
 //! points were redundant for a reason none of them sees (the racing thread never comes to the
 //! lock). The points at earlier steps (the bound keeps the racing thread from running where
 //! the race is) are asked only at the last of each stretch of steps where it can run and
-//! nothing between depends on it (`backtrack::Look::race`), the run's start included: larger
+//! nothing between depends on it (`look::Look::race`), the run's start included: larger
 //! runs 287,427 -> 283,377 executions, over the optimal DPOR 1,406 -> 1,344 (15,615 of
 //! `many_random_programs` 587,719 -> 581,418, 2,025 -> 1,940 over); the bench's pipeline at
 //! bound 2 8 -> 5.
