@@ -303,13 +303,15 @@ fn earlier_races(
 /// (see [`woken_races`]); `evs` holds the unfinished operations after the steps. The change
 /// comes after step `k` and after the woken thread's past: a later event `l` may come before it
 /// by coming before either, so each of them that does not happen before `l` races with it, as
-/// `(k, l)` or `(p, l)`. (Its reversal may still be taken as explored: the events of that past
-/// do not carry the change for the sleep sets and wakeup trees, as the waking step's does.
-/// Carrying it made some programs run traces twice, and a pinned count of
-/// `tests/primitive_counts.rs` went up, for one program fewer that missed a trace.) (Main waits to join thread 2, which waits to join its child: when the
-/// child ends, thread 2 drops its references; main's count read after thread 1's last step, `l`,
-/// sees them dropped or not. The child's step may come first and thread 2's last step, `p`,
-/// after `l`: thread 2 then drops them in its own step, after the count.)
+/// `(k, l)` or `(p, l)`. (Main waits to join thread 2, which waits to join its child: when the
+/// child ends, thread 2 drops its references; main's count read after thread 1's last step,
+/// `l`, sees them dropped or not. The child's step may come first and thread 2's last step,
+/// `p`, after `l`: thread 2 then drops them in its own step, after the count.)
+///
+/// Such a reversal may still be taken as explored: the events of that past do not carry the
+/// change for the sleep sets and wakeup trees, as the waking step's does. Carrying it made
+/// some programs run traces twice, and a pinned count of `tests/primitive_counts.rs` went up,
+/// for one program fewer that missed a trace.
 fn later_races(
     evs: &[Ev],
     hb: &HappensBefore,
