@@ -72,13 +72,16 @@
 //!   finding the receiver gone, raced with nothing: 3 of 1,028 channel programs missed an
 //!   outcome (`tests/bounded_channels.rs`); without the later races, main's `Arc` count read
 //!   right after a join that waited never saw another thread's reference gone before it
-//!   (`tests/dpor_vs_dfs.rs`, `Family::Woken`, 42 of 150 programs missed something). Known
-//!   gaps, pinned there (2 of those 150 programs still miss a trace): with happens-before
-//!   without the change, a reversal's `notdep` may put the waking step before an event whose
-//!   change comes first; and a reversal that delays the woken thread's last step, not the
-//!   waking one, is taken as explored, that step's event not carrying the change. Some traces
-//!   run twice (13 of 150): a wakeup sequence's event carries the changes of the execution it
-//!   came from, which make some sleepers wake.
+//!   (`tests/dpor_vs_dfs.rs`, `Family::Woken`, 42 of 150 programs missed something). Such a
+//!   change runs right after the later of the waking step and the woken thread's past, so it
+//!   is glued to the waking step wherever the past stays before it: `notdep` leaves out a
+//!   waking step whose change happens after the race's first event
+//!   (`reversals::after_with_changes`), and a past step is no weak initial of a sequence that
+//!   holds the waking step where taking it first moves the change past an event it conflicts
+//!   with (`reversals::moves_a_change`). Known gaps: 9 of 1,000 larger programs of that family
+//!   still miss a trace (the ignored `dpor_on_many_programs_with_woken_changes`); some traces
+//!   run twice (13 of the 150): a wakeup sequence's event carries the changes of the execution
+//!   it came from, which make some sleepers wake.
 
 pub(crate) mod events;
 pub(crate) mod exchange;
