@@ -446,6 +446,47 @@ fn blocks(trace: &[Event], evs: &[Ev]) -> bool {
     })
 }
 
+/// Per thread of `evs`, whether its end (its last step) may let an operation of another
+/// thread run that could not run before, as [`releases`] asks of a step: a join waits for it.
+/// Not when another thread's event here came after the end (a join), and every such event's
+/// thread was waiting for it already before the end (its previous event comes before the
+/// end's step; a join that did not wait, or a spawn, is not that): the joining thread holds
+/// the handle, so no other thread waits for the end in any execution, and in every
+/// continuation of a state before the end it cannot run until the end. Moving the end to the front of a later branch's schedule `q.w.p.x`
+/// ([`puts_to_sleep`]) then lets only a thread run early that does not run in `q.w`, which
+/// changes no switch there: a switch's cost depends on whether the thread switched away from
+/// can run. Not where a thread yielded either: there a thread that can run keeps the scheduler
+/// from starting a new round for those that yielded, which `q.w` may need.
+fn ends_release(evs: &[Ev], yields: bool) -> SmallVec<[bool; 8]> {
+    let threads = threads_in(evs);
+    let mut out: SmallVec<[bool; 8]> = smallvec::smallvec![true; threads];
+    if yields {
+        return out;
+    }
+    let mut last: SmallVec<[usize; 8]> = smallvec::smallvec![0; threads];
+    for (k, e) in evs.iter().enumerate() {
+        last[e.thread] = k;
+    }
+    // Per thread, whether an event came after its end: only by threads waiting for it already.
+    let mut joined: SmallVec<[Option<bool>; 8]> = smallvec::smallvec![None; threads];
+    let mut previous: SmallVec<[Option<usize>; 8]> = smallvec::smallvec![None; threads];
+    for (j, e) in evs.iter().enumerate() {
+        for &(t, n) in &e.enablers {
+            let Some(&end) = last.get(t) else { continue };
+            if t == e.thread || evs[end].index != n {
+                continue;
+            }
+            let waiting = previous[e.thread].is_some_and(|p| p < end);
+            joined[t] = Some(joined[t].unwrap_or(true) && waiting);
+        }
+        previous[e.thread] = Some(j);
+    }
+    for (o, j) in out.iter_mut().zip(&joined) {
+        *o = *j != Some(true);
+    }
+    out
+}
+
 /// How many threads the events `evs` name (names are dense from 0).
 fn threads_in(evs: &[Ev]) -> usize {
     evs.iter().map(|e| e.thread + 1).max().unwrap_or(0)
@@ -579,6 +620,7 @@ impl Chooser for Bpor {
         // Steps past the end of the trace (a failure ended it early) have no node.
         self.truncate(evs.len());
         let mut later = vec![false; evs.iter().map(|e| e.thread + 1).max().unwrap_or(0)];
+        let ends = ends_release(&evs, self.yields);
         let steps = self.nodes.iter_mut().zip(&evs).zip(trace).enumerate();
         for (k, ((node, ev), step)) in steps.rev() {
             // The points below race a woken thread's changes apart (`Apart`); sleep sets
@@ -589,8 +631,9 @@ impl Chooser for Bpor {
                 node.event = ev.clone();
                 events::add_woken(&mut node.event, step, true, &mut self.names);
             }
-            // A thread's last step ends it, which a join waits for.
-            node.releases = !std::mem::replace(&mut later[ev.thread], true) || releases(ev);
+            // A thread's last step ends it, which a join may wait for.
+            let ends = !std::mem::replace(&mut later[ev.thread], true) && ends[ev.thread];
+            node.releases = ends || releases(ev);
             // The state after the step is the same in every execution of its branch. After
             // the last step, not known (a failure may have ended the execution): as if it could.
             let next = self.ready.get(k + 1);
