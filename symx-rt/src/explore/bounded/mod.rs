@@ -83,8 +83,8 @@
 //! that preemption much later for a third thread, which the bound then hides instead.
 //!
 //! Executions. Never more than the bounded DFS on the same program (asserted per program by the
-//! differential test). More than the unbounded optimal DPOR on some programs (1,344 of the
-//! 12,505 larger comparisons, session 14; over all of them far fewer): each such program runs
+//! differential test). More than the unbounded optimal DPOR on some programs (1,204 of the
+//! 12,505 larger comparisons, session 15; over all of them far fewer): each such program runs
 //! some trace more than once, since a conservative point or an awake sleeper is planted when
 //! the branch that would make it redundant may have been cut. `docs/bounded-por.md`, "Over the
 //! optimal DPOR", says where the over-count comes from and why the ways around it considered
