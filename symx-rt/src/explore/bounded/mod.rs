@@ -452,7 +452,7 @@ impl Bpor {
             Some(parent) => {
                 // The parent's step has ended: it is compared with what it touched too.
                 let location = point.previous_location;
-                events::add_touched(&mut parent.event, &point.touched, location, &mut self.names);
+                events::add_touched(&mut parent.event, point.touched, location, &mut self.names);
                 let names = &mut self.names;
                 let sleep = (parent.sleep.iter().chain(&parent.taken))
                     .filter(|s| !dependent(s, &parent.event, names))
