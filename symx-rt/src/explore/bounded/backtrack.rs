@@ -190,7 +190,7 @@ pub(super) enum GaveWay {
     /// with [`GaveWay::Yielded`] as that list): every thread of an execution where nothing can
     /// block (`bounded::blocks`), none where no thread yielded.
     First { threads: usize, steps: usize },
-    /// Per step, the threads only their yield kept from running there (`bounded::gave_way`).
+    /// Per step, the threads only their yield kept from running there (`fairness::gave_way`).
     Yielded(Vec<SmallVec<[ThreadId; 2]>>),
 }
 
