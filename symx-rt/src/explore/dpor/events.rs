@@ -318,12 +318,12 @@ pub(crate) struct Ev {
     /// What it does, over canonical object names (comparable across executions): its
     /// operation's access first, then the mutex a condvar wait releases and the objects its
     /// step touched besides.
-    pub accesses: SmallVec<[Access; 2]>,
+    pub accesses: SmallVec<[Access; 3]>,
     /// The same accesses over this execution's own object ids, exact within the execution
     /// (empty for an event that has not run). Happens-before is computed from these: a
     /// canonical name may stand for two objects, which is harmless for a conflict but would
     /// invent a release-acquire edge.
-    pub exact: SmallVec<[Access; 2]>,
+    pub exact: SmallVec<[Access; 3]>,
     /// The execution whose trace the event comes from (0: a pending event, never run).
     pub execution: u64,
     /// Events (thread, index) that enabled this one (spawn, wake-up, join).
