@@ -291,7 +291,9 @@ impl Bpor {
     /// Drops the last node, done: the conservative points waiting for it are planted if the
     /// scheduler hid a thread at or below it, and its parent learns whether it did.
     fn pop(&mut self) {
-        let Some(mut node) = self.nodes.pop() else { return };
+        let Some(mut node) = self.nodes.pop() else {
+            return;
+        };
         if let Some(parent) = self.nodes.last_mut() {
             parent.cut |= node.cut;
             parent.below |= node.cut;

@@ -515,7 +515,11 @@ mod tests {
             for b in 0..CLASSES {
                 let (x, y) = (class_access(a, 0), class_access(b, 0));
                 assert_eq!(class_of(x).map(|c| c.0), Some(a));
-                assert_eq!(RELATIONS.conflict[a][b], conflict_by(x, y, same), "{x:?} {y:?}");
+                assert_eq!(
+                    RELATIONS.conflict[a][b],
+                    conflict_by(x, y, same),
+                    "{x:?} {y:?}"
+                );
                 assert_eq!(RELATIONS.orders[a][b], orders_by(x, y, same), "{x:?} {y:?}");
                 let related = RELATIONS.related[b] & (1 << a) != 0;
                 assert_eq!(related, RELATIONS.conflict[a][b] || RELATIONS.orders[a][b]);
