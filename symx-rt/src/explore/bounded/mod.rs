@@ -120,7 +120,7 @@ mod node;
 use smallvec::SmallVec;
 
 use super::dpor::events::{self, dependent, Access, Canon, Ev, EventKey, Names};
-use super::dpor::steps::{Threads, Values};
+use super::dpor::steps::Threads;
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
 use crate::rt::op::{Event, Op, OpKind, ThreadId};
 use crate::rt::threads::MAIN_KEY;
@@ -150,6 +150,9 @@ pub(crate) struct Bpor {
     ready: Vec<Vec<Lookahead>>,
     /// The lists of earlier executions' steps, for their memory.
     spare_ready: Vec<Vec<Lookahead>>,
+    /// Nodes popped, emptied, for their lists' memory: a new node takes one (allocating its
+    /// lists anew cost about a third of the allocations of an execution on the SPSC rows).
+    spare_nodes: Vec<Node>,
     /// The threads left with an operation to do when the execution ended, and their next
     /// events (the lookahead of the final state).
     unfinished: Vec<Lookahead>,
@@ -193,10 +196,10 @@ impl Bpor {
         slot
     }
 
-    /// The threads that could run at the current step.
-    fn ready_here(&self) -> Vec<ThreadId> {
+    /// The threads that could run at the current step, into `to`.
+    fn ready_here(&self, to: &mut Vec<ThreadId>) {
         let here = self.ready.last().into_iter().flatten();
-        here.map(|l| l.thread).collect()
+        to.extend(here.map(|l| l.thread));
     }
 
     /// What `candidates` would do next, over this execution's objects, into `out`.
@@ -227,19 +230,24 @@ impl Bpor {
 
     /// Creates the node for a step past the replayed prefix: its sleep set is what slept at
     /// the parent or was tried there before, and commutes with the parent's event.
-    fn new_node(&mut self, point: &SchedulingPoint<'_>, ready: Vec<ThreadId>) -> usize {
-        let (sleep, last) = match self.nodes.last_mut() {
-            None => (Vec::new(), Some(self.threads.of(MAIN_KEY))),
+    /// Its lists are a popped node's (`spare_nodes`), emptied there.
+    fn new_node(&mut self, point: &SchedulingPoint<'_>) -> usize {
+        let mut node = self.spare_nodes.pop().unwrap_or_default();
+        self.ready_here(&mut node.ready);
+        let (sleep, ready) = (&mut node.sleep, &node.ready);
+        let last = match self.nodes.last_mut() {
+            None => Some(self.threads.of(MAIN_KEY)),
             Some(parent) => {
                 // The parent's step has ended: it is compared with what it touched too.
                 let location = point.previous_location;
-                events::add_touched(&mut parent.event, &point.touched, location, &mut self.names);
+                events::add_touched(&mut parent.event, point.touched, location, &mut self.names);
                 let names = &mut self.names;
-                let sleep = (parent.sleep.iter().chain(&parent.taken))
-                    .filter(|s| !dependent(s, &parent.event, names))
-                    .cloned()
-                    .collect();
-                (sleep, Some(parent.chosen))
+                sleep.extend(
+                    (parent.sleep.iter().chain(&parent.taken))
+                        .filter(|s| !dependent(s, &parent.event, names))
+                        .cloned(),
+                );
+                Some(parent.chosen)
             }
         };
         let awake = |t: &ThreadId| !sleep.iter().any(|s: &Ev| s.thread == *t);
@@ -250,23 +258,12 @@ impl Bpor {
             .or_else(|| ready.iter().position(awake))
             .unwrap_or(0);
         let chosen = ready[slot];
-        let event = self.pending(chosen, &point.candidates[slot].op);
-        self.nodes.push(Node {
-            ready,
-            chosen,
-            event,
-            woke: false,
-            releases: true,
-            continues: true,
-            backtrack: Vec::new(),
-            done: vec![chosen],
-            sleep,
-            taken: Vec::new(),
-            values: Values::default(),
-            cut: false,
-            below: false,
-            deferred: Vec::new(),
-        });
+        node.event = self.pending(chosen, &point.candidates[slot].op);
+        node.chosen = chosen;
+        node.releases = true;
+        node.continues = true;
+        node.done.push(chosen);
+        self.nodes.push(node);
         slot
     }
 
@@ -296,19 +293,22 @@ impl Bpor {
     /// Drops the last node, done: the conservative points waiting for it are planted if the
     /// scheduler hid a thread at or below it, and its parent learns whether it did.
     fn pop(&mut self) {
-        let Some(node) = self.nodes.pop() else { return };
+        let Some(mut node) = self.nodes.pop() else {
+            return;
+        };
         if let Some(parent) = self.nodes.last_mut() {
             parent.cut |= node.cut;
             parent.below |= node.cut;
         }
-        if !node.cut {
-            return;
-        }
-        for (at, t) in node.deferred {
-            if let Some(n) = self.nodes.get_mut(at) {
-                n.ask(t);
+        if node.cut {
+            for &(at, t) in &node.deferred {
+                if let Some(n) = self.nodes.get_mut(at) {
+                    n.ask(t);
+                }
             }
         }
+        node.empty();
+        self.spare_nodes.push(node);
     }
 
     /// Drops the nodes from `len` on without exploring them further: as if each were done and
@@ -557,9 +557,9 @@ impl Chooser for Bpor {
             // The program did not repeat itself: explore on from here afresh.
             (Some(_), None) => {
                 self.truncate(step);
-                self.new_node(point, self.ready_here())
+                self.new_node(point)
             }
-            (None, _) => self.new_node(point, self.ready_here()),
+            (None, _) => self.new_node(point),
         };
         // Only the bound cuts: a yield hides a thread without a bound too, and the reduction
         // models that (`yield_fairness`), so an exploration below which only yields hid

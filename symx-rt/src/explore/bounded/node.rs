@@ -8,6 +8,7 @@ use crate::explore::dpor::steps::Values;
 use crate::rt::op::ThreadId;
 
 /// One step of the current execution and what remains to explore from the state before it.
+#[derive(Default)]
 pub(super) struct Node {
     /// The threads that could run here (within the bound).
     pub(super) ready: Vec<ThreadId>,
@@ -57,6 +58,35 @@ pub(super) struct Node {
 }
 
 impl Node {
+    /// Empties the node, keeping its lists' memory, as [`Default`] makes it (see
+    /// `Bpor::spare_nodes`).
+    pub(super) fn empty(&mut self) {
+        let Node {
+            ready,
+            chosen,
+            event: _,
+            woke,
+            releases,
+            continues,
+            backtrack,
+            done,
+            sleep,
+            taken,
+            values,
+            cut,
+            below,
+            deferred,
+        } = self;
+        ready.clear();
+        backtrack.clear();
+        done.clear();
+        sleep.clear();
+        taken.clear();
+        values.clear();
+        deferred.clear();
+        (*chosen, *woke, *releases, *continues, *cut, *below) = Default::default();
+    }
+
     pub(super) fn sleeps(&self, t: ThreadId) -> bool {
         self.sleep.iter().any(|s| s.thread == t)
     }
