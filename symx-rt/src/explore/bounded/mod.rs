@@ -128,6 +128,9 @@ use backtrack::{Apart, GaveWay, Lookahead, Point, Scratch};
 use fairness::{gave_way, spurious_fairness, yield_fairness, FAIRNESS};
 use node::Node;
 
+/// The nodes an exploration makes room for at its start (steps of one execution).
+const NODES: usize = 64;
+
 #[derive(Default)]
 pub(crate) struct Bpor {
     /// The preemption bound the scheduler enforces, if any.
@@ -181,6 +184,11 @@ impl Bpor {
             bound,
             spurious,
             scratch: Scratch::new(bound.is_some()),
+            // A node is a few hundred bytes: growing these lists by doubling in the first
+            // execution copied them into fresh pages at each step (page faults, not
+            // instructions, were most of the first execution's extra time on short rows).
+            nodes: Vec::with_capacity(NODES),
+            spare_nodes: Vec::with_capacity(NODES),
             ..Bpor::default()
         }
     }
