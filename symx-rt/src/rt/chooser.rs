@@ -47,7 +47,7 @@ pub(crate) struct SchedulingPoint<'a> {
     /// which a sleeping event is compared with as with the step's own), and the hash of its
     /// operation's location (`location_hash`, which names those objects as the trace's events
     /// do; 0 when nothing was touched).
-    pub touched: Vec<(ObjId, Touch)>,
+    pub touched: &'a [(ObjId, Touch)],
     pub previous_location: u64,
     /// Enabled threads the scheduler's rules kept out of `candidates` here.
     pub hidden: Hidden,

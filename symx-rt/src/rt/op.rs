@@ -259,7 +259,7 @@ pub struct Event {
     /// Objects whose state the step changed besides `obj` (a `Once` completed by the end of
     /// its initialiser, a channel whose sender it dropped): a partial-order reduction must
     /// treat the event as touching them.
-    pub touched: smallvec::SmallVec<[(ObjId, Touch); 1]>,
+    pub touched: smallvec::SmallVec<[(ObjId, Touch); 2]>,
     /// Joins of finished threads in the step's code after its operation, each as
     /// (`touched.len()` at the join, the trace index of an event of the joined thread's past):
     /// the changes recorded after the join come after that event (the joined thread's last

@@ -57,7 +57,7 @@ impl Clone for Point {
 pub(super) struct Lookahead {
     pub thread: ThreadId,
     pub kind: OpKind,
-    pub exact: SmallVec<[Access; 2]>,
+    pub exact: SmallVec<[Access; 3]>,
 }
 
 /// Copied, not `clone`d (as [`Point`]'s): the memo keeps every new step's lookaheads.
@@ -90,7 +90,7 @@ pub(super) enum Part {
     /// Changes made by the code of a thread the step woke ([`Event::woke`]), in no step's
     /// event: the step's event stays what its own thread did, so that what happens before
     /// it is not made to include the woken thread's past.
-    Woken(SmallVec<[Access; 2]>),
+    Woken(SmallVec<[Access; 3]>),
 }
 
 impl Apart {
@@ -190,7 +190,7 @@ pub(super) enum GaveWay {
     /// with [`GaveWay::Yielded`] as that list): every thread of an execution where nothing can
     /// block (`bounded::blocks`), none where no thread yielded.
     First { threads: usize, steps: usize },
-    /// Per step, the threads only their yield kept from running there (`bounded::gave_way`).
+    /// Per step, the threads only their yield kept from running there (`fairness::gave_way`).
     Yielded(Vec<SmallVec<[ThreadId; 2]>>),
 }
 

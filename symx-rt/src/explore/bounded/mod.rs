@@ -33,195 +33,76 @@
 //! (a notify ending a wait that could have woken spuriously) races with it, though no later
 //! lookahead shows that event; and with spurious wake-ups on, every step that is not itself a
 //! spurious wake-up or a yield is dependent with spurious wake-ups (it re-enables a waiter that
-//! just woke spuriously, see [`fairness`]); and the operations threads were left with when the
+//! just woke spuriously, see [`spurious_fairness`]); and the operations threads were left with when the
 //! execution ended (a lock held by a thread that blocked for good on a failed `assume`) race
 //! like the next operations of every step, though no step shows them.
+//!
+//! Why each rule is as it is (the measurement that decided it, the forms tried first and
+//! rejected, the counts before and after) is in `docs/bounded-por.md`; read it before changing
+//! a rule. What follows states the rules.
 //!
 //! Yields. The scheduler's fairness rule hides a thread that yielded until another thread's
 //! step changes something, so where a yield falls against those steps decides who may run, and
 //! spin counts. Once a thread has yielded in some execution, the reduction models the rule as
 //! the optimal DPOR does (`events::fairness`): a yield writes a fairness object, a step that
 //! may change something reads it, the step that let a thread go writes it; its races are
-//! reversed like any other ([`yield_fairness`]). Before (until session 12), yields were left to
-//! the bound's points, which missed final states of `Family::Yielding` programs without a bound
-//! (spurious wake-ups on) and at bound 0 (`bounded_por.rs::programs_that_yield`,
-//! `a_yield_races_with_the_steps_that_let_its_thread_go`). A thread that only its yield keeps
-//! from running where a race is needs no points at earlier steps ([`gave_way`]); the bound's
-//! still do, but only in an execution where a thread can block ([`blocks`]): they are for the
-//! free switch back that blocking gives. On the SPSC queue (bounds 1 / 2 / 4) the model with
-//! those points everywhere ran 19 / 151 / 2,237 executions, with them only where something
-//! can block 15 / 96 / 957 (17 / 110 / 824 before the model, which missed outcomes elsewhere).
+//! reversed like any other ([`yield_fairness`]). A thread that only its yield keeps from
+//! running where a race is needs no points at earlier steps ([`gave_way`]); the bound's still
+//! do, but only in an execution where a thread can block ([`blocks`]): they are for the free
+//! switch back that blocking gives.
 //!
-//! A thread's next operation is compared with the history as far as it is known before it runs,
-//! except a receive from an unbounded channel with a message queued: it takes the first one
-//! wherever it is moved to, so it races only with that message's send (its enabler), not with
-//! every send and disconnect of the channel (`backtrack::Queues`). On the bench's channel
-//! pipeline (three threads, two channels) that took bounds 1 / 2 / 4 from 6 / 24 / 48
-//! executions to 3 / 10 / 12.
+//! Channels and joins. A thread's next operation is compared with the history as far as it is
+//! known before it runs, except a receive from an unbounded channel with a message queued: it
+//! takes the first one wherever it is moved to, so it races only with that message's send (its
+//! enabler), not with every send and disconnect of the channel (`backtrack::Queues`). A step's
+//! code can join threads that have finished (no step: the join does not wait) and then change
+//! objects (main dropping a receiver after joining the threads): those changes are recorded on
+//! the step (`Event::touched`) but come after the joined threads' ends, unlike the step's
+//! operation. They race apart from it, with only what does not happen before a joined thread's
+//! last event (`backtrack::Apart`): moving them before such an event is no schedule, since the
+//! join would wait. A pending disconnect says which side it drops (`events::Access::of`). A
+//! step that waited asks for its thread at the step it waited for
+//! (`look::Look::blocked_earlier`): trying the wait earlier and blocking makes the switch away
+//! free.
 //!
-//! A step's code can join threads that have finished (no step: the join does not wait) and
-//! then change objects (main dropping a receiver after joining the threads): those changes
-//! are recorded on the step (`Event::touched`) but come after the joined threads' ends, unlike
-//! the step's operation. They race apart from it, with only what does not happen before a
-//! joined thread's last event (`backtrack::Apart`): moving them before such an event is no
-//! schedule, since the join would wait. Before, they made the operation race with all of the
-//! joined thread's work on the object, and a change to the operation's own object also took
-//! away what its outcome told (a receive that took one queued message became any receive).
-//! The bench's pipeline, whose main receives twice, joins and drops the receiver: 3 / 10 / 10
-//! executions at bounds 1 / 2 / 4 to 2 / 5 / 5. A pending disconnect says which side it drops
-//! (`events::Access::of`): the producer's, the last sender's, commutes with the doubler's
-//! receives that took a message, instead of racing with each; 2 / 3 / 3 for its 2 traces. The
-//! third execution repeats the first's trace: it runs the producer's drop before the step
-//! whose code decides whether the doubler's receiver drop is a disconnect (a real race), and
-//! the producer's drop, which could wake a waiting receiver, is kept awake under the bound
-//! ([`puts_to_sleep`]). Since a step that waited asks for its thread at the step it waited for
-//! (`look::Look::blocked_earlier`: trying the wait earlier and blocking makes the switch
-//! away free, the only schedule within the bound of some channel programs' outcomes), 4 / 8 / 3.
-//!
-//! A thread woken from a wait runs its code up to its next operation right after the step that
-//! woke it, and that code belongs to no step (`Execution::step_now`). What it changes (main,
-//! woken by a child's end, dropping a sender whose receiver is gone) is recorded on the waking
-//! step apart (`Event::woke`) and races apart from it, after the woken thread's past
-//! (`backtrack::Part::Woken`). It stays out of the step's event, so happens-before is not
+//! Woken threads. A thread woken from a wait runs its code up to its next operation right after
+//! the step that woke it, and that code belongs to no step (`Execution::step_now`). What it
+//! changes (main, woken by a child's end, dropping a sender whose receiver is gone) is recorded
+//! on the waking step apart (`Event::woke`) and races apart from it, after the woken thread's
+//! past (`backtrack::Part::Woken`). It stays out of the step's event, so happens-before is not
 //! made to order the step after the woken thread's past; later events race with it as with the
-//! step, and sleep sets compare it as the step's. Without it, the read of the receiver's
-//! absence raced with nothing, and the bounded reduction missed outcomes of 13 of 11,952
-//! channel comparisons (`tests/bounded_channels.rs`); none since, at 5 % more executions. The
-//! optimal DPOR races them as races of the waking step (`dpor::reversals`).
+//! step, and sleep sets compare it as the step's.
 //!
-//! Measured (release, `tests/bounded_por.rs`, the ignored larger runs): no trace missed on
-//! 12,505 comparisons of random programs of up to 5,000 interleavings (seeds 5,000 to 6,999,
-//! every family, bounds 0 to 2, spurious wake-ups on a quarter) nor on the 775 of the CI test,
-//! nor on a ring-buffer queue whose threads spin with yields (the random programs never yield),
-//! nor, by outcomes, on 316 comparisons of random programs over unbounded channels at bounds 0
-//! to 3 (`tests/bounded_channels.rs`; it found that the last sender's drop after the receiver's
-//! was no access, so the order of the two was never reversed). The 12,500 programs of the
-//! ignored `many_random_programs` (up to 20,000 interleavings, 15,615 comparisons): no trace
-//! missed, 617,545 executions against the DFS's 2,377,370 and the optimal DPOR's 1,838,256.
-//! The points inside runs and before cut races, and the sleep rule for releases, took the
-//! larger runs from 43 comparisons with missed traces to none; the points before cut races
-//! are also what the spinning queue needs (without them it misses traces at bounds 2 and 3).
-//! Points inside a run only where its thread holds a lock, not at every step: the same
-//! completeness, 312,216 -> 306,617 executions on the larger runs.
+//! Where the bound acts. Both weakenings of the textbook algorithm are paid only where the
+//! bound acts: a conservative point is planted only if the bound hid an enabled thread at a
+//! later step meanwhile, and a branch below which it hid none puts its thread to sleep (an
+//! exploration where the bound hid nothing is the unbounded one). A thread hidden by its yield
+//! does not count (see [`Node`]'s `cut`). A conservative point for a race of `u` with `v` waits
+//! for *any* thread to be hidden below it, not for `u` or `v`: the point saves the preemption
+//! that the reversal where the race is spends (preempting `v`), and the reversed trace may need
+//! that preemption much later for a third thread, which the bound then hides instead.
 //!
-//! Since session 14 no race asks for points inside a run: a thread that acquired a lock after
-//! another thread released it is asked for at that release instead
-//! (`look::Look::blocked_inside`, which argues why that is all the points inside runs
-//! were needed for). Those points repeated a trace in 98 % of the executions only they asked
-//! for, since most racing threads never come to the lock the run's thread holds; yet without
-//! them 35 of the 12,505 larger comparisons missed a trace, every one the same shape (shrunk:
-//! `t1: lock m { x = 2 }; x += 1`, `t2: load x; lock m { x = 1 }`, bound 1, the CI test's
-//! `the_smallest_programs_once_missed_under_a_bound_run_every_trace`): `t2`'s load between
-//! `t1`'s store and add fits the bound only by preempting `t1` inside its critical section,
-//! after which `t2` blocks on `m` and the switch back is free. The new rule asks for exactly
-//! that from the execution where `t2` locks `m` after `t1`'s unlock. No trace missed on any
-//! differential; larger runs 289,629 -> 287,427 executions, over the optimal DPOR 1,510 ->
-//! 1,406 of 12,505; 12,500 programs of up to 20,000 interleavings 590,948 -> 587,719 (2,117 ->
-//! 2,025 of 15,615 over); CI 4,532 + 4,994 -> 4,490 + 4,958 (`Untouched` 1,999 -> 1,984,
-//! yielding 6,182 -> 6,177). Narrower forms of the old rule, measured first and not kept: only
-//! after the run's last event the racing thread's events depend on, only where a lock held is
-//! released before the race, only before a lock event: complete on the differentials, but
-//! together only 289,629 -> 289,065 (over the optimal DPOR 1,467), since most of the old
-//! points were redundant for a reason none of them sees (the racing thread never comes to the
-//! lock). The points at earlier steps (the bound keeps the racing thread from running where
-//! the race is) are asked only at the last of each stretch of steps where it can run and
-//! nothing between depends on it (`look::Look::race`), the run's start included: larger
-//! runs 287,427 -> 283,377 executions, over the optimal DPOR 1,406 -> 1,344 (15,615 of
-//! `many_random_programs` 587,719 -> 581,418, 2,025 -> 1,940 over); the bench's pipeline at
-//! bound 2 8 -> 5.
-//!
-//! Both weakenings of the textbook algorithm are paid only where the bound acts: a
-//! conservative point is planted only if the bound hid an enabled thread at a later step
-//! meanwhile, and a branch below which it hid none puts its thread to sleep (an exploration
-//! where the bound hid nothing is the unbounded one). That took the larger runs from 306,617
-//! to 289,581 executions and the programs that run more than the optimal DPOR from 2,852 to
-//! 1,508 (CI: 10,720 to 9,526, and 169 to 79 of 775), with no trace missed; on the spinning
-//! queue it changes nothing, since the bound hides a thread there almost everywhere. Until
-//! session 13 a thread hidden by its yield counted as cut too, which the reduction needed
-//! before it modelled the fairness rule; since, it is part of the unbounded exploration (see
-//! `Node::cut`): 2,000 larger yielding programs 114,561 -> 113,385 executions, the programs
-//! over the optimal DPOR 481 -> 417 of 2,501.
-//!
-//! A conservative point for a race of `u` with `v` waits for *any* thread to be hidden below
-//! it, not for `u` or `v`: the point saves the preemption that the reversal where the race is
-//! spends (preempting `v`), and the reversed trace may need that preemption much later for a
-//! third thread, which the bound then hides instead (`tests/bounded_por.rs::a_third_thread_hidden_by_the_bound_needs_the_conservative_point`:
-//! a child spawned after the race; planting only when `u` or `v` was hidden missed one of its 12
-//! traces, and traces of CI programs at bounds 0 and 1, for 9,526 -> 9,491 executions on
-//! the CI test). It cannot help a program of two threads either, such as the bench's SPSC
-//! queue: there every thread hidden is one of the race's two.
-//!
-//! Never more executions than the bounded DFS on the same program (asserted per program by the
-//! test). More executions than the unbounded optimal DPOR on some programs (77 of the CI test's
-//! 775 comparisons, 1,406 of the 12,505 larger ones, session 14; over all of them fewer: 9,448
-//! against 23,419 and 287,427 against 763,556): each such program runs some trace more than
-//! once.
-//! `tests/bounded_por.rs::a_trace_can_run_twice_under_a_bound` is the smallest case of the CI
-//! programs: `t1: lock m; load y; unlock m`, `t2: y += 2; x += 1`, bound 1, two traces, three
-//! executions (the optimal DPOR runs two): the race is reversed inside the critical section,
-//! after which the bound hides `t1`, so the conservative point before the `lock` runs the
-//! trace of `t2` first again, though the reversal needed nothing the cut took.
-//!
-//! The goal "never more executions than the optimal DPOR, per program", precisely. The optimal
-//! DPOR runs one execution per Mazurkiewicz trace of the program; the traces within the bound
-//! are a subset, so the goal holds for any exploration that runs each of those once (optimal
-//! for the bound), and on a program whose traces all fit the bound (the one above) nothing
-//! weaker does. This one is not optimal: a conservative point or an awake sleeper is planted
-//! when the branch that would make it redundant may have been cut, and whether the cut took
-//! anything the reversal needed depends on schedules not explored. The ways around it
-//! considered, and why they are not here:
-//! - Pruning the optimal DPOR by the bound misses traces within it (Coons et al. show it for
-//!   DPOR that prunes by the bound as it goes): the optimal DPOR reaches a trace's schedule through a race seen in an execution that shares a prefix
-//!   with it, and that execution (its trace, not only its schedule) may itself be outside the
-//!   bound; pruning it loses the race. Filtering only by each trace's *cheapest* schedule,
-//!   known once the execution has run, saves no execution.
-//! - Stopping once the executions reach the optimal DPOR's count: the count is not known
-//!   before the optimal DPOR has run; running both in turn and stopping at the first to finish
-//!   is complete but costs up to twice the smaller.
-//! - An optimal DPOR adapted to the bound: Marmanis, Kokologiannakis and Vafeiadis,
-//!   "Reconciling preemption bounding with DPOR" (TACAS 2023), adapt TruSt, an optimal DPOR
-//!   over execution graphs (reads-from equivalence, polynomial memory), to a preemption bound
-//!   instead of weakening the algorithm as Coons et al. do, after observing that Coons et al.'s
-//!   bound is too pessimistic for incomplete executions. That is a different exploration from
-//!   this sequence-based one (and from symx's optimal DPOR over Mazurkiewicz traces): the way
-//!   to the per-program goal, not a change to this module.
-//!
-//! Where the over-count comes from (session 13, the larger runs, rules switched off in a
-//! scratch build, each of which then misses traces): with every conservative rule off, 715 of
-//! the 12,505 comparisons still run more than the optimal DPOR (1,510 with them); with the
-//! sleep rule as without a bound, 944; with both, 182: the source-set algorithm's own, whose
-//! sleep-blocked executions run to their end (cutting them short misses final states of
-//! programs that yield inside a critical section, also without a bound). Of the executions
-//! that only conservative rules asked for, two thirds repeat a trace (the points inside runs
-//! 98 %, at earlier steps 84 %), yet each rule is needed: without the points inside runs 35
-//! comparisons disagree, without those at earlier steps 5 (the points inside runs are
-//! `blocked_inside`'s since session 14, above). On the SPSC queue no conservative
-//! point runs (two threads: the one asked for has run there): every execution beyond its
-//! traces comes from a race's own point, and every reversal of a race on the fairness object
-//! repeats a memory trace (158 of 330 executions at capacity 1, three values, bound 3), yet
-//! without them it misses traces.
+//! Executions. Never more than the bounded DFS on the same program (asserted per program by the
+//! differential test). More than the unbounded optimal DPOR on some programs (1,204 of the
+//! 12,505 larger comparisons, session 15; over all of them far fewer): each such program runs
+//! some trace more than once, since a conservative point or an awake sleeper is planted when
+//! the branch that would make it redundant may have been cut. `docs/bounded-por.md`, "Over the
+//! optimal DPOR", says where the over-count comes from and why the ways around it considered
+//! are not here.
 //!
 //! Sleep sets under a bound: a thread sleeps at a state when an earlier sibling branch ran it
 //! first, which covers every continuation *that branch could reach within the bound*, not
-//! every continuation; so only branches that cost no preemption and release nothing another
-//! thread could block on, or below which nothing was hidden, put their thread to sleep (see
-//! [`puts_to_sleep`]). A branch taken for a conservative point puts nothing to sleep either.
+//! every continuation; so only branches that release nothing another thread could block on
+//! and whose thread continued the last step's or cannot run right after its own, or below
+//! which nothing was hidden, put their thread to sleep (see [`puts_to_sleep`]), whatever asked
+//! for the branch (a conservative point too).
 //! Before the first step the main thread counts as the one running (a switch away from it there
-//! is a preemption, as in CHESS and loom): until session 12 the scheduler counted no
-//! preemption before the first step, and a branch taken there had to keep its thread awake.
-//! Objects are named across executions by the events that use them (`events::Names`), so a
-//! sleeper that first used its object in its own branch knows it by the name that branch gave
-//! it. That needs no care here: the branch that put it to sleep ran, for every later branch
-//! schedule `q.w.p.x` it covers, the equivalent `p.q.w.x`, with the same events as `q.w`,
-//! whose uses of the object were thereby unified with the sleeper's name before `q.w` runs.
-//! (From 11da09f to the fix of the first step, a first use of an object woke every sleeper,
-//! on that naming as the suspected cause of the SPSC queue's missed outcomes; the cause was
-//! the then free first step's sleep, see `bounded_por.rs::a_switch_away_from_main_before_its_first_step_is_a_preemption`.)
-//! A sleeping event is compared with the whole of each step taken after it, including what
-//! the step's code dropped after its operation (known once the step has ended), and refined
-//! accesses of different executions (barrier arrivals, `Arc` drops) are compared as the
-//! events module says: `Arc` drops as conflicting, barrier arrivals by their count (here the
-//! step taken is compared before it runs, as any barrier wait, so they conflict too).
+//! is a preemption, as in CHESS and loom). A sleeping event is compared with the whole of each
+//! step taken after it, including what the step's code dropped after its operation (known once
+//! the step has ended), and refined accesses of different executions (barrier arrivals, `Arc`
+//! drops) are compared as the events module says: `Arc` drops as conflicting, barrier arrivals
+//! by their count (here the step taken is compared before it runs, as any barrier wait, so they
+//! conflict too).
 //!
 //! Without a bound (spurious wake-ups on, see `explore::make`) this is the classic dynamic
 //! partial-order reduction with sleep sets, without conservative points.
@@ -231,127 +112,30 @@
 //! thread offers at a step, and races like any other: on its condition variable.
 
 mod backtrack;
+mod fairness;
 mod look;
 mod memo;
+mod node;
 
 use smallvec::SmallVec;
 
 use super::dpor::events::{self, dependent, Access, Canon, Ev, EventKey, Names};
-use super::dpor::steps::{Threads, Values};
+use super::dpor::steps::Threads;
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
-use crate::rt::op::{Event, ObjId, Op, OpKind, ThreadId};
+use crate::rt::op::{Event, Op, OpKind, ThreadId};
 use crate::rt::threads::MAIN_KEY;
 use backtrack::{Apart, GaveWay, Lookahead, Point, Scratch};
+use fairness::{gave_way, spurious_fairness, yield_fairness, FAIRNESS};
+use node::Node;
 
-/// One step of the current execution and what remains to explore from the state before it.
-struct Node {
-    /// The threads that could run here (within the bound).
-    ready: Vec<ThreadId>,
-    /// The thread run here in the current execution, and its event as known before it ran
-    /// ([`Bpor::pending`]; with what the step touched, once a later step came): a new node's
-    /// sleep set is made from its parent's. Once the execution has ended, the event as it ran
-    /// is the scratch's (`Scratch::last`), or this one if `woke`.
-    chosen: ThreadId,
-    event: Ev,
-    /// Whether the step woke threads whose code changed objects before their next operations
-    /// (`Event::woke`): once the execution has ended, `event` is its event as it ran with
-    /// those changes, which sleep sets compare as the step's (`end_execution`).
-    woke: bool,
-    /// Whether `chosen` runs here for a conservative point.
-    conservative: bool,
-    /// Whether the step may let another thread's operation run that could not before (see
-    /// [`releases`]).
-    releases: bool,
-    /// Threads still to try here, each with whether a conservative point asked for it.
-    backtrack: Vec<(ThreadId, bool)>,
-    /// Threads tried here (including `chosen`).
-    done: Vec<ThreadId>,
-    /// Threads (with their next events) not to run from here.
-    sleep: Vec<Ev>,
-    /// Events of the threads tried here before `chosen`, not for conservative points: they
-    /// sleep in the branches after them.
-    taken: Vec<Ev>,
-    /// Nondeterministic choices made during this step.
-    values: Values,
-    /// Whether the bound hid an enabled thread at this step or a later one, in any execution
-    /// since this node was made. Not a yield (until session 13 it counted): a yield hides a
-    /// thread without a bound too, and the reduction's events model that rule as the optimal
-    /// DPOR's do ([`yield_fairness`]), so an exploration below which only yields hid threads
-    /// is the unbounded reduction, which reverses every race it sees (the yielding programs'
-    /// differentials, `bounded_por.rs::programs_that_yield` and its 2,000 larger programs,
-    /// check that, and ran 114,561 -> 113,385 executions on the larger; the SPSC queue, where
-    /// the bound also cuts nearly everywhere, is unchanged).
-    cut: bool,
-    /// Whether it hid one at a later step in the branch of `chosen` (see [`puts_to_sleep`]).
-    below: bool,
-    /// Conservative points `(step, thread)` at earlier steps, planted only if `cut` when this
-    /// node is done (see [`Bpor::plant`]).
-    deferred: Vec<(usize, ThreadId)>,
-}
-
-impl Node {
-    fn sleeps(&self, t: ThreadId) -> bool {
-        self.sleep.iter().any(|s| s.thread == t)
-    }
-
-    /// Asks for `t` here; a thread that cannot run here stands for every one that can.
-    fn ask(&mut self, t: ThreadId, conservative: bool) {
-        if self.ready.contains(&t) {
-            self.add(t, conservative);
-        } else {
-            for at in 0..self.ready.len() {
-                self.add(self.ready[at], conservative);
-            }
-        }
-    }
-
-    /// Asks for one of `initials` here (the source-set rule): nothing when one was tried or
-    /// is asked for already; else an awake one that can run here, else any that can. When
-    /// none can run here (the bound), as [`Node::ask`] for `p`.
-    fn ask_initials(&mut self, p: ThreadId, initials: &[ThreadId]) {
-        let covered =
-            |t: &ThreadId| self.done.contains(t) || self.backtrack.iter().any(|(b, _)| b == t);
-        if initials.iter().any(covered) {
-            return;
-        }
-        let ready: Vec<ThreadId> = initials
-            .iter()
-            .copied()
-            .filter(|t| self.ready.contains(t))
-            .collect();
-        match ready.iter().find(|&&t| !self.sleeps(t)).or(ready.first()) {
-            Some(&t) => self.add(t, false),
-            None => self.ask(p, false),
-        }
-    }
-
-    fn add(&mut self, t: ThreadId, conservative: bool) {
-        if self.done.contains(&t) {
-            return;
-        }
-        match self.backtrack.iter_mut().find(|(b, _)| *b == t) {
-            Some((_, c)) => *c |= conservative,
-            None => self.backtrack.push((t, conservative)),
-        }
-    }
-
-    /// The next thread to try here: not tried yet, and awake.
-    fn next_choice(&mut self) -> Option<(ThreadId, bool)> {
-        while !self.backtrack.is_empty() {
-            let (t, c) = self.backtrack.remove(0);
-            if !self.sleeps(t) {
-                return Some((t, c));
-            }
-        }
-        None
-    }
-}
+/// The nodes an exploration makes room for at its start (steps of one execution).
+const NODES: usize = 64;
 
 #[derive(Default)]
 pub(crate) struct Bpor {
     /// The preemption bound the scheduler enforces, if any.
     bound: Option<u32>,
-    /// Whether condvar waits may wake spuriously (see [`fairness`]).
+    /// Whether condvar waits may wake spuriously (see [`spurious_fairness`]).
     spurious: bool,
     nodes: Vec<Node>,
     names: Names,
@@ -369,6 +153,9 @@ pub(crate) struct Bpor {
     ready: Vec<Vec<Lookahead>>,
     /// The lists of earlier executions' steps, for their memory.
     spare_ready: Vec<Vec<Lookahead>>,
+    /// Nodes popped, emptied, for their lists' memory: a new node takes one (allocating its
+    /// lists anew cost about a third of the allocations of an execution on the SPSC rows).
+    spare_nodes: Vec<Node>,
     /// The threads left with an operation to do when the execution ended, and their next
     /// events (the lookahead of the final state).
     unfinished: Vec<Lookahead>,
@@ -397,6 +184,11 @@ impl Bpor {
             bound,
             spurious,
             scratch: Scratch::new(bound.is_some()),
+            // A node is a few hundred bytes: growing these lists by doubling in the first
+            // execution copied them into fresh pages at each step (page faults, not
+            // instructions, were most of the first execution's extra time on short rows).
+            nodes: Vec::with_capacity(NODES),
+            spare_nodes: Vec::with_capacity(NODES),
             ..Bpor::default()
         }
     }
@@ -412,10 +204,10 @@ impl Bpor {
         slot
     }
 
-    /// The threads that could run at the current step.
-    fn ready_here(&self) -> Vec<ThreadId> {
+    /// The threads that could run at the current step, into `to`.
+    fn ready_here(&self, to: &mut Vec<ThreadId>) {
         let here = self.ready.last().into_iter().flatten();
-        here.map(|l| l.thread).collect()
+        to.extend(here.map(|l| l.thread));
     }
 
     /// What `candidates` would do next, over this execution's objects, into `out`.
@@ -424,7 +216,7 @@ impl Bpor {
         let (threads, named) = (&mut self.threads, &mut self.named);
         out.extend(candidates.iter().map(|c| {
             let mut exact = events::exact_of(&c.op);
-            if let Some(a) = fairness(spurious, c.op.kind, FAIRNESS) {
+            if let Some(a) = spurious_fairness(spurious, c.op.kind, FAIRNESS) {
                 exact.push(a);
             }
             if let Some(a) = yield_fairness(yields, c.op.kind) {
@@ -446,19 +238,24 @@ impl Bpor {
 
     /// Creates the node for a step past the replayed prefix: its sleep set is what slept at
     /// the parent or was tried there before, and commutes with the parent's event.
-    fn new_node(&mut self, point: &SchedulingPoint<'_>, ready: Vec<ThreadId>) -> usize {
-        let (sleep, last) = match self.nodes.last_mut() {
-            None => (Vec::new(), Some(self.threads.of(MAIN_KEY))),
+    /// Its lists are a popped node's (`spare_nodes`), emptied there.
+    fn new_node(&mut self, point: &SchedulingPoint<'_>) -> usize {
+        let mut node = self.spare_nodes.pop().unwrap_or_default();
+        self.ready_here(&mut node.ready);
+        let (sleep, ready) = (&mut node.sleep, &node.ready);
+        let last = match self.nodes.last_mut() {
+            None => Some(self.threads.of(MAIN_KEY)),
             Some(parent) => {
                 // The parent's step has ended: it is compared with what it touched too.
                 let location = point.previous_location;
-                events::add_touched(&mut parent.event, &point.touched, location, &mut self.names);
+                events::add_touched(&mut parent.event, point.touched, location, &mut self.names);
                 let names = &mut self.names;
-                let sleep = (parent.sleep.iter().chain(&parent.taken))
-                    .filter(|s| !dependent(s, &parent.event, names))
-                    .cloned()
-                    .collect();
-                (sleep, Some(parent.chosen))
+                sleep.extend(
+                    (parent.sleep.iter().chain(&parent.taken))
+                        .filter(|s| !dependent(s, &parent.event, names))
+                        .cloned(),
+                );
+                Some(parent.chosen)
             }
         };
         let awake = |t: &ThreadId| !sleep.iter().any(|s: &Ev| s.thread == *t);
@@ -469,23 +266,12 @@ impl Bpor {
             .or_else(|| ready.iter().position(awake))
             .unwrap_or(0);
         let chosen = ready[slot];
-        let event = self.pending(chosen, &point.candidates[slot].op);
-        self.nodes.push(Node {
-            ready,
-            chosen,
-            event,
-            woke: false,
-            conservative: false,
-            releases: true,
-            backtrack: Vec::new(),
-            done: vec![chosen],
-            sleep,
-            taken: Vec::new(),
-            values: Values::default(),
-            cut: false,
-            below: false,
-            deferred: Vec::new(),
-        });
+        node.event = self.pending(chosen, &point.candidates[slot].op);
+        node.chosen = chosen;
+        node.releases = true;
+        node.continues = true;
+        node.done.push(chosen);
+        self.nodes.push(node);
         slot
     }
 
@@ -497,12 +283,12 @@ impl Bpor {
         }
         if self.spurious {
             let canon = self.fairness_name();
-            ev.accesses.extend(fairness(true, op.kind, canon));
+            ev.accesses.extend(spurious_fairness(true, op.kind, canon));
         }
         ev
     }
 
-    /// The canonical name of the scheduler's spurious wake-up rule (see [`fairness`]).
+    /// The canonical name of the scheduler's spurious wake-up rule (see [`spurious_fairness`]).
     fn fairness_name(&mut self) -> Canon {
         let key = EventKey {
             thread: ThreadId::MAX,
@@ -515,19 +301,22 @@ impl Bpor {
     /// Drops the last node, done: the conservative points waiting for it are planted if the
     /// scheduler hid a thread at or below it, and its parent learns whether it did.
     fn pop(&mut self) {
-        let Some(node) = self.nodes.pop() else { return };
+        let Some(mut node) = self.nodes.pop() else {
+            return;
+        };
         if let Some(parent) = self.nodes.last_mut() {
             parent.cut |= node.cut;
             parent.below |= node.cut;
         }
-        if !node.cut {
-            return;
-        }
-        for (at, t) in node.deferred {
-            if let Some(n) = self.nodes.get_mut(at) {
-                n.ask(t, true);
+        if node.cut {
+            for &(at, t) in &node.deferred {
+                if let Some(n) = self.nodes.get_mut(at) {
+                    n.ask(t);
+                }
             }
         }
+        node.empty();
+        self.spare_nodes.push(node);
     }
 
     /// Drops the nodes from `len` on without exploring them further: as if each were done and
@@ -575,7 +364,7 @@ impl Bpor {
             }
             if let Some(node) = self.nodes.get_mut(at) {
                 if conservative {
-                    node.ask(thread, conservative);
+                    node.ask(thread);
                 } else {
                     node.ask_initials(thread, initials);
                 }
@@ -585,24 +374,35 @@ impl Bpor {
 }
 
 /// Whether the branch just explored at `node` puts its thread to sleep in the branches after
-/// it. Without a bound, always (Godefroid's sleep sets), except for a conservative point.
-/// Under a bound, only when its thread `p` continued the previous step's (`last`; before the
-/// first step, the main thread, which the scheduler counts as running then: a switch away from
-/// it at the first step is a preemption) and its step [`releases`] nothing: a later branch's schedule `q.w.p.x` (`p` commuting with `q.w`) is then
-/// equivalent to `p.q.w.x`, which pays at most as many preemptions (switching away from `p` at
-/// the front costs what switching to `q` did; taking `p` out of the middle removes switches,
-/// adds none; and a switch in `w` away from a thread that blocked stays free, since `p` frees
-/// nothing that thread could wait for), so the branch of `p`, complete for the bound, covers
-/// it. After a switch, moving `p` to the front can cost the preemption that the bound then
-/// cuts off; and moving a release to the front can let a thread in `w` run that blocked there
-/// (a lock `p` unlocks), so that the free switch away from it becomes a preemption: such
-/// branches keep their thread awake.
+/// it. Without a bound, always (Godefroid's sleep sets). Under a bound, only when its step
+/// [`releases`] nothing and the switch away from its thread `p` after it costs nothing the
+/// later branches' schedules do not pay: `p` continued the previous step's thread (`last`;
+/// before the first step, the main thread, which the scheduler counts as running then: a
+/// switch away from it at the first step is a preemption), or `p` cannot run right after its
+/// step (`Node::continues` is false: it blocked, or its yield hides it), so that switching
+/// away from it there is free. A later branch's schedule `q.w.p.x` (`p` commuting with `q.w`)
+/// is then equivalent to `p.q.w.x`, which pays at most as many preemptions, so the branch of
+/// `p`, complete for the bound, covers it:
+/// - at the front, when `p` is `last`, switching away from `p` costs what switching to `q`
+///   did; when `p` is another thread, switching to `p` costs what switching to `q` did
+///   (neither is `last`: a node's first branch is `last`'s when it can run, and where it
+///   cannot, both switches are free), and the switch from `p` to `q` is free;
+/// - taking `p` out of the middle removes switches, adds none;
+/// - a switch in `w` away from a thread that blocked stays free, since `p` frees nothing that
+///   thread could wait for.
+///
+/// Otherwise moving `p` to the front can cost the preemption that the bound then cuts off;
+/// and moving a release to the front can let a thread in `w` run that blocked there (a lock
+/// `p` unlocks), so that the free switch away from it becomes a preemption: such branches keep
+/// their thread awake. Why the branch was taken does not matter (a race's point or a
+/// conservative one, which until session 15 put nothing to sleep): the argument uses only
+/// that its exploration is complete for the bound from the state after `p`.
 ///
 /// Those are the bound's cases: a branch below which the bound hid no enabled thread was
 /// explored as without a bound (yields hide threads there too, see [`Node`]'s `cut`),
 /// covering every continuation, so its thread sleeps as in Godefroid's sleep sets.
 fn puts_to_sleep(node: &Node, last: ThreadId, bounded: bool) -> bool {
-    !node.conservative && (!bounded || !node.below || (!node.releases && last == node.chosen))
+    !bounded || !node.below || (!node.releases && (last == node.chosen || !node.continues))
 }
 
 /// Whether step `ev` may let an operation of another thread run that could not run before:
@@ -626,36 +426,6 @@ fn releases(ev: &Ev) -> bool {
                 | Access::Observe(_)
         )
     })
-}
-
-/// The threads that only their yield kept from running at each step of `trace` (`evs`: its
-/// events, `bound_hid[k]`: whether the bound hid a thread at step `k`): a thread that yielded
-/// at step `y` and was let go by step `g` (its next step's `let_go`) is hidden at the steps
-/// after `y` up to `g`; at a step where the bound hid a thread too, it counts as hidden by the
-/// bound (whose points it keeps).
-fn gave_way(trace: &[Event], evs: &[Ev], bound_hid: &[bool]) -> Vec<SmallVec<[ThreadId; 2]>> {
-    let mut out = Vec::new();
-    out.resize_with(trace.len(), SmallVec::new);
-    // Per thread, the step of a yield not yet followed by the thread's next step.
-    let mut open: SmallVec<[Option<usize>; 8]> = SmallVec::new();
-    for (k, (e, ev)) in trace.iter().zip(evs).enumerate() {
-        if open.len() <= ev.thread {
-            open.resize(ev.thread + 1, None);
-        }
-        let yielded = open[ev.thread].take();
-        if let (Some(y), Some(g)) = (yielded, e.let_go) {
-            let end = (g as usize + 1).min(trace.len());
-            for (at, hidden) in out.iter_mut().enumerate().take(end).skip(y + 1) {
-                if !bound_hid.get(at).copied().unwrap_or(true) {
-                    hidden.push(ev.thread);
-                }
-            }
-        }
-        if e.kind == OpKind::Yield {
-            open[ev.thread] = Some(k);
-        }
-    }
-    out
 }
 
 /// Whether a thread of `trace` (`evs`: its events) can block: a step that may wait (a lock, a
@@ -684,52 +454,52 @@ fn blocks(trace: &[Event], evs: &[Ev]) -> bool {
     })
 }
 
+/// Per thread of `evs`, whether its end (its last step) may let an operation of another
+/// thread run that could not run before, as [`releases`] asks of a step: a join waits for it.
+/// Not when another thread's event here came after the end (a join), and every such event's
+/// thread was waiting for it already before the end (its previous event comes before the
+/// end's step; a join that did not wait, or a spawn, is not that): the joining thread holds
+/// the handle, so no other thread waits for the end in any execution, and in every
+/// continuation of a state before the end it cannot run until the end. Moving the end to the front of a later branch's schedule `q.w.p.x`
+/// ([`puts_to_sleep`]) then lets only a thread run early that does not run in `q.w`, which
+/// changes no switch there: a switch's cost depends on whether the thread switched away from
+/// can run. Not where a thread yielded either: there a thread that can run keeps the scheduler
+/// from starting a new round for those that yielded, which `q.w` may need.
+fn ends_release(evs: &[Ev], yields: bool) -> SmallVec<[bool; 8]> {
+    let threads = threads_in(evs);
+    let mut out: SmallVec<[bool; 8]> = smallvec::smallvec![true; threads];
+    if yields {
+        return out;
+    }
+    let mut last: SmallVec<[usize; 8]> = smallvec::smallvec![0; threads];
+    for (k, e) in evs.iter().enumerate() {
+        last[e.thread] = k;
+    }
+    // Per thread, whether an event came after its end: only by threads waiting for it already.
+    let mut joined: SmallVec<[Option<bool>; 8]> = smallvec::smallvec![None; threads];
+    let mut previous: SmallVec<[Option<usize>; 8]> = smallvec::smallvec![None; threads];
+    for (j, e) in evs.iter().enumerate() {
+        for &(t, n) in &e.enablers {
+            let Some(&end) = last.get(t) else { continue };
+            if t == e.thread || evs[end].index != n {
+                continue;
+            }
+            let waiting = previous[e.thread].is_some_and(|p| p < end);
+            joined[t] = Some(joined[t].unwrap_or(true) && waiting);
+        }
+        previous[e.thread] = Some(j);
+    }
+    for (o, j) in out.iter_mut().zip(&joined) {
+        *o = *j != Some(true);
+    }
+    out
+}
+
 /// How many threads the events `evs` name (names are dense from 0).
 fn threads_in(evs: &[Ev]) -> usize {
     evs.iter().map(|e| e.thread + 1).max().unwrap_or(0)
 }
 
-/// A step's access to the scheduler's rule that a thread that yielded gives way until another
-/// thread's step changes something, once a thread has yielded (`yields`; before, nothing
-/// writes it and its reads order nothing): a yield writes it, a step that may change
-/// something reads it (as the optimal DPOR models it, `events::fairness`; the steps that let
-/// a thread go write it too, known once they ran). Its races reorder a yield with the steps
-/// that let the thread go, which the bound's points did before by asking for the thread at
-/// every earlier step.
-fn yield_fairness(yields: bool, kind: OpKind) -> Option<Access> {
-    yields
-        .then(|| events::fairness(kind, None).access(events::FAIRNESS))
-        .flatten()
-}
-
-/// The runtime id standing for the scheduler's spurious wake-up rule (no real object has it).
-/// Not the yield rule's object (`events::FAIRNESS`, [`yield_fairness`]): the two rules are
-/// different, and each one's accesses say what its own order decides. From session 12, when
-/// the reduction began to model yields, until session 13 both were `ObjId::MAX`, so a yield
-/// (a write of the yield rule's object) conflicted with every step the spurious wake-up rule
-/// gives a read, loads included, though where a load falls against a yield decides nothing
-/// for either rule. Sound (more dependence), but on the yielding programs with spurious
-/// wake-ups on it cost executions: CI `programs_that_yield` 6,699 -> 6,182, the 2,000 larger
-/// 113,385 -> 110,993 (over the optimal DPOR 417 -> 311 of 2,501), no trace missed.
-const FAIRNESS: ObjId = ObjId::MAX - 1;
-const _: () = assert!(FAIRNESS != events::FAIRNESS, "two rules, two objects");
-
-/// The access of an operation of `kind` to the scheduler's rule that a thread that woke
-/// spuriously may do so again only after another thread took a step that was not itself a
-/// spurious wake-up or a yield: such a step re-enables every spurious waiter, so where it falls
-/// between a waiter's steps decides how often that waiter can wake spuriously. Modelled as an
-/// object every such step reads and every spurious wake-up writes (two such steps commute).
-/// Nothing without spurious wake-ups.
-fn fairness(spurious: bool, kind: OpKind, obj: Canon) -> Option<Access> {
-    match kind {
-        _ if !spurious => None,
-        OpKind::SpuriousWake => Some(Access::Write(obj)),
-        OpKind::Yield | OpKind::Checkpoint => None,
-        _ => Some(Access::Read(obj)),
-    }
-}
-
-/// A pending operation's accesses over this execution's objects.
 impl Chooser for Bpor {
     fn sees_every_step(&self) -> bool {
         true
@@ -768,9 +538,8 @@ impl Chooser for Bpor {
                 };
                 node.taken.push(event);
             }
-            if let Some((t, c)) = node.next_choice() {
+            if let Some(t) = node.next_choice() {
                 node.chosen = t;
-                node.conservative = c;
                 node.done.push(t);
                 node.values.clear();
                 node.below = false;
@@ -796,9 +565,9 @@ impl Chooser for Bpor {
             // The program did not repeat itself: explore on from here afresh.
             (Some(_), None) => {
                 self.truncate(step);
-                self.new_node(point, self.ready_here())
+                self.new_node(point)
             }
-            (None, _) => self.new_node(point, self.ready_here()),
+            (None, _) => self.new_node(point),
         };
         // Only the bound cuts: a yield hides a thread without a bound too, and the reduction
         // models that (`yield_fairness`), so an exploration below which only yields hid
@@ -850,14 +619,18 @@ impl Chooser for Bpor {
         if self.spurious {
             let canon = self.fairness_name();
             for (ev, step) in evs.iter_mut().zip(trace) {
-                ev.accesses.extend(fairness(true, step.kind, canon));
-                ev.exact.extend(fairness(true, step.kind, FAIRNESS));
+                ev.accesses
+                    .extend(spurious_fairness(true, step.kind, canon));
+                ev.exact
+                    .extend(spurious_fairness(true, step.kind, FAIRNESS));
             }
         }
         // Steps past the end of the trace (a failure ended it early) have no node.
         self.truncate(evs.len());
         let mut later = vec![false; evs.iter().map(|e| e.thread + 1).max().unwrap_or(0)];
-        for ((node, ev), step) in self.nodes.iter_mut().zip(&evs).zip(trace).rev() {
+        let ends = ends_release(&evs, self.yields);
+        let steps = self.nodes.iter_mut().zip(&evs).zip(trace).enumerate();
+        for (k, ((node, ev), step)) in steps.rev() {
             // The points below race a woken thread's changes apart (`Apart`); sleep sets
             // compare them as the step's: such a step's event as it ran is kept here, with
             // them (any other's is the scratch's, see `Node::woke`).
@@ -866,8 +639,13 @@ impl Chooser for Bpor {
                 node.event = ev.clone();
                 events::add_woken(&mut node.event, step, true, &mut self.names);
             }
-            // A thread's last step ends it, which a join waits for.
-            node.releases = !std::mem::replace(&mut later[ev.thread], true) || releases(ev);
+            // A thread's last step ends it, which a join may wait for.
+            let ends = !std::mem::replace(&mut later[ev.thread], true) && ends[ev.thread];
+            node.releases = ends || releases(ev);
+            // The state after the step is the same in every execution of its branch. After
+            // the last step, not known (a failure may have ended the execution): as if it could.
+            let next = self.ready.get(k + 1);
+            node.continues = next.is_none_or(|r| r.iter().any(|l| l.thread == node.chosen));
         }
         // The prefix of a recorded context ran under a fixed schedule: no point goes there.
         let fixed = trace.iter().take_while(|e| e.fixed).count();

@@ -130,7 +130,7 @@ pub(crate) enum Access {
 }
 
 impl Access {
-    fn object(self) -> Option<Canon> {
+    const fn object(self) -> Option<Canon> {
         match self {
             Access::None => None,
             Access::Read(o)
@@ -228,9 +228,12 @@ pub(crate) fn conflict_by(
     let (Some(x), Some(y)) = (a.object(), b.object()) else {
         return false;
     };
-    if !same(x, y) {
-        return false;
-    }
+    same(x, y) && conflict_on_one_object(a, b)
+}
+
+/// [`conflict_by`] of two accesses known to be to one object. A `const fn`: the races'
+/// table of how access classes relate is made from it at compile time (`races::Relations`).
+pub(crate) const fn conflict_on_one_object(a: Access, b: Access) -> bool {
     use Access::*;
     if let Some(c) = refined_conflict(a, b) {
         return c;
@@ -263,7 +266,7 @@ pub(crate) fn conflict_by(
 /// commute with each other and with loads, two counts that went down without reaching
 /// their end (see [`Access::CountDown`]) with each other, and so do two `Arc` references that
 /// went away unseen ([`Access::Released`]).
-fn refined_conflict(a: Access, b: Access) -> Option<bool> {
+const fn refined_conflict(a: Access, b: Access) -> Option<bool> {
     use Access::*;
     Some(match (a, b) {
         (CountedSenders(_), Send(..) | Took(..) | CountedSenders(_))
@@ -289,12 +292,22 @@ fn refined_conflict(a: Access, b: Access) -> Option<bool> {
 /// an acquisition of the same lock; a send, or a sender dropped, before the last sender's
 /// drop (which is the last only because they came first).
 pub(crate) fn orders_by(a: Access, b: Access, same: &mut impl FnMut(Canon, Canon) -> bool) -> bool {
-    match (a, b) {
-        (Access::Unlock(x), Access::Lock(y) | Access::Shared(y))
-        | (Access::UnlockShared(x), Access::Lock(y))
-        | (Access::Send(x, _) | Access::DroppedSender(x), Access::SendersGone(y)) => same(x, y),
+    match (a.object(), b.object()) {
+        (Some(x), Some(y)) if orders_on_one_object(a, b) => same(x, y),
         _ => false,
     }
+}
+
+/// [`orders_by`] of two accesses known to be to one object (a `const fn`, as
+/// [`conflict_on_one_object`]).
+pub(crate) const fn orders_on_one_object(a: Access, b: Access) -> bool {
+    use Access::*;
+    matches!(
+        (a, b),
+        (Unlock(_), Lock(_) | Shared(_))
+            | (UnlockShared(_), Lock(_))
+            | (Send(..) | DroppedSender(_), SendersGone(_))
+    )
 }
 
 /// An event: the `index`-th visible operation of `thread`.
@@ -305,12 +318,12 @@ pub(crate) struct Ev {
     /// What it does, over canonical object names (comparable across executions): its
     /// operation's access first, then the mutex a condvar wait releases and the objects its
     /// step touched besides.
-    pub accesses: SmallVec<[Access; 2]>,
+    pub accesses: SmallVec<[Access; 3]>,
     /// The same accesses over this execution's own object ids, exact within the execution
     /// (empty for an event that has not run). Happens-before is computed from these: a
     /// canonical name may stand for two objects, which is harmless for a conflict but would
     /// invent a release-acquire edge.
-    pub exact: SmallVec<[Access; 2]>,
+    pub exact: SmallVec<[Access; 3]>,
     /// The execution whose trace the event comes from (0: a pending event, never run).
     pub execution: u64,
     /// Events (thread, index) that enabled this one (spawn, wake-up, join).

@@ -347,7 +347,7 @@ impl Dpor {
                     let location = point.previous_location;
                     events::add_touched(
                         &mut parent.chosen,
-                        &point.touched,
+                        point.touched,
                         location,
                         &mut self.names,
                     );

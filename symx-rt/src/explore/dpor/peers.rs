@@ -52,7 +52,7 @@ pub(crate) struct Lent {
 type Sent = (
     usize,
     u32,
-    SmallVec<[Access; 2]>,
+    SmallVec<[Access; 3]>,
     SmallVec<[(usize, u32); 2]>,
     Fair,
 );

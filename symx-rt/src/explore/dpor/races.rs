@@ -2,7 +2,7 @@
 //! events of different threads, ordered by nothing but their own conflict), from which the
 //! reduction plants reversals. Works on the execution's exact object ids.
 
-use super::events::{conflict_by, orders_by, Access, Canon, Ev};
+use super::events::{conflict_on_one_object, orders_on_one_object, Access, Canon, Ev};
 use crate::rt::op::ThreadId;
 
 /// A few earlier events (at most one per thread and access class, usually one or two).
@@ -45,8 +45,9 @@ enum Undo {
     },
 }
 
-/// How the classes relate, computed once (see [`Relations`]).
-static RELATIONS: std::sync::OnceLock<Relations> = std::sync::OnceLock::new();
+/// How the classes relate, computed at compile time (see [`Relations`]): made at the first
+/// use, it was a sixth of the first execution's instructions on the bench's channel pipeline.
+static RELATIONS: Relations = Relations::new();
 
 const CLASSES: usize = 19;
 
@@ -81,8 +82,9 @@ impl Latest {
 }
 
 /// For each pair of access classes (the earlier, the new one) on one object: whether they
-/// conflict, and whether the earlier orders the new one. Equal to asking [`conflict_by`] and
-/// [`orders_by`] of the accesses themselves: a message number never changes how a send or a
+/// conflict, and whether the earlier orders the new one. Equal to asking
+/// [`conflict_by`](super::events::conflict_by) and [`orders_by`](super::events::orders_by) of
+/// the accesses themselves: a message number never changes how a send or a
 /// receive relates to a class.
 struct Relations {
     conflict: [[bool; CLASSES]; CLASSES],
@@ -92,23 +94,26 @@ struct Relations {
 }
 
 impl Relations {
-    fn new() -> Relations {
+    const fn new() -> Relations {
         let mut r = Relations {
             conflict: [[false; CLASSES]; CLASSES],
             orders: [[false; CLASSES]; CLASSES],
             related: [0; CLASSES],
         };
-        let same = &mut |x: Canon, y: Canon| x == y;
-        // Made once: `class_access` builds the list of every class's access at each call.
-        let reps: [Access; CLASSES] = std::array::from_fn(|c| class_access(c, 0));
-        for (a, &x) in reps.iter().enumerate() {
-            for (b, &y) in reps.iter().enumerate() {
-                r.conflict[a][b] = conflict_by(x, y, same);
-                r.orders[a][b] = orders_by(x, y, same);
+        let mut a = 0;
+        while a < CLASSES {
+            let x = class_access(a, 0);
+            let mut b = 0;
+            while b < CLASSES {
+                let y = class_access(b, 0);
+                r.conflict[a][b] = conflict_on_one_object(x, y);
+                r.orders[a][b] = orders_on_one_object(x, y);
                 if r.conflict[a][b] || r.orders[a][b] {
                     r.related[b] |= 1 << a;
                 }
+                b += 1;
             }
+            a += 1;
         }
         r
     }
@@ -143,7 +148,7 @@ fn class_of(a: Access) -> Option<(usize, Canon)> {
     })
 }
 
-fn class_access(class: usize, o: Canon) -> Access {
+const fn class_access(class: usize, o: Canon) -> Access {
     [
         Access::Read(o),
         Access::Write(o),
@@ -254,7 +259,7 @@ impl History {
     /// held comes inside another critical section: a blocking acquisition cannot be moved
     /// before it alone, only before the acquisition that made it fail.
     pub(crate) fn predecessors(&self, ev: &Ev) -> (Preds, Preds, Preds) {
-        let relations = RELATIONS.get_or_init(Relations::new);
+        let relations = &RELATIONS;
         let blocking = matches!(ev.main(), Access::Lock(_) | Access::Shared(_));
         let (mut conflicts, mut orderings) = (Preds::new(), Preds::new());
         let mut fair = Preds::new();
@@ -499,6 +504,28 @@ impl HappensBefore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table made at compile time says what `conflict_by` and `orders_by` say of the
+    /// classes' representative accesses.
+    #[test]
+    fn the_relations_table_is_what_the_accesses_say() {
+        use super::super::events::{conflict_by, orders_by};
+        let same = &mut |x: Canon, y: Canon| x == y;
+        for a in 0..CLASSES {
+            for b in 0..CLASSES {
+                let (x, y) = (class_access(a, 0), class_access(b, 0));
+                assert_eq!(class_of(x).map(|c| c.0), Some(a));
+                assert_eq!(
+                    RELATIONS.conflict[a][b],
+                    conflict_by(x, y, same),
+                    "{x:?} {y:?}"
+                );
+                assert_eq!(RELATIONS.orders[a][b], orders_by(x, y, same), "{x:?} {y:?}");
+                let related = RELATIONS.related[b] & (1 << a) != 0;
+                assert_eq!(related, RELATIONS.conflict[a][b] || RELATIONS.orders[a][b]);
+            }
+        }
+    }
 
     /// Random events of three threads on two objects (xorshift: the same sequence every run),
     /// with each thread's next index and the last message number sent.

@@ -107,7 +107,8 @@ impl Scheduler<'_> {
             let partial = unsafe { (*chooser).wants_trace() }
                 .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
             let epoch = (self.ctx.exec.borrow().epochs.as_ref()).map_or(0, |s| s.boundaries.len());
-            let last = previous_step(self.ctx.exec.borrow().trace.last());
+            let mut touched = std::mem::take(&mut self.lists.touched);
+            let last = previous_step(self.ctx.exec.borrow().trace.last(), &mut touched);
             let point = SchedulingPoint {
                 step,
                 epoch,
@@ -115,7 +116,7 @@ impl Scheduler<'_> {
                 trace: partial.as_ref(),
                 previous: last.previous,
                 quiet: last.quiet,
-                touched: last.touched,
+                touched: &touched,
                 previous_location: last.location,
                 hidden,
             };
@@ -126,6 +127,7 @@ impl Scheduler<'_> {
                 self.exec().sym.discarded = true;
             }
             self.lists.candidates = candidates;
+            self.lists.touched = touched;
             let chosen = options
                 .iter()
                 .copied()
@@ -159,27 +161,29 @@ fn candidate(e: &Execution, thread: ThreadId, op: Op) -> Candidate {
     }
 }
 
-/// What the point after the last step shows of it ([`SchedulingPoint`]'s fields of that name).
+/// What the point after the last step shows of it ([`SchedulingPoint`]'s fields of that name;
+/// what the step touched is in the list `previous_step` fills).
 struct Previous {
     previous: Option<(OpKind, Outcome, Value)>,
     quiet: bool,
-    touched: Vec<(ObjId, Touch)>,
     location: u64,
 }
 
 /// What the point after step `last` tells of it: its operation's outcome, whether it was quiet,
-/// what it and the threads it woke touched, and its location's hash where that names objects.
-fn previous_step(last: Option<&Event>) -> Previous {
+/// what it and the threads it woke touched (into `touched`, emptied first: a list kept across
+/// steps, since collecting a new one cost an allocation at every step that touched anything),
+/// and its location's hash where that names objects.
+fn previous_step(last: Option<&Event>, touched: &mut Vec<(ObjId, Touch)>) -> Previous {
+    touched.clear();
     let Some(e) = last else {
         return Previous {
             previous: None,
             quiet: false,
-            touched: Vec::new(),
             location: 0,
         };
     };
-    let woke = e.woke.iter().map(|c| (c.obj, c.how));
-    let touched: Vec<_> = e.touched.iter().copied().chain(woke).collect();
+    touched.extend_from_slice(&e.touched);
+    touched.extend(e.woke.iter().map(|c| (c.obj, c.how)));
     // Hashing the file name costs: only where something needs the name.
     let location = match touched.is_empty() {
         true => 0,
@@ -188,7 +192,6 @@ fn previous_step(last: Option<&Event>) -> Previous {
     Previous {
         previous: Some((e.kind, e.outcome, e.value)),
         quiet: e.quiet,
-        touched,
         location,
     }
 }

@@ -104,7 +104,7 @@ impl Names {
             index,
             location: location_hash(op.location),
         };
-        let mut accesses: SmallVec<[Access; 2]> =
+        let mut accesses: SmallVec<[Access; 3]> =
             smallvec::smallvec![self.access(op.kind, op.obj, at, 0)];
         if op.obj2.is_some() {
             accesses.push(self.access(OpKind::Unlock, op.obj2, at, 1));

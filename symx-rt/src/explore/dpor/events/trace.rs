@@ -10,7 +10,7 @@ use crate::rt::execution::location_hash;
 use crate::rt::op::{ObjId, Op, OpKind, ThreadId, Touch};
 
 /// The exact accesses (this execution's object ids) of an operation that has not run.
-pub(crate) fn exact_of(op: &Op) -> SmallVec<[Access; 2]> {
+pub(crate) fn exact_of(op: &Op) -> SmallVec<[Access; 3]> {
     // Pushed, not `extend`ed: smallvec's `extend` of an `Option` costs more than the rest.
     let mut out = SmallVec::new();
     if let Some(o) = op.obj {
@@ -113,7 +113,7 @@ pub(crate) fn of_trace_into(
             location: location_hash(ev.location),
         };
         let refine = |a: Access| a.refined(ev.kind, ev.outcome, ev.value);
-        let mut accesses: SmallVec<[Access; 2]> =
+        let mut accesses: SmallVec<[Access; 3]> =
             smallvec::smallvec![refine(names.access(ev.kind, ev.obj, at, 0))];
         if ev.obj2.is_some() {
             accesses.push(names.access(OpKind::Unlock, ev.obj2, at, 1));
@@ -122,7 +122,7 @@ pub(crate) fn of_trace_into(
             let canon = names.name(o, at, 2 + slot as u8);
             accesses.push(touched_access(canon, how));
         }
-        let mut exact: SmallVec<[Access; 2]> = SmallVec::new();
+        let mut exact: SmallVec<[Access; 3]> = SmallVec::new();
         if let Some(o) = ev.obj {
             exact.push(refine(Access::of(ev.kind, o)));
         }

@@ -1,0 +1,140 @@
+//! One step of the bounded reduction's current execution ([`Node`]): the threads that could
+//! run there, the one run, and what remains to explore from the state before it (its
+//! backtrack set, the threads tried, its sleep set), with the bookkeeping that decides whether
+//! its conservative points are planted and whether its branch puts its thread to sleep.
+
+use crate::explore::dpor::events::Ev;
+use crate::explore::dpor::steps::Values;
+use crate::rt::op::ThreadId;
+
+/// One step of the current execution and what remains to explore from the state before it.
+#[derive(Default)]
+pub(super) struct Node {
+    /// The threads that could run here (within the bound).
+    pub(super) ready: Vec<ThreadId>,
+    /// The thread run here in the current execution, and its event as known before it ran
+    /// ([`Bpor::pending`](super::Bpor::pending); with what the step touched, once a later step
+    /// came): a new node's sleep set is made from its parent's. Once the execution has ended, the
+    /// event as it ran is the scratch's (`Scratch::last`), or this one if `woke`.
+    pub(super) chosen: ThreadId,
+    pub(super) event: Ev,
+    /// Whether the step woke threads whose code changed objects before their next operations
+    /// (`Event::woke`): once the execution has ended, `event` is its event as it ran with
+    /// those changes, which sleep sets compare as the step's (`end_execution`).
+    pub(super) woke: bool,
+    /// Whether the step may let another thread's operation run that could not before (see
+    /// [`releases`](super::releases)).
+    pub(super) releases: bool,
+    /// Whether `chosen` could run right after its step (within the bound; continuing costs no
+    /// preemption, so unless it blocked or its yield hides it): if not, a switch away from it
+    /// there is free (see [`puts_to_sleep`](super::puts_to_sleep)).
+    pub(super) continues: bool,
+    /// Threads still to try here.
+    pub(super) backtrack: Vec<ThreadId>,
+    /// Threads tried here (including `chosen`).
+    pub(super) done: Vec<ThreadId>,
+    /// Threads (with their next events) not to run from here.
+    pub(super) sleep: Vec<Ev>,
+    /// Events of the threads tried here before `chosen` whose branches put them to sleep (see
+    /// [`puts_to_sleep`](super::puts_to_sleep)): they sleep in the branches after them.
+    pub(super) taken: Vec<Ev>,
+    /// Nondeterministic choices made during this step.
+    pub(super) values: Values,
+    /// Whether the bound hid an enabled thread at this step or a later one, in any execution since
+    /// this node was made. Not a yield (until session 13 it counted): a yield hides a thread
+    /// without a bound too, and the reduction's events model that rule as the optimal DPOR's do
+    /// ([`yield_fairness`](super::fairness::yield_fairness)), so an exploration below which only
+    /// yields hid threads is the unbounded reduction, which reverses every race it sees (the
+    /// yielding programs' differentials, `bounded_por.rs::programs_that_yield` and its 2,000 larger
+    /// programs, check that, and ran 114,561 -> 113,385 executions on the larger; the SPSC queue,
+    /// where the bound also cuts nearly everywhere, is unchanged).
+    pub(super) cut: bool,
+    /// Whether it hid one at a later step in the branch of `chosen` (see
+    /// [`puts_to_sleep`](super::puts_to_sleep)).
+    pub(super) below: bool,
+    /// Conservative points `(step, thread)` at earlier steps, planted only if `cut` when this
+    /// node is done (see [`Bpor::plant`](super::Bpor::plant)).
+    pub(super) deferred: Vec<(usize, ThreadId)>,
+}
+
+impl Node {
+    /// Empties the node, keeping its lists' memory, as [`Default`] makes it (see
+    /// `Bpor::spare_nodes`).
+    pub(super) fn empty(&mut self) {
+        let Node {
+            ready,
+            chosen,
+            event: _,
+            woke,
+            releases,
+            continues,
+            backtrack,
+            done,
+            sleep,
+            taken,
+            values,
+            cut,
+            below,
+            deferred,
+        } = self;
+        ready.clear();
+        backtrack.clear();
+        done.clear();
+        sleep.clear();
+        taken.clear();
+        values.clear();
+        deferred.clear();
+        (*chosen, *woke, *releases, *continues, *cut, *below) = Default::default();
+    }
+
+    pub(super) fn sleeps(&self, t: ThreadId) -> bool {
+        self.sleep.iter().any(|s| s.thread == t)
+    }
+
+    /// Asks for `t` here; a thread that cannot run here stands for every one that can.
+    pub(super) fn ask(&mut self, t: ThreadId) {
+        if self.ready.contains(&t) {
+            self.add(t);
+        } else {
+            for at in 0..self.ready.len() {
+                self.add(self.ready[at]);
+            }
+        }
+    }
+
+    /// Asks for one of `initials` here (the source-set rule): nothing when one was tried or
+    /// is asked for already; else an awake one that can run here, else any that can. When
+    /// none can run here (the bound), as [`Node::ask`] for `p`.
+    pub(super) fn ask_initials(&mut self, p: ThreadId, initials: &[ThreadId]) {
+        let covered = |t: &ThreadId| self.done.contains(t) || self.backtrack.contains(t);
+        if initials.iter().any(covered) {
+            return;
+        }
+        let ready: Vec<ThreadId> = initials
+            .iter()
+            .copied()
+            .filter(|t| self.ready.contains(t))
+            .collect();
+        match ready.iter().find(|&&t| !self.sleeps(t)).or(ready.first()) {
+            Some(&t) => self.add(t),
+            None => self.ask(p),
+        }
+    }
+
+    pub(super) fn add(&mut self, t: ThreadId) {
+        if !self.done.contains(&t) && !self.backtrack.contains(&t) {
+            self.backtrack.push(t);
+        }
+    }
+
+    /// The next thread to try here: not tried yet, and awake.
+    pub(super) fn next_choice(&mut self) -> Option<ThreadId> {
+        while !self.backtrack.is_empty() {
+            let t = self.backtrack.remove(0);
+            if !self.sleeps(t) {
+                return Some(t);
+            }
+        }
+        None
+    }
+}
