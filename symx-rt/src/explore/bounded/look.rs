@@ -185,7 +185,11 @@ impl Look<'_> {
     }
 
     /// The points for running `u` before event `i`: at `i`, and conservatively at the start
-    /// of the run of `i`'s thread `v` that contains it (Coons et al.'s point). Running `u` at a
+    /// of the run of `i`'s thread `v` that contains it (Coons et al.'s point), unless `i`
+    /// starts that run: then the race's own point is Coons's, switching where the original
+    /// schedule switched (to the initial instead of `v`, at no more cost), and the initial it
+    /// asks for stands for the reversal as at any race's point (until session 15, `u` itself
+    /// was asked for there too, or every thread that can run when `u` cannot). Running `u` at a
     /// step of that run in between instead only moves `u`'s events behind `v`'s independent
     /// ones (the same trace) or reverses a race of its own, with its own points, unless `u`
     /// then blocks on a lock `v` holds there and the switch back is free: those schedules are
@@ -234,7 +238,9 @@ impl Look<'_> {
             .rev()
             .find(|&j| evs[j].thread != v)
             .map_or(0, |j| j + 1);
-        out.conservative(start, u, i);
+        if start < i {
+            out.conservative(start, u, i);
+        }
         let runs = |k: usize, t: ThreadId| self.runs(k, t);
         // A thread that only its yield keeps from running at `i` needs no earlier point: the
         // fairness object's races reorder its yield with the steps that let it go. Nor does

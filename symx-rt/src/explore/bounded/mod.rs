@@ -83,8 +83,8 @@
 //! that preemption much later for a third thread, which the bound then hides instead.
 //!
 //! Executions. Never more than the bounded DFS on the same program (asserted per program by the
-//! differential test). More than the unbounded optimal DPOR on some programs (1,344 of the
-//! 12,505 larger comparisons, session 14; over all of them far fewer): each such program runs
+//! differential test). More than the unbounded optimal DPOR on some programs (1,204 of the
+//! 12,505 larger comparisons, session 15; over all of them far fewer): each such program runs
 //! some trace more than once, since a conservative point or an awake sleeper is planted when
 //! the branch that would make it redundant may have been cut. `docs/bounded-por.md`, "Over the
 //! optimal DPOR", says where the over-count comes from and why the ways around it considered
@@ -92,9 +92,10 @@
 //!
 //! Sleep sets under a bound: a thread sleeps at a state when an earlier sibling branch ran it
 //! first, which covers every continuation *that branch could reach within the bound*, not
-//! every continuation; so only branches that cost no preemption and release nothing another
-//! thread could block on, or below which nothing was hidden, put their thread to sleep (see
-//! [`puts_to_sleep`]). A branch taken for a conservative point puts nothing to sleep either.
+//! every continuation; so only branches that release nothing another thread could block on
+//! and whose thread continued the last step's or cannot run right after its own, or below
+//! which nothing was hidden, put their thread to sleep (see [`puts_to_sleep`]), whatever asked
+//! for the branch (a conservative point too).
 //! Before the first step the main thread counts as the one running (a switch away from it there
 //! is a preemption, as in CHESS and loom). A sleeping event is compared with the whole of each
 //! step taken after it, including what the step's code dropped after its operation (known once
@@ -268,6 +269,7 @@ impl Bpor {
         node.event = self.pending(chosen, &point.candidates[slot].op);
         node.chosen = chosen;
         node.releases = true;
+        node.continues = true;
         node.done.push(chosen);
         self.nodes.push(node);
         slot
@@ -309,7 +311,7 @@ impl Bpor {
         if node.cut {
             for &(at, t) in &node.deferred {
                 if let Some(n) = self.nodes.get_mut(at) {
-                    n.ask(t, true);
+                    n.ask(t);
                 }
             }
         }
@@ -362,7 +364,7 @@ impl Bpor {
             }
             if let Some(node) = self.nodes.get_mut(at) {
                 if conservative {
-                    node.ask(thread, conservative);
+                    node.ask(thread);
                 } else {
                     node.ask_initials(thread, initials);
                 }
@@ -372,24 +374,35 @@ impl Bpor {
 }
 
 /// Whether the branch just explored at `node` puts its thread to sleep in the branches after
-/// it. Without a bound, always (Godefroid's sleep sets), except for a conservative point.
-/// Under a bound, only when its thread `p` continued the previous step's (`last`; before the
-/// first step, the main thread, which the scheduler counts as running then: a switch away from
-/// it at the first step is a preemption) and its step [`releases`] nothing: a later branch's
-/// schedule `q.w.p.x` (`p` commuting with `q.w`) is then equivalent to `p.q.w.x`, which pays
-/// at most as many preemptions (switching away from `p` at the front costs what switching to
-/// `q` did; taking `p` out of the middle removes switches, adds none; and a switch in `w` away
-/// from a thread that blocked stays free, since `p` frees nothing that thread could wait for),
-/// so the branch of `p`, complete for the bound, covers it. After a switch, moving `p` to the front can cost the preemption that the bound then
-/// cuts off; and moving a release to the front can let a thread in `w` run that blocked there
-/// (a lock `p` unlocks), so that the free switch away from it becomes a preemption: such
-/// branches keep their thread awake.
+/// it. Without a bound, always (Godefroid's sleep sets). Under a bound, only when its step
+/// [`releases`] nothing and the switch away from its thread `p` after it costs nothing the
+/// later branches' schedules do not pay: `p` continued the previous step's thread (`last`;
+/// before the first step, the main thread, which the scheduler counts as running then: a
+/// switch away from it at the first step is a preemption), or `p` cannot run right after its
+/// step (`Node::continues` is false: it blocked, or its yield hides it), so that switching
+/// away from it there is free. A later branch's schedule `q.w.p.x` (`p` commuting with `q.w`)
+/// is then equivalent to `p.q.w.x`, which pays at most as many preemptions, so the branch of
+/// `p`, complete for the bound, covers it:
+/// - at the front, when `p` is `last`, switching away from `p` costs what switching to `q`
+///   did; when `p` is another thread, switching to `p` costs what switching to `q` did
+///   (neither is `last`: a node's first branch is `last`'s when it can run, and where it
+///   cannot, both switches are free), and the switch from `p` to `q` is free;
+/// - taking `p` out of the middle removes switches, adds none;
+/// - a switch in `w` away from a thread that blocked stays free, since `p` frees nothing that
+///   thread could wait for.
+///
+/// Otherwise moving `p` to the front can cost the preemption that the bound then cuts off;
+/// and moving a release to the front can let a thread in `w` run that blocked there (a lock
+/// `p` unlocks), so that the free switch away from it becomes a preemption: such branches keep
+/// their thread awake. Why the branch was taken does not matter (a race's point or a
+/// conservative one, which until session 15 put nothing to sleep): the argument uses only
+/// that its exploration is complete for the bound from the state after `p`.
 ///
 /// Those are the bound's cases: a branch below which the bound hid no enabled thread was
 /// explored as without a bound (yields hide threads there too, see [`Node`]'s `cut`),
 /// covering every continuation, so its thread sleeps as in Godefroid's sleep sets.
 fn puts_to_sleep(node: &Node, last: ThreadId, bounded: bool) -> bool {
-    !node.conservative && (!bounded || !node.below || (!node.releases && last == node.chosen))
+    !bounded || !node.below || (!node.releases && (last == node.chosen || !node.continues))
 }
 
 /// Whether step `ev` may let an operation of another thread run that could not run before:
@@ -441,6 +454,47 @@ fn blocks(trace: &[Event], evs: &[Ev]) -> bool {
     })
 }
 
+/// Per thread of `evs`, whether its end (its last step) may let an operation of another
+/// thread run that could not run before, as [`releases`] asks of a step: a join waits for it.
+/// Not when another thread's event here came after the end (a join), and every such event's
+/// thread was waiting for it already before the end (its previous event comes before the
+/// end's step; a join that did not wait, or a spawn, is not that): the joining thread holds
+/// the handle, so no other thread waits for the end in any execution, and in every
+/// continuation of a state before the end it cannot run until the end. Moving the end to the front of a later branch's schedule `q.w.p.x`
+/// ([`puts_to_sleep`]) then lets only a thread run early that does not run in `q.w`, which
+/// changes no switch there: a switch's cost depends on whether the thread switched away from
+/// can run. Not where a thread yielded either: there a thread that can run keeps the scheduler
+/// from starting a new round for those that yielded, which `q.w` may need.
+fn ends_release(evs: &[Ev], yields: bool) -> SmallVec<[bool; 8]> {
+    let threads = threads_in(evs);
+    let mut out: SmallVec<[bool; 8]> = smallvec::smallvec![true; threads];
+    if yields {
+        return out;
+    }
+    let mut last: SmallVec<[usize; 8]> = smallvec::smallvec![0; threads];
+    for (k, e) in evs.iter().enumerate() {
+        last[e.thread] = k;
+    }
+    // Per thread, whether an event came after its end: only by threads waiting for it already.
+    let mut joined: SmallVec<[Option<bool>; 8]> = smallvec::smallvec![None; threads];
+    let mut previous: SmallVec<[Option<usize>; 8]> = smallvec::smallvec![None; threads];
+    for (j, e) in evs.iter().enumerate() {
+        for &(t, n) in &e.enablers {
+            let Some(&end) = last.get(t) else { continue };
+            if t == e.thread || evs[end].index != n {
+                continue;
+            }
+            let waiting = previous[e.thread].is_some_and(|p| p < end);
+            joined[t] = Some(joined[t].unwrap_or(true) && waiting);
+        }
+        previous[e.thread] = Some(j);
+    }
+    for (o, j) in out.iter_mut().zip(&joined) {
+        *o = *j != Some(true);
+    }
+    out
+}
+
 /// How many threads the events `evs` name (names are dense from 0).
 fn threads_in(evs: &[Ev]) -> usize {
     evs.iter().map(|e| e.thread + 1).max().unwrap_or(0)
@@ -489,9 +543,8 @@ impl Chooser for Bpor {
                 }
                 node.taken.push(event);
             }
-            if let Some((t, c)) = node.next_choice() {
+            if let Some(t) = node.next_choice() {
                 node.chosen = t;
-                node.conservative = c;
                 node.done.push(t);
                 node.values.clear();
                 node.below = false;
@@ -580,7 +633,9 @@ impl Chooser for Bpor {
         // Steps past the end of the trace (a failure ended it early) have no node.
         self.truncate(evs.len());
         let mut later = vec![false; evs.iter().map(|e| e.thread + 1).max().unwrap_or(0)];
-        for ((node, ev), step) in self.nodes.iter_mut().zip(&evs).zip(trace).rev() {
+        let ends = ends_release(&evs, self.yields);
+        let steps = self.nodes.iter_mut().zip(&evs).zip(trace).enumerate();
+        for (k, ((node, ev), step)) in steps.rev() {
             // The points below race a woken thread's changes apart (`Apart`); sleep sets
             // compare them as the step's: such a step's event as it ran is kept here, with
             // them (any other's is the scratch's, see `Node::woke`).
@@ -589,8 +644,13 @@ impl Chooser for Bpor {
                 node.event = ev.clone();
                 events::add_woken(&mut node.event, step, true, &mut self.names);
             }
-            // A thread's last step ends it, which a join waits for.
-            node.releases = !std::mem::replace(&mut later[ev.thread], true) || releases(ev);
+            // A thread's last step ends it, which a join may wait for.
+            let ends = !std::mem::replace(&mut later[ev.thread], true) && ends[ev.thread];
+            node.releases = ends || releases(ev);
+            // The state after the step is the same in every execution of its branch. After
+            // the last step, not known (a failure may have ended the execution): as if it could.
+            let next = self.ready.get(k + 1);
+            node.continues = next.is_none_or(|r| r.iter().any(|l| l.thread == node.chosen));
         }
         // The prefix of a recorded context ran under a fixed schedule: no point goes there.
         let fixed = trace.iter().take_while(|e| e.fixed).count();

@@ -22,19 +22,21 @@ pub(super) struct Node {
     /// (`Event::woke`): once the execution has ended, `event` is its event as it ran with
     /// those changes, which sleep sets compare as the step's (`end_execution`).
     pub(super) woke: bool,
-    /// Whether `chosen` runs here for a conservative point.
-    pub(super) conservative: bool,
     /// Whether the step may let another thread's operation run that could not before (see
     /// [`releases`](super::releases)).
     pub(super) releases: bool,
-    /// Threads still to try here, each with whether a conservative point asked for it.
-    pub(super) backtrack: Vec<(ThreadId, bool)>,
+    /// Whether `chosen` could run right after its step (within the bound; continuing costs no
+    /// preemption, so unless it blocked or its yield hides it): if not, a switch away from it
+    /// there is free (see [`puts_to_sleep`](super::puts_to_sleep)).
+    pub(super) continues: bool,
+    /// Threads still to try here.
+    pub(super) backtrack: Vec<ThreadId>,
     /// Threads tried here (including `chosen`).
     pub(super) done: Vec<ThreadId>,
     /// Threads (with their next events) not to run from here.
     pub(super) sleep: Vec<Ev>,
-    /// Events of the threads tried here before `chosen`, not for conservative points: they
-    /// sleep in the branches after them.
+    /// Events of the threads tried here before `chosen` whose branches put them to sleep (see
+    /// [`puts_to_sleep`](super::puts_to_sleep)): they sleep in the branches after them.
     pub(super) taken: Vec<Ev>,
     /// Nondeterministic choices made during this step.
     pub(super) values: Values,
@@ -64,8 +66,8 @@ impl Node {
             chosen,
             event: _,
             woke,
-            conservative,
             releases,
+            continues,
             backtrack,
             done,
             sleep,
@@ -82,7 +84,7 @@ impl Node {
         taken.clear();
         values.clear();
         deferred.clear();
-        (*chosen, *woke, *conservative, *releases, *cut, *below) = Default::default();
+        (*chosen, *woke, *releases, *continues, *cut, *below) = Default::default();
     }
 
     pub(super) fn sleeps(&self, t: ThreadId) -> bool {
@@ -90,12 +92,12 @@ impl Node {
     }
 
     /// Asks for `t` here; a thread that cannot run here stands for every one that can.
-    pub(super) fn ask(&mut self, t: ThreadId, conservative: bool) {
+    pub(super) fn ask(&mut self, t: ThreadId) {
         if self.ready.contains(&t) {
-            self.add(t, conservative);
+            self.add(t);
         } else {
             for at in 0..self.ready.len() {
-                self.add(self.ready[at], conservative);
+                self.add(self.ready[at]);
             }
         }
     }
@@ -104,8 +106,7 @@ impl Node {
     /// is asked for already; else an awake one that can run here, else any that can. When
     /// none can run here (the bound), as [`Node::ask`] for `p`.
     pub(super) fn ask_initials(&mut self, p: ThreadId, initials: &[ThreadId]) {
-        let covered =
-            |t: &ThreadId| self.done.contains(t) || self.backtrack.iter().any(|(b, _)| b == t);
+        let covered = |t: &ThreadId| self.done.contains(t) || self.backtrack.contains(t);
         if initials.iter().any(covered) {
             return;
         }
@@ -115,27 +116,23 @@ impl Node {
             .filter(|t| self.ready.contains(t))
             .collect();
         match ready.iter().find(|&&t| !self.sleeps(t)).or(ready.first()) {
-            Some(&t) => self.add(t, false),
-            None => self.ask(p, false),
+            Some(&t) => self.add(t),
+            None => self.ask(p),
         }
     }
 
-    pub(super) fn add(&mut self, t: ThreadId, conservative: bool) {
-        if self.done.contains(&t) {
-            return;
-        }
-        match self.backtrack.iter_mut().find(|(b, _)| *b == t) {
-            Some((_, c)) => *c |= conservative,
-            None => self.backtrack.push((t, conservative)),
+    pub(super) fn add(&mut self, t: ThreadId) {
+        if !self.done.contains(&t) && !self.backtrack.contains(&t) {
+            self.backtrack.push(t);
         }
     }
 
     /// The next thread to try here: not tried yet, and awake.
-    pub(super) fn next_choice(&mut self) -> Option<(ThreadId, bool)> {
+    pub(super) fn next_choice(&mut self) -> Option<ThreadId> {
         while !self.backtrack.is_empty() {
-            let (t, c) = self.backtrack.remove(0);
+            let t = self.backtrack.remove(0);
             if !self.sleeps(t) {
-                return Some((t, c));
+                return Some(t);
             }
         }
         None
