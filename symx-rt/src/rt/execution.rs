@@ -97,7 +97,7 @@ fn push_frontier(to: &mut super::op::Enablers, after: &[u32], last_event: Option
 impl Execution {
     /// A new execution, its trace sized for as many steps as the last one of this OS thread
     /// took (executions of one test are alike: growing the trace step by step cost several
-    /// allocations and copies per execution).
+    /// allocations and copies per execution), and for [`FIRST_TRACE`] steps in the first.
     ///
     /// The tables of the last execution on this OS thread (threads, objects, the wait queue)
     /// are reused emptied, with their storage (see [`Execution::recycle`]).
@@ -117,7 +117,7 @@ impl Execution {
             queue: spare.queue,
             trace: {
                 let mut trace = SPARE_TRACE.take();
-                trace.reserve(TRACE_LENGTH.get());
+                trace.reserve(TRACE_LENGTH.get().max(FIRST_TRACE));
                 trace
             },
             failure: None,
@@ -305,6 +305,11 @@ impl Execution {
         self.locations = (self.locations ^ location_hash).wrapping_mul(FNV_PRIME);
     }
 }
+
+/// The steps the first execution on an OS thread makes room for: growing its trace by
+/// doubling copied it into fresh pages several times, and a page touched for the first time
+/// costs more than the copy (short explorations are decided by their first execution).
+const FIRST_TRACE: usize = 64;
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0100_0000_01b3;

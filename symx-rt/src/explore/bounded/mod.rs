@@ -536,6 +536,11 @@ impl Chooser for Bpor {
                     true => node.event.clone(),
                     false => self.scratch.last()[n - 1].clone(),
                 };
+                // Mostly one: room for one at first, since a pooled node keeps its lists and a
+                // list of four events per node was heap the first executions touched afresh.
+                if node.taken.capacity() == 0 {
+                    node.taken.reserve_exact(1);
+                }
                 node.taken.push(event);
             }
             if let Some(t) = node.next_choice() {

@@ -86,6 +86,9 @@ pub(crate) fn of_trace_into(
     // The first event a later one changed.
     let mut changed = usize::MAX;
     out.truncate(shared);
+    // At once: doubling copied the events into fresh memory several times in a first
+    // execution, where a page touched for the first time costs more than the copy.
+    out.reserve(trace.len() - shared);
     // Events per thread so far: an event's index.
     let mut counts: SmallVec<[u32; 16]> = SmallVec::new();
     for ev in out.iter_mut() {
