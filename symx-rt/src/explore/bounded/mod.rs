@@ -25,17 +25,17 @@
 //! et al.'s for the backtracking points, and the argument at [`puts_to_sleep`] for the sleep
 //! sets; `tests/bounded_por.rs` checks it against the bounded DFS on random programs.
 //!
-//! Four departures from the textbook algorithm keep it complete (each found by the
-//! differential test on random programs and pinned by a test there): a race is reversed by
-//! asking for an *initial* of the reversed sequence `notdep(i, E).p` (source sets, Abdulla,
-//! Aronis, Jonsson, Sagonas, POPL 2014), not for `p` itself, which may sleep there while the
-//! initial does not; a step that takes a conflicting pending event away from another thread
-//! (a notify ending a wait that could have woken spuriously) races with it, though no later
-//! lookahead shows that event; and with spurious wake-ups on, every step that is not itself a
-//! spurious wake-up or a yield is dependent with spurious wake-ups (it re-enables a waiter that
-//! just woke spuriously, see [`spurious_fairness`]); and the operations threads were left with when the
-//! execution ended (a lock held by a thread that blocked for good on a failed `assume`) race
-//! like the next operations of every step, though no step shows them.
+//! Four departures from the textbook algorithm keep it complete (each found by the differential
+//! test on random programs and pinned by a test there): a race is reversed by asking for an
+//! *initial* of the reversed sequence `notdep(i, E).p` (source sets, Abdulla, Aronis, Jonsson,
+//! Sagonas, POPL 2014), not for `p` itself, which may sleep there while the initial does not; a
+//! step that takes a conflicting pending event away from another thread (a notify ending a wait
+//! that could have woken spuriously) races with it, though no later lookahead shows that event;
+//! and with spurious wake-ups on, every step that is not itself a spurious wake-up or a yield
+//! is dependent with spurious wake-ups (it re-enables a waiter that just woke spuriously, see
+//! [`spurious_fairness`]); and the operations threads were left with when the execution ended
+//! (a lock held by a thread that blocked for good on a failed `assume`) race like the next
+//! operations of every step, though no step shows them.
 //!
 //! Why each rule is as it is (the measurement that decided it, the forms tried first and
 //! rejected, the counts before and after) is in `docs/bounded-por.md`; read it before changing
@@ -454,17 +454,17 @@ fn blocks(trace: &[Event], evs: &[Ev]) -> bool {
     })
 }
 
-/// Per thread of `evs`, whether its end (its last step) may let an operation of another
-/// thread run that could not run before, as [`releases`] asks of a step: a join waits for it.
-/// Not when another thread's event here came after the end (a join), and every such event's
-/// thread was waiting for it already before the end (its previous event comes before the
-/// end's step; a join that did not wait, or a spawn, is not that): the joining thread holds
-/// the handle, so no other thread waits for the end in any execution, and in every
-/// continuation of a state before the end it cannot run until the end. Moving the end to the front of a later branch's schedule `q.w.p.x`
-/// ([`puts_to_sleep`]) then lets only a thread run early that does not run in `q.w`, which
-/// changes no switch there: a switch's cost depends on whether the thread switched away from
-/// can run. Not where a thread yielded either: there a thread that can run keeps the scheduler
-/// from starting a new round for those that yielded, which `q.w` may need.
+/// Per thread of `evs`, whether its end (its last step) may let an operation of another thread
+/// run that could not run before, as [`releases`] asks of a step: a join waits for it. Not when
+/// another thread's event here came after the end (a join), and every such event's thread was
+/// waiting for it already before the end (its previous event comes before the end's step; a
+/// join that did not wait, or a spawn, is not that): the joining thread holds the handle, so no
+/// other thread waits for the end in any execution, and in every continuation of a state before
+/// the end it cannot run until the end. Moving the end to the front of a later branch's
+/// schedule `q.w.p.x` ([`puts_to_sleep`]) then lets only a thread run early that does not run
+/// in `q.w`, which changes no switch there: a switch's cost depends on whether the thread
+/// switched away from can run. Not where a thread yielded either: there a thread that can run
+/// keeps the scheduler from starting a new round for those that yielded, which `q.w` may need.
 fn ends_release(evs: &[Ev], yields: bool) -> SmallVec<[bool; 8]> {
     let threads = threads_in(evs);
     let mut out: SmallVec<[bool; 8]> = smallvec::smallvec![true; threads];
