@@ -78,10 +78,13 @@
 //!   waking step whose change happens after the race's first event
 //!   (`reversals::after_with_changes`), and a past step is no weak initial of a sequence that
 //!   holds the waking step where taking it first moves the change past an event it conflicts
-//!   with (`reversals::moves_a_change`). Known gaps: 9 of 1,000 larger programs of that family
-//!   still miss a trace (the ignored `dpor_on_many_programs_with_woken_changes`); some traces
-//!   run twice (13 of the 150): a wakeup sequence's event carries the changes of the execution
-//!   it came from, which make some sleepers wake.
+//!   with (`reversals::moves_a_change`). Where that `notdep` differs from happens-before's,
+//!   happens-before's reversal is planted too (what the longer sequence reaches first, the
+//!   shorter one left to races that a sleeper took as covered). Known gaps: 7 of 1,000 larger
+//!   programs of that family still miss a trace (the ignored
+//!   `dpor_on_many_programs_with_woken_changes`; all 7 also before the changes were glued);
+//!   some traces run twice (15 of the 150): a wakeup sequence's event carries the changes of
+//!   the execution it came from, which make some sleepers wake.
 
 pub(crate) mod events;
 pub(crate) mod exchange;
