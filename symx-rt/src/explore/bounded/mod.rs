@@ -119,10 +119,9 @@ mod node;
 
 use smallvec::SmallVec;
 
-use super::dpor::events::{self, dependent, Access, Canon, Ev, EventKey, Fair, Names};
+use super::dpor::events::{self, dependent, Access, Canon, Ev, EventKey, Names};
 use super::dpor::steps::Threads;
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
-use crate::rt::execution::location_hash;
 use crate::rt::op::{Event, Op, OpKind, ThreadId};
 use crate::rt::threads::MAIN_KEY;
 use backtrack::{Apart, GaveWay, Lookahead, Point, Scratch};
@@ -277,30 +276,16 @@ impl Bpor {
     }
 
     /// Writes into node `at`'s event what `t`'s pending operation `op` will be, as far as it is
-    /// known before it runs (as [`Names::pending`] makes it). In place: an `Ev` is ~170 bytes,
+    /// known before it runs ([`Names::pending_into`]). In place: an `Ev` is ~170 bytes,
     /// and returning one to move into the node copied it twice at every step (~1 % of an SPSC
     /// execution).
     fn pending(&mut self, at: usize, t: ThreadId, op: &Op) {
         let index = self.threads.next_index(t);
-        let (names, ev) = (&mut self.names, &mut self.nodes[at].event);
-        let key = EventKey {
-            thread: t,
-            index,
-            location: location_hash(op.location),
-        };
-        (ev.thread, ev.index, ev.execution) = (t, index, 0);
-        ev.accesses.clear();
-        ev.accesses.push(names.access(op.kind, op.obj, key, 0));
-        if op.obj2.is_some() {
-            ev.accesses
-                .push(names.access(OpKind::Unlock, op.obj2, key, 1));
+        let ev = &mut self.nodes[at].event;
+        self.names.pending_into(ev, t, index, op);
+        if self.yields {
+            ev.fair = events::fairness(op.kind, None);
         }
-        ev.exact.clear();
-        ev.enablers.clear();
-        ev.fair = match self.yields {
-            true => events::fairness(op.kind, None),
-            false => Fair::None,
-        };
         // After the operation's objects, as `Names::pending` then this did: names are numbered
         // by first use.
         if self.spurious {

@@ -99,25 +99,28 @@ impl Names {
 
     /// The event a pending operation will be, as far as it is known before it runs.
     pub fn pending(&mut self, thread: ThreadId, index: u32, op: &Op) -> Ev {
+        let mut ev = Ev::default();
+        self.pending_into(&mut ev, thread, index, op);
+        ev
+    }
+
+    /// [`Names::pending`] written into `ev` in place (every field set), keeping its lists'
+    /// memory: the bounded reduction names a pending event at every step, into its node.
+    pub fn pending_into(&mut self, ev: &mut Ev, thread: ThreadId, index: u32, op: &Op) {
         let at = EventKey {
             thread,
             index,
             location: location_hash(op.location),
         };
-        let mut accesses: SmallVec<[Access; 3]> =
-            smallvec::smallvec![self.access(op.kind, op.obj, at, 0)];
+        (ev.thread, ev.index, ev.execution, ev.fair) = (thread, index, 0, Fair::None);
+        ev.accesses.clear();
+        ev.accesses.push(self.access(op.kind, op.obj, at, 0));
         if op.obj2.is_some() {
-            accesses.push(self.access(OpKind::Unlock, op.obj2, at, 1));
+            ev.accesses
+                .push(self.access(OpKind::Unlock, op.obj2, at, 1));
         }
-        Ev {
-            thread,
-            index,
-            accesses,
-            exact: SmallVec::new(),
-            execution: 0,
-            enablers: SmallVec::new(),
-            fair: Fair::None,
-        }
+        ev.exact.clear();
+        ev.enablers.clear();
     }
 
     pub fn access(&mut self, kind: OpKind, obj: Option<ObjId>, at: EventKey, slot: u8) -> Access {
