@@ -279,9 +279,7 @@ fn woken_races(evs: &[Ev], hb: &HappensBefore, trace: &[Event]) -> Vec<(usize, u
             let access = events::touched_access(change.obj, change.how);
             let conflicts = |e: usize| conflicts_with(evs, trace, e, change.thread, access);
             earlier_races(evs, hb, k, change, &conflicts, &mut out);
-            // The woken thread as the events name it (the change names its runtime id).
-            let named = (trace.iter().zip(evs)).find(|(s, _)| s.thread == change.thread);
-            let woken = named.map_or(ThreadId::MAX, |(_, e)| e.thread);
+            let woken = named(evs, trace, change.thread);
             later_races(evs, hb, (k, change), woken, &conflicts, &mut out);
         }
     }
@@ -289,7 +287,8 @@ fn woken_races(evs: &[Ev], hb: &HappensBefore, trace: &[Event]) -> Vec<(usize, u
 }
 
 /// Whether event `e` (its exact accesses, and the changes of threads other than `woken` that it
-/// woke) conflicts with `access`, a change of thread `woken`'s.
+/// woke) conflicts with `access`, a change of thread `woken`'s (its runtime id, as the trace's
+/// woken changes name it).
 fn conflicts_with(
     evs: &[Ev],
     trace: &[Event],
@@ -373,11 +372,21 @@ fn later_races(
     }
 }
 
+/// The name the events give the thread the runtime calls `runtime` in this execution (a
+/// woken change names its thread by runtime id, which follows spawn order; the events' names
+/// are stable across executions).
+fn named(evs: &[Ev], trace: &[Event], runtime: ThreadId) -> ThreadId {
+    let step = (trace.iter().zip(evs)).find(|(s, _)| s.thread == runtime);
+    step.map_or(ThreadId::MAX, |(_, e)| e.thread)
+}
+
 /// A change made by the code of a thread woken by step `at` ([`Event::woke`]): `thread` (as
-/// the events name it) ran that code right after step `at`, and after its own `past`.
+/// the events name it; `runtime`, as the trace's woken changes do) ran that code right after
+/// step `at`, and after its own `past`.
 pub(super) struct Change {
     at: usize,
     thread: ThreadId,
+    runtime: ThreadId,
     past: smallvec::SmallVec<[u32; 2]>,
     access: events::Access,
 }
@@ -387,10 +396,10 @@ fn changes_of(evs: &[Ev], trace: &[Event]) -> Vec<Change> {
     let mut out = Vec::new();
     for (at, step) in trace.iter().enumerate().filter(|(_, s)| !s.woke.is_empty()) {
         for change in &step.woke {
-            let named = (trace.iter().zip(evs)).find(|(s, _)| s.thread == change.thread);
             out.push(Change {
                 at,
-                thread: named.map_or(ThreadId::MAX, |(_, e)| e.thread),
+                thread: named(evs, trace, change.thread),
+                runtime: change.thread,
                 past: change.past.clone(),
                 access: events::touched_access(change.obj, change.how),
             });
@@ -477,7 +486,7 @@ fn after_with_changes(
         let through_change = needs
             || (late.iter()).any(|&c| {
                 let c = &changes[c];
-                conflicts_with(evs, trace, m, c.thread, c.access)
+                conflicts_with(evs, trace, m, c.runtime, c.access)
             });
         if m == j {
             j_after = needs;
@@ -492,7 +501,7 @@ fn after_with_changes(
             let past_after = (c.past.iter()).any(|&p| p as usize >= i && after[p as usize]);
             let c_after = after[m]
                 || past_after
-                || (i..m).any(|z| after[z] && conflicts_with(evs, trace, z, c.thread, c.access))
+                || (i..m).any(|z| after[z] && conflicts_with(evs, trace, z, c.runtime, c.access))
                 || late.iter().any(|&d| {
                     let d = &changes[d];
                     let same = &mut |x, y| x == y;
@@ -574,7 +583,7 @@ fn moves_a_change(
         let conflicts = |e: &Ev| {
             let same = &mut |a, b| a == b;
             (e.exact.iter()).any(|&a| events::conflict_by(a, c.access, same))
-                || step(e).is_some_and(|s| conflicts_with(evs, trace, s, c.thread, c.access))
+                || step(e).is_some_and(|s| conflicts_with(evs, trace, s, c.runtime, c.access))
         };
         if now < was && v[now + 1..was.min(v.len())].iter().any(|e| conflicts(e)) {
             return true;
