@@ -65,7 +65,7 @@
 //!   after the step that woke it; `Execution::step_now`). What it changes is recorded on the
 //!   waking step apart (`Event::woke`): it races as that step does, with earlier events that
 //!   happen before neither the step nor the woken thread's past, and with later events that
-//!   neither the step nor that past happens before, as either of them ([`reversals`]'s
+//!   neither the step nor that past happens before, as either of them ([`woken`]'s
 //!   `woken_races`); the nodes' events and the reversals' carry it for the sleep sets (the
 //!   waking step's); happens-before is left without it (it would order the step after the
 //!   woken thread's past). Without it, main's drop of a sender after a join that waited,
@@ -76,9 +76,9 @@
 //!   change runs right after the later of the waking step and the woken thread's past, so it
 //!   is glued to the waking step wherever the past stays before it: `notdep` leaves out a
 //!   waking step whose change happens after the race's first event
-//!   (`reversals::after_with_changes`), and a past step is no weak initial of a sequence that
+//!   (`woken::after_with_changes`), and a past step is no weak initial of a sequence that
 //!   holds the waking step where taking it first moves the change past an event it conflicts
-//!   with (`reversals::moves_a_change`). Where that `notdep` differs from happens-before's,
+//!   with (`woken::moves_a_change`). Where that `notdep` differs from happens-before's,
 //!   happens-before's reversal is planted too (what the longer sequence reaches first, the
 //!   shorter one left to races that a sleeper took as covered). Known gaps: 7 of 1,000 larger
 //!   programs of that family still miss a trace (the ignored
@@ -94,6 +94,7 @@ mod reversals;
 mod split;
 pub(crate) mod steps;
 mod wakeup;
+mod woken;
 
 use events::{Ev, Names};
 use peers::{Home, Lent, Peers};
@@ -584,7 +585,7 @@ impl Chooser for Dpor {
         // event before the one that moved): only the execution they come from is new.
         let shared = self.shared.min(self.nodes.len());
         // A node's event also has what the threads its step woke changed (`Event::woke`),
-        // which sleep sets compare as the step's (`reversals::woken_races`).
+        // which sleep sets compare as the step's (`woken::woken_races`).
         let steps = self.nodes.iter_mut().zip(&self.evs).zip(trace);
         for ((node, ev), step) in steps.take(shared) {
             debug_assert!(node.chosen.same_as(ev) || !step.woke.is_empty());
