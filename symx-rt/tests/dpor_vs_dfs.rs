@@ -529,9 +529,13 @@ fn dpor_on_programs_with_woken_changes() {
 fn dpor_on_many_programs_with_woken_changes() {
     // Prints the seeds that miss something and those that run a trace twice; fails on any other
     // disagreement. (3,000 programs of up to 20,000 interleavings ran past 16 minutes and 1.5 GB:
-    // the DFS keeps every execution's steps.) 2026-12-06, release: 5 s, 78,719 DFS and 37,415
-    // DPOR executions; 7 miss a trace or a final state (1025, 1149, 1308, 1337, 1530, 1817,
-    // 1869, all also before the changes glued to their waking step), 144 run a trace twice.
+    // the DFS keeps every execution's steps.) 2026-12-06, release: 5 s, 78,719 DFS and 37,442
+    // DPOR executions; 1 misses a trace or a final state (1817), 144 run a trace twice. Before
+    // an acquisition's race with a step inside the critical section it waits for was the two
+    // acquisitions' (`races::inside_critical_sections`) and a sleeper whose thread waited after
+    // it slept on with the woken code's changes (`woken::record_waits`), 37,415 executions, 7
+    // missed (1025, 1149, 1308, 1337, 1530, 1817, 1869, all also before the changes were
+    // glued to their waking step).
     // With only the reversal with the changes glued (not happens-before's too), 37,150
     // executions, 1383 and 1827 missed too, 134 twice. Before those, the run did not end
     // within 12 minutes.
@@ -1155,4 +1159,66 @@ fn yields_inside_critical_sections() {
         };
         assert_agrees(&p);
     }
+}
+
+/// A step inside a critical section that conflicts, on another object than the lock, with the
+/// code after a later acquisition of it: thread 1 drops its reference to an `Arc` inside one,
+/// thread 2 reads its count inside one. The acquisition cannot move before the drop alone, so
+/// the race to reverse is the two acquisitions' (`races::inside_critical_sections`); reversed
+/// as a race of its own, thread 2's acquisition was put where thread 1 held the lock and slept
+/// there, and thread 2 never took the lock first (seed 1149 of the larger `Family::Woken`
+/// programs, shrunk; 1025 and 1337 too).
+#[test]
+fn an_acquisition_after_a_critical_section_that_drops_what_it_reads() {
+    use random_programs::AtomicOp::*;
+    let locked = |add, body| Op::Locked {
+        mutex: 0,
+        add,
+        body,
+    };
+    assert_agrees_with_one_lock(vec![
+        vec![locked(
+            1,
+            vec![Op::Atomic(Store(0, 2)), Op::Release { arc: 1 }],
+        )],
+        vec![locked(2, vec![Op::Count { arc: 1 }])],
+    ]);
+}
+
+/// [`assert_agrees`] on the `Family::Woken` program of `threads` with one atomic and one mutex.
+fn assert_agrees_with_one_lock(threads: Vec<Vec<Op>>) {
+    assert_agrees(&Program {
+        family: Family::Woken,
+        atomics: 1,
+        mutexes: 1,
+        condvar: false,
+        threads,
+    });
+}
+
+/// A sleeping step whose thread waited after it, in the branch it stands for, until another
+/// thread's end: taken after that end, the step joins at once and drops its thread's references
+/// in its own step. Thread 1 spawns a child that `try_lock`s, stores, joins it; thread 2 reads
+/// an `Arc`'s count in a critical section. Thread 1's store slept through its child's end and
+/// thread 2's count, and the outcome where the count sees thread 1's reference went unexplored;
+/// it sleeps on with the drops as its own now (`woken::record_waits`; seed 1308 of the larger
+/// `Family::Woken` programs, shrunk; 1530 and 1869 too).
+#[test]
+fn a_sleeping_step_whose_thread_waited_after_it_sleeps_with_its_changes() {
+    use random_programs::AtomicOp::*;
+    assert_agrees_with_one_lock(vec![
+        vec![Op::SpawnJoin {
+            child: vec![Op::TryLocked {
+                mutex: 0,
+                add: 2,
+                body: vec![],
+            }],
+            between: vec![Op::Atomic(Store(0, 2))],
+        }],
+        vec![Op::Locked {
+            mutex: 0,
+            add: 1,
+            body: vec![Op::Count { arc: 1 }],
+        }],
+    ]);
 }

@@ -472,6 +472,26 @@ impl Ev {
     }
 }
 
+/// Whether `a` and `b` are the same access, their objects compared by `same`.
+pub(crate) fn same_access(
+    a: Access,
+    b: Access,
+    same: &mut impl FnMut(Canon, Canon) -> bool,
+) -> bool {
+    match (a, b) {
+        (Access::CountDown(x, l), Access::CountDown(y, m))
+        | (Access::Send(x, l), Access::Send(y, m))
+        | (Access::Took(x, l), Access::Took(y, m)) => l == m && same(x, y),
+        _ => {
+            std::mem::discriminant(&a) == std::mem::discriminant(&b)
+                && match (a.object(), b.object()) {
+                    (Some(x), Some(y)) => same(x, y),
+                    (x, y) => x == y,
+                }
+        }
+    }
+}
+
 /// Dependence for sleep sets and wakeup trees: the two events do not commute. Conservative:
 /// release/acquire of one lock and enabling count as dependent.
 ///

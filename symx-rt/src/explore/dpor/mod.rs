@@ -11,9 +11,11 @@
 //! Departures from the paper, each keeping soundness:
 //! - Locks: a blocking acquisition races with the previous acquisition of the same lock; the
 //!   release in between is an ordering (not a race) edge of happens-before, since the
-//!   acquisition could not move before it alone, also where the release's step conflicts with
-//!   the acquisition's on another object (an `Arc` dropped right after the release): the race
-//!   reversed is the one with the acquisition before it. A read-unlock races with a later
+//!   acquisition could not move before it alone, also where the release's step, or any step
+//!   inside the critical section, conflicts with the acquisition's on another object (an `Arc`
+//!   dropped inside it or right after the release, whose count the acquisition's code reads;
+//!   `races::inside_critical_sections`): the race reversed is the one with the acquisition
+//!   before it. A read-unlock races with a later
 //!   read-lock (readers may overlap, and the order decides happens-before). A `try_lock` never
 //!   blocks, so it races with every operation on its lock.
 //! - Blocking and waking: an event enabled by another (spawn, wake-up, join) is ordered after
@@ -80,10 +82,11 @@
 //!   holds the waking step where taking it first moves the change past an event it conflicts
 //!   with (`woken::moves_a_change`). Where that `notdep` differs from happens-before's,
 //!   happens-before's reversal is planted too (what the longer sequence reaches first, the
-//!   shorter one left to races that a sleeper took as covered). Known gaps: 7 of 1,000 larger
-//!   programs of that family still miss a trace (the ignored
-//!   `dpor_on_many_programs_with_woken_changes`; all 7 also before the changes were glued);
-//!   some traces run twice (15 of the 150): a wakeup sequence's event carries the changes of
+//!   shorter one left to races that a sleeper took as covered). A sleeping event whose thread
+//!   waited after it until a step woke it (the change's past) sleeps on after that step with
+//!   the change as its own (`woken::record_waits`): taken later, its step makes the change.
+//!   Known gaps: 1 of 1,000 larger programs of that family still misses a trace (the ignored
+//!   `dpor_on_many_programs_with_woken_changes`, seed 1817); some traces run twice (15 of the 150): a wakeup sequence's event carries the changes of
 //!   the execution it came from, which make some sleepers wake.
 
 pub(crate) mod events;
@@ -158,6 +161,11 @@ pub(crate) struct Dpor {
     /// have come after.
     #[serde(skip)]
     unfinished: Vec<Ev>,
+    /// What the code of a thread that waited after an event changed once a step woke it, in
+    /// any execution so far: a sleeping such event sleeps on after that step with those
+    /// changes as its own (`woken::record_waits`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    waits: woken::Waits,
     /// The storage of finished nodes' sleep sets, for new nodes' (a new node's sleep set was
     /// one allocation per step of every execution).
     #[serde(skip)]

@@ -10,6 +10,7 @@ use super::peers::{Home, Lent};
 use super::split;
 use super::steps::Values;
 use super::wakeup::Tree;
+use super::woken;
 use super::Dpor;
 use crate::rt::chooser::SchedulingPoint;
 use crate::rt::op::ThreadId;
@@ -196,12 +197,12 @@ impl Dpor {
                     }
                 }
                 let chosen = &parent.chosen;
-                sleep.extend(
-                    parent
-                        .sleep_at(&parent.key)
-                        .filter(|s| !events::dependent(s, chosen, &mut self.names))
-                        .cloned(),
-                );
+                for s in parent.sleep_at(&parent.key) {
+                    if !events::dependent(s, chosen, &mut self.names) {
+                        let on = woken::asleep_after(&self.waits, s, chosen, &mut self.names);
+                        sleep.push(on.unwrap_or_else(|| s.clone()));
+                    }
+                }
             }
         }
         let keyed = self.peers.is_some();

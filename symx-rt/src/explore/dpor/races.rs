@@ -326,6 +326,43 @@ impl History {
     }
 }
 
+/// Moves the conflicts of `ej`, a blocking acquisition, that lie inside a critical section it
+/// waits for (after that section's acquisition, which conflicts with `ej`, and before its
+/// release, one of `lock_edges`) from `conflicts` to `lock_edges`: `ej` cannot move before
+/// such an event alone, only before the section's acquisition, so the event orders `ej` and is
+/// no race of it, and must not hide the race with that acquisition (as the release's own step
+/// must not, [`History::predecessors`]). Such a conflict is on another object than the lock:
+/// the code after `ej`'s acquisition read the count of an `Arc` that a step inside the section
+/// dropped. Reversed as a race, `ej` was put where the lock is held: it could not run there,
+/// its thread went to sleep, and the outcome where `ej` takes the lock first went unexplored
+/// (`tests/dpor_vs_dfs.rs`, `Family::Woken`, seed 1149 of the larger programs, shrunk: thread
+/// 1 drops its reference to an `Arc` inside a critical section, thread 2 reads its count inside
+/// one).
+fn inside_critical_sections(evs: &[Ev], ej: &Ev, conflicts: &mut Preds, lock_edges: &mut Preds) {
+    let lock = |e: &Ev| match e.exact.first() {
+        Some(Access::Lock(o) | Access::Shared(o)) => Some(*o),
+        _ => None,
+    };
+    let Some(m) = lock(ej) else { return };
+    // Per thread, the section's acquisition: its latest of the lock, a conflict of `ej` (a
+    // conflict on another object may be an earlier acquisition's step).
+    let acquisition = |t: ThreadId| {
+        (conflicts.iter().copied())
+            .filter(|&a| evs[a].thread == t && lock(&evs[a]) == Some(m))
+            .max()
+    };
+    let inside = |i: usize| {
+        let (ti, ii) = (evs[i].thread, evs[i].index);
+        acquisition(ti).is_some_and(|a| evs[a].index < ii)
+            && (lock_edges.iter()).any(|&p| evs[p].thread == ti && evs[p].index > ii)
+    };
+    let moved: Preds = conflicts.iter().copied().filter(|&i| inside(i)).collect();
+    if !moved.is_empty() {
+        conflicts.retain(|i| !moved.contains(i));
+        lock_edges.extend_from_slice(&moved);
+    }
+}
+
 /// Happens-before over one execution's events, and the races in it. Kept from one execution
 /// to the next: its buffers are reused, and so is everything it computed for the events the
 /// new execution shares with the last one ([`HappensBefore::recompute`]).
@@ -426,7 +463,11 @@ impl HappensBefore {
                 .iter()
                 .filter_map(|&(t, i)| positions.get(t).and_then(|p| p.get(i as usize)).copied()),
         );
-        let (conflicts, lock_edges, fair) = history.predecessors(ej);
+        let (mut conflicts, mut lock_edges, fair) = history.predecessors(ej);
+        let acquires = matches!(ej.main(), Access::Lock(_) | Access::Shared(_));
+        if acquires {
+            inside_critical_sections(evs, ej, &mut conflicts, &mut lock_edges);
+        }
         let start = self.clock.len();
         self.clock.resize(start + threads, 0);
         let (before, now) = self.clock.split_at_mut(start);
@@ -439,7 +480,6 @@ impl HappensBefore {
         // i ⋖ j: a conflict that no other predecessor already orders. For a blocking
         // acquisition, `lock_edges` (the releases and failed tries between two critical
         // sections) do not count: the race with the earlier acquisition is to be reversed.
-        let acquires = matches!(ej.main(), Access::Lock(_) | Access::Shared(_));
         for &i in &conflicts {
             let real = !fair.contains(&i);
             let (ti, ii) = (evs[i].thread, evs[i].index);

@@ -9,7 +9,9 @@ use std::borrow::Cow;
 use super::events::{self, Ev};
 use super::split;
 use super::wakeup::{self, is_weak_initial, SeqEv};
-use super::woken::{after_with_changes, changes_of, moves_a_change, woken_races, Change};
+use super::woken::{
+    after_with_changes, changes_of, moves_a_change, record_waits, woken_races, Change,
+};
 use super::Dpor;
 use crate::rt::op::{Event, OpKind};
 
@@ -45,6 +47,9 @@ impl Dpor {
         });
         let contents = with_woken.as_deref().unwrap_or(&evs);
         let changes = changes_of(&evs, trace);
+        if !changes.is_empty() {
+            record_waits(&evs, trace, &mut self.names, &mut self.waits);
+        }
         // One buffer for every race's sequence, and one for what comes after its first event.
         let mut v = Vec::new();
         let mut after = Vec::new();

@@ -11,7 +11,9 @@
 
 use std::borrow::Cow;
 
-use super::events::{self, Ev};
+use smallvec::SmallVec;
+
+use super::events::{self, Ev, Names};
 use super::races::HappensBefore;
 use crate::rt::op::{Event, ThreadId, WokenChange};
 
@@ -351,4 +353,84 @@ pub(super) fn moves_a_change(
         }
     }
     false
+}
+
+/// What the code of a thread that waited after an event made once the step that woke it ran
+/// (`Dpor::waits`): by (thread, index) of the event and of the step, with the step's access
+/// (its operation's, which must be the same where it is taken again: an arrival at a barrier
+/// that was not the last wakes nobody), the changes of `Event::woke` with the event in their
+/// past, over canonical names. Sorted by the two keys.
+pub(super) type Waits = Vec<(
+    (ThreadId, u32),
+    (ThreadId, u32),
+    events::Access,
+    SmallVec<[events::Access; 2]>,
+)>;
+
+/// Records, for the sleep sets, each event of a change's past with the step that woke the
+/// change's thread, and the change ([`Waits`]).
+///
+/// The event's thread waited after it (a join of a thread not yet ended, in the code after its
+/// operation) until that step, and the change came right after the step. Run after the step
+/// instead, the event's own step makes the change: it does more than it did where it ran. A
+/// sleep set holds the event as it ran; so, where that step is taken while it sleeps, it sleeps
+/// on with the change as its own ([`asleep_after`]), and wakes up at a step that conflicts with
+/// the change. Its sleep stays sound: the change comes right after that step where the event
+/// ran first (the branch the sleeper stands for), and right after the event where it runs
+/// later, and the steps between commute with it. Without this, thread 1's store, explored
+/// first before its child's end, slept through the child's end and then thread 2's count of
+/// an `Arc`, where it would drop its reference in its own step (`tests/dpor_vs_dfs.rs`,
+/// `Family::Woken`, seed 1308 of the larger programs, shrunk: thread 1 spawns a child that
+/// `try_lock`s, stores, joins it; thread 2 reads the count in a critical section).
+pub(super) fn record_waits(evs: &[Ev], trace: &[Event], names: &mut Names, waits: &mut Waits) {
+    for (k, step) in trace.iter().enumerate().filter(|(_, s)| !s.woke.is_empty()) {
+        // The changes over canonical names, as the step's event carries them.
+        let mut named = Ev {
+            thread: evs[k].thread,
+            index: evs[k].index,
+            ..Ev::default()
+        };
+        events::add_woken(&mut named, step, false, names);
+        let at = (evs[k].thread, evs[k].index);
+        let main = evs[k].main();
+        for (change, &access) in step.woke.iter().zip(&named.accesses) {
+            for &p in &change.past {
+                let p = (evs[p as usize].thread, evs[p as usize].index);
+                let from = waits.partition_point(|w| (w.0, w.1) < (p, at));
+                let found = (from..waits.len())
+                    .take_while(|&n| (waits[n].0, waits[n].1) == (p, at))
+                    .find(|&n| waits[n].2 == main);
+                let n = found.unwrap_or_else(|| {
+                    waits.insert(from, (p, at, main, SmallVec::new()));
+                    from
+                });
+                if !waits[n].3.contains(&access) {
+                    waits[n].3.push(access);
+                }
+            }
+        }
+    }
+}
+
+/// The sleeping event `s` as it sleeps on after `step` (independent of it): with the changes
+/// its thread made where `step` woke it, if any ([`record_waits`]), which are its own from
+/// there on. (Its exact accesses go: the changes have none of its execution.)
+pub(super) fn asleep_after(waits: &Waits, s: &Ev, step: &Ev, names: &mut Names) -> Option<Ev> {
+    if waits.is_empty() {
+        return None;
+    }
+    let key = ((s.thread, s.index), (step.thread, step.index));
+    let from = waits.partition_point(|w| (w.0, w.1) < key);
+    let same = &mut |x, y| names.find(x) == names.find(y);
+    let n = (from..waits.len())
+        .take_while(|&n| (waits[n].0, waits[n].1) == key)
+        .find(|&n| events::same_access(waits[n].2, step.main(), same))?;
+    let mut s = s.clone();
+    for &a in &waits[n].3 {
+        if !s.accesses.contains(&a) {
+            s.accesses.push(a);
+        }
+    }
+    s.exact.clear();
+    Some(s)
 }
