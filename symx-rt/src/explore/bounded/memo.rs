@@ -155,6 +155,17 @@ impl Memo {
         true
     }
 
+    /// Keeps the next `calls` calls of the last execution without asking what they asked
+    /// (every ask at a step where it was planted already, `backtrack::skip_repeated`); false
+    /// (nothing kept) if the last execution made fewer.
+    pub fn skip(&mut self, calls: usize) -> bool {
+        if self.kept + calls > self.calls.len() {
+            return false;
+        }
+        self.kept += calls;
+        true
+    }
+
     /// Drops the last execution's calls from the first not kept on, and records what the
     /// current execution's calls ask from there.
     pub fn recompute(&mut self, asks: &mut Asks) {
