@@ -261,7 +261,8 @@ impl Scratch {
     /// ([`Scratch::new`]). `apart`: the steps' changes that race apart from their operations
     /// ([`Apart`]), in step order. A point the memo asks again at one of the first `planted`
     /// steps is left out: the caller planted it there after the last execution, and planting
-    /// it again would change nothing.
+    /// it again would change nothing. The first `checked` steps' lists in `ready` were found
+    /// the same as the last execution's (`Bpor::look`).
     pub fn points(
         &mut self,
         evs: &[Ev],
@@ -270,6 +271,7 @@ impl Scratch {
         apart: &[Apart],
         gave_way: GaveWay,
         planted: usize,
+        checked: usize,
     ) -> &[Point] {
         let bounded = self.bounded;
         let threads = evs
@@ -312,7 +314,9 @@ impl Scratch {
         ran.clear();
         ran.resize(threads, 0);
         out.clear();
-        let reusable = memo.reusable(shared, ready, apart).min(same_gave_way);
+        let reusable = memo
+            .reusable(shared, ready, apart, checked)
+            .min(same_gave_way);
         memo.start(out);
         let mut afresh = false;
         let mut queues = Queues::default();
