@@ -212,9 +212,16 @@ fn average() {
     let _mean = (x + b) / 2u8;
 }
 
+/// Where the build checks overflow (`overflow-checks`, on in debug builds), `x + b` panics,
+/// and symx records that check; a release build wraps, as Rust does, and there is nothing to
+/// find: the search ends complete and clean.
 #[test]
 fn an_overflow_that_needs_an_input_and_an_order_is_found_by_solving() {
     let out = search(average, Options::default());
+    if !cfg!(debug_assertions) {
+        assert!(out.findings.is_empty() && out.complete, "{out:#?}");
+        return;
+    }
     let f = the_finding(&out, average);
     assert_eq!(f.failure.kind, "panic");
     assert!(

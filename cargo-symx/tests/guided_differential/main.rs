@@ -173,8 +173,14 @@ fn shard(shard: u64, family: Family) {
         );
         assert!(tally.cut > 0, "pruning never cut an execution: {tally:?}");
     }
+    // Both ends of slicing are exercised. Without overflow checks the generated programs
+    // differ (no overflow sites), and a release build's shard 1 drops no slice; assertion_guided's
+    // `a_slice_an_execution_breaks_is_dropped_and_the_search_restarted` pins one in every build.
     if family == Family::Awaiting && n >= 50 {
-        assert!(tally.sliced > 0 && tally.unsliced > 0, "{tally:?}");
+        assert!(
+            tally.sliced > 0 && (tally.unsliced > 0 || !checked),
+            "{tally:?}"
+        );
     }
 }
 

@@ -188,7 +188,7 @@ pub(super) struct Scratch {
 pub(super) enum GaveWay {
     /// At each of `steps` steps, the threads `0..threads` (names are dense from 0; compared
     /// with [`GaveWay::Yielded`] as that list): every thread of an execution where nothing can
-    /// block (`bounded::blocks`), none where no thread yielded.
+    /// block (`look::blocks`), none where no thread yielded.
     First { threads: usize, steps: usize },
     /// Per step, the threads only their yield kept from running there (`fairness::gave_way`).
     Yielded(Vec<SmallVec<[ThreadId; 2]>>),
