@@ -183,6 +183,16 @@ pub(super) struct Scratch {
     gave_way: GaveWay,
 }
 
+/// What the caller of [`Scratch::points`] knows an execution repeats of the last one.
+pub(super) struct Repeated {
+    /// A point the memo asks again at one of the first `planted` steps is left out: the caller
+    /// planted it there after the last execution, and planting it again would change nothing.
+    pub planted: usize,
+    /// The first `checked` steps' lists in `ready` were found the same as the last
+    /// execution's (`Bpor::look`).
+    pub checked: usize,
+}
+
 /// Per step of an execution, the threads a race with that step asks no points at earlier
 /// steps for (see [`Look::race`]).
 pub(super) enum GaveWay {
@@ -259,10 +269,8 @@ impl Scratch {
     /// came free: Flanagan and Godefroid look at every thread's next transition, enabled or
     /// not, and these are the ones no step shows). Conservative points only under a bound
     /// ([`Scratch::new`]). `apart`: the steps' changes that race apart from their operations
-    /// ([`Apart`]), in step order. A point the memo asks again at one of the first `planted`
-    /// steps is left out: the caller planted it there after the last execution, and planting
-    /// it again would change nothing. The first `checked` steps' lists in `ready` were found
-    /// the same as the last execution's (`Bpor::look`).
+    /// ([`Apart`]), in step order. `repeated`: what the caller knows the execution repeats of
+    /// the last one ([`Repeated`]).
     pub fn points(
         &mut self,
         evs: &[Ev],
@@ -270,9 +278,9 @@ impl Scratch {
         end: &[Lookahead],
         apart: &[Apart],
         gave_way: GaveWay,
-        planted: usize,
-        checked: usize,
+        repeated: Repeated,
     ) -> &[Point] {
+        let Repeated { planted, checked } = repeated;
         let bounded = self.bounded;
         let threads = evs
             .iter()

@@ -125,7 +125,7 @@ use super::dpor::steps::Threads;
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
 use crate::rt::op::{Event, Op, OpKind, ThreadId};
 use crate::rt::threads::MAIN_KEY;
-use backtrack::{Apart, GaveWay, Lookahead, Point, Scratch};
+use backtrack::{Apart, GaveWay, Lookahead, Point, Repeated, Scratch};
 use fairness::{gave_way, spurious_fairness, yield_fairness, FAIRNESS};
 use look::blocks;
 use node::Node;
@@ -392,8 +392,10 @@ impl Bpor {
             &self.unfinished,
             apart,
             gave_way,
-            self.planted,
-            self.checked,
+            Repeated {
+                planted: self.planted,
+                checked: self.checked,
+            },
         );
         for Point {
             at,
