@@ -1,5 +1,6 @@
 //! The bounded sleep rule: whether a branch, once explored, puts its thread to sleep in the
-//! branches after it ([`puts_to_sleep`]), and what counts there as a release of its step: an
+//! branches after it ([`puts_to_sleep`]) or half to sleep, running only to continue
+//! ([`half_sleeps`]), and what counts there as a release of its step: an
 //! operation that may let another thread's operation run ([`releases`]), or a thread's end that
 //! a join may wait for ([`ends_release`]). Without a bound every branch puts its thread to sleep
 //! (Godefroid's sleep sets); the cases here are the bound's.
@@ -40,6 +41,29 @@ use crate::rt::op::ThreadId;
 /// covering every continuation, so its thread sleeps as in Godefroid's sleep sets.
 pub(super) fn puts_to_sleep(node: &Node, last: ThreadId, bounded: bool) -> bool {
     !bounded || !node.below || (!node.releases && (last == node.chosen || !node.continues))
+}
+
+/// Whether the branch just explored at `node` half-puts its thread `p` to sleep in the
+/// branches after it, where [`puts_to_sleep`] does not: under a bound, when the bound hid a
+/// thread below it, its step [`releases`] nothing, `p` is not `last` and can run right after
+/// its step (`Node::continues`). Then `p` may run at a later branch's state only to continue:
+/// once run there, where it can run right after its step it runs again, and no other thread
+/// is tried at the step after (`Node::only`). The schedules left out, `q.w.p.r.x` with `r` not
+/// `p` while `p` could run (`p` commuting with `q.w`), are equivalent to `p.q.w.r.x`, which
+/// pays at most as many preemptions, so the branch of `p`, complete for the bound, covers
+/// them. [`puts_to_sleep`]'s argument for `q.w` and the front holds as it is: what differs
+/// is that the switch from `p` to `q` is now a preemption, since `p` could run; but so is the
+/// switch from `p` to `r` in the schedule left out, and the switch from `w`'s last thread to
+/// `r` costs at most what the one to `p` did (a preemption exactly when that thread can run,
+/// which `p`, releasing nothing, cannot have made it; `r` may be that thread, then free).
+/// Where `p` cannot run right after its step there (it blocked on what `q.w` did), the
+/// switch after it is free and nothing is left out. A node whose other branches were left
+/// out counts as cut (its parent's `below`, and its deferred conservative points planted):
+/// the exploration below it is no longer the unbounded one, which the sleep rule and the
+/// conservative points' deferral take it for (without that, the differentials missed traces:
+/// a branch below which only these left something out put its thread fully to sleep).
+pub(super) fn half_sleeps(node: &Node, last: ThreadId, bounded: bool) -> bool {
+    bounded && node.below && !node.releases && last != node.chosen && node.continues
 }
 
 /// Whether step `ev` may let an operation of another thread run that could not run before:
