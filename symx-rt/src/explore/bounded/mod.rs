@@ -83,10 +83,11 @@
 //! that preemption much later for a third thread, which the bound then hides instead.
 //!
 //! Executions. Never more than the bounded DFS on the same program (asserted per program by the
-//! differential test). More than the unbounded optimal DPOR on some programs (1,204 of the
-//! 12,505 larger comparisons, session 15; over all of them far fewer): each such program runs
-//! some trace more than once, since a conservative point or an awake sleeper is planted when
-//! the branch that would make it redundant may have been cut. `docs/bounded-por.md`, "Over the
+//! differential test). More than the unbounded optimal DPOR on some programs (1,167 of the
+//! 12,505 larger comparisons, session 16, 430 of them with spurious wake-ups, which the optimal
+//! DPOR does not explore; over all of them far fewer): each such program runs some trace more
+//! than once (or, with spurious wake-ups, more traces), since a conservative point or an awake
+//! sleeper is planted when the branch that would make it redundant may have been cut. `docs/bounded-por.md`, "Over the
 //! optimal DPOR", says where the over-count comes from and why the ways around it considered
 //! are not here.
 //!

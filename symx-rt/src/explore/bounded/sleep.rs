@@ -46,22 +46,25 @@ pub(super) fn puts_to_sleep(node: &Node, last: ThreadId, bounded: bool) -> bool 
 /// Whether the branch just explored at `node` half-puts its thread `p` to sleep in the
 /// branches after it, where [`puts_to_sleep`] does not: under a bound, when the bound hid a
 /// thread below it, its step [`releases`] nothing, `p` is not `last` and can run right after
-/// its step (`Node::continues`). Then `p` may run at a later branch's state only to continue:
-/// once run there, where it can run right after its step it runs again, and no other thread
-/// is tried at the step after (`Node::only`). The schedules left out, `q.w.p.r.x` with `r` not
-/// `p` while `p` could run (`p` commuting with `q.w`), are equivalent to `p.q.w.r.x`, which
-/// pays at most as many preemptions, so the branch of `p`, complete for the bound, covers
-/// them. [`puts_to_sleep`]'s argument for `q.w` and the front holds as it is: what differs
-/// is that the switch from `p` to `q` is now a preemption, since `p` could run; but so is the
-/// switch from `p` to `r` in the schedule left out, and the switch from `w`'s last thread to
-/// `r` costs at most what the one to `p` did (a preemption exactly when that thread can run,
-/// which `p`, releasing nothing, cannot have made it; `r` may be that thread, then free).
-/// Where `p` cannot run right after its step there (it blocked on what `q.w` did), the
-/// switch after it is free and nothing is left out. A node whose other branches were left
-/// out counts as cut (its parent's `below`, and its deferred conservative points planted):
-/// the exploration below it is no longer the unbounded one, which the sleep rule and the
-/// conservative points' deferral take it for (without that, the differentials missed traces:
-/// a branch below which only these left something out put its thread fully to sleep).
+/// its step (`Node::continues`: not blocked, not hidden by its yield). Then in those branches
+/// `p` runs only to continue: once run, where it can run right after its step it runs again,
+/// and no other thread is tried at the step after (`Node::only`). The schedules left out are
+/// `q.w.p.r.x`, `p` commuting with `q.w`, `r` not `p` though `p` could run. Each is
+/// equivalent to `p.q.w.r.x`, which pays at most as many preemptions, so the branch of `p`,
+/// complete for the bound, covers it. Against [`puts_to_sleep`]'s argument (the front, `q.w`
+/// unchanged) two switches differ:
+/// - `p` to `q` is a preemption now, since `p` can run after its step; but so is `p` to `r` in
+///   the schedule left out;
+/// - the last thread of `q.w` (`q` if `w` is empty) switches to `r` instead of `p`: a
+///   preemption only if that thread can run there, as the switch to `p` was (`p`, releasing
+///   nothing, cannot have let it run), and free if it is `r`.
+///
+/// Where `p` cannot run right after its step in a later branch (it blocks on what `q.w` did),
+/// the switch after it is free and nothing is left out. A node whose other branches were left
+/// out counts as cut (the parent's `below`, its deferred conservative points planted): the
+/// exploration below it is no longer the unbounded one, which the sleep rule and the
+/// deferral take it for (without that, the differentials missed traces: a branch below which
+/// only these were left out put its thread fully to sleep).
 pub(super) fn half_sleeps(node: &Node, last: ThreadId, bounded: bool) -> bool {
     bounded && node.below && !node.releases && last != node.chosen && node.continues
 }
