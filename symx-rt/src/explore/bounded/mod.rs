@@ -128,7 +128,7 @@ use super::dpor::steps::Threads;
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
 use crate::rt::op::{Event, Op, OpKind, ThreadId};
 use crate::rt::threads::MAIN_KEY;
-use backtrack::{Apart, GaveWay, Lookahead, Point, Scratch};
+use backtrack::{Apart, GaveWay, Lookahead, Point, Repeated, Scratch};
 use fairness::{gave_way, spurious_fairness, yield_fairness, FAIRNESS};
 use look::blocks;
 use node::Node;
@@ -155,8 +155,13 @@ pub(crate) struct Bpor {
     /// looked up (`usize::MAX`: not yet).
     named: SmallVec<[ThreadId; 8]>,
     /// Per step of the current execution, the threads that could run and their next events
-    /// over this execution's objects.
+    /// over this execution's objects. Between executions, the last execution's lists of the
+    /// steps the next one repeats stay, to be checked rather than made again ([`Bpor::look`]).
     ready: Vec<Vec<Lookahead>>,
+    /// How many first steps of the current execution found the last execution's list in
+    /// `ready` the same ([`Bpor::look`]): the memo, which holds the last execution's lists,
+    /// need not compare them again (`Memo::reusable`).
+    checked: usize,
     /// The lists of earlier executions' steps, for their memory.
     spare_ready: Vec<Vec<Lookahead>>,
     /// Nodes popped, emptied, for their lists' memory: a new node takes one (allocating its
@@ -199,15 +204,48 @@ impl Bpor {
         }
     }
 
-    /// Records who could run at this step and what they would do (in a list of an earlier
+    /// Records who could run at step `step` and what they would do (in a list of an earlier
     /// execution's, for its memory), and returns the slot of `want` among them.
-    fn look(&mut self, point: &SchedulingPoint<'_>, want: Option<ThreadId>) -> Option<usize> {
+    ///
+    /// At a step the execution repeats, the last execution's list is still there (kept by
+    /// `next_execution`) and is only checked: a thread's lookahead is a function of its
+    /// candidate alone ([`Bpor::lookahead_of`]: its name, a function of its spawn-path key
+    /// kept by `threads` for the whole exploration; its operation's kind and objects; and the
+    /// flags `spurious`, fixed, and `yields`, whose change `end_execution` applies to every list
+    /// it holds), so equal candidates make an equal list. Where they differ (the program did
+    /// not repeat itself) the lists from here on are dropped and this one is made again.
+    fn look(
+        &mut self,
+        step: usize,
+        point: &SchedulingPoint<'_>,
+        want: Option<ThreadId>,
+    ) -> Option<usize> {
+        if let Some(kept) = self.ready.get_mut(step).map(std::mem::take) {
+            let candidates = point.candidates;
+            let same = kept.len() == candidates.len()
+                && (candidates.iter().zip(&kept)).all(|(c, l)| self.lookahead_of(c) == *l);
+            let slot = want.and_then(|w| kept.iter().position(|l| l.thread == w));
+            self.ready[step] = kept;
+            if same {
+                self.checked += usize::from(self.checked == step);
+                return slot;
+            }
+            self.spare_ready.extend(self.ready.drain(step..));
+        }
         let mut here = self.spare_ready.pop().unwrap_or_default();
         here.clear();
         self.lookahead(point.candidates, &mut here);
         let slot = want.and_then(|w| here.iter().position(|l| l.thread == w));
         self.ready.push(here);
         slot
+    }
+
+    /// Keeps the lookaheads of the first `n` steps for the next execution, which repeats the
+    /// first `n - 1` steps and so starts step `n - 1` from the same state ([`Bpor::look`]
+    /// checks them); the others' lists go back for their memory.
+    fn keep_ready(&mut self, n: usize) {
+        let n = n.min(self.ready.len());
+        self.spare_ready.extend(self.ready.drain(n..));
     }
 
     /// The threads that could run at the current step, into `to`.
@@ -218,28 +256,30 @@ impl Bpor {
 
     /// What `candidates` would do next, over this execution's objects, into `out`.
     fn lookahead(&mut self, candidates: &[Candidate], out: &mut Vec<Lookahead>) {
-        let (spurious, yields) = (self.spurious, self.yields);
-        let (threads, named) = (&mut self.threads, &mut self.named);
-        out.extend(candidates.iter().map(|c| {
-            let mut exact = events::exact_of(&c.op);
-            if let Some(a) = spurious_fairness(spurious, c.op.kind, FAIRNESS) {
-                exact.push(a);
-            }
-            if let Some(a) = yield_fairness(yields, c.op.kind) {
-                exact.push(a);
-            }
-            while named.len() <= c.thread {
-                named.push(usize::MAX);
-            }
-            if named[c.thread] == usize::MAX {
-                named[c.thread] = threads.of(c.key);
-            }
-            Lookahead {
-                thread: named[c.thread],
-                kind: c.op.kind,
-                exact,
-            }
-        }));
+        out.extend(candidates.iter().map(|c| self.lookahead_of(c)));
+    }
+
+    /// What candidate `c` would do next, over this execution's objects.
+    fn lookahead_of(&mut self, c: &Candidate) -> Lookahead {
+        let mut exact = events::exact_of(&c.op);
+        if let Some(a) = spurious_fairness(self.spurious, c.op.kind, FAIRNESS) {
+            exact.push(a);
+        }
+        if let Some(a) = yield_fairness(self.yields, c.op.kind) {
+            exact.push(a);
+        }
+        let named = &mut self.named;
+        while named.len() <= c.thread {
+            named.push(usize::MAX);
+        }
+        if named[c.thread] == usize::MAX {
+            named[c.thread] = self.threads.of(c.key);
+        }
+        Lookahead {
+            thread: named[c.thread],
+            kind: c.op.kind,
+            exact,
+        }
     }
 
     /// Creates the node for a step past the replayed prefix: its sleep set is what slept at
@@ -363,7 +403,10 @@ impl Bpor {
             &self.unfinished,
             apart,
             gave_way,
-            self.planted,
+            Repeated {
+                planted: self.planted,
+                checked: self.checked,
+            },
         );
         for Point {
             at,
@@ -404,7 +447,7 @@ impl Chooser for Bpor {
         self.value_calls = 0;
         self.threads.new_execution();
         self.named.clear();
-        self.spare_ready.append(&mut self.ready);
+        self.checked = 0;
         self.unfinished.clear();
         self.bound_hid.clear();
         self.names.new_execution();
@@ -422,6 +465,7 @@ impl Chooser for Bpor {
             let node = &mut self.nodes[n - 1];
             if node.values.advance() {
                 self.planted = n - 1;
+                self.keep_ready(n);
                 return true;
             }
             let sleeps = puts_to_sleep(node, last, bounded);
@@ -455,6 +499,7 @@ impl Chooser for Bpor {
                 node.values.clear();
                 node.below = false;
                 self.planted = n - 1;
+                self.keep_ready(n);
                 return true;
             }
             self.pop();
@@ -467,7 +512,7 @@ impl Chooser for Bpor {
         self.step += 1;
         self.value_calls = 0;
         let want = self.nodes.get(step).map(|n| n.chosen);
-        let slot = match (want, self.look(point, want)) {
+        let slot = match (want, self.look(step, point, want)) {
             (Some(want), Some(slot)) => {
                 self.pending(step, want, &point.candidates[slot].op);
                 slot
@@ -516,6 +561,8 @@ impl Chooser for Bpor {
             for l in self.ready.iter_mut().flatten().chain(&mut self.unfinished) {
                 l.exact.extend(yield_fairness(true, l.kind));
             }
+            // The memo's lists were made without them: no step is the same.
+            self.checked = 0;
         }
         events::of_trace_into(
             trace,
