@@ -331,7 +331,7 @@ fn optimal_dpor_reaches_the_dfs_outcomes(seed: u64, p: &ChanProgram) -> u64 {
 }
 
 /// The optimal DPOR missed outcomes of these programs until what a woken thread's code
-/// changes raced apart from the step that woke it (`dpor::reversals::woken_races`), as the
+/// changes raced apart from the step that woke it (`dpor::woken::woken_races`), as the
 /// bounded reduction did (see `a_woken_threads_changes_race_apart_from_the_step_that_woke_it`,
 /// seed 1,904): main's drop of its sender after a join that waited found the receiver gone,
 /// which raced with nothing. Found on the 1,028 programs of three threads among seeds 0 to

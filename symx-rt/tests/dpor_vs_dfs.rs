@@ -483,26 +483,26 @@ fn dpor_agrees_with_dfs_on_objects_used_first_by_any_thread() {
 /// Code a thread runs right after a wake-up belongs to no step (a join that waited, then
 /// `Arc` counts read and references dropped, `Family::Woken`): its changes are recorded on the
 /// step that woke the thread, and the DPOR races them apart from it
-/// (`dpor::reversals::woken_races`). Traces are compared with those changes as steps of their
+/// (`dpor::woken::woken_races`). Traces are compared with those changes as steps of their
 /// own (`random_programs::canonical_with_changes`), so that a change after a join is one event
 /// whether the join waited or not.
 ///
 /// Pinned, both ways. On main before this test, 47 of these 150 programs missed a final state
 /// or a trace (12 ran one twice, 4,270 executions). 3 were the race of a lock's two
 /// acquisitions hidden by the `Arc` the release's step dropped (`races::History::predecessors`),
-/// 2 main's count reads after two joins racing with each other (`reversals::conflicts_with`),
-/// 40 woken changes not raced with later events (`reversals::later_races`), and the last 2 the
+/// 2 main's count reads after two joins racing with each other (`woken::conflicts_with`),
+/// 40 woken changes not raced with later events (`woken::later_races`), and the last 2 the
 /// place of a change glued to the step after which it runs:
 /// - seed 51: main reads the counts right after the join of thread 1 (`Locked`), with threads
 ///   2 (`Cas`, `Cas`) and 3 (`Load`) both ended before, thread 3 first. The race of thread 2's
 ///   first `Cas` with thread 3's `Load` was reversed with thread 1's release first (happens-
 ///   before has no changes, so the release was in `notdep`), where main's counts come before
-///   thread 2's drops; the release slept there (`reversals::after_with_changes`);
+///   thread 2's drops; the release slept there (`woken::after_with_changes`);
 /// - seed 54 (shrunk: thread 1 `Store(1)`, thread 2 spawns a child that `Load`s 1, `Swap`s 0,
 ///   joins): the child's load, then thread 1's store (main's counts: thread 2's references
 ///   still held), then thread 2's `Swap` (its references dropped). The race of thread 2's drops
 ///   with main's counts was taken as explored: with the `Swap` first, the child's end wakes
-///   thread 2 to drop them before the counts (`reversals::moves_a_change`).
+///   thread 2 to drop them before the counts (`woken::moves_a_change`).
 ///
 /// 15 run some trace twice: a wakeup sequence's event carries the woken changes of the
 /// execution it came from, and the sleep sets compare it with them; and `Arc` drops compared

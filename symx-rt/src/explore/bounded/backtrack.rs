@@ -183,12 +183,22 @@ pub(super) struct Scratch {
     gave_way: GaveWay,
 }
 
+/// What the caller of [`Scratch::points`] knows an execution repeats of the last one.
+pub(super) struct Repeated {
+    /// A point the memo asks again at one of the first `planted` steps is left out: the caller
+    /// planted it there after the last execution, and planting it again would change nothing.
+    pub planted: usize,
+    /// The first `checked` steps' lists in `ready` were found the same as the last
+    /// execution's (`Bpor::look`).
+    pub checked: usize,
+}
+
 /// Per step of an execution, the threads a race with that step asks no points at earlier
 /// steps for (see [`Look::race`]).
 pub(super) enum GaveWay {
     /// At each of `steps` steps, the threads `0..threads` (names are dense from 0; compared
     /// with [`GaveWay::Yielded`] as that list): every thread of an execution where nothing can
-    /// block (`bounded::blocks`), none where no thread yielded.
+    /// block (`look::blocks`), none where no thread yielded.
     First { threads: usize, steps: usize },
     /// Per step, the threads only their yield kept from running there (`fairness::gave_way`).
     Yielded(Vec<SmallVec<[ThreadId; 2]>>),
@@ -259,9 +269,8 @@ impl Scratch {
     /// came free: Flanagan and Godefroid look at every thread's next transition, enabled or
     /// not, and these are the ones no step shows). Conservative points only under a bound
     /// ([`Scratch::new`]). `apart`: the steps' changes that race apart from their operations
-    /// ([`Apart`]), in step order. A point the memo asks again at one of the first `planted`
-    /// steps is left out: the caller planted it there after the last execution, and planting
-    /// it again would change nothing.
+    /// ([`Apart`]), in step order. `repeated`: what the caller knows the execution repeats of
+    /// the last one ([`Repeated`]).
     pub fn points(
         &mut self,
         evs: &[Ev],
@@ -269,8 +278,9 @@ impl Scratch {
         end: &[Lookahead],
         apart: &[Apart],
         gave_way: GaveWay,
-        planted: usize,
+        repeated: Repeated,
     ) -> &[Point] {
+        let Repeated { planted, checked } = repeated;
         let bounded = self.bounded;
         let threads = evs
             .iter()
@@ -312,14 +322,35 @@ impl Scratch {
         ran.clear();
         ran.resize(threads, 0);
         out.clear();
-        let reusable = memo.reusable(shared, ready, apart).min(same_gave_way);
+        let reusable = memo
+            .reusable(shared, ready, apart, checked)
+            .min(same_gave_way);
         memo.start(out);
         let mut afresh = false;
         let mut queues = Queues::default();
         let mut aparts = apart.iter().peekable();
         let mut befores: Vec<Option<SmallVec<[usize; 3]>>> = Vec::new();
         let mut parts: SmallVec<[&Apart; 1]> = SmallVec::new();
-        for (k, ek) in evs.iter().enumerate() {
+        let mut skipped = skip_repeated(evs, ready, positions, shared, reusable.min(planted + 1));
+        for (k, ek) in evs.iter().enumerate().take(skipped) {
+            // The step's calls, as the loop below makes them.
+            let mut parts = 0;
+            while aparts.next_if(|a| a.step == k).is_some() {
+                parts += 1;
+            }
+            let here = ready.get(k).map_or(&[][..], Vec::as_slice);
+            let own = here.iter().filter(|l| l.thread == ek.thread).count();
+            if !memo.skip(here.len() + parts * own) {
+                // The last execution made fewer calls: the loop below finds that too.
+                skipped = k;
+                aparts = apart.iter().peekable();
+                while aparts.next_if(|a| a.step < k).is_some() {}
+                break;
+            }
+            queues.record(ek);
+            ran[ek.thread] += 1;
+        }
+        for (k, ek) in evs.iter().enumerate().skip(skipped) {
             parts.clear();
             while let Some(a) = aparts.next_if(|a| a.step == k) {
                 parts.push(a);
@@ -407,9 +438,18 @@ impl Scratch {
             let before = earlier(evs, positions, ran, l.thread, evs.len());
             look.races_of(evs.len(), &queues.as_event(l), history, &before, out);
         }
-        for k in 0..evs.len() {
+        // What these ask at step `k` is read from the events up to `k`, the lookaheads up to
+        // `k + 1` and which threads gave way at `k`, and asked at steps before `k + 1`
+        // (`blocked_earlier`: before `k`): where all that is the last execution's (`k + 1 <
+        // reusable`) and those steps are among the first `planted`, the last execution asked
+        // it and it was planted there, so asking it again would change nothing (as the memo's
+        // points, see `skip_repeated`).
+        let repeated = reusable.saturating_sub(1).min(planted);
+        for k in repeated..evs.len() {
             look.disabled(k, out);
-            if bounded {
+        }
+        if bounded {
+            for k in reusable.min(planted + 1)..evs.len() {
                 look.blocked_earlier(k, out);
             }
         }
@@ -418,6 +458,40 @@ impl Scratch {
         }
         &out.points
     }
+}
+
+/// How many first steps of `evs` the races need not look at again (`Scratch::points`): the
+/// memo would take every ask of such a step from the last execution and leave every one out.
+/// Below `reusable` (at most the memo's [`Memo::reusable`], at most `planted + 1`), a step's
+/// asks are taken from the memo when each thread that could run there has the same `before`
+/// as in the last execution, which it has when its next event is one of the first `shared`
+/// (the last execution's, and so what comes before it is); a thread's next event from step `k`
+/// is one of those when the thread has an event among steps `k..shared`. And a step `k`'s
+/// asks are at steps before `k` (a race with an earlier event, its run's start, steps before
+/// that), so at `k <= planted` all are at steps the last execution's points were planted at
+/// already, which the memo leaves out. So the steps before the first where a thread that could
+/// run has no event left among the shared ones (or `reusable`) ask for nothing: only their
+/// bookkeeping (the threads' event counts, the channels' messages) is done.
+fn skip_repeated(
+    evs: &[Ev],
+    ready: &[Vec<Lookahead>],
+    positions: &[Vec<usize>],
+    shared: usize,
+    reusable: usize,
+) -> usize {
+    // Per thread, the step after its last event among the shared ones (0: none).
+    let mut until: SmallVec<[usize; 8]> = SmallVec::new();
+    for mine in positions {
+        let n = mine.partition_point(|&p| p < shared);
+        until.push(n.checked_sub(1).map_or(0, |n| mine[n] + 1));
+    }
+    let steps = reusable.min(evs.len());
+    (0..steps)
+        .find(|&k| {
+            let mut here = ready.get(k).into_iter().flatten();
+            here.any(|l| until.get(l.thread).is_none_or(|&u| u <= k))
+        })
+        .unwrap_or(steps)
 }
 
 /// Whether two events are the same to happens-before ([`HappensBefore::recompute`] reads

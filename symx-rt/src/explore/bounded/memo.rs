@@ -107,11 +107,17 @@ pub(super) struct Memo {
 impl Memo {
     /// How many first steps of an execution whose first `shared` events are the last one's,
     /// and whose steps could run `ready` with changes `apart` from their operations, are the
-    /// last one's in all that
-    /// their races read but `before`.
-    pub fn reusable(&self, shared: usize, ready: &[Vec<Lookahead>], apart: &[Apart]) -> usize {
+    /// last one's in all that their races read but `before`. The first `checked` lists of
+    /// `ready` are known to be the last execution's, which the memo holds (`Memo::end`).
+    pub fn reusable(
+        &self,
+        shared: usize,
+        ready: &[Vec<Lookahead>],
+        apart: &[Apart],
+        checked: usize,
+    ) -> usize {
         let mut same = shared.min(ready.len()).min(self.ready_ends.len());
-        for (k, here) in ready.iter().enumerate().take(same) {
+        for (k, here) in ready.iter().enumerate().take(same).skip(checked) {
             let from = k.checked_sub(1).map_or(0, |p| self.ready_ends[p]);
             if self.ready[from..self.ready_ends[k]] != here[..] {
                 same = k;
@@ -152,6 +158,17 @@ impl Memo {
         self.kept += befores.len();
         let to = self.said_before(self.kept);
         asks.replay(from, to, planted);
+        true
+    }
+
+    /// Keeps the next `calls` calls of the last execution without asking what they asked
+    /// (every ask at a step where it was planted already, `backtrack::skip_repeated`); false
+    /// (nothing kept) if the last execution made fewer.
+    pub fn skip(&mut self, calls: usize) -> bool {
+        if self.kept + calls > self.calls.len() {
+            return false;
+        }
+        self.kept += calls;
         true
     }
 

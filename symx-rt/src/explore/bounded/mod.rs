@@ -116,17 +116,20 @@ mod fairness;
 mod look;
 mod memo;
 mod node;
+mod sleep;
 
 use smallvec::SmallVec;
 
-use super::dpor::events::{self, dependent, Access, Canon, Ev, EventKey, Names};
+use super::dpor::events::{self, dependent, Canon, Ev, EventKey, Names};
 use super::dpor::steps::Threads;
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
 use crate::rt::op::{Event, Op, OpKind, ThreadId};
 use crate::rt::threads::MAIN_KEY;
-use backtrack::{Apart, GaveWay, Lookahead, Point, Scratch};
+use backtrack::{Apart, GaveWay, Lookahead, Point, Repeated, Scratch};
 use fairness::{gave_way, spurious_fairness, yield_fairness, FAIRNESS};
+use look::blocks;
 use node::Node;
+use sleep::{ends_release, puts_to_sleep, releases, threads_in};
 
 /// The nodes an exploration makes room for at its start (steps of one execution).
 const NODES: usize = 64;
@@ -149,8 +152,13 @@ pub(crate) struct Bpor {
     /// looked up (`usize::MAX`: not yet).
     named: SmallVec<[ThreadId; 8]>,
     /// Per step of the current execution, the threads that could run and their next events
-    /// over this execution's objects.
+    /// over this execution's objects. Between executions, the last execution's lists of the
+    /// steps the next one repeats stay, to be checked rather than made again ([`Bpor::look`]).
     ready: Vec<Vec<Lookahead>>,
+    /// How many first steps of the current execution found the last execution's list in
+    /// `ready` the same ([`Bpor::look`]): the memo, which holds the last execution's lists,
+    /// need not compare them again (`Memo::reusable`).
+    checked: usize,
     /// The lists of earlier executions' steps, for their memory.
     spare_ready: Vec<Vec<Lookahead>>,
     /// Nodes popped, emptied, for their lists' memory: a new node takes one (allocating its
@@ -193,15 +201,48 @@ impl Bpor {
         }
     }
 
-    /// Records who could run at this step and what they would do (in a list of an earlier
+    /// Records who could run at step `step` and what they would do (in a list of an earlier
     /// execution's, for its memory), and returns the slot of `want` among them.
-    fn look(&mut self, point: &SchedulingPoint<'_>, want: Option<ThreadId>) -> Option<usize> {
+    ///
+    /// At a step the execution repeats, the last execution's list is still there (kept by
+    /// `next_execution`) and is only checked: a thread's lookahead is a function of its
+    /// candidate alone ([`Bpor::lookahead_of`]: its name, a function of its spawn-path key
+    /// kept by `threads` for the whole exploration; its operation's kind and objects; and the
+    /// flags `spurious`, fixed, and `yields`, whose change `end_execution` applies to every list
+    /// it holds), so equal candidates make an equal list. Where they differ (the program did
+    /// not repeat itself) the lists from here on are dropped and this one is made again.
+    fn look(
+        &mut self,
+        step: usize,
+        point: &SchedulingPoint<'_>,
+        want: Option<ThreadId>,
+    ) -> Option<usize> {
+        if let Some(kept) = self.ready.get_mut(step).map(std::mem::take) {
+            let candidates = point.candidates;
+            let same = kept.len() == candidates.len()
+                && (candidates.iter().zip(&kept)).all(|(c, l)| self.lookahead_of(c) == *l);
+            let slot = want.and_then(|w| kept.iter().position(|l| l.thread == w));
+            self.ready[step] = kept;
+            if same {
+                self.checked += usize::from(self.checked == step);
+                return slot;
+            }
+            self.spare_ready.extend(self.ready.drain(step..));
+        }
         let mut here = self.spare_ready.pop().unwrap_or_default();
         here.clear();
         self.lookahead(point.candidates, &mut here);
         let slot = want.and_then(|w| here.iter().position(|l| l.thread == w));
         self.ready.push(here);
         slot
+    }
+
+    /// Keeps the lookaheads of the first `n` steps for the next execution, which repeats the
+    /// first `n - 1` steps and so starts step `n - 1` from the same state ([`Bpor::look`]
+    /// checks them); the others' lists go back for their memory.
+    fn keep_ready(&mut self, n: usize) {
+        let n = n.min(self.ready.len());
+        self.spare_ready.extend(self.ready.drain(n..));
     }
 
     /// The threads that could run at the current step, into `to`.
@@ -212,28 +253,30 @@ impl Bpor {
 
     /// What `candidates` would do next, over this execution's objects, into `out`.
     fn lookahead(&mut self, candidates: &[Candidate], out: &mut Vec<Lookahead>) {
-        let (spurious, yields) = (self.spurious, self.yields);
-        let (threads, named) = (&mut self.threads, &mut self.named);
-        out.extend(candidates.iter().map(|c| {
-            let mut exact = events::exact_of(&c.op);
-            if let Some(a) = spurious_fairness(spurious, c.op.kind, FAIRNESS) {
-                exact.push(a);
-            }
-            if let Some(a) = yield_fairness(yields, c.op.kind) {
-                exact.push(a);
-            }
-            while named.len() <= c.thread {
-                named.push(usize::MAX);
-            }
-            if named[c.thread] == usize::MAX {
-                named[c.thread] = threads.of(c.key);
-            }
-            Lookahead {
-                thread: named[c.thread],
-                kind: c.op.kind,
-                exact,
-            }
-        }));
+        out.extend(candidates.iter().map(|c| self.lookahead_of(c)));
+    }
+
+    /// What candidate `c` would do next, over this execution's objects.
+    fn lookahead_of(&mut self, c: &Candidate) -> Lookahead {
+        let mut exact = events::exact_of(&c.op);
+        if let Some(a) = spurious_fairness(self.spurious, c.op.kind, FAIRNESS) {
+            exact.push(a);
+        }
+        if let Some(a) = yield_fairness(self.yields, c.op.kind) {
+            exact.push(a);
+        }
+        let named = &mut self.named;
+        while named.len() <= c.thread {
+            named.push(usize::MAX);
+        }
+        if named[c.thread] == usize::MAX {
+            named[c.thread] = self.threads.of(c.key);
+        }
+        Lookahead {
+            thread: named[c.thread],
+            kind: c.op.kind,
+            exact,
+        }
     }
 
     /// Creates the node for a step past the replayed prefix: its sleep set is what slept at
@@ -349,7 +392,10 @@ impl Bpor {
             &self.unfinished,
             apart,
             gave_way,
-            self.planted,
+            Repeated {
+                planted: self.planted,
+                checked: self.checked,
+            },
         );
         for Point {
             at,
@@ -380,133 +426,6 @@ impl Bpor {
     }
 }
 
-/// Whether the branch just explored at `node` puts its thread to sleep in the branches after
-/// it. Without a bound, always (Godefroid's sleep sets). Under a bound, only when its step
-/// [`releases`] nothing and the switch away from its thread `p` after it costs nothing the
-/// later branches' schedules do not pay: `p` continued the previous step's thread (`last`;
-/// before the first step, the main thread, which the scheduler counts as running then: a
-/// switch away from it at the first step is a preemption), or `p` cannot run right after its
-/// step (`Node::continues` is false: it blocked, or its yield hides it), so that switching
-/// away from it there is free. A later branch's schedule `q.w.p.x` (`p` commuting with `q.w`)
-/// is then equivalent to `p.q.w.x`, which pays at most as many preemptions, so the branch of
-/// `p`, complete for the bound, covers it:
-/// - at the front, when `p` is `last`, switching away from `p` costs what switching to `q`
-///   did; when `p` is another thread, switching to `p` costs what switching to `q` did
-///   (neither is `last`: a node's first branch is `last`'s when it can run, and where it
-///   cannot, both switches are free), and the switch from `p` to `q` is free;
-/// - taking `p` out of the middle removes switches, adds none;
-/// - a switch in `w` away from a thread that blocked stays free, since `p` frees nothing that
-///   thread could wait for.
-///
-/// Otherwise moving `p` to the front can cost the preemption that the bound then cuts off;
-/// and moving a release to the front can let a thread in `w` run that blocked there (a lock
-/// `p` unlocks), so that the free switch away from it becomes a preemption: such branches keep
-/// their thread awake. Why the branch was taken does not matter (a race's point or a
-/// conservative one, which until session 15 put nothing to sleep): the argument uses only
-/// that its exploration is complete for the bound from the state after `p`.
-///
-/// Those are the bound's cases: a branch below which the bound hid no enabled thread was
-/// explored as without a bound (yields hide threads there too, see [`Node`]'s `cut`),
-/// covering every continuation, so its thread sleeps as in Godefroid's sleep sets.
-fn puts_to_sleep(node: &Node, last: ThreadId, bounded: bool) -> bool {
-    !bounded || !node.below || (!node.releases && (last == node.chosen || !node.continues))
-}
-
-/// Whether step `ev` may let an operation of another thread run that could not run before:
-/// a release of a lock, a send, a disconnect, a notify, a barrier arrival, an unpark, a `Once`
-/// completed (anything on an object but reading, writing, acquiring and receiving from an
-/// unbounded channel).
-fn releases(ev: &Ev) -> bool {
-    ev.exact.iter().any(|a| {
-        !matches!(
-            a,
-            Access::None
-                | Access::Read(_)
-                | Access::Write(_)
-                | Access::Lock(_)
-                | Access::TryLock(_)
-                | Access::TryLockOk(_)
-                | Access::Shared(_)
-                | Access::Took(..)
-                | Access::DroppedSender(_)
-                | Access::Released(_)
-                | Access::Observe(_)
-        )
-    })
-}
-
-/// Whether a thread of `trace` (`evs`: its events) can block: a step that may wait (a lock, a
-/// condition variable, a channel receive, a barrier, a park, an annotated acquisition), or an
-/// event another thread's step let run that is not its thread's first (a wake-up, a join).
-/// The points at every earlier step where a racing thread can run ([`backtrack`]'s `race`) are
-/// for the free switch back that blocking gives: in an execution where nothing blocks they ask
-/// for nothing the race's own and conservative points do not (no trace missed without them on
-/// the differential tests' executions where nothing blocks; with them, the SPSC queue, whose
-/// threads only spin and yield, ran 19 / 151 / 2,237 executions at bounds 1 / 2 / 4 instead of
-/// 15 / 96 / 957).
-fn blocks(trace: &[Event], evs: &[Ev]) -> bool {
-    trace.iter().zip(evs).any(|(e, ev)| {
-        matches!(
-            e.kind,
-            OpKind::Lock
-                | OpKind::ReadLock
-                | OpKind::CondvarWait
-                | OpKind::BarrierWait
-                | OpKind::Recv
-                | OpKind::Park
-                | OpKind::QueueWait
-                | OpKind::AnnotatedAcquire
-                | OpKind::AnnotatedAcquireShared
-        ) || (ev.index > 0 && !e.enablers.is_empty())
-    })
-}
-
-/// Per thread of `evs`, whether its end (its last step) may let an operation of another thread
-/// run that could not run before, as [`releases`] asks of a step: a join waits for it. Not when
-/// another thread's event here came after the end (a join), and every such event's thread was
-/// waiting for it already before the end (its previous event comes before the end's step; a
-/// join that did not wait, or a spawn, is not that): the joining thread holds the handle, so no
-/// other thread waits for the end in any execution, and in every continuation of a state before
-/// the end it cannot run until the end. Moving the end to the front of a later branch's
-/// schedule `q.w.p.x` ([`puts_to_sleep`]) then lets only a thread run early that does not run
-/// in `q.w`, which changes no switch there: a switch's cost depends on whether the thread
-/// switched away from can run. Not where a thread yielded either: there a thread that can run
-/// keeps the scheduler from starting a new round for those that yielded, which `q.w` may need.
-fn ends_release(evs: &[Ev], yields: bool) -> SmallVec<[bool; 8]> {
-    let threads = threads_in(evs);
-    let mut out: SmallVec<[bool; 8]> = smallvec::smallvec![true; threads];
-    if yields {
-        return out;
-    }
-    let mut last: SmallVec<[usize; 8]> = smallvec::smallvec![0; threads];
-    for (k, e) in evs.iter().enumerate() {
-        last[e.thread] = k;
-    }
-    // Per thread, whether an event came after its end: only by threads waiting for it already.
-    let mut joined: SmallVec<[Option<bool>; 8]> = smallvec::smallvec![None; threads];
-    let mut previous: SmallVec<[Option<usize>; 8]> = smallvec::smallvec![None; threads];
-    for (j, e) in evs.iter().enumerate() {
-        for &(t, n) in &e.enablers {
-            let Some(&end) = last.get(t) else { continue };
-            if t == e.thread || evs[end].index != n {
-                continue;
-            }
-            let waiting = previous[e.thread].is_some_and(|p| p < end);
-            joined[t] = Some(joined[t].unwrap_or(true) && waiting);
-        }
-        previous[e.thread] = Some(j);
-    }
-    for (o, j) in out.iter_mut().zip(&joined) {
-        *o = *j != Some(true);
-    }
-    out
-}
-
-/// How many threads the events `evs` name (names are dense from 0).
-fn threads_in(evs: &[Ev]) -> usize {
-    evs.iter().map(|e| e.thread + 1).max().unwrap_or(0)
-}
-
 impl Chooser for Bpor {
     fn sees_every_step(&self) -> bool {
         true
@@ -517,7 +436,7 @@ impl Chooser for Bpor {
         self.value_calls = 0;
         self.threads.new_execution();
         self.named.clear();
-        self.spare_ready.append(&mut self.ready);
+        self.checked = 0;
         self.unfinished.clear();
         self.bound_hid.clear();
         self.names.new_execution();
@@ -535,6 +454,7 @@ impl Chooser for Bpor {
             let node = &mut self.nodes[n - 1];
             if node.values.advance() {
                 self.planted = n - 1;
+                self.keep_ready(n);
                 return true;
             }
             if puts_to_sleep(node, last, bounded) {
@@ -556,6 +476,7 @@ impl Chooser for Bpor {
                 node.values.clear();
                 node.below = false;
                 self.planted = n - 1;
+                self.keep_ready(n);
                 return true;
             }
             self.pop();
@@ -568,7 +489,7 @@ impl Chooser for Bpor {
         self.step += 1;
         self.value_calls = 0;
         let want = self.nodes.get(step).map(|n| n.chosen);
-        let slot = match (want, self.look(point, want)) {
+        let slot = match (want, self.look(step, point, want)) {
             (Some(want), Some(slot)) => {
                 self.pending(step, want, &point.candidates[slot].op);
                 slot
@@ -617,6 +538,8 @@ impl Chooser for Bpor {
             for l in self.ready.iter_mut().flatten().chain(&mut self.unfinished) {
                 l.exact.extend(yield_fairness(true, l.kind));
             }
+            // The memo's lists were made without them: no step is the same.
+            self.checked = 0;
         }
         events::of_trace_into(
             trace,

@@ -23,11 +23,11 @@ pub(super) struct Node {
     /// those changes, which sleep sets compare as the step's (`end_execution`).
     pub(super) woke: bool,
     /// Whether the step may let another thread's operation run that could not before (see
-    /// [`releases`](super::releases)).
+    /// [`releases`](super::sleep::releases)).
     pub(super) releases: bool,
     /// Whether `chosen` could run right after its step (within the bound; continuing costs no
     /// preemption, so unless it blocked or its yield hides it): if not, a switch away from it
-    /// there is free (see [`puts_to_sleep`](super::puts_to_sleep)).
+    /// there is free (see [`puts_to_sleep`](super::sleep::puts_to_sleep)).
     pub(super) continues: bool,
     /// Threads still to try here.
     pub(super) backtrack: Vec<ThreadId>,
@@ -36,7 +36,7 @@ pub(super) struct Node {
     /// Threads (with their next events) not to run from here.
     pub(super) sleep: Vec<Ev>,
     /// Events of the threads tried here before `chosen` whose branches put them to sleep (see
-    /// [`puts_to_sleep`](super::puts_to_sleep)): they sleep in the branches after them.
+    /// [`puts_to_sleep`](super::sleep::puts_to_sleep)): they sleep in the branches after them.
     pub(super) taken: Vec<Ev>,
     /// Nondeterministic choices made during this step.
     pub(super) values: Values,
@@ -50,7 +50,7 @@ pub(super) struct Node {
     /// where the bound also cuts nearly everywhere, is unchanged).
     pub(super) cut: bool,
     /// Whether it hid one at a later step in the branch of `chosen` (see
-    /// [`puts_to_sleep`](super::puts_to_sleep)).
+    /// [`puts_to_sleep`](super::sleep::puts_to_sleep)).
     pub(super) below: bool,
     /// Conservative points `(step, thread)` at earlier steps, planted only if `cut` when this
     /// node is done (see [`Bpor::plant`](super::Bpor::plant)).

@@ -65,7 +65,7 @@
 //!   after the step that woke it; `Execution::step_now`). What it changes is recorded on the
 //!   waking step apart (`Event::woke`): it races as that step does, with earlier events that
 //!   happen before neither the step nor the woken thread's past, and with later events that
-//!   neither the step nor that past happens before, as either of them ([`reversals`]'s
+//!   neither the step nor that past happens before, as either of them ([`woken`]'s
 //!   `woken_races`); the nodes' events and the reversals' carry it for the sleep sets (the
 //!   waking step's); happens-before is left without it (it would order the step after the
 //!   woken thread's past). Without it, main's drop of a sender after a join that waited,
@@ -76,9 +76,9 @@
 //!   change runs right after the later of the waking step and the woken thread's past, so it
 //!   is glued to the waking step wherever the past stays before it: `notdep` leaves out a
 //!   waking step whose change happens after the race's first event
-//!   (`reversals::after_with_changes`), and a past step is no weak initial of a sequence that
+//!   (`woken::after_with_changes`), and a past step is no weak initial of a sequence that
 //!   holds the waking step where taking it first moves the change past an event it conflicts
-//!   with (`reversals::moves_a_change`). Where that `notdep` differs from happens-before's,
+//!   with (`woken::moves_a_change`). Where that `notdep` differs from happens-before's,
 //!   happens-before's reversal is planted too (what the longer sequence reaches first, the
 //!   shorter one left to races that a sleeper took as covered). Known gaps: 7 of 1,000 larger
 //!   programs of that family still miss a trace (the ignored
@@ -88,80 +88,24 @@
 
 pub(crate) mod events;
 pub(crate) mod exchange;
+mod node;
 mod peers;
 pub(crate) mod races;
 mod reversals;
 mod split;
 pub(crate) mod steps;
 mod wakeup;
+mod woken;
 
 use events::{Ev, Names};
-use peers::{Home, Lent, Peers};
+use node::Node;
+use peers::Peers;
 use races::HappensBefore;
-use steps::{Threads, Values};
+use steps::Threads;
 use wakeup::Tree;
 
 use crate::rt::chooser::{Chooser, SchedulingPoint};
 use crate::rt::op::{Event, ThreadId};
-
-/// One step of the current execution and what remains to explore from the state before it.
-#[derive(Clone, serde::Serialize, serde::Deserialize)]
-struct Node {
-    /// The event taken here in the current execution.
-    chosen: Ev,
-    /// Threads (with their next events) whose exploration from here is known to be redundant.
-    sleep: Vec<Ev>,
-    /// Sequences still to explore from here, after the current one.
-    wut: Tree,
-    /// Nondeterministic choices made during this step.
-    values: Values,
-    /// Subtrees below this node already explored (for the estimate of the remaining work).
-    done: u32,
-    /// Threads enabled and awake when the node was made: the most subtrees it can have (for
-    /// the estimate, see [`Growth`](crate::explore::estimate::Growth)).
-    #[serde(default)]
-    room: u32,
-    /// The untried `values` were dealt to another explorer of a split exploration.
-    #[serde(default)]
-    values_elsewhere: bool,
-    /// A split exploration's number for the node, unique in the explorer that made it.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    id: u64,
-    /// Where the node of which this one is a copy lives (it came in a gift, see [`split`]):
-    /// what is planted here goes to that node's wakeup tree. `None`: this explorer's own.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    home: Option<Home>,
-    /// The node was on the path of work given away: the path to it, kept after its pop.
-    #[serde(skip)]
-    lent: Option<Lent>,
-    /// A split exploration's wakeup subtree of `chosen` as it was taken from the tree (empty:
-    /// a leaf, or no wakeup sequence at all), kept for its place among the sleepers later.
-    #[serde(skip)]
-    below: Tree,
-    /// A split exploration's place of `chosen` among the node's children in the sequential
-    /// order (see [`split`]); empty in a whole exploration.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    key: split::Key,
-    /// A split exploration's places of the sleepers that are children explored here (the last
-    /// ones of `sleep`), each with its wakeup subtree when it was taken (see `below`); the
-    /// others came from the parent.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    places: Vec<(split::Key, Tree)>,
-    /// The last number given to a child's place.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    next_key: u32,
-}
-
-impl Node {
-    /// Whether thread `t`'s next event sleeps here.
-    fn asleep(&self, t: ThreadId) -> bool {
-        self.sleep.iter().any(|s| s.thread == t)
-    }
-}
-
-fn is_zero<N: Default + PartialEq>(n: &N) -> bool {
-    *n == N::default()
-}
 
 /// Everything but the current execution's counters is the exploration's state, which a
 /// checkpoint saves between two executions (`explore::checkpoint`).
@@ -221,57 +165,6 @@ pub(crate) struct Dpor {
 }
 
 impl Dpor {
-    /// Moves to the next execution of this explorer's part; `false` when it has none left.
-    fn advance(&mut self) -> bool {
-        while let Some(node) = self.nodes.last_mut() {
-            if !node.values_elsewhere && node.values.advance() {
-                self.pending = Tree::default();
-                return true;
-            }
-            let keyed = self.peers.is_some();
-            // Replaced below, or popped with the node (which a split exploration keeps).
-            let done = match keyed {
-                true => node.chosen.clone(),
-                false => std::mem::take(&mut node.chosen),
-            };
-            let below = std::mem::take(&mut node.below);
-            node.fall_asleep(done, (node.key.clone(), below), keyed);
-            let mut given = Vec::new();
-            let next = node.wut.pop_leftmost(&mut given);
-            for (ev, mut tree) in given {
-                let key = std::mem::take(&mut tree.key);
-                node.fall_asleep(ev, (key, tree), keyed);
-            }
-            if let Some((ev, subtree)) = next {
-                if keyed {
-                    node.below = subtree.clone();
-                }
-                node.key.clone_from(&subtree.key);
-                node.done += 1;
-                node.chosen = ev;
-                node.values.clear();
-                node.values_elsewhere = false;
-                self.pending = subtree;
-                return true;
-            }
-            let mut popped = self.nodes.pop().expect("a node");
-            self.growth.finished(popped.done + 1, popped.room);
-            match &mut self.peers {
-                Some(peers) => peers.retire(popped),
-                None => self.recycle_sleep(&mut popped.sleep),
-            }
-        }
-        false
-    }
-
-    /// Keeps a finished node's sleep set's storage for a node made later.
-    fn recycle_sleep(&mut self, sleep: &mut Vec<Ev>) {
-        sleep.clear();
-        if sleep.capacity() > 0 {
-            self.spare_sleep.push(std::mem::take(sleep));
-        }
-    }
-
     /// Executions ended so far.
     pub fn executions(&self) -> u64 {
         self.executions
@@ -296,151 +189,6 @@ impl Dpor {
             .iter()
             .find(|c| self.threads.of(c.key) == t)
             .map(|c| c.thread)
-    }
-
-    /// Re-creates the node at this step after its wakeup sequence turned out not to be
-    /// runnable, keeping its sleep set and remaining wakeup tree.
-    fn reopen(&mut self, node: Node, point: &SchedulingPoint<'_>) -> ThreadId {
-        self.pending = node.wut;
-        let inherited = node.sleep.len() - node.places.len();
-        let thread = self.new_node(point, node.next_key, Some(node.key));
-        let created = self.nodes.last_mut().expect("just created");
-        (created.id, created.home, created.lent) = (node.id, node.home, node.lent);
-        let keyed = self.peers.is_some();
-        for (i, s) in node.sleep.into_iter().enumerate() {
-            if !created.asleep(s.thread) {
-                // A sleeper from the parent sleeps for every child (the least place).
-                let place = match i.checked_sub(inherited) {
-                    Some(p) => node.places[p].clone(),
-                    None => (Vec::new(), Tree::default()),
-                };
-                created.fall_asleep(s, place, keyed);
-            }
-        }
-        thread
-    }
-
-    /// Creates the node for a step not on the replayed prefix (`next_key`, `old_key`: a node
-    /// re-created, see [`reopen`](Self::reopen): the last number of a place it gave, and the
-    /// place of the choice it replaces).
-    fn new_node(
-        &mut self,
-        point: &SchedulingPoint<'_>,
-        next_key: u32,
-        old_key: Option<split::Key>,
-    ) -> ThreadId {
-        let threads: smallvec::SmallVec<[ThreadId; 8]> = point
-            .candidates
-            .iter()
-            .map(|c| self.threads.of(c.key))
-            .collect();
-        let mut sleep = self.spare_sleep.pop().unwrap_or_default();
-        match self.nodes.last_mut() {
-            None => {}
-            Some(parent) => {
-                // The parent's step has ended: what it did is known, and may commute with
-                // more of the sleeping events than its kind alone would.
-                if let (Some(prev), Some(a)) = (point.previous, parent.chosen.accesses.first_mut())
-                {
-                    *a = a.unrefined().refined(prev.0, prev.1, prev.2);
-                }
-                // A pending event has no touches yet; one that ran before carries those it
-                // made there, which it still makes here, moved earlier or not at all.
-                if parent.chosen.execution == 0 {
-                    let location = point.previous_location;
-                    events::add_touched(
-                        &mut parent.chosen,
-                        point.touched,
-                        location,
-                        &mut self.names,
-                    );
-                }
-                // Known only now: the step turned out quiet, so it let no thread that yielded
-                // go, and its thread can run on, so no new round starts after it. The same
-                // holds with a sleeping event run first: one independent of the step leaves it
-                // quiet; a quiet one cannot stop the step's thread, and one that changed
-                // something let every thread that yielded go itself. `pending` took every step
-                // after a first yield as one that may let a thread go, which woke a sleeping
-                // yield at the first load (the SPSC queue of `bounded_por.rs` ran 2.6 times
-                // its traces).
-                if let Some((kind, ..)) = point.previous.filter(|_| point.quiet) {
-                    if threads.contains(&parent.chosen.thread) {
-                        parent.chosen.fair = events::fairness(kind, Some(true));
-                    }
-                }
-                let chosen = &parent.chosen;
-                sleep.extend(
-                    parent
-                        .sleep_at(&parent.key)
-                        .filter(|s| !events::dependent(s, chosen, &mut self.names))
-                        .cloned(),
-                );
-            }
-        }
-        let keyed = self.peers.is_some();
-        let id = self.peers.as_mut().map_or(0, |p| p.fresh_id());
-        // Made in place: a node is a few hundred bytes, and moving it in cost a copy.
-        self.nodes.push(Node {
-            chosen: Ev::default(),
-            sleep,
-            wut: std::mem::take(&mut self.pending),
-            values: Values::default(),
-            done: 0,
-            room: 0,
-            values_elsewhere: false,
-            id,
-            home: None,
-            lent: None,
-            below: Tree::default(),
-            key: Vec::new(),
-            places: Vec::new(),
-            next_key,
-        });
-        let node = self.nodes.last_mut().expect("just made");
-        if keyed {
-            node.number_children();
-        }
-        node.room = (threads.iter()).filter(|&&t| !node.asleep(t)).count() as u32;
-        let mut given = Vec::new();
-        let next = node.wut.pop_leftmost(&mut given);
-        for (ev, mut tree) in given {
-            let key = std::mem::take(&mut tree.key);
-            node.fall_asleep(ev, (key, tree), keyed);
-        }
-        let slot = match next {
-            Some((ev, subtree)) if threads.contains(&ev.thread) => {
-                if keyed {
-                    node.below = subtree.clone();
-                }
-                node.key.clone_from(&subtree.key);
-                self.pending = subtree;
-                threads
-                    .iter()
-                    .position(|&t| t == ev.thread)
-                    .expect("enabled")
-            }
-            // No runnable wakeup sequence: the first thread not asleep (or, if every one is,
-            // the first runnable thread), in the place of the sequence it replaces.
-            not_runnable => {
-                if keyed {
-                    node.key = match (not_runnable, old_key) {
-                        (Some((_, subtree)), _) => subtree.key,
-                        (None, Some(mut old)) => {
-                            old.push(node.fresh_key()[0]);
-                            old
-                        }
-                        (None, None) => node.fresh_key(),
-                    };
-                }
-                threads.iter().position(|&t| !node.asleep(t)).unwrap_or(0)
-            }
-        };
-        // Only the chosen thread's event is needed here; the others are named when they run.
-        let t = threads[slot];
-        let index = self.threads.next_index(t);
-        let chosen = self.pending(t, index, &point.candidates[slot].op);
-        self.nodes.last_mut().expect("just made").chosen = chosen;
-        point.candidates[slot].thread
     }
 
     /// The events of the finished execution, with everything only known after it ran, into
@@ -584,7 +332,7 @@ impl Chooser for Dpor {
         // event before the one that moved): only the execution they come from is new.
         let shared = self.shared.min(self.nodes.len());
         // A node's event also has what the threads its step woke changed (`Event::woke`),
-        // which sleep sets compare as the step's (`reversals::woken_races`).
+        // which sleep sets compare as the step's (`woken::woken_races`).
         let steps = self.nodes.iter_mut().zip(&self.evs).zip(trace);
         for ((node, ev), step) in steps.take(shared) {
             debug_assert!(node.chosen.same_as(ev) || !step.woke.is_empty());

@@ -1,0 +1,112 @@
+//! The bounded sleep rule: whether a branch, once explored, puts its thread to sleep in the
+//! branches after it ([`puts_to_sleep`]), and what counts there as a release of its step: an
+//! operation that may let another thread's operation run ([`releases`]), or a thread's end that
+//! a join may wait for ([`ends_release`]). Without a bound every branch puts its thread to sleep
+//! (Godefroid's sleep sets); the cases here are the bound's.
+
+use smallvec::SmallVec;
+
+use super::node::Node;
+use crate::explore::dpor::events::{Access, Ev};
+use crate::rt::op::ThreadId;
+
+/// Whether the branch just explored at `node` puts its thread to sleep in the branches after
+/// it. Without a bound, always (Godefroid's sleep sets). Under a bound, only when its step
+/// [`releases`] nothing and the switch away from its thread `p` after it costs nothing the
+/// later branches' schedules do not pay: `p` continued the previous step's thread (`last`;
+/// before the first step, the main thread, which the scheduler counts as running then: a
+/// switch away from it at the first step is a preemption), or `p` cannot run right after its
+/// step (`Node::continues` is false: it blocked, or its yield hides it), so that switching
+/// away from it there is free. A later branch's schedule `q.w.p.x` (`p` commuting with `q.w`)
+/// is then equivalent to `p.q.w.x`, which pays at most as many preemptions, so the branch of
+/// `p`, complete for the bound, covers it:
+/// - at the front, when `p` is `last`, switching away from `p` costs what switching to `q`
+///   did; when `p` is another thread, switching to `p` costs what switching to `q` did
+///   (neither is `last`: a node's first branch is `last`'s when it can run, and where it
+///   cannot, both switches are free), and the switch from `p` to `q` is free;
+/// - taking `p` out of the middle removes switches, adds none;
+/// - a switch in `w` away from a thread that blocked stays free, since `p` frees nothing that
+///   thread could wait for.
+///
+/// Otherwise moving `p` to the front can cost the preemption that the bound then cuts off;
+/// and moving a release to the front can let a thread in `w` run that blocked there (a lock
+/// `p` unlocks), so that the free switch away from it becomes a preemption: such branches keep
+/// their thread awake. Why the branch was taken does not matter (a race's point or a
+/// conservative one, which until session 15 put nothing to sleep): the argument uses only
+/// that its exploration is complete for the bound from the state after `p`.
+///
+/// Those are the bound's cases: a branch below which the bound hid no enabled thread was
+/// explored as without a bound (yields hide threads there too, see [`Node`]'s `cut`),
+/// covering every continuation, so its thread sleeps as in Godefroid's sleep sets.
+pub(super) fn puts_to_sleep(node: &Node, last: ThreadId, bounded: bool) -> bool {
+    !bounded || !node.below || (!node.releases && (last == node.chosen || !node.continues))
+}
+
+/// Whether step `ev` may let an operation of another thread run that could not run before:
+/// a release of a lock, a send, a disconnect, a notify, a barrier arrival, an unpark, a `Once`
+/// completed (anything on an object but reading, writing, acquiring and receiving from an
+/// unbounded channel).
+pub(super) fn releases(ev: &Ev) -> bool {
+    ev.exact.iter().any(|a| {
+        !matches!(
+            a,
+            Access::None
+                | Access::Read(_)
+                | Access::Write(_)
+                | Access::Lock(_)
+                | Access::TryLock(_)
+                | Access::TryLockOk(_)
+                | Access::Shared(_)
+                | Access::Took(..)
+                | Access::DroppedSender(_)
+                | Access::Released(_)
+                | Access::Observe(_)
+        )
+    })
+}
+
+/// Per thread of `evs`, whether its end (its last step) may let an operation of another thread
+/// run that could not run before, as [`releases`] asks of a step: a join waits for it. Not when
+/// another thread's event here came after the end (a join), and every such event's thread was
+/// waiting for it already before the end (its previous event comes before the end's step; a
+/// join that did not wait, or a spawn, is not that): the joining thread holds the handle, so no
+/// other thread waits for the end in any execution, and in every continuation of a state before
+/// the end it cannot run until the end. Moving the end to the front of a later branch's
+/// schedule `q.w.p.x` ([`puts_to_sleep`]) then lets only a thread run early that does not run
+/// in `q.w`, which changes no switch there: a switch's cost depends on whether the thread
+/// switched away from can run. Not where a thread yielded either: there a thread that can run
+/// keeps the scheduler from starting a new round for those that yielded, which `q.w` may need.
+pub(super) fn ends_release(evs: &[Ev], yields: bool) -> SmallVec<[bool; 8]> {
+    let threads = threads_in(evs);
+    let mut out: SmallVec<[bool; 8]> = smallvec::smallvec![true; threads];
+    if yields {
+        return out;
+    }
+    let mut last: SmallVec<[usize; 8]> = smallvec::smallvec![0; threads];
+    for (k, e) in evs.iter().enumerate() {
+        last[e.thread] = k;
+    }
+    // Per thread, whether an event came after its end: only by threads waiting for it already.
+    let mut joined: SmallVec<[Option<bool>; 8]> = smallvec::smallvec![None; threads];
+    let mut previous: SmallVec<[Option<usize>; 8]> = smallvec::smallvec![None; threads];
+    for (j, e) in evs.iter().enumerate() {
+        for &(t, n) in &e.enablers {
+            let Some(&end) = last.get(t) else { continue };
+            if t == e.thread || evs[end].index != n {
+                continue;
+            }
+            let waiting = previous[e.thread].is_some_and(|p| p < end);
+            joined[t] = Some(joined[t].unwrap_or(true) && waiting);
+        }
+        previous[e.thread] = Some(j);
+    }
+    for (o, j) in out.iter_mut().zip(&joined) {
+        *o = *j != Some(true);
+    }
+    out
+}
+
+/// How many threads the events `evs` name (names are dense from 0).
+pub(super) fn threads_in(evs: &[Ev]) -> usize {
+    evs.iter().map(|e| e.thread + 1).max().unwrap_or(0)
+}
