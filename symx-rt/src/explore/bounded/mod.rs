@@ -87,9 +87,9 @@
 //! 12,505 larger comparisons, session 16, 430 of them with spurious wake-ups, which the optimal
 //! DPOR does not explore; over all of them far fewer): each such program runs some trace more
 //! than once (or, with spurious wake-ups, more traces), since a conservative point or an awake
-//! sleeper is planted when the branch that would make it redundant may have been cut. `docs/bounded-por.md`, "Over the
-//! optimal DPOR", says where the over-count comes from and why the ways around it considered
-//! are not here.
+//! sleeper is planted when the branch that would make it redundant may have been cut.
+//! `docs/bounded-por.md`, "Over the optimal DPOR" and "Session 16", says where the over-count
+//! comes from and why the ways around it considered are not here.
 //!
 //! Sleep sets under a bound: a thread sleeps at a state when an earlier sibling branch ran it
 //! first, which covers every continuation *that branch could reach within the bound*, not
