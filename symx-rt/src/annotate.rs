@@ -45,7 +45,7 @@ fn release_in<T: ?Sized>(obj: &T, shared: bool, location: &'static Location<'sta
         };
         rt::visible(op, Some(id), location);
         if let Some(found) = rt::with(|e| e.annotated_release(id, shared, location)).flatten() {
-            rt::fail(site::relocate(found, location));
+            rt::fail(site::relocate_release(found, location, id));
         }
     }
 }

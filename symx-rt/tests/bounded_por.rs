@@ -88,6 +88,13 @@ struct Stats {
     dpor: u64,
     /// Programs where the reduction ran more executions than the unbounded optimal DPOR.
     over_dpor: u64,
+    /// Of those, the programs explored with spurious wake-ups, which the optimal DPOR explores
+    /// without (it has no spurious wake-ups, `explore::make`), and of these the ones where
+    /// the reduction ran more distinct traces than the optimal DPOR ran executions.
+    over_spurious: u64,
+    over_traces: u64,
+    /// Of the others, per program, the reduction's and the optimal DPOR's executions.
+    over_by: Vec<(u64, u64)>,
     /// Programs where it ran more executions than the DFS under the same settings.
     over_dfs: u64,
     /// Traces the reduction ran more than once, summed over programs.
@@ -153,6 +160,13 @@ fn compare(p: &Program, bound: Option<u32>, spurious: bool, stats: &mut Stats) -
     stats.repeated += bpor.traces.values().filter(|&&n| n > 1).count() as u64;
     if dpor.report.failure().is_none() && bpor.report.executions() > dpor.report.executions() {
         stats.over_dpor += 1;
+        if spurious {
+            stats.over_spurious += 1;
+            let traces = bpor.traces.len() as u64;
+            stats.over_traces += u64::from(traces > dpor.report.executions());
+        } else {
+            (stats.over_by).push((bpor.report.executions(), dpor.report.executions()));
+        }
     }
     if bpor.report.executions() > dfs.report.executions() {
         stats.over_dfs += 1;
@@ -233,6 +247,17 @@ fn check_many(families: &[Family], first: u64, count: u64, max_interleavings: f6
         stats.repeated,
         start.elapsed()
     );
+    if stats.over_dpor > 0 {
+        println!(
+            "of the {} over the optimal DPOR, {} with spurious wake-ups ({} with more distinct \
+             traces than its executions); the {} others {}",
+            stats.over_dpor,
+            stats.over_spurious,
+            stats.over_traces,
+            stats.over_by.len(),
+            over_by(&stats.over_by)
+        );
+    }
     assert!(
         reports.is_empty(),
         "{} programs disagree:\n\n{}",
@@ -248,6 +273,39 @@ fn check_many(families: &[Family], first: u64, count: u64, max_interleavings: f6
         stats.bpor <= stats.dpor,
         "more executions than the optimal DPOR"
     );
+}
+
+/// How far over the optimal DPOR the programs over it are (`over`: per program, the
+/// reduction's and the optimal DPOR's executions): how many by each excess, and by each ratio
+/// (the worst: 0.00 when none is over).
+fn over_by(over: &[(u64, u64)]) -> String {
+    let excess: &[(u64, &str)] = &[(1, "1"), (2, "2"), (3, "3"), (5, "4-5"), (10, "6-10")];
+    let mut by_excess = vec![0; excess.len() + 1];
+    let ratios: &[(f64, &str)] = &[(1.05, "1.05"), (1.1, "1.1"), (1.25, "1.25"), (1.5, "1.5")];
+    let mut by_ratio = vec![0; ratios.len() + 1];
+    let mut worst = (0.0, 0, 0);
+    for &(bpor, dpor) in over {
+        by_excess[excess.partition_point(|&(e, _)| e < bpor - dpor)] += 1;
+        let ratio = bpor as f64 / dpor as f64;
+        by_ratio[ratios.partition_point(|&(r, _)| r < ratio)] += 1;
+        if ratio > worst.0 {
+            worst = (ratio, bpor, dpor);
+        }
+    }
+    let show = |names: Vec<&str>, counts: &[u64], last: &str| {
+        (names.iter().chain([&last]).zip(counts))
+            .map(|(n, c)| format!("{n}: {c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "are over it by (executions) {}; by ratio up to {}; worst {:.2} ({} / {})",
+        show(excess.iter().map(|e| e.1).collect(), &by_excess, "more"),
+        show(ratios.iter().map(|r| r.1).collect(), &by_ratio, "more"),
+        worst.0,
+        worst.1,
+        worst.2
+    )
 }
 
 /// The process's resident and peak resident memory (Linux; empty elsewhere), for the progress

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::execution::{Execution, Found};
-use super::op::{Op, ThreadId};
+use super::op::{Op, OpKind, ThreadId};
 use super::threads::{Acquiring, Status};
 use crate::report::kind::FailureKind;
 use crate::report::step::{SourceLocation, Step};
@@ -240,10 +240,19 @@ pub(crate) fn render_steps(e: &Execution) -> Vec<Step> {
         .collect()
 }
 
-/// Step `i`'s line as the user reads it, when that is not its caller's (see `site`).
+/// Step `i`'s line as the user reads it, when that is not its caller's (see `site`): an
+/// annotated release the stack cannot place is at the thread's acquisition of the object.
 fn user_site_of(e: &Execution, i: usize) -> Option<SourceLocation> {
     let (_, stack) = e.user_sites.iter().find(|(step, _)| *step == i)?;
-    stack.user_site()
+    stack.user_site().or_else(|| {
+        let ev = &e.trace[i];
+        let released = matches!(
+            ev.kind,
+            OpKind::AnnotatedRelease | OpKind::AnnotatedReleaseShared
+        );
+        let obj = ev.obj.filter(|_| released)?;
+        super::site::acquired_at(&e.trace[..i], ev.thread, obj).map(SourceLocation::from)
+    })
 }
 
 /// Runs of at least this many identical steps are shown as their first step, one summary row

@@ -10,8 +10,10 @@
 //! takes a second or two in a debug build), so a step only records its return addresses (a
 //! walk of a few microseconds); they are symbolised when a report shows the step, each address
 //! once per process. A failure found at such a caller is moved at once. Without debug
-//! information (a release build without `debug`) no frame has a file, and the caller's location
-//! stands.
+//! information (a release build without `debug`) no frame has a file: an annotated release
+//! (a wrapper's guard dropped, a `force_unlock`) is then at the line where the thread acquired
+//! the object (its `lock()`, which `#[track_caller]` carries through the wrapper), as a symx
+//! guard's unlock is; any other step keeps its caller's location.
 
 use std::collections::HashMap;
 use std::panic::Location;
@@ -19,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::execution::{ctx, Found};
-use super::op::OpKind;
+use super::op::{Event, ObjId, OpKind, ThreadId};
 use crate::report::step::SourceLocation;
 
 /// Return addresses of one stack, innermost first.
@@ -98,6 +100,54 @@ pub(crate) fn relocate(mut found: Found, caller: &'static Location<'static>) -> 
     found
 }
 
+/// [`relocate`] for a failure of the current thread's annotated release of `obj` at
+/// `caller`: where the stack shows no user frame, the failure is at the line where the thread
+/// acquired `obj` (see the module doc).
+pub(crate) fn relocate_release(
+    found: Found,
+    caller: &'static Location<'static>,
+    obj: ObjId,
+) -> Found {
+    let mut found = relocate(found, caller);
+    let still_foreign = found
+        .location
+        .as_ref()
+        .is_none_or(|at| is_dependency_source(&at.file));
+    if is_foreign(caller) && still_foreign {
+        let acquired = ctx().and_then(|ctx| {
+            let e = ctx.exec.borrow();
+            acquired_at(&e.trace, e.current, obj)
+        });
+        if let Some(at) = acquired {
+            let (from, to) = (caller.to_string(), SourceLocation::from(at).to_string());
+            for line in &mut found.details {
+                *line = line.replace(&from, &to);
+            }
+            found.location = Some(SourceLocation::from(at));
+        }
+    }
+    found
+}
+
+/// Where `thread` last acquired `obj` among `trace`'s steps (an annotated acquisition at a
+/// line of the user's), for a release whose own line the stack cannot show.
+pub(crate) fn acquired_at(
+    trace: &[Event],
+    thread: ThreadId,
+    obj: ObjId,
+) -> Option<&'static Location<'static>> {
+    let acquires = |ev: &&Event| {
+        ev.thread == thread
+            && ev.obj == Some(obj)
+            && matches!(
+                ev.kind,
+                OpKind::AnnotatedAcquire | OpKind::AnnotatedAcquireShared
+            )
+    };
+    let last = trace.iter().rev().find(acquires)?;
+    (!is_foreign(last.location)).then_some(last.location)
+}
+
 fn walk(from: From) -> Stack {
     let mut ips = Vec::with_capacity(WALK_DEPTH);
     backtrace::trace(|frame| {
@@ -127,9 +177,7 @@ impl Stack {
             }
             From::Runtime => 0,
         };
-        let user = frames[start..]
-            .iter()
-            .find(|f| !is_dependency_source(&f.file) && !is_runtime_source(&f.file))?;
+        let user = frames[start..].iter().find(|f| is_user_source(&f.file))?;
         Some(SourceLocation {
             file: display_path(&user.file),
             line: user.line,
@@ -162,6 +210,14 @@ pub(crate) fn is_dependency_source(file: &str) -> bool {
     .iter()
     .any(|dir| file.contains(dir))
         || file.starts_with("rustc/")
+}
+
+/// Whether a frame at `file` can be the user's line: Rust source, neither a dependency's nor
+/// symx's own. A build without debug information for its own code still walks into frames
+/// that have it (the C library's thread start, `pthread_create.c`): none of those is the
+/// user's, and the step keeps its caller's location.
+fn is_user_source(file: &str) -> bool {
+    file.ends_with(".rs") && !is_dependency_source(file) && !is_runtime_source(file)
 }
 
 /// Whether `file` is one of symx-rt's own sources (the guard's `Drop`, this walk), named as
@@ -258,6 +314,16 @@ mod tests {
         ));
         assert!(!is_dependency_source("tests/primitives.rs"));
         assert!(!is_dependency_source("/home/u/project/src/lib.rs"));
+    }
+
+    #[test]
+    fn only_rust_source_outside_dependencies_and_symx_is_the_user_s() {
+        assert!(is_user_source("/home/u/project/src/lib.rs"));
+        assert!(!is_user_source("./nptl/pthread_create.c"));
+        assert!(!is_user_source(
+            "/rustc/59807616e/library/std/src/thread/mod.rs"
+        ));
+        assert!(!is_user_source(file!()));
     }
 
     #[test]

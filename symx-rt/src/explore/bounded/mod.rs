@@ -83,19 +83,22 @@
 //! that preemption much later for a third thread, which the bound then hides instead.
 //!
 //! Executions. Never more than the bounded DFS on the same program (asserted per program by the
-//! differential test). More than the unbounded optimal DPOR on some programs (1,204 of the
-//! 12,505 larger comparisons, session 15; over all of them far fewer): each such program runs
-//! some trace more than once, since a conservative point or an awake sleeper is planted when
-//! the branch that would make it redundant may have been cut. `docs/bounded-por.md`, "Over the
-//! optimal DPOR", says where the over-count comes from and why the ways around it considered
-//! are not here.
+//! differential test). More than the unbounded optimal DPOR on some programs (1,167 of the
+//! 12,505 larger comparisons, session 16, 430 of them with spurious wake-ups, which the optimal
+//! DPOR does not explore; over all of them far fewer): each such program runs some trace more
+//! than once (or, with spurious wake-ups, more traces), since a conservative point or an awake
+//! sleeper is planted when the branch that would make it redundant may have been cut.
+//! `docs/bounded-por.md`, "Over the optimal DPOR" and "Session 16", says where the over-count
+//! comes from and why the ways around it considered are not here.
 //!
 //! Sleep sets under a bound: a thread sleeps at a state when an earlier sibling branch ran it
 //! first, which covers every continuation *that branch could reach within the bound*, not
 //! every continuation; so only branches that release nothing another thread could block on
 //! and whose thread continued the last step's or cannot run right after its own, or below
 //! which nothing was hidden, put their thread to sleep (see [`puts_to_sleep`]), whatever asked
-//! for the branch (a conservative point too).
+//! for the branch (a conservative point too). A branch after a switch whose thread can run on
+//! after its step, releasing nothing, puts it half to sleep ([`half_sleeps`]): in the later
+//! branches it runs only to continue, no other thread right after it while it can run.
 //! Before the first step the main thread counts as the one running (a switch away from it there
 //! is a preemption, as in CHESS and loom). A sleeping event is compared with the whole of each
 //! step taken after it, including what the step's code dropped after its operation (known once
@@ -129,7 +132,7 @@ use backtrack::{Apart, GaveWay, Lookahead, Point, Repeated, Scratch};
 use fairness::{gave_way, spurious_fairness, yield_fairness, FAIRNESS};
 use look::blocks;
 use node::Node;
-use sleep::{ends_release, puts_to_sleep, releases, threads_in};
+use sleep::{ends_release, half_sleeps, puts_to_sleep, releases, threads_in};
 
 /// The nodes an exploration makes room for at its start (steps of one execution).
 const NODES: usize = 64;
@@ -298,6 +301,11 @@ impl Bpor {
                         .filter(|s| !dependent(s, &parent.event, names))
                         .cloned(),
                 );
+                node.half.extend(
+                    (parent.half.iter().chain(&parent.half_taken))
+                        .filter(|s| !dependent(s, &parent.event, names))
+                        .cloned(),
+                );
                 Some(parent.chosen)
             }
         };
@@ -309,6 +317,9 @@ impl Bpor {
             .or_else(|| ready.iter().position(awake))
             .unwrap_or(0);
         let chosen = ready[slot];
+        // The parent ran a thread of its `half`, which continues here (see `half_sleeps`).
+        node.only = (self.nodes.last())
+            .is_some_and(|p| p.chosen == chosen && p.half.iter().any(|s| s.thread == chosen));
         node.chosen = chosen;
         node.releases = true;
         node.continues = true;
@@ -457,18 +468,30 @@ impl Chooser for Bpor {
                 self.keep_ready(n);
                 return true;
             }
-            if puts_to_sleep(node, last, bounded) {
+            let sleeps = puts_to_sleep(node, last, bounded);
+            if sleeps || half_sleeps(node, last, bounded) {
                 // As it ran in the last execution (see `Node::woke`).
                 let event = match node.woke {
                     true => node.event.clone(),
                     false => self.scratch.last()[n - 1].clone(),
                 };
+                let taken = match sleeps {
+                    true => &mut node.taken,
+                    false => &mut node.half_taken,
+                };
                 // Mostly one: room for one at first, since a pooled node keeps its lists and a
                 // list of four events per node was heap the first executions touched afresh.
-                if node.taken.capacity() == 0 {
-                    node.taken.reserve_exact(1);
+                if taken.capacity() == 0 {
+                    taken.reserve_exact(1);
                 }
-                node.taken.push(event);
+                taken.push(event);
+            }
+            if node.only {
+                // The other branches here are covered (`half_sleeps`). Left out, they make the
+                // exploration below the parent other than the unbounded one: as if cut.
+                node.cut |= node.next_choice().is_some();
+                self.pop();
+                continue;
             }
             if let Some(t) = node.next_choice() {
                 node.chosen = t;

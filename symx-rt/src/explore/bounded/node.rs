@@ -38,6 +38,18 @@ pub(super) struct Node {
     /// Events of the threads tried here before `chosen` whose branches put them to sleep (see
     /// [`puts_to_sleep`](super::sleep::puts_to_sleep)): they sleep in the branches after them.
     pub(super) taken: Vec<Ev>,
+    /// Threads (with their next events) that run here only to continue: a thread in `half`
+    /// that is run here, and can run right after its step, runs again there, no other thread
+    /// (see [`half_sleeps`](super::sleep::half_sleeps)).
+    pub(super) half: Vec<Ev>,
+    /// Events of the threads tried here before `chosen` whose branches [`half_sleeps`]: they
+    /// are in `half` in the branches after them.
+    ///
+    /// [`half_sleeps`]: super::sleep::half_sleeps
+    pub(super) half_taken: Vec<Ev>,
+    /// Whether the step before ran a thread of its node's `half` that can run here: then only
+    /// the branch that continues it (the first, `chosen`) is explored here.
+    pub(super) only: bool,
     /// Nondeterministic choices made during this step.
     pub(super) values: Values,
     /// Whether the bound hid an enabled thread at this step or a later one, in any execution since
@@ -72,6 +84,9 @@ impl Node {
             done,
             sleep,
             taken,
+            half,
+            half_taken,
+            only,
             values,
             cut,
             below,
@@ -82,9 +97,12 @@ impl Node {
         done.clear();
         sleep.clear();
         taken.clear();
+        half.clear();
+        half_taken.clear();
         values.clear();
         deferred.clear();
-        (*chosen, *woke, *releases, *continues, *cut, *below) = Default::default();
+        (*chosen, *woke, *releases, *continues, *only) = Default::default();
+        (*cut, *below) = Default::default();
     }
 
     pub(super) fn sleeps(&self, t: ThreadId) -> bool {

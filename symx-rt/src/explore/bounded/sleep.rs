@@ -1,5 +1,6 @@
 //! The bounded sleep rule: whether a branch, once explored, puts its thread to sleep in the
-//! branches after it ([`puts_to_sleep`]), and what counts there as a release of its step: an
+//! branches after it ([`puts_to_sleep`]) or half to sleep, running only to continue
+//! ([`half_sleeps`]), and what counts there as a release of its step: an
 //! operation that may let another thread's operation run ([`releases`]), or a thread's end that
 //! a join may wait for ([`ends_release`]). Without a bound every branch puts its thread to sleep
 //! (Godefroid's sleep sets); the cases here are the bound's.
@@ -40,6 +41,32 @@ use crate::rt::op::ThreadId;
 /// covering every continuation, so its thread sleeps as in Godefroid's sleep sets.
 pub(super) fn puts_to_sleep(node: &Node, last: ThreadId, bounded: bool) -> bool {
     !bounded || !node.below || (!node.releases && (last == node.chosen || !node.continues))
+}
+
+/// Whether the branch just explored at `node` half-puts its thread `p` to sleep in the
+/// branches after it, where [`puts_to_sleep`] does not: under a bound, when the bound hid a
+/// thread below it, its step [`releases`] nothing, `p` is not `last` and can run right after
+/// its step (`Node::continues`: not blocked, not hidden by its yield). Then in those branches
+/// `p` runs only to continue: once run, where it can run right after its step it runs again,
+/// and no other thread is tried at the step after (`Node::only`). The schedules left out are
+/// `q.w.p.r.x`, `p` commuting with `q.w`, `r` not `p` though `p` could run. Each is
+/// equivalent to `p.q.w.r.x`, which pays at most as many preemptions, so the branch of `p`,
+/// complete for the bound, covers it. Against [`puts_to_sleep`]'s argument (the front, `q.w`
+/// unchanged) two switches differ:
+/// - `p` to `q` is a preemption now, since `p` can run after its step; but so is `p` to `r` in
+///   the schedule left out;
+/// - the last thread of `q.w` (`q` if `w` is empty) switches to `r` instead of `p`: a
+///   preemption only if that thread can run there, as the switch to `p` was (`p`, releasing
+///   nothing, cannot have let it run), and free if it is `r`.
+///
+/// Where `p` cannot run right after its step in a later branch (it blocks on what `q.w` did),
+/// the switch after it is free and nothing is left out. A node whose other branches were left
+/// out counts as cut (the parent's `below`, its deferred conservative points planted): the
+/// exploration below it is no longer the unbounded one, which the sleep rule and the
+/// deferral take it for (without that, the differentials missed traces: a branch below which
+/// only these were left out put its thread fully to sleep).
+pub(super) fn half_sleeps(node: &Node, last: ThreadId, bounded: bool) -> bool {
+    bounded && node.below && !node.releases && last != node.chosen && node.continues
 }
 
 /// Whether step `ev` may let an operation of another thread run that could not run before:
