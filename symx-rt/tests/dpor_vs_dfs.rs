@@ -529,11 +529,12 @@ fn dpor_on_programs_with_woken_changes() {
 fn dpor_on_many_programs_with_woken_changes() {
     // Prints the seeds that miss something and those that run a trace twice; fails on any other
     // disagreement. (3,000 programs of up to 20,000 interleavings ran past 16 minutes and 1.5 GB:
-    // the DFS keeps every execution's steps.) 2026-12-06, release: 5 s, 78,719 DFS and 37,442
-    // DPOR executions; 1 misses a trace or a final state (1817), 144 run a trace twice. Before
-    // an acquisition's race with a step inside the critical section it waits for was the two
-    // acquisitions' (`races::inside_critical_sections`) and a sleeper whose thread waited after
-    // it slept on with the woken code's changes (`woken::record_waits`), 37,415 executions, 7
+    // the DFS keeps every execution's steps.) 2026-12-06, release: 5 s, 78,719 DFS and 37,448
+    // DPOR executions; none misses a trace or a final state, 144 run a trace twice. Before an
+    // acquisition's race with a step inside the critical section it waits for was the two
+    // acquisitions' (`races::inside_critical_sections`), a sleeper whose thread waited after
+    // it slept on with the woken code's changes (`woken::record_waits`) and a step's changes
+    // after a join raced as a woken thread's (`woken::changes_of`), 37,415 executions, 7
     // missed (1025, 1149, 1308, 1337, 1530, 1817, 1869, all also before the changes were
     // glued to their waking step).
     // With only the reversal with the changes glued (not happens-before's too), 37,150

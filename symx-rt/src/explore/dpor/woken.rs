@@ -43,7 +43,31 @@ pub(super) fn woken_races(evs: &[Ev], hb: &HappensBefore, trace: &[Event]) -> Ve
             let conflicts = |e: usize| conflicts_with(evs, trace, e, change.thread, access);
             earlier_races(evs, hb, k, change, &conflicts, &mut out);
             let woken = named(evs, trace, change.thread);
-            later_races(evs, hb, (k, change), woken, &conflicts, &mut out);
+            let before: smallvec::SmallVec<[usize; 3]> = std::iter::once(k)
+                .chain(change.past.iter().map(|&p| p as usize))
+                .collect();
+            later_races(evs, hb, (k, &before), woken, &conflicts, &mut out);
+        }
+    }
+    // Changes after a join that found the joined thread gone (`Event::joined`), in the step's
+    // own code: they come after that thread's past too, and a later event may come before
+    // them by coming before it, the join then waiting and the change coming with the joined
+    // thread's end. Without these, thread 1 joining its child in the code after its first step
+    // always read an `Arc`'s count in that step where the child had ended first, never after
+    // thread 2's drop (`tests/dpor_vs_dfs.rs`, `Family::Woken`, seed 1817 of the larger
+    // programs).
+    for (p, step) in trace
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.joined.is_empty())
+    {
+        for &(from, q) in &step.joined {
+            for &(obj, how) in &step.touched[usize::from(from)..] {
+                let access = events::touched_access(obj, how);
+                let conflicts = |e: usize| conflicts_with(evs, trace, e, step.thread, access);
+                let before = [q as usize];
+                later_races(evs, hb, (p, &before), evs[p].thread, &conflicts, &mut out);
+            }
         }
     }
     out
@@ -108,7 +132,7 @@ fn earlier_races(
 fn later_races(
     evs: &[Ev],
     hb: &HappensBefore,
-    (k, change): (usize, &WokenChange),
+    (k, before): (usize, &[usize]),
     woken: ThreadId,
     conflicts: &impl Fn(usize) -> bool,
     out: &mut Vec<(usize, usize)>,
@@ -117,8 +141,7 @@ fn later_races(
     let after: smallvec::SmallVec<[usize; 4]> = (k + 1..evs.len())
         .filter(|&c| evs[c].thread == woken || conflicts(c))
         .collect();
-    let before = std::iter::once(k).chain(change.past.iter().map(|&p| p as usize));
-    for x in before.filter(|&x| x <= k) {
+    for x in before.iter().copied().filter(|&x| x <= k) {
         let tx = evs[x].thread;
         for &l in &after {
             let tl = evs[l].thread;
@@ -154,10 +177,14 @@ pub(super) struct Change {
     access: events::Access,
 }
 
-/// The changes woken threads made in the execution, in the order of their waking steps.
+/// The changes woken threads made in the execution, in the order of their waking steps; and
+/// the changes a step's own code made after a join that found the joined thread gone
+/// (`Event::joined`), as changes of the step's thread with the step as the waking one and the
+/// joined thread's past as theirs: they too run right after the later of the two, and taking
+/// that past first before a sequence that holds the step moves them (`moves_a_change`).
 pub(super) fn changes_of(evs: &[Ev], trace: &[Event]) -> Vec<Change> {
     let mut out = Vec::new();
-    for (at, step) in trace.iter().enumerate().filter(|(_, s)| !s.woke.is_empty()) {
+    for (at, step) in trace.iter().enumerate() {
         for change in &step.woke {
             out.push(Change {
                 at,
@@ -166,6 +193,17 @@ pub(super) fn changes_of(evs: &[Ev], trace: &[Event]) -> Vec<Change> {
                 past: change.past.clone(),
                 access: events::touched_access(change.obj, change.how),
             });
+        }
+        for &(from, q) in &step.joined {
+            for &(obj, how) in &step.touched[usize::from(from)..] {
+                out.push(Change {
+                    at,
+                    thread: evs[at].thread,
+                    runtime: step.thread,
+                    past: smallvec::smallvec![q],
+                    access: events::touched_access(obj, how),
+                });
+            }
         }
     }
     out
