@@ -86,18 +86,14 @@ pub(crate) fn note_drop() {
 
 /// A failure found at `caller` moves to the user's line: its location, and the detail lines
 /// that name `caller`.
-pub(crate) fn relocate(mut found: Found, caller: &'static Location<'static>) -> Found {
+pub(crate) fn relocate(found: Found, caller: &'static Location<'static>) -> Found {
     if !is_foreign(caller) {
         return found;
     }
-    if let Some(site) = walk(From::Caller(caller)).user_site() {
-        let (from, to) = (caller.to_string(), site.to_string());
-        for line in &mut found.details {
-            *line = line.replace(&from, &to);
-        }
-        found.location = Some(site);
+    match walk(From::Caller(caller)).user_site() {
+        Some(site) => moved(found, caller, site),
+        None => found,
     }
-    found
 }
 
 /// [`relocate`] for a failure of the current thread's annotated release of `obj` at
@@ -108,24 +104,27 @@ pub(crate) fn relocate_release(
     caller: &'static Location<'static>,
     obj: ObjId,
 ) -> Found {
-    let mut found = relocate(found, caller);
-    let still_foreign = found
-        .location
-        .as_ref()
-        .is_none_or(|at| is_dependency_source(&at.file));
-    if is_foreign(caller) && still_foreign {
-        let acquired = ctx().and_then(|ctx| {
-            let e = ctx.exec.borrow();
-            acquired_at(&e.trace, e.current, obj)
-        });
-        if let Some(at) = acquired {
-            let (from, to) = (caller.to_string(), SourceLocation::from(at).to_string());
-            for line in &mut found.details {
-                *line = line.replace(&from, &to);
-            }
-            found.location = Some(SourceLocation::from(at));
-        }
+    if !is_foreign(caller) {
+        return found;
     }
+    let site = walk(From::Caller(caller)).user_site().or_else(|| {
+        let ctx = ctx()?;
+        let e = ctx.exec.borrow();
+        acquired_at(&e.trace, e.current, obj).map(SourceLocation::from)
+    });
+    match site {
+        Some(site) => moved(found, caller, site),
+        None => found,
+    }
+}
+
+/// `found`, at `caller`, moved to `site`: its location, and the detail lines that name `caller`.
+fn moved(mut found: Found, caller: &'static Location<'static>, site: SourceLocation) -> Found {
+    let (from, to) = (caller.to_string(), site.to_string());
+    for line in &mut found.details {
+        *line = line.replace(&from, &to);
+    }
+    found.location = Some(site);
     found
 }
 
