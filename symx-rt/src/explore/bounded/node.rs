@@ -101,8 +101,7 @@ impl Node {
         half_taken.clear();
         values.clear();
         deferred.clear();
-        (*chosen, *woke, *releases, *continues, *only) = Default::default();
-        (*cut, *below) = Default::default();
+        (*chosen, *woke, *releases, *continues, *only, *cut, *below) = Default::default();
     }
 
     pub(super) fn sleeps(&self, t: ThreadId) -> bool {

@@ -56,21 +56,23 @@ pub(super) fn woken_races(evs: &[Ev], hb: &HappensBefore, trace: &[Event]) -> Ve
     // always read an `Arc`'s count in that step where the child had ended first, never after
     // thread 2's drop (`tests/dpor_vs_dfs.rs`, `Family::Woken`, seed 1817 of the larger
     // programs).
-    for (p, step) in trace
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| !s.joined.is_empty())
-    {
-        for &(from, q) in &step.joined {
-            for &(obj, how) in &step.touched[usize::from(from)..] {
-                let access = events::touched_access(obj, how);
-                let conflicts = |e: usize| conflicts_with(evs, trace, e, step.thread, access);
-                let before = [q as usize];
-                later_races(evs, hb, (p, &before), evs[p].thread, &conflicts, &mut out);
-            }
+    for (p, step) in trace.iter().enumerate() {
+        for (q, access) in joined_changes(step) {
+            let conflicts = |e: usize| conflicts_with(evs, trace, e, step.thread, access);
+            let before = [q as usize];
+            later_races(evs, hb, (p, &before), evs[p].thread, &conflicts, &mut out);
         }
     }
     out
+}
+
+/// The changes `step`'s own code made after each join that found the joined thread gone
+/// (`Event::joined`), each with the joined thread's event it comes after.
+fn joined_changes(step: &Event) -> impl Iterator<Item = (u32, events::Access)> + '_ {
+    (step.joined.iter()).flat_map(move |&(from, q)| {
+        let touched = step.touched[usize::from(from)..].iter();
+        touched.map(move |&(obj, how)| (q, events::touched_access(obj, how)))
+    })
 }
 
 /// Whether event `e` (its exact accesses, and the changes of threads other than `woken` that it
@@ -194,16 +196,14 @@ pub(super) fn changes_of(evs: &[Ev], trace: &[Event]) -> Vec<Change> {
                 access: events::touched_access(change.obj, change.how),
             });
         }
-        for &(from, q) in &step.joined {
-            for &(obj, how) in &step.touched[usize::from(from)..] {
-                out.push(Change {
-                    at,
-                    thread: evs[at].thread,
-                    runtime: step.thread,
-                    past: smallvec::smallvec![q],
-                    access: events::touched_access(obj, how),
-                });
-            }
+        for (q, access) in joined_changes(step) {
+            out.push(Change {
+                at,
+                thread: evs[at].thread,
+                runtime: step.thread,
+                past: smallvec::smallvec![q],
+                access,
+            });
         }
     }
     out
