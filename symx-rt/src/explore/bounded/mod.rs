@@ -119,6 +119,7 @@ mod fairness;
 mod look;
 mod memo;
 mod node;
+mod ready;
 mod sleep;
 
 use smallvec::SmallVec;
@@ -201,84 +202,6 @@ impl Bpor {
             nodes: Vec::with_capacity(NODES),
             spare_nodes: Vec::with_capacity(NODES),
             ..Bpor::default()
-        }
-    }
-
-    /// Records who could run at step `step` and what they would do (in a list of an earlier
-    /// execution's, for its memory), and returns the slot of `want` among them.
-    ///
-    /// At a step the execution repeats, the last execution's list is still there (kept by
-    /// `next_execution`) and is only checked: a thread's lookahead is a function of its
-    /// candidate alone ([`Bpor::lookahead_of`]: its name, a function of its spawn-path key
-    /// kept by `threads` for the whole exploration; its operation's kind and objects; and the
-    /// flags `spurious`, fixed, and `yields`, whose change `end_execution` applies to every list
-    /// it holds), so equal candidates make an equal list. Where they differ (the program did
-    /// not repeat itself) the lists from here on are dropped and this one is made again.
-    fn look(
-        &mut self,
-        step: usize,
-        point: &SchedulingPoint<'_>,
-        want: Option<ThreadId>,
-    ) -> Option<usize> {
-        if let Some(kept) = self.ready.get_mut(step).map(std::mem::take) {
-            let candidates = point.candidates;
-            let same = kept.len() == candidates.len()
-                && (candidates.iter().zip(&kept)).all(|(c, l)| self.lookahead_of(c) == *l);
-            let slot = want.and_then(|w| kept.iter().position(|l| l.thread == w));
-            self.ready[step] = kept;
-            if same {
-                self.checked += usize::from(self.checked == step);
-                return slot;
-            }
-            self.spare_ready.extend(self.ready.drain(step..));
-        }
-        let mut here = self.spare_ready.pop().unwrap_or_default();
-        here.clear();
-        self.lookahead(point.candidates, &mut here);
-        let slot = want.and_then(|w| here.iter().position(|l| l.thread == w));
-        self.ready.push(here);
-        slot
-    }
-
-    /// Keeps the lookaheads of the first `n` steps for the next execution, which repeats the
-    /// first `n - 1` steps and so starts step `n - 1` from the same state ([`Bpor::look`]
-    /// checks them); the others' lists go back for their memory.
-    fn keep_ready(&mut self, n: usize) {
-        let n = n.min(self.ready.len());
-        self.spare_ready.extend(self.ready.drain(n..));
-    }
-
-    /// The threads that could run at the current step, into `to`.
-    fn ready_here(&self, to: &mut Vec<ThreadId>) {
-        let here = self.ready.last().into_iter().flatten();
-        to.extend(here.map(|l| l.thread));
-    }
-
-    /// What `candidates` would do next, over this execution's objects, into `out`.
-    fn lookahead(&mut self, candidates: &[Candidate], out: &mut Vec<Lookahead>) {
-        out.extend(candidates.iter().map(|c| self.lookahead_of(c)));
-    }
-
-    /// What candidate `c` would do next, over this execution's objects.
-    fn lookahead_of(&mut self, c: &Candidate) -> Lookahead {
-        let mut exact = events::exact_of(&c.op);
-        if let Some(a) = spurious_fairness(self.spurious, c.op.kind, FAIRNESS) {
-            exact.push(a);
-        }
-        if let Some(a) = yield_fairness(self.yields, c.op.kind) {
-            exact.push(a);
-        }
-        let named = &mut self.named;
-        while named.len() <= c.thread {
-            named.push(usize::MAX);
-        }
-        if named[c.thread] == usize::MAX {
-            named[c.thread] = self.threads.of(c.key);
-        }
-        Lookahead {
-            thread: named[c.thread],
-            kind: c.op.kind,
-            exact,
         }
     }
 
