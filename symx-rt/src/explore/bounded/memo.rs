@@ -6,7 +6,7 @@
 //! The depth-first exploration's next execution repeats most of the last one's steps before it
 //! branches off. What the races at step `k` ask for is computed from the events up to `k`, the
 //! threads that could run at the steps up to `k` (with their next events), those steps' changes
-//! that race apart from their operations (`backtrack::Apart`), and for each thread that could
+//! that race apart from their operations (`apart::Apart`), and for each thread that could
 //! run at `k`, the events its next operation comes after (`before`: its previous event, and
 //! the enablers of its next event *in this execution*, which may come after the shared
 //! steps). So a step's asks are taken from the memo only when all of those are the same as in
@@ -14,7 +14,8 @@
 
 use smallvec::SmallVec;
 
-use super::backtrack::{Apart, Lookahead, Point};
+use super::apart::Apart;
+use super::backtrack::{Lookahead, Point};
 use crate::rt::op::ThreadId;
 
 /// One ask of a race: a point with its initials, or a conservative point `(at, thread, race)`.

@@ -59,7 +59,7 @@
 //! objects (main dropping a receiver after joining the threads): those changes are recorded on
 //! the step (`Event::touched`) but come after the joined threads' ends, unlike the step's
 //! operation. They race apart from it, with only what does not happen before a joined thread's
-//! last event (`backtrack::Apart`): moving them before such an event is no schedule, since the
+//! last event (`apart::Apart`): moving them before such an event is no schedule, since the
 //! join would wait. A pending disconnect says which side it drops (`events::Access::of`). A
 //! step that waited asks for its thread at the step it waited for
 //! (`look::Look::blocked_earlier`): trying the wait earlier and blocking makes the switch away
@@ -69,7 +69,7 @@
 //! the step that woke it, and that code belongs to no step (`Execution::step_now`). What it
 //! changes (main, woken by a child's end, dropping a sender whose receiver is gone) is recorded
 //! on the waking step apart (`Event::woke`) and races apart from it, after the woken thread's
-//! past (`backtrack::Part::Woken`). It stays out of the step's event, so happens-before is not
+//! past (`apart::Part::Woken`). It stays out of the step's event, so happens-before is not
 //! made to order the step after the woken thread's past; later events race with it as with the
 //! step, and sleep sets compare it as the step's.
 //!
@@ -114,6 +114,7 @@
 //! exhaustively per step, as in the optimal DPOR. A spurious wake-up is an operation a waiting
 //! thread offers at a step, and races like any other: on its condition variable.
 
+mod apart;
 mod backtrack;
 mod fairness;
 mod look;
@@ -129,7 +130,8 @@ use super::dpor::steps::Threads;
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
 use crate::rt::op::{Event, Op, OpKind, ThreadId};
 use crate::rt::threads::MAIN_KEY;
-use backtrack::{Apart, GaveWay, Lookahead, Point, Repeated, Scratch};
+use apart::Apart;
+use backtrack::{GaveWay, Lookahead, Point, Repeated, Scratch};
 use fairness::{gave_way, spurious_fairness, yield_fairness, FAIRNESS};
 use look::blocks;
 use node::Node;
