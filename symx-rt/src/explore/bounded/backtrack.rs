@@ -81,9 +81,12 @@ pub(super) struct Scratch {
     /// Whether the exploration is under a preemption bound: conservative points only then.
     bounded: bool,
     hb: HappensBefore,
-    /// The last execution's events, as `points` saw them, and the memory of the ones before.
+    /// The last execution's events, as `points` saw them; while the next execution's are
+    /// made from them ([`Scratch::events`]), the first `repeated` of them, and the others in
+    /// `tail`.
     last: Vec<Ev>,
-    spare: Vec<Ev>,
+    tail: Vec<Ev>,
+    repeated: usize,
     history: History,
     /// `positions[t]`: where thread t's events are in the trace.
     positions: Vec<Vec<usize>>,
@@ -106,6 +109,9 @@ pub(super) struct Repeated {
     /// The first `checked` steps' lists in `ready` were found the same as the last
     /// execution's (`Bpor::look`).
     pub checked: usize,
+    /// How many first events are the last execution's but for their execution number (at
+    /// most the `repeated` of [`Scratch::events`]; `events::of_trace_into`).
+    pub unchanged: usize,
 }
 
 /// Per step of an execution, the threads a race with that step asks no points at earlier
@@ -163,14 +169,20 @@ impl Scratch {
         }
     }
 
-    /// A buffer for an execution's events: the memory of the execution before the last.
-    pub fn buffer(&mut self) -> Vec<Ev> {
-        std::mem::take(&mut self.spare)
+    /// The last execution's events, to make an execution's from that repeats its first
+    /// `repeated` steps (`events::of_trace_into`): those steps' events, the others moved
+    /// aside to compare the new ones with ([`Scratch::points`]).
+    pub fn events(&mut self, repeated: usize) -> Vec<Ev> {
+        let mut evs = std::mem::take(&mut self.last);
+        self.repeated = repeated.min(evs.len());
+        self.tail.clear();
+        self.tail.extend(evs.drain(self.repeated..));
+        evs
     }
 
-    /// Keeps `evs`, the events `points` was last given, to compare the next execution's with.
+    /// Keeps `evs`, the events `points` was last given, to make the next execution's from.
     pub fn keep(&mut self, evs: Vec<Ev>) {
-        self.spare = std::mem::replace(&mut self.last, evs);
+        self.last = evs;
     }
 
     /// The events kept last ([`Scratch::keep`]).
@@ -195,7 +207,11 @@ impl Scratch {
         gave_way: GaveWay,
         repeated: Repeated,
     ) -> &[Point] {
-        let Repeated { planted, checked } = repeated;
+        let Repeated {
+            planted,
+            checked,
+            unchanged,
+        } = repeated;
         let bounded = self.bounded;
         let threads = evs
             .iter()
@@ -203,9 +219,18 @@ impl Scratch {
             .chain(ready.iter().flatten().chain(end).map(|l| l.thread))
             .max()
             .map_or(0, |t| t + 1);
-        let shared = (self.last.iter().zip(evs))
-            .take_while(|(a, b)| same_for_happens_before(a, b))
-            .count();
+        // The repeated steps' events are the last execution's, but where a later step changed
+        // one differently; the steps after them may still make the same events.
+        let kept = self.repeated.min(evs.len());
+        let shared = match unchanged < kept {
+            true => unchanged,
+            false => {
+                let again = (self.tail.iter().zip(&evs[kept..]))
+                    .take_while(|(a, b)| same_for_happens_before(a, b))
+                    .count();
+                kept + again
+            }
+        };
         self.hb.recompute(evs, shared);
         let same_gave_way = self.gave_way.same_steps(&gave_way);
         self.gave_way = gave_way;

@@ -190,6 +190,12 @@ pub(crate) struct Bpor {
     /// threads tried or asked for only grow), so the points the memo asks again at those
     /// steps are left out (`backtrack::Scratch::points`).
     planted: usize,
+    /// How many first steps of the current execution repeat the last one's (the nodes above
+    /// the one that moved to its next choice): their events are the last execution's.
+    repeated: usize,
+    /// The objects of the last execution's events and its let-go changes, for keeping the
+    /// repeated steps' events ([`events::of_trace_into`]).
+    uses: events::FirstUses,
 }
 
 impl Bpor {
@@ -198,6 +204,7 @@ impl Bpor {
             bound,
             spurious,
             scratch: Scratch::new(bound.is_some()),
+            uses: events::FirstUses::undoing(),
             // A node is a few hundred bytes: growing these lists by doubling in the first
             // execution copied them into fresh pages at each step (page faults, not
             // instructions, were most of the first execution's extra time on short rows).
@@ -321,7 +328,14 @@ impl Bpor {
     /// explored below it): a conservative point is for a reversal that the bound cuts off
     /// where the race is, and where the bound never hid a thread below `at`, the exploration
     /// from there was the unbounded one, which reverses every race it sees.
-    fn plant(&mut self, evs: &[Ev], fixed: usize, apart: &[Apart], gave_way: GaveWay) {
+    fn plant(
+        &mut self,
+        evs: &[Ev],
+        fixed: usize,
+        apart: &[Apart],
+        gave_way: GaveWay,
+        unchanged: usize,
+    ) {
         let points = (self.scratch).points(
             evs,
             &self.ready,
@@ -331,6 +345,7 @@ impl Bpor {
             Repeated {
                 planted: self.planted,
                 checked: self.checked,
+                unchanged,
             },
         );
         for Point {
@@ -390,6 +405,7 @@ impl Chooser for Bpor {
             let node = &mut self.nodes[n - 1];
             if node.values.advance() {
                 self.planted = n - 1;
+                self.repeated = n - 1;
                 self.keep_ready(n);
                 return true;
             }
@@ -424,6 +440,7 @@ impl Chooser for Bpor {
                 node.values.clear();
                 node.below = false;
                 self.planted = n - 1;
+                self.repeated = n - 1;
                 self.keep_ready(n);
                 return true;
             }
@@ -445,6 +462,8 @@ impl Chooser for Bpor {
             // The program did not repeat itself: explore on from here afresh.
             (Some(_), None) => {
                 self.truncate(step);
+                // What the step before did after its operation may differ too.
+                self.repeated = self.repeated.min(step.saturating_sub(1));
                 self.new_node(point)
             }
             (None, _) => self.new_node(point),
@@ -477,9 +496,10 @@ impl Chooser for Bpor {
     fn end_execution(&mut self, trace: &[Event]) {
         self.executions += 1;
         let threads = &mut self.threads;
-        let mut evs = self.scratch.buffer();
         let yielded = trace.iter().any(|e| e.kind == OpKind::Yield);
         if !self.yields && yielded {
+            // The last execution's events were made without the fairness rule's accesses.
+            self.repeated = 0;
             // The first execution with a yield: its lookaheads were made without the fairness
             // rule's accesses.
             self.yields = true;
@@ -489,18 +509,21 @@ impl Chooser for Bpor {
             // The memo's lists were made without them: no step is the same.
             self.checked = 0;
         }
-        events::of_trace_into(
+        let repeated = (self.repeated.min(trace.len())).min(self.scratch.last().len());
+        let mut evs = self.scratch.events(repeated);
+        let unchanged = events::of_trace_into(
             trace,
             &mut self.names,
             &mut |k| threads.of(k),
             self.executions,
             self.yields.then_some(true),
             &mut evs,
-            None,
+            Some((repeated, &mut self.uses)),
         );
         if self.spurious {
             let canon = self.fairness_name();
-            for (ev, step) in evs.iter_mut().zip(trace) {
+            let new = evs.iter_mut().zip(trace).skip(repeated);
+            for (ev, step) in new {
                 ev.accesses
                     .extend(spurious_fairness(true, step.kind, canon));
                 ev.exact
@@ -541,7 +564,7 @@ impl Chooser for Bpor {
         } else {
             GaveWay::Yielded(gave_way(trace, &evs, &self.bound_hid))
         };
-        self.plant(&evs, fixed, &Apart::of_trace(trace), gave_way);
+        self.plant(&evs, fixed, &Apart::of_trace(trace), gave_way, unchanged);
         self.scratch.keep(evs);
     }
 }

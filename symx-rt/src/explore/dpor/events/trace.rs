@@ -1,7 +1,8 @@
 //! A finished execution's trace as the reduction's events ([`of_trace_into`]):
 //! each step's canonical and exact accesses, its enablers, its access to the fairness object,
 //! and what its code touched besides its operation ([`add_touched`]); and, for a trace that
-//! repeats the last one's first steps, what stays of the last naming ([`FirstUses`]).
+//! repeats the last one's first steps, what stays of the last naming ([`FirstUses`]) and, for
+//! the bounded reduction, which changes of the steps not repeated to undo ([`LetGos`]).
 
 use smallvec::SmallVec;
 
@@ -67,6 +68,10 @@ pub(crate) fn let_go_by(ev: &mut Ev, exact: bool) {
 /// access to the fairness object, and their exact accesses hold it too when `yields`: the
 /// caller keeps no events made with another `yields`.
 ///
+/// With a [`FirstUses::undoing`], the first `shared` stay whatever later steps changed: the
+/// changes the last execution's steps from `shared` on made to them are undone instead
+/// ([`LetGos`]), and this one's made again.
+///
 /// Returns how many of the first events are the last execution's unchanged (but for their
 /// execution number).
 pub(crate) fn of_trace_into(
@@ -79,12 +84,16 @@ pub(crate) fn of_trace_into(
     mut again: Option<(usize, &mut FirstUses)>,
 ) -> usize {
     let shared = match &again {
+        Some((shared, uses)) if uses.undo.is_some() => *shared,
         Some((shared, uses)) => (*shared).min(uses.changed_later),
         None => 0,
     };
     let shared = shared.min(out.len()).min(trace.len());
     // The first event a later one changed.
     let mut changed = usize::MAX;
+    if let Some(undo) = again.as_mut().and_then(|(_, uses)| uses.undo.as_mut()) {
+        undo.back_to(shared, out);
+    }
     out.truncate(shared);
     // At once: doubling copied the events into fresh memory several times in a first
     // execution, where a page touched for the first time costs more than the copy.
@@ -158,10 +167,14 @@ pub(crate) fn of_trace_into(
                 exact.push(a); // pushed: smallvec's `extend` of an `Option` costs ~60 more
             }
             if let Some(k) = ev.let_go {
-                let enabler = &mut out[k as usize];
+                let (k, by) = (k as usize, out.len());
+                let enabler = &mut out[k];
                 enablers.push((enabler.thread, enabler.index));
-                let_go_by(enabler, yields);
-                changed = changed.min(k as usize);
+                match again.as_mut().and_then(|(_, uses)| uses.undo.as_mut()) {
+                    Some(undo) => undo.let_go(k, by, k < shared, &trace[k], enabler, yields),
+                    None => let_go_by(enabler, yields),
+                }
+                changed = changed.min(k);
             }
         }
         out.push(Ev {
@@ -175,6 +188,9 @@ pub(crate) fn of_trace_into(
         });
     }
     if let Some((_, uses)) = again {
+        if let Some(undo) = &uses.undo {
+            return undo.unchanged(out, shared);
+        }
         uses.changed_later = changed;
     }
     shared.min(changed)
@@ -213,11 +229,24 @@ pub(crate) struct FirstUses {
     /// numbers objects densely from 0, the few others are looked for in `firsts`).
     stamp: Vec<u32>,
     now: u32,
+    /// With [`FirstUses::undoing`]: the let-go changes of the last trace, which a trace that
+    /// repeats its first steps undoes for the steps it does not repeat.
+    undo: Option<LetGos>,
 }
 
 const DENSE_OBJECTS: usize = 1 << 16;
 
 impl FirstUses {
+    /// First uses that keep the last trace's let-go changes to undo them ([`LetGos`]): a trace
+    /// that repeats the last one's first steps then keeps all of their events, where without
+    /// it (the optimal DPOR's) it names them again from the first one a later step changed.
+    pub(crate) fn undoing() -> FirstUses {
+        FirstUses {
+            undo: Some(LetGos::default()),
+            ..FirstUses::default()
+        }
+    }
+
     /// Starts a trace whose first `shared` events are the last one's: keeps their objects'
     /// first uses and names each of those objects as before.
     fn restart(&mut self, shared: usize, names: &mut Names) {
@@ -254,6 +283,119 @@ impl FirstUses {
         let first = self.stamp[i] != self.now;
         self.stamp[i] = self.now;
         first
+    }
+}
+
+/// The changes [`let_go_by`] made to a trace's events, in the order the steps that let a
+/// thread go came, each with what it replaced: an event a later step changed (the step that
+/// let a yielded thread go) is kept by a trace that repeats it though the later step may not
+/// come again (`tests/dpor_counts.rs::a_reused_step_that_no_longer_lets_a_yielded_thread_go`),
+/// so the changes of the steps not repeated are undone ([`LetGos::back_to`]), and the new steps'
+/// made again. A change is one event's fairness access and at most one exact access, so an
+/// execution's log is short.
+#[derive(Default)]
+struct LetGos {
+    log: Vec<LetGo>,
+    /// The kept events this trace changed (undone or changed again), as the last trace left
+    /// them: (event, fairness access, exact accesses), to tell whether they still are.
+    was: Vec<(usize, Fair, SmallVec<[Access; 3]>)>,
+}
+
+/// Step `by` made event `event` the one that let a thread go; before, the event had `fair`,
+/// and `exact` says what happened to its exact accesses.
+struct LetGo {
+    by: usize,
+    event: usize,
+    fair: Fair,
+    exact: ExactChange,
+}
+
+enum ExactChange {
+    None,
+    /// The access at this position (the fairness object's) was this one.
+    Replaced(usize, Access),
+    /// The write of the fairness object was put at this position.
+    Inserted(usize),
+}
+
+impl LetGos {
+    /// Undoes the changes made by the last trace's steps from `shared` on to its first
+    /// `shared` events (`out`), the ones a trace repeating `shared` steps keeps.
+    fn back_to(&mut self, shared: usize, out: &mut [Ev]) {
+        self.was.clear();
+        while let Some(g) = self.log.pop_if(|g| g.by >= shared) {
+            let Some(ev) = out.get_mut(g.event).filter(|_| g.event < shared) else {
+                continue;
+            };
+            remember(&mut self.was, g.event, ev);
+            ev.fair = g.fair;
+            match g.exact {
+                ExactChange::None => {}
+                ExactChange::Replaced(at, a) => ev.exact[at] = a,
+                ExactChange::Inserted(at) => {
+                    ev.exact.remove(at);
+                }
+            }
+        }
+    }
+
+    /// [`let_go_by`] of event `k` (`ev`, step `step`'s in the trace; `kept`: one of the last
+    /// trace's) by step `by`, logged. A write of the fairness object goes where naming the
+    /// event afresh would have put it, after its step's own accesses, before what the caller
+    /// adds to them after naming.
+    fn let_go(
+        &mut self,
+        k: usize,
+        by: usize,
+        kept: bool,
+        step: &crate::rt::op::Event,
+        ev: &mut Ev,
+        exact: bool,
+    ) {
+        if kept {
+            remember(&mut self.was, k, ev);
+        }
+        let fair = std::mem::replace(&mut ev.fair, Fair::Write);
+        let change = match (
+            exact,
+            ev.exact.iter().position(|a| a.object() == Some(FAIRNESS)),
+        ) {
+            (false, _) => ExactChange::None,
+            (true, Some(at)) => ExactChange::Replaced(
+                at,
+                std::mem::replace(&mut ev.exact[at], Access::Write(FAIRNESS)),
+            ),
+            (true, None) => {
+                let own = usize::from(step.obj.is_some())
+                    + usize::from(step.obj2.is_some())
+                    + step.touched.len();
+                let at = own.min(ev.exact.len());
+                ev.exact.insert(at, Access::Write(FAIRNESS));
+                ExactChange::Inserted(at)
+            }
+        };
+        self.log.push(LetGo {
+            by,
+            event: k,
+            fair,
+            exact: change,
+        });
+    }
+
+    /// How many first events of `out` are the last trace's but for their execution: the
+    /// first `shared`, unless this trace changed one of them differently.
+    fn unchanged(&self, out: &[Ev], shared: usize) -> usize {
+        let differs = |(k, fair, exact): &&(usize, Fair, SmallVec<[Access; 3]>)| {
+            out[*k].fair != *fair || out[*k].exact != *exact
+        };
+        (self.was.iter().filter(differs).map(|w| w.0)).fold(shared, usize::min)
+    }
+}
+
+/// Keeps event `k` (`ev`) as it is now in `was`, unless it is there already.
+fn remember(was: &mut Vec<(usize, Fair, SmallVec<[Access; 3]>)>, k: usize, ev: &Ev) {
+    if !was.iter().any(|w| w.0 == k) {
+        was.push((k, ev.fair, SmallVec::from_slice(&ev.exact)));
     }
 }
 
@@ -305,5 +447,103 @@ pub(crate) fn touched_access(obj: Canon, how: Touch) -> Access {
         Touch::DroppedSender => Access::DroppedSender(obj),
         Touch::CountedSenders => Access::CountedSenders(obj),
         Touch::Released => Access::Released(obj),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rt::op::Event;
+
+    fn step(thread: ThreadId, kind: OpKind, obj: Option<ObjId>, let_go: Option<u32>) -> Event {
+        Event {
+            thread,
+            thread_key: thread as u64,
+            kind,
+            obj,
+            obj2: None,
+            value: Default::default(),
+            order: None,
+            location: std::panic::Location::caller(),
+            touched: SmallVec::new(),
+            joined: SmallVec::new(),
+            woke: Vec::new(),
+            outcome: Default::default(),
+            enablers: SmallVec::new(),
+            quiet: kind == OpKind::Load,
+            let_go,
+            fixed: false,
+            blind: false,
+        }
+    }
+
+    /// A trace that repeats the last one's first steps keeps their events, undoing what the
+    /// steps it does not repeat changed (the step that let a yielded thread go: an inserted
+    /// write of the fairness object, or a replaced read of it) and making its own steps'
+    /// changes: every event is the one naming the trace afresh makes, and what it returns
+    /// counts the events the last trace had the same.
+    #[test]
+    fn kept_events_are_the_fresh_ones_whatever_later_steps_let_go() {
+        use OpKind::{Load, Store, Yield};
+        let (yield_, x, y) = (step(1, Yield, None, None), Some(1), Some(2));
+        // Step 3 lets thread 1 go after its yield: the load (no fairness access) in `a`, the
+        // store (a read of it) in `c`; neither in `b` and `d`.
+        let a = [
+            step(0, Store, x, None),
+            yield_.clone(),
+            step(0, Load, y, None),
+            step(1, Store, x, Some(2)),
+        ];
+        let mut b = a[..3].to_vec();
+        b.extend([step(0, Store, y, None), step(1, Store, x, Some(3))]);
+        let mut c = a[..2].to_vec();
+        c.extend([step(0, Store, y, None), step(1, Store, x, Some(2))]);
+        let d = [c[0].clone(), yield_, c[2].clone(), step(0, Load, x, None)];
+        // (trace, steps repeated from the one before, events the one before had the same)
+        let runs: [(&[Event], usize, usize); 5] =
+            [(&a, 0, 0), (&b, 3, 2), (&a, 3, 2), (&c, 2, 2), (&d, 3, 2)];
+        let (mut names, mut uses, mut kept) = (Names::default(), FirstUses::undoing(), vec![]);
+        for (n, &(trace, repeated, same)) in runs.iter().enumerate() {
+            let execution = 2 * n as u64 + 1;
+            names.new_execution();
+            let mut threads = |k: u64| k as ThreadId;
+            let again = Some((repeated, &mut uses));
+            let unchanged = of_trace_into(
+                trace,
+                &mut names,
+                &mut threads,
+                execution,
+                Some(true),
+                &mut kept,
+                again,
+            );
+            assert_eq!(unchanged, same, "run {n}");
+            names.new_execution();
+            let mut fresh = vec![];
+            of_trace_into(
+                trace,
+                &mut names,
+                &mut threads,
+                execution + 1,
+                Some(true),
+                &mut fresh,
+                None,
+            );
+            let view = |e: &Ev| {
+                (
+                    e.thread,
+                    e.index,
+                    e.exact.clone(),
+                    e.fair,
+                    e.enablers.clone(),
+                )
+            };
+            assert_eq!(
+                kept.iter().map(view).collect::<Vec<_>>(),
+                fresh.iter().map(view).collect::<Vec<_>>(),
+                "run {n}"
+            );
+        }
+        assert_eq!(kept[2].fair, Fair::Read, "d's store lets no thread go");
     }
 }
