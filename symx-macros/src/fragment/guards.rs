@@ -71,7 +71,8 @@ fn still_held(s: &Stmt, after: &[&Stmt]) -> syn::Result<bool> {
             return Err(syn::Error::new_spanned(
                 t,
                 format!(
-                    "guard `{name}` is shadowed before the resume point while its lock is                      still held: give one of them another name"
+                    "guard `{name}` is shadowed before the resume point while its lock is still \
+                     held: give one of them another name"
                 ),
             ));
         }
@@ -274,6 +275,13 @@ mod tests {
             let g = m.lock().unwrap();
             let g = 5;
         ));
-        assert!(shadowed.is_err_and(|e| e.to_string().contains("is shadowed")));
+        assert_eq!(
+            shadowed.map_err(|e| e.to_string()),
+            Err(
+                "guard `g` is shadowed before the resume point while its lock is still held: \
+                 give one of them another name"
+                    .to_string()
+            )
+        );
     }
 }
