@@ -16,6 +16,8 @@ use proc_macro2::{Span, TokenTree};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Pat, Stmt};
 
+use crate::syntax::{is_punct, names_function};
+
 /// The guards held at the mark: their `let`s, in order, from the enclosing scopes.
 pub(super) struct Held {
     /// Bound in the function's body before the mark (or before the loop holding it).
@@ -162,8 +164,7 @@ impl VisitMut for Uses {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
             Expr::Call(c) if c.args.len() == 1 && self.is_guard(&c.args[0]) => {
-                if matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "drop"))
-                {
+                if names_function(&c.func, "drop") {
                     self.dropped = true;
                 } else {
                     self.moved
@@ -218,10 +219,8 @@ fn moved_in_tokens(tokens: &[TokenTree], name: &str) -> Option<Span> {
                 }
             }
             TokenTree::Ident(i) if i == name => {
-                let borrowed = k > 0
-                    && matches!(&tokens[k - 1], TokenTree::Punct(p) if p.as_char() == '*' || p.as_char() == '&');
-                let method =
-                    matches!(tokens.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+                let borrowed = k > 0 && is_punct(tokens.get(k - 1), &['*', '&']);
+                let method = is_punct(tokens.get(k + 1), &['.']);
                 if !borrowed && !method {
                     return Some(i.span());
                 }
