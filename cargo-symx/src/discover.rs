@@ -314,7 +314,8 @@ pub fn list(
 }
 
 /// Builds the selected test targets of the workspace `metadata` describes and lists the tests
-/// matching `filter`; `color` colours cargo's output (what `test`, `list`, `replay` and `predict` all start with).
+/// matching `filter`; `color` colours cargo's output (what `test`, `list`, `replay` and `predict`
+/// all start with).
 pub fn build_and_list(
     cargo: &CargoOptions,
     metadata: &Metadata,

@@ -42,6 +42,8 @@ use syn::{
     Type,
 };
 
+use crate::syntax::names_function;
+
 /// Places the markers and the havoc code in every loop of `block`, the body of the function
 /// `sig` (whose name the runtime reports with each loop).
 pub(crate) fn place(block: &mut Block, sig: &Signature) {
@@ -253,9 +255,7 @@ fn waits_at_barrier(e: &Expr) -> bool {
 /// `symx::epoch_marker()`, under any path.
 fn calls_marker(e: &Expr) -> bool {
     match e {
-        Expr::Call(c) => {
-            matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "epoch_marker"))
-        }
+        Expr::Call(c) => names_function(&c.func, "epoch_marker"),
         _ => false,
     }
 }

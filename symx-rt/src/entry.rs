@@ -1,7 +1,7 @@
-//! The verbs that run an exploration: [`Builder`]'s `explore`, `check`, `replay`,
-//! `try_replay`, `explore_traces`, `run_guided` and `run_driven`, and [`model`]. They hand the builder's
-//! settings down to the explorer (`explore`) and return its report; they live apart from the
-//! settings (`builder`) because the explorer reads those.
+//! The verbs that run an exploration: [`Builder`]'s `explore`, `check`, `replay`, `try_replay`,
+//! `explore_traces`, `run_guided` and `run_driven`, and [`model`]. They hand the builder's settings
+//! down to the explorer (`explore`) and return its report; they live apart from the settings
+//! (`builder`) because the explorer reads those.
 
 use crate::builder::{Builder, Drive, DrivenPoint, Guide, GuidedRun};
 use crate::report::Report;

@@ -37,12 +37,12 @@
 //! assert!(report.complete());
 //! ```
 //!
-//! Layout, from the bottom: `rt` runs one execution and asks a `Chooser` at each scheduling
-//! point; `builder` holds the settings and `strategy` the strategies' names; `explore` holds the strategies (the choosers) and the
-//! loop over executions; `entry` holds the verbs that run one (`Builder::explore`, `model`);
-//! `worker` serves `cargo symx`. The std-mirroring facade is `sync`, `thread`, `cell`, `hint`;
-//! `annotate` and `wait_queue` serve user-built primitives; `sym` and `trace` are the symbolic
-//! values and the trace format.
+//! Layout, from the bottom: `rt` runs one execution and asks a `Chooser` at each scheduling point;
+//! `builder` holds the settings and `strategy` the strategies' names; `explore` holds the
+//! strategies (the choosers) and the loop over executions; `entry` holds the verbs that run one
+//! (`Builder::explore`, `model`); `worker` serves `cargo symx`. The std-mirroring facade is `sync`,
+//! `thread`, `cell`, `hint`; `annotate` and `wait_queue` serve user-built primitives; `sym` and
+//! `trace` are the symbolic values and the trace format.
 
 mod builder;
 pub mod covering;

@@ -121,8 +121,9 @@ fn build_options(exe: &Path, manifest_dir: Option<&Path>) -> String {
     out
 }
 
-/// `--manifest-path` (so the command works from any directory; none outside cargo), then `--no-default-features`
-/// when the package's defaults were off, then the features this build enabled beyond them.
+/// `--manifest-path` (so the command works from any directory; none outside cargo), then
+/// `--no-default-features` when the package's defaults were off, then the features this build
+/// enabled beyond them.
 fn cargo_options(manifest_dir: Option<&str>, features: &[Feature]) -> String {
     let mut out = match manifest_dir {
         Some(dir) => format!(

@@ -48,7 +48,8 @@ macro_rules! thread_local {
     );
 }
 
-/// A key to a thread-local value (std's `LocalKey`, declared with [`thread_local!`](macro@crate::thread_local)).
+/// A key to a thread-local value (std's `LocalKey`, declared with
+/// [`thread_local!`](macro@crate::thread_local)).
 pub struct LocalKey<T: 'static> {
     init: fn() -> T,
 }

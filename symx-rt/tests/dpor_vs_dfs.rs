@@ -85,9 +85,9 @@ enum Kind {
     UnknownTrace,
     /// The DPOR ran fewer traces than the DFS.
     MissingTraces,
-    /// Not a disagreement, only printed: in a program that yields, traces the DPOR ran more
-    /// than once, or traces under the fairness rule's relation it did not run while running
-    /// every trace of the steps other than yields (see `random_programs::canonical_without_yields`).
+    /// Not a disagreement, only printed: in a program that yields, traces the DPOR ran more than
+    /// once, or traces under the fairness rule's relation it did not run while running every trace
+    /// of the steps other than yields (see `random_programs::canonical_without_yields`).
     Note,
 }
 

@@ -1,7 +1,7 @@
-//! The loom-style entry point (`symx::model`, `Builder::check`) reports as `#[symx::test]`
-//! does: the failure panics at the caller's line, its token names the calling test (so two
-//! tests finding the same bug get different tokens and one's token is rejected by the other),
-//! and the printed `SYMX_REPLAY=… cargo test NAME -- --exact --include-ignored` replays it. And the report texts:
+//! The loom-style entry point (`symx::model`, `Builder::check`) reports as `#[symx::test]` does:
+//! the failure panics at the caller's line, its token names the calling test (so two tests finding
+//! the same bug get different tokens and one's token is rejected by the other), and the printed
+//! `SYMX_REPLAY=… cargo test NAME -- --exact --include-ignored` replays it. And the report texts:
 //! what a deadlock, the step limit and a race before any scheduling point say.
 //!
 //! The two `#[ignore]`d tests fail on purpose; the others run them in a child process of this
@@ -59,8 +59,8 @@ fn line_of(code: &str) -> usize {
     1 + source.lines().position(|l| l.trim() == code).unwrap()
 }
 
-/// The token in the report's replay command, which must be `SYMX_REPLAY=… cargo test
-/// [FLAGS] TEST -- --exact --include-ignored` (flags such as `--manifest-path` and `--target-dir` say how the
+/// The token in the report's replay command, which must be `SYMX_REPLAY=… cargo test [FLAGS] TEST
+/// -- --exact --include-ignored` (flags such as `--manifest-path` and `--target-dir` say how the
 /// run was built).
 fn printed_token(output: &str, test: &str) -> String {
     let command = output

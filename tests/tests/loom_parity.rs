@@ -1,9 +1,9 @@
 //! Parity with loom 0.7.2's public API, by compilation: every public item of loom 0.7.2 (each
 //! module, function, type, method, field and macro, from its documentation) is named in
-//! `LOOM_0_7_2` and used below against symx's loom API (the `symx-loom` folder, whose package is named `loom`),
-//! and so is every stable associated function and trait impl of std's `Arc`/`Weak` against
-//! `symx::sync`. An item that does not exist, or has another shape, stops this file compiling.
-//! What is left out, or differs, is in `DIFFERENCES` with the reason (and in
+//! `LOOM_0_7_2` and used below against symx's loom API (the `symx-loom` folder, whose package is
+//! named `loom`), and so is every stable associated function and trait impl of std's `Arc`/`Weak`
+//! against `symx::sync`. An item that does not exist, or has another shape, stops this file
+//! compiling. What is left out, or differs, is in `DIFFERENCES` with the reason (and in
 //! docs/coming-from-loom.md).
 //!
 //! Covered version: loom 0.7.2 with its `futures` feature (the `checkpoint` feature adds no

@@ -1,6 +1,7 @@
-//! `symx-symbolic-bench [engine|sample|enumerate|rate|e2e|context|all] [--runs N] [--seeds N] [--n N]
-//! [--filter NAME,..] [--symx PATH]`: the measurements of `BENCHMARKS.md`'s "Symbolic exploration", as
-//! Markdown tables on stdout (progress on stderr). Timings are medians of `--runs` (5).
+//! `symx-symbolic-bench [engine|sample|enumerate|rate|e2e|context|all] [--runs N] [--seeds N]
+//! [--n N] [--filter NAME,..] [--symx PATH]`: the measurements of `BENCHMARKS.md`'s "Symbolic
+//! exploration", as Markdown tables on stdout (progress on stderr). Timings are medians of
+//! `--runs` (5).
 
 use symx_symbolic_bench::measure::{self, median, repeat, SampledInputs, Sampler};
 use symx_symbolic_bench::programs::{self, Program};

@@ -16,6 +16,8 @@ use proc_macro2::{Span, TokenTree};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Pat, Stmt};
 
+use crate::syntax::{is_punct, names_function};
+
 /// The guards held at the mark: their `let`s, in order, from the enclosing scopes.
 pub(super) struct Held {
     /// Bound in the function's body before the mark (or before the loop holding it).
@@ -71,7 +73,8 @@ fn still_held(s: &Stmt, after: &[&Stmt]) -> syn::Result<bool> {
             return Err(syn::Error::new_spanned(
                 t,
                 format!(
-                    "guard `{name}` is shadowed before the resume point while its lock is                      still held: give one of them another name"
+                    "guard `{name}` is shadowed before the resume point while its lock is still \
+                     held: give one of them another name"
                 ),
             ));
         }
@@ -161,8 +164,7 @@ impl VisitMut for Uses {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
             Expr::Call(c) if c.args.len() == 1 && self.is_guard(&c.args[0]) => {
-                if matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "drop"))
-                {
+                if names_function(&c.func, "drop") {
                     self.dropped = true;
                 } else {
                     self.moved
@@ -217,10 +219,8 @@ fn moved_in_tokens(tokens: &[TokenTree], name: &str) -> Option<Span> {
                 }
             }
             TokenTree::Ident(i) if i == name => {
-                let borrowed = k > 0
-                    && matches!(&tokens[k - 1], TokenTree::Punct(p) if p.as_char() == '*' || p.as_char() == '&');
-                let method =
-                    matches!(tokens.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+                let borrowed = k > 0 && is_punct(tokens.get(k - 1), &['*', '&']);
+                let method = is_punct(tokens.get(k + 1), &['.']);
                 if !borrowed && !method {
                     return Some(i.span());
                 }
@@ -274,6 +274,13 @@ mod tests {
             let g = m.lock().unwrap();
             let g = 5;
         ));
-        assert!(shadowed.is_err_and(|e| e.to_string().contains("is shadowed")));
+        assert_eq!(
+            shadowed.map_err(|e| e.to_string()),
+            Err(
+                "guard `g` is shadowed before the resume point while its lock is still held: \
+                 give one of them another name"
+                    .to_string()
+            )
+        );
     }
 }

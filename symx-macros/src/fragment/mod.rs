@@ -25,12 +25,14 @@ mod guards;
 
 use std::collections::BTreeSet;
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Spacing, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, FnArg, Ident, ItemFn, Local, Pat, Stmt, Token, Type};
+
+use crate::syntax::is_punct;
 
 /// One capture of the mark: `x` or `x: T`.
 struct Capture {
@@ -294,9 +296,11 @@ fn uses(tokens: TokenStream, out: &mut Vec<Ident>) {
         match t {
             TokenTree::Group(g) => uses(g.stream(), out),
             TokenTree::Ident(i) => {
-                let after_dot = k > 0
-                    && matches!(&trees[k - 1], TokenTree::Punct(p) if p.as_char() == '.' || p.as_char() == ':');
-                let field = matches!(trees.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == proc_macro2::Spacing::Alone);
+                let after_dot = k > 0 && is_punct(trees.get(k - 1), &['.', ':']);
+                let field = matches!(
+                    trees.get(k + 1),
+                    Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Alone
+                );
                 if !after_dot && !field {
                     out.push(i.clone());
                 }

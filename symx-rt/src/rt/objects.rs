@@ -414,8 +414,8 @@ pub(crate) fn short_type_name<T: ?Sized>() -> &'static str {
     shorten(std::any::type_name::<T>())
 }
 
-/// The short name of type name `full`, remembered by the name's address and length: an `Arc::new` in
-/// every execution took a few hundred instructions to find it again.
+/// The short name of type name `full`, remembered by the name's address and length: an `Arc::new`
+/// in every execution took a few hundred instructions to find it again.
 fn shorten(full: &'static str) -> &'static str {
     thread_local! {
         static SHORT: std::cell::RefCell<Vec<((usize, usize), &'static str)>> =

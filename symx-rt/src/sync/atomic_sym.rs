@@ -51,7 +51,8 @@ macro_rules! atomic_sym {
                 old
             }
 
-            /// [`fetch_sub`](Self::fetch_sub), symbolic like [`fetch_add_sym`](Self::fetch_add_sym).
+            /// [`fetch_sub`](Self::fetch_sub), symbolic like
+            /// [`fetch_add_sym`](Self::fetch_add_sym).
             #[track_caller]
             pub fn fetch_sub_sym(&self, val: impl Into<Sym<$t>>, order: Ordering) -> Sym<$t> {
                 let val = val.into();

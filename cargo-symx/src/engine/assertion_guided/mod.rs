@@ -22,25 +22,25 @@
 //!
 //! **Departures from the paper's listing, each keeping the search sound** (Theorem 1: the
 //! pruned search reaches an assertion failure iff the full one does):
-//! - *Leaves.* A normal end is `true`, and so is an execution a failed assumption discarded
-//!   (it reports nothing, whatever runs after the assumption; a symbolic assumption's guard,
-//!   as it went, is on the path, so the leaf only covers states that break it too); a failure
-//!   (assertion, panic, deadlock, anything) is `false`; a side the solver proved infeasible, or could not decide, or did not explore,
-//!   is `false`; a state cut by a summary is that summary; a state where every enabled thread
-//!   sleeps is `false`. (The listing's "end state ⇒ true" would let an infeasible side cover a
-//!   feasible failing state.)
+//! - *Leaves.* A normal end is `true`, and so is an execution a failed assumption discarded (it
+//!   reports nothing, whatever runs after the assumption; a symbolic assumption's guard, as it
+//!   went, is on the path, so the leaf only covers states that break it too); a failure (assertion,
+//!   panic, deadlock, anything) is `false`; a side the solver proved infeasible, or could not
+//!   decide, or did not explore, is `false`; a state cut by a summary is that summary; a state
+//!   where every enabled thread sleeps is `false`. (The listing's "end state ⇒ true" would let an
+//!   infeasible side cover a feasible failing state.)
 //! - *Where the check runs.* At every new scheduling point and at the state after an
 //!   execution's last step, not only at branches: checking anywhere is as sound, and prunes
 //!   more. The check after the last step is decided when the execution has ended (no
 //!   scheduling point follows to stop at): that execution ran to its end natively, and the
 //!   search skips what is below the state.
-//! - *DPOR.* A pruned execution never shows the races its subtree would have: every access
-//!   below a key (`RVar`/`WVar`, transitively, pruned leaves included) is stored with its
-//!   summary and pretended to happen right after the pruned state, so the reversals it would
-//!   have planted are planted (each by one of its race's initials, as source-DPOR does) (the paper's §5.2, after Yang et al.'s stateful DPOR). An
-//!   access remembers the threads its thread had joined before it and the locks it held:
-//!   the joined threads' steps, and whatever happened before a held lock's last release,
-//!   happen before it and are not raced with.
+//! - *DPOR.* A pruned execution never shows the races its subtree would have: every access below a
+//!   key (`RVar`/`WVar`, transitively, pruned leaves included) is stored with its summary and
+//!   pretended to happen right after the pruned state, so the reversals it would have planted are
+//!   planted (each by one of its race's initials, as source-DPOR does; the paper's §5.2, after Yang
+//!   et al.'s stateful DPOR). An access remembers the threads its thread had joined before it and
+//!   the locks it held: the joined threads' steps, and whatever happened before a held lock's last
+//!   release, happen before it and are not raced with.
 //! - *Discarded executions.* A failed assumption ends the execution, cutting off every other
 //!   thread: before the discarding thread's last step every enabled thread is planted, since
 //!   no access shows that the order there decides whether the others run at all.

@@ -189,9 +189,9 @@ fn barriers<'t>(enc: &impl Order<'t>) {
     }
 }
 
-/// The runtime's choice at every `notify_one` (condvar or wait queue) that finds several waiters, along `prefix`
-/// (the witness's events in order): the index, in the wait queue's order of arrival, of the
-/// waiter whose wake comes first in the prefix (or the first waiter, when none wakes).
+/// The runtime's choice at every `notify_one` (condvar or wait queue) that finds several waiters,
+/// along `prefix` (the witness's events in order): the index, in the wait queue's order of arrival,
+/// of the waiter whose wake comes first in the prefix (or the first waiter, when none wakes).
 pub fn choices(ctp: &Ctp, prefix: &[Ev]) -> Vec<u32> {
     let position: BTreeMap<Ev, usize> = prefix.iter().enumerate().map(|(i, &e)| (e, i)).collect();
     let wake_of: BTreeMap<Ev, Ev> = waits(ctp)

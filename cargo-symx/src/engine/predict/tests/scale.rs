@@ -28,11 +28,11 @@ const SLOTS: i64 = 128;
 /// Messages each indexer thread inserts ([FG05]: 4).
 const MESSAGES: i64 = 4;
 
-/// Indexer-like: `n` threads insert `MESSAGES` keys each into a 128-slot table, key
-/// `w = (m + 1) * 11 + t` at slot `(w * 7) % 128` ([FG05]'s hash): two threads share a slot
-/// only when their ids differ by 11, so collisions need `n >= 12`. Slots are atomics (the
-/// original uses CAS); each insertion is followed by the property "no collision on this
-/// entry" (the slot still holds my record). Before each message a thread does `local` steps of thread-local work on its own buffer
+/// Indexer-like: `n` threads insert `MESSAGES` keys each into a 128-slot table, key `w = (m + 1) *
+/// 11 + t` at slot `(w * 7) % 128` ([FG05]'s hash): two threads share a slot only when their ids
+/// differ by 11, so collisions need `n >= 12`. Slots are atomics (the original uses CAS); each
+/// insertion is followed by the property "no collision on this entry" (the slot still holds my
+/// record). Before each message a thread does `local` steps of thread-local work on its own buffer
 /// (what slicing must remove; the paper's "vars" beyond "shared").
 pub fn indexer(n: usize, local: usize) -> impl Fn() + Clone {
     move || {

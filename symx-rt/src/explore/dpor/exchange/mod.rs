@@ -52,6 +52,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
+mod tally;
+
+pub(crate) use tally::Tally;
+
 /// How often a busy explorer looks for requests (microseconds): often enough that an idle
 /// explorer waits little, rarely enough that looking costs nothing measurable. A look that
 /// finds nothing costs two `stat`s (a message? a request?), a few microseconds, so 0.5 ms
@@ -123,27 +127,6 @@ pub(crate) struct Exchange {
     shaker: u64,
     /// Where this explorer's time went, for `SYMX_SHARDS_STATS` (see [`Tally`]).
     pub tally: Tally,
-}
-
-/// Where one explorer's time went: written, one line per explorer, to the file named by the
-/// environment variable `SYMX_SHARDS_STATS` when the exploration is over (a measuring aid: the
-/// split is fast only if no explorer waits long for work).
-#[derive(Default)]
-pub(crate) struct Tally {
-    /// Wall time from the start to the end of the exploration, and in `wait` (idle).
-    started: Option<Instant>,
-    idle: Duration,
-    /// Of the idle time, how long a gift claimed for this explorer was on its way.
-    coming: Duration,
-    /// Idle time before the first work (an explorer but 0 starts idle).
-    first_work: Option<Duration>,
-    waits: u64,
-    pub gifts_given: u64,
-    gifts_taken: u64,
-    sent: u64,
-    received: u64,
-    /// Looks of this busy explorer that found a request but fewer than two items to give.
-    pub refused: u64,
 }
 
 impl Exchange {
@@ -239,7 +222,7 @@ impl Exchange {
     /// Counts, when measuring (`SYMX_SHARDS_STATS`), a look that had fewer than two items to
     /// give while an explorer asked.
     pub fn refuse(&mut self) {
-        if STATS.get_or_init(stats_file).is_some()
+        if tally::wanted()
             && (0..self.count).any(|i| i != self.index && self.file("want", i).exists())
         {
             self.tally.refused += 1;
@@ -384,8 +367,7 @@ impl Exchange {
         loop {
             self.shake();
             if !self.anything_new() {
-                let claimed = STATS.get_or_init(stats_file).is_some()
-                    && self.file("claim", self.index).exists();
+                let claimed = tally::wanted() && self.file("claim", self.index).exists();
                 let before = Instant::now();
                 std::thread::sleep(poll);
                 if claimed {
@@ -465,66 +447,11 @@ impl Exchange {
     }
 }
 
-/// The file named by `SYMX_SHARDS_STATS`, if set (see [`Tally`]).
-static STATS: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-
-fn stats_file() -> Option<PathBuf> {
-    std::env::var_os("SYMX_SHARDS_STATS")
-        .filter(|f| !f.is_empty())
-        .map(PathBuf::from)
-}
-
-/// This thread's processor time, where the system tells it.
-fn thread_cpu() -> Option<Duration> {
-    #[cfg(target_os = "linux")]
-    {
-        let mut t = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `t` is a valid timespec to write to.
-        let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
-        ok.then(|| Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
-    }
-    #[cfg(not(target_os = "linux"))]
-    None
-}
-
 impl Exchange {
     /// Appends this explorer's [`Tally`] (and its `executions`) to the `SYMX_SHARDS_STATS` file,
     /// if that is set.
     pub fn leave_tally(&self, executions: u64) {
-        let Some(file) = STATS.get_or_init(stats_file) else {
-            return;
-        };
-        let t = &self.tally;
-        let wall = t.started.map_or(Duration::ZERO, |s| s.elapsed());
-        let cpu = thread_cpu().map_or(-1.0, |c| c.as_secs_f64());
-        let line = format!(
-            "shard {} of {}: wall {:.3} s, cpu {cpu:.3} s, idle {:.3} s ({} waits, first work after \
-             {:.3} s, gifts on their way {:.3} s), executions {executions}, gifts given {} taken \
-             {}, messages sent {} received {}, requests refused {}\n",
-            self.index,
-            self.count,
-            wall.as_secs_f64(),
-            t.idle.as_secs_f64(),
-            t.waits,
-            t.first_work.unwrap_or_default().as_secs_f64(),
-            t.coming.as_secs_f64(),
-            t.gifts_given,
-            t.gifts_taken,
-            t.sent,
-            t.received,
-            t.refused,
-        );
-        use std::io::Write;
-        let appended = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(file)
-            .and_then(|mut f| f.write_all(line.as_bytes()));
-        // Only a measuring aid: a file that cannot be written is left out.
-        drop(appended);
+        self.tally.leave(self.index, self.count, executions);
     }
 
     /// Leaves the hashes of the traces this explorer ran in `traces-I` (8 bytes each, little
