@@ -135,7 +135,7 @@ use backtrack::{GaveWay, Lookahead, Point, Repeated, Scratch};
 use fairness::{gave_way, spurious_fairness, yield_fairness, FAIRNESS};
 use look::blocks;
 use node::Node;
-use sleep::{ends_release, half_sleeps, puts_to_sleep, releases, threads_in};
+use sleep::{continue_half, ends_release, half_sleeps, puts_to_sleep, releases, threads_in};
 
 /// The nodes an exploration makes room for at its start (steps of one execution).
 const NODES: usize = 64;
@@ -551,6 +551,9 @@ impl Chooser for Bpor {
             // the last step, not known (a failure may have ended the execution): as if it could.
             let next = self.ready.get(k + 1);
             node.continues = next.is_none_or(|r| r.iter().any(|l| l.thread == node.chosen));
+        }
+        if self.bound.is_some() {
+            continue_half(&mut self.nodes, &evs, &mut self.names);
         }
         // The prefix of a recorded context ran under a fixed schedule: no point goes there.
         let fixed = trace.iter().take_while(|e| e.fixed).count();

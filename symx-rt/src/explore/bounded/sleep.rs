@@ -8,7 +8,7 @@
 use smallvec::SmallVec;
 
 use super::node::Node;
-use crate::explore::dpor::events::{Access, Ev};
+use crate::explore::dpor::events::{dependent, Access, Ev, Names};
 use crate::rt::op::ThreadId;
 
 /// Whether the branch just explored at `node` puts its thread to sleep in the branches after
@@ -67,6 +67,50 @@ pub(super) fn puts_to_sleep(node: &Node, last: ThreadId, bounded: bool) -> bool 
 /// only these were left out put its thread fully to sleep).
 pub(super) fn half_sleeps(node: &Node, last: ThreadId, bounded: bool) -> bool {
     bounded && node.below && !node.releases && last != node.chosen && node.continues
+}
+
+/// Extends [`half_sleeps`]'s continuation down a chain of the half-asleep thread's steps
+/// (`Node::only`, set here on the nodes after the first). Say a later branch at node `n` ran
+/// `q.w`, then `p` from its half (at node `s`), then `p` again (only `p` is tried there): the
+/// schedules left out at the node after are `q.w.p.p2.r.x`, `r` not `p` though `p` could run.
+/// Where `p2` releases nothing and commutes with `q.w` (each step of `w` is independent of it),
+/// such a schedule is equivalent to `p.p2.q.w.r.x`, which pays at most as many preemptions, so
+/// the branch of `p` at `n`, complete for the bound, covers it. The switches differ as in
+/// [`half_sleeps`]'s argument: `p2` to `q` (at most one preemption) against `p2` to `r` (one,
+/// since `p` can run there); the last thread of `q.w` to `r` against to `p` (a preemption only
+/// if that thread can run, which `p.p2`, releasing nothing, cannot have made it); a switch in
+/// `w` away from a thread that blocked stays free, for the same reason. By induction the same
+/// holds down a chain `p.p2.p3...` of such steps. `evs` are the execution's events as they ran
+/// (a step that woke threads: its node's `event`, with their changes).
+pub(super) fn continue_half(nodes: &mut [Node], evs: &[Ev], names: &mut Names) {
+    for k in 1..nodes.len().min(evs.len()) {
+        let (p, before) = (nodes[k].chosen, &nodes[k - 1]);
+        if nodes[k].only || !before.only || before.chosen != p || before.releases {
+            continue;
+        }
+        // The chain's start `s` ran `p` from its half; `p` was in the half of every node from
+        // the one after `n` to `s`, where the steps of `q.w` ran.
+        let mut s = k - 1;
+        while nodes[s].only {
+            s -= 1;
+        }
+        let mut n = s;
+        while n > 0 && nodes[n].half.iter().any(|h| h.thread == p) {
+            n -= 1;
+        }
+        let step = ran(nodes, evs, k - 1);
+        let commutes = (n..s).all(|j| !dependent(ran(nodes, evs, j), step, names));
+        nodes[k].only = commutes;
+    }
+}
+
+/// Step `j`'s event as it ran: `evs[j]`, or, where the step woke threads, its node's event
+/// with their changes (`Node::woke`).
+fn ran<'a>(nodes: &'a [Node], evs: &'a [Ev], j: usize) -> &'a Ev {
+    match nodes[j].woke {
+        true => &nodes[j].event,
+        false => &evs[j],
+    }
 }
 
 /// Whether step `ev` may let an operation of another thread run that could not run before:
