@@ -135,7 +135,7 @@ use backtrack::{GaveWay, Lookahead, Point, Repeated, Scratch};
 use fairness::{gave_way, spurious_fairness, yield_fairness, FAIRNESS};
 use look::blocks;
 use node::Node;
-use sleep::{continue_half, ends_release, half_sleeps, puts_to_sleep, releases, threads_in, wakes};
+use sleep::{continue_half, ends_release, half_sleeps, puts_to_sleep, releases, threads_in};
 
 /// The nodes an exploration makes room for at its start (steps of one execution).
 const NODES: usize = 64;
@@ -238,16 +238,6 @@ impl Bpor {
                         .filter(|s| !dependent(s, &parent.event, names))
                         .cloned(),
                 );
-                if !parent.wakes.is_empty() {
-                    if ready.contains(&parent.chosen) {
-                        node.wakes.extend_from_slice(&parent.wakes);
-                    } else {
-                        // A free switch: the releases' sleepers wake (see `sleep::wakes`).
-                        let woken = |s: &Ev| !parent.wakes.contains(&s.thread);
-                        sleep.retain(woken);
-                        node.half.retain(woken);
-                    }
-                }
                 Some(parent.chosen)
             }
         };
@@ -419,13 +409,8 @@ impl Chooser for Bpor {
                 self.keep_ready(n);
                 return true;
             }
-            // A release sleeps only until a free switch, and not where a thread yielded.
-            let wake = !self.yields;
-            let sleeps = puts_to_sleep(node, last, bounded, wake);
-            if sleeps || half_sleeps(node, last, bounded, wake) {
-                if wakes(node, bounded) && !node.wakes.contains(&node.chosen) {
-                    node.wakes.push(node.chosen);
-                }
+            let sleeps = puts_to_sleep(node, last, bounded);
+            if sleeps || half_sleeps(node, last, bounded) {
                 // As it ran in the last execution (see `Node::woke`).
                 let event = match node.woke {
                     true => node.event.clone(),
@@ -523,15 +508,6 @@ impl Chooser for Bpor {
             }
             // The memo's lists were made without them: no step is the same.
             self.checked = 0;
-            // Releases slept until a free switch only where no thread yielded (`sleep::wakes`).
-            for node in &mut self.nodes {
-                let woken = |s: &Ev| !node.wakes.contains(&s.thread);
-                node.sleep.retain(woken);
-                node.half.retain(woken);
-                node.taken.retain(woken);
-                node.half_taken.retain(woken);
-                node.wakes.clear();
-            }
         }
         let repeated = (self.repeated.min(trace.len())).min(self.scratch.last().len());
         let mut evs = self.scratch.events(repeated);

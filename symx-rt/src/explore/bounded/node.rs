@@ -47,13 +47,6 @@ pub(super) struct Node {
     ///
     /// [`half_sleeps`]: super::sleep::half_sleeps
     pub(super) half_taken: Vec<Ev>,
-    /// Threads whose entries in `sleep` and `half` (and, for the nodes after, in `taken` and
-    /// `half_taken`) stand only until a free switch: a branch that [`releases`] put them
-    /// there (see [`wakes`](super::sleep::wakes)). A node after a step whose thread cannot
-    /// run there drops them.
-    ///
-    /// [`releases`]: super::sleep::releases
-    pub(super) wakes: Vec<ThreadId>,
     /// Whether the step before ran a thread of its node's `half` that can run here: then only
     /// the branch that continues it (the first, `chosen`) is explored here.
     pub(super) only: bool,
@@ -93,7 +86,6 @@ impl Node {
             taken,
             half,
             half_taken,
-            wakes,
             only,
             values,
             cut,
@@ -107,7 +99,6 @@ impl Node {
         taken.clear();
         half.clear();
         half_taken.clear();
-        wakes.clear();
         values.clear();
         deferred.clear();
         (*chosen, *woke, *releases, *continues, *only, *cut, *below) = Default::default();

@@ -13,7 +13,7 @@ use crate::rt::op::ThreadId;
 
 /// Whether the branch just explored at `node` puts its thread to sleep in the branches after
 /// it. Without a bound, always (Godefroid's sleep sets). Under a bound, only when its step
-/// [`releases`] nothing (or `wake`: then only until a free switch, see [`wakes`]) and the switch away from its thread `p` after it costs nothing the
+/// [`releases`] nothing and the switch away from its thread `p` after it costs nothing the
 /// later branches' schedules do not pay: `p` continued the previous step's thread (`last`;
 /// before the first step, the main thread, which the scheduler counts as running then: a
 /// switch away from it at the first step is a preemption), or `p` cannot run right after its
@@ -31,26 +31,22 @@ use crate::rt::op::ThreadId;
 ///
 /// Otherwise moving `p` to the front can cost the preemption that the bound then cuts off;
 /// and moving a release to the front can let a thread in `w` run that blocked there (a lock
-/// `p` unlocks), so that the free switch away from it becomes a preemption: such branches'
-/// threads sleep only until a free switch ([`wakes`]), or, where a thread yielded, stay
-/// awake. Why the branch was taken does not matter (a race's point or a
+/// `p` unlocks), so that the free switch away from it becomes a preemption: such branches keep
+/// their thread awake. Why the branch was taken does not matter (a race's point or a
 /// conservative one, which until session 15 put nothing to sleep): the argument uses only
 /// that its exploration is complete for the bound from the state after `p`.
 ///
 /// Those are the bound's cases: a branch below which the bound hid no enabled thread was
 /// explored as without a bound (yields hide threads there too, see [`Node`]'s `cut`),
 /// covering every continuation, so its thread sleeps as in Godefroid's sleep sets.
-pub(super) fn puts_to_sleep(node: &Node, last: ThreadId, bounded: bool, wake: bool) -> bool {
-    !bounded
-        || !node.below
-        || ((!node.releases || wake) && (last == node.chosen || !node.continues))
+pub(super) fn puts_to_sleep(node: &Node, last: ThreadId, bounded: bool) -> bool {
+    !bounded || !node.below || (!node.releases && (last == node.chosen || !node.continues))
 }
 
 /// Whether the branch just explored at `node` half-puts its thread `p` to sleep in the
 /// branches after it, where [`puts_to_sleep`] does not: under a bound, when the bound hid a
-/// thread below it, its step [`releases`] nothing (or `wake`: then only until a free switch,
-/// see [`wakes`]), `p` is not `last` and can run right after its step (`Node::continues`: not
-/// blocked, not hidden by its yield). Then in those branches
+/// thread below it, its step [`releases`] nothing, `p` is not `last` and can run right after
+/// its step (`Node::continues`: not blocked, not hidden by its yield). Then in those branches
 /// `p` runs only to continue: once run, where it can run right after its step it runs again,
 /// and no other thread is tried at the step after (`Node::only`). The schedules left out are
 /// `q.w.p.r.x`, `p` commuting with `q.w`, `r` not `p` though `p` could run. Each is
@@ -69,26 +65,8 @@ pub(super) fn puts_to_sleep(node: &Node, last: ThreadId, bounded: bool, wake: bo
 /// exploration below it is no longer the unbounded one, which the sleep rule and the
 /// deferral take it for (without that, the differentials missed traces: a branch below which
 /// only these were left out put its thread fully to sleep).
-pub(super) fn half_sleeps(node: &Node, last: ThreadId, bounded: bool, wake: bool) -> bool {
-    bounded && node.below && (!node.releases || wake) && last != node.chosen && node.continues
-}
-
-/// Whether the branch just explored at `node`, put to sleep or half to sleep, stands in the
-/// later branches only until a free switch (`Node::wakes`): under a bound, below which the
-/// bound hid a thread, where its step [`releases`] (or ends its thread, [`ends_release`]).
-/// [`puts_to_sleep`]'s and [`half_sleeps`]'s arguments move `p` to the front of a later
-/// branch's schedule `q.w.p.x` (`p` commuting with `q.w`). A release there can let a thread run
-/// in `q.w` that could not run there before, so that a switch away from it that was free
-/// becomes a preemption. Where no switch in `q.w`, nor the one to `p`, leaves a thread that
-/// cannot run, nothing changes: the cost of a switch depends only on whether the thread
-/// switched away from can run, each of those was a preemption already, and a release makes no
-/// thread unable to run that could. So the sleeper stands until a step after which its thread
-/// cannot run (it blocked or ended): the node after it drops the sleeper (`Bpor::new_node`).
-/// Only where no thread yielded (the caller's `wake`, as [`ends_release`]): a thread that a
-/// release lets run keeps the scheduler from starting a new round for the threads that
-/// yielded, which `q.w` may need; that changes which schedules exist, not what they cost.
-pub(super) fn wakes(node: &Node, bounded: bool) -> bool {
-    bounded && node.below && node.releases
+pub(super) fn half_sleeps(node: &Node, last: ThreadId, bounded: bool) -> bool {
+    bounded && node.below && !node.releases && last != node.chosen && node.continues
 }
 
 /// Extends [`half_sleeps`]'s continuation down a chain of the half-asleep thread's steps
