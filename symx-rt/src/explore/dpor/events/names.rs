@@ -29,7 +29,7 @@ pub(crate) struct Names {
     pub(super) by_event: ByEvent,
     /// This execution's runtime ids (none between executions, when a checkpoint is taken).
     #[serde(skip)]
-    current: HashMap<ObjId, Canon>,
+    current: ByObject,
 }
 
 impl Names {
@@ -50,8 +50,8 @@ impl Names {
     /// this execution repeats, as naming that event again would (the event's key has a name
     /// in `c`'s class since then): joins it to the object's name so far, if it has one.
     pub fn adopt(&mut self, obj: ObjId, c: Canon) {
-        match self.current.get(&obj) {
-            Some(&a) => self.union(a, c),
+        match self.current.get(obj) {
+            Some(a) => self.union(a, c),
             None => {
                 self.current.insert(obj, c);
             }
@@ -75,7 +75,7 @@ impl Names {
     pub fn name(&mut self, obj: ObjId, at: EventKey, slot: u8) -> Canon {
         let key = (at.thread, at.index, slot, at.location);
         let known = self.by_event.get(key);
-        match (self.current.get(&obj).copied(), known) {
+        match (self.current.get(obj), known) {
             (Some(a), Some(b)) => {
                 self.union(a, b);
                 a
@@ -128,6 +128,54 @@ impl Names {
             None => Access::None,
             Some(o) => Access::of(kind, self.name(o, at, slot)),
         }
+    }
+}
+
+/// A map from this execution's runtime object ids to names, stored by id (dense: every
+/// pending operation and every new step names its objects, and hashing was most of a
+/// look-up), and cleared by moving to a new generation. The runtime numbers objects densely
+/// from 0; ids beyond [`DENSE_OBJECTS`] (the fairness rules' pseudo-objects) are kept in a map.
+#[derive(Clone, Default)]
+struct ByObject {
+    /// `dense[o] = (generation, name)`: `o`'s name if its generation is `now`.
+    dense: Vec<(u32, Canon)>,
+    sparse: HashMap<ObjId, Canon>,
+    now: u32,
+}
+
+const DENSE_OBJECTS: usize = 1 << 16;
+
+impl ByObject {
+    fn clear(&mut self) {
+        self.sparse.clear();
+        self.now = self.now.wrapping_add(1);
+        if self.now == 0 {
+            self.dense.fill((0, 0));
+            self.now = 1;
+        }
+    }
+
+    fn get(&self, o: ObjId) -> Option<Canon> {
+        match self.dense.get(o as usize) {
+            Some(&(at, c)) => (at == self.now && self.now != 0).then_some(c),
+            None if o as usize >= DENSE_OBJECTS => self.sparse.get(&o).copied(),
+            None => None,
+        }
+    }
+
+    fn insert(&mut self, o: ObjId, c: Canon) {
+        let i = o as usize;
+        if i >= DENSE_OBJECTS {
+            self.sparse.insert(o, c);
+            return;
+        }
+        if self.now == 0 {
+            self.now = 1;
+        }
+        if self.dense.len() <= i {
+            self.dense.resize(i + 1, (0, 0));
+        }
+        self.dense[i] = (self.now, c);
     }
 }
 
