@@ -82,7 +82,7 @@ pub(super) fn half_sleeps(node: &Node, last: ThreadId, bounded: bool) -> bool {
 /// `w` away from a thread that blocked stays free, for the same reason. By induction the same
 /// holds down a chain `p.p2.p3...` of such steps. `evs` are the execution's events as they ran
 /// (a step that woke threads: its node's `event`, with their changes).
-pub(super) fn continue_half(nodes: &mut [Node], evs: &[Ev], names: &mut Names) {
+pub(super) fn continue_half(nodes: &mut [Box<Node>], evs: &[Ev], names: &mut Names) {
     for k in 1..nodes.len().min(evs.len()) {
         let (p, before) = (nodes[k].chosen, &nodes[k - 1]);
         if nodes[k].only || !before.only || before.chosen != p || before.releases {
@@ -106,7 +106,7 @@ pub(super) fn continue_half(nodes: &mut [Node], evs: &[Ev], names: &mut Names) {
 
 /// Step `j`'s event as it ran: `evs[j]`, or, where the step woke threads, its node's event
 /// with their changes (`Node::woke`).
-fn ran<'a>(nodes: &'a [Node], evs: &'a [Ev], j: usize) -> &'a Ev {
+fn ran<'a>(nodes: &'a [Box<Node>], evs: &'a [Ev], j: usize) -> &'a Ev {
     match nodes[j].woke {
         true => &nodes[j].event,
         false => &evs[j],
