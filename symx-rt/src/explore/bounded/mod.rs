@@ -83,8 +83,8 @@
 //! that preemption much later for a third thread, which the bound then hides instead.
 //!
 //! Executions. Never more than the bounded DFS on the same program (asserted per program by the
-//! differential test). More than the unbounded optimal DPOR on some programs (1,167 of the
-//! 12,505 larger comparisons, session 16, 430 of them with spurious wake-ups, which the optimal
+//! differential test). More than the unbounded optimal DPOR on some programs (1,154 of the
+//! 12,505 larger comparisons, session 17, 427 of them with spurious wake-ups, which the optimal
 //! DPOR does not explore; over all of them far fewer): each such program runs some trace more
 //! than once (or, with spurious wake-ups, more traces), since a conservative point or an awake
 //! sleeper is planted when the branch that would make it redundant may have been cut.
@@ -98,7 +98,9 @@
 //! which nothing was hidden, put their thread to sleep (see [`puts_to_sleep`]), whatever asked
 //! for the branch (a conservative point too). A branch after a switch whose thread can run on
 //! after its step, releasing nothing, puts it half to sleep ([`half_sleeps`]): in the later
-//! branches it runs only to continue, no other thread right after it while it can run.
+//! branches it runs only to continue, no other thread right after it while it can run, and
+//! so on down its steps after that release nothing and commute with the later branch's steps
+//! before it ([`continue_half`]).
 //! Before the first step the main thread counts as the one running (a switch away from it there
 //! is a preemption, as in CHESS and loom). A sleeping event is compared with the whole of each
 //! step taken after it, including what the step's code dropped after its operation (known once
