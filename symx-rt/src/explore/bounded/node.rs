@@ -47,8 +47,11 @@ pub(super) struct Node {
     ///
     /// [`half_sleeps`]: super::sleep::half_sleeps
     pub(super) half_taken: Vec<Ev>,
-    /// Whether the step before ran a thread of its node's `half` that can run here: then only
-    /// the branch that continues it (the first, `chosen`) is explored here.
+    /// Whether the step before ran a thread of its node's `half` that can run here, or
+    /// continued such a thread down a chain ([`continue_half`]): then only the branch that
+    /// continues it (the first, `chosen`) is explored here.
+    ///
+    /// [`continue_half`]: super::sleep::continue_half
     pub(super) only: bool,
     /// Nondeterministic choices made during this step.
     pub(super) values: Values,

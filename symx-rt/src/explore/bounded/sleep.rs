@@ -80,8 +80,11 @@ pub(super) fn half_sleeps(node: &Node, last: ThreadId, bounded: bool) -> bool {
 /// since `p` can run there); the last thread of `q.w` to `r` against to `p` (a preemption only
 /// if that thread can run, which `p.p2`, releasing nothing, cannot have made it); a switch in
 /// `w` away from a thread that blocked stays free, for the same reason. By induction the same
-/// holds down a chain `p.p2.p3...` of such steps. `evs` are the execution's events as they ran
-/// (a step that woke threads: its node's `event`, with their changes).
+/// holds down a chain `p.p2.p3...` of such steps; `p` can run at each node marked (it is the
+/// thread chosen there). Every other branch at a node marked is covered, whatever follows, so
+/// leaving them out leaves no trace to a sleeper (see `docs/bounded-por.md`, "Session 17");
+/// such a node counts as cut, as [`half_sleeps`]'s. `evs` are the execution's events as they
+/// ran (a step that woke threads: its node's `event`, with their changes).
 pub(super) fn continue_half(nodes: &mut [Box<Node>], evs: &[Ev], names: &mut Names) {
     for k in 1..nodes.len().min(evs.len()) {
         let (p, before) = (nodes[k].chosen, &nodes[k - 1]);
