@@ -58,6 +58,8 @@ pub(crate) struct HappensBefore {
     clock: Vec<u32>,
     /// (i, j): event i races with the later event j (i ⋖ j), in order of j.
     pub(super) races: Vec<(usize, usize)>,
+    /// Only the clocks, not the races ([`HappensBefore::clocks_only`]).
+    clocks_only: bool,
     scratch: Scratch,
 }
 
@@ -77,6 +79,17 @@ impl HappensBefore {
         let mut hb = HappensBefore::default();
         hb.recompute(evs, 0);
         hb
+    }
+
+    /// Happens-before without the races (`races` stays empty): the bounded reduction finds its
+    /// races itself, per thread that could run at each step, and reads only the clocks
+    /// ([`HappensBefore::before`]). The races were 1.1 k of 168.6 k instructions per execution
+    /// on the bench's SPSC queue at bound 4.
+    pub(crate) fn clocks_only() -> HappensBefore {
+        HappensBefore {
+            clocks_only: true,
+            ..HappensBefore::default()
+        }
     }
 
     /// Happens-before and the races of `evs`, replacing those of the previous execution, whose
@@ -165,7 +178,7 @@ impl HappensBefore {
         // i ⋖ j: a conflict that no other predecessor already orders. For a blocking
         // acquisition, `lock_edges` (the releases and failed tries between two critical
         // sections) do not count: the race with the earlier acquisition is to be reversed.
-        for &i in &conflicts {
+        for &i in conflicts.iter().filter(|_| !self.clocks_only) {
             let real = !fair.contains(&i);
             let (ti, ii) = (evs[i].thread, evs[i].index);
             // A yield inside the critical section an acquisition waits for: the acquisition
@@ -268,11 +281,12 @@ mod tests {
     }
 
     /// The prefix-reusing `recompute` gives, execution after execution, exactly the clocks and
-    /// races of a computation from scratch.
+    /// races of a computation from scratch, and a clocks-only one the same clocks.
     #[test]
     fn recomputing_after_a_shared_prefix_equals_computing_from_scratch() {
         let mut events = Events(0x9e37_79b9_7f4a_7c15, [0; 3], 0);
         let mut reused = HappensBefore::default();
+        let (mut clocks, mut races) = (HappensBefore::clocks_only(), 0);
         let mut evs: Vec<Ev> = (0..12).map(|_| events.next()).collect();
         for round in 0..2000 {
             let keep = (round * 7) % (evs.len() + 1);
@@ -285,9 +299,14 @@ mod tests {
                 evs.push(events.next());
             }
             reused.recompute(&evs, keep);
+            clocks.recompute(&evs, keep);
             let fresh = HappensBefore::compute(&evs);
             assert_eq!(reused.clock, fresh.clock, "round {round}");
             assert_eq!(reused.races, fresh.races, "round {round}");
+            assert_eq!(clocks.clock, fresh.clock, "round {round}");
+            assert!(clocks.races.is_empty(), "round {round}");
+            races += fresh.races.len();
         }
+        assert!(races > 0, "the clocks-only check saw no race left out");
     }
 }
