@@ -165,6 +165,8 @@ impl Scratch {
     pub fn new(bounded: bool) -> Scratch {
         Scratch {
             bounded,
+            // The races are found per thread that could run (`Look::races_of`).
+            hb: HappensBefore::clocks_only(),
             ..Scratch::default()
         }
     }

@@ -231,8 +231,8 @@ pub(crate) fn conflict_by(
     same(x, y) && conflict_on_one_object(a, b)
 }
 
-/// [`conflict_by`] of two accesses known to be to one object. A `const fn`: the races'
-/// table of how access classes relate is made from it at compile time (`races::Relations`).
+/// [`conflict_by`] of two accesses known to be to one object. A `const fn`: the table of how
+/// access classes relate is made from it at compile time (`races::history::Relations`).
 pub(crate) const fn conflict_on_one_object(a: Access, b: Access) -> bool {
     use Access::*;
     if let Some(c) = refined_conflict(a, b) {
