@@ -36,9 +36,9 @@ impl Tally {
         let wall = self.started.map_or(Duration::ZERO, |s| s.elapsed());
         let cpu = thread_cpu().map_or(-1.0, |c| c.as_secs_f64());
         let line = format!(
-            "shard {} of {}: wall {:.3} s, cpu {cpu:.3} s, idle {:.3} s ({} waits, first work after \
-             {:.3} s, gifts on their way {:.3} s), executions {executions}, gifts given {} taken \
-             {}, messages sent {} received {}, requests refused {}\n",
+            "shard {} of {}: wall {:.3} s, cpu {cpu:.3} s, idle {:.3} s ({} waits, first work \
+             after {:.3} s, gifts on their way {:.3} s), executions {executions}, gifts given {} \
+             taken {}, messages sent {} received {}, requests refused {}\n",
             index,
             count,
             wall.as_secs_f64(),
