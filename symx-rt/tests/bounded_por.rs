@@ -582,6 +582,17 @@ fn distinct_traces(
     (run.traces.len(), run.report.executions())
 }
 
+/// `p`'s (distinct traces, executions) under the unbounded optimal DPOR, the DFS under
+/// `bound` and the reduction under `bound`, in that order: the three counts the small
+/// programs below pin.
+fn three_counts(p: &Program, bound: u32) -> [(usize, u64); 3] {
+    [
+        distinct_traces(p, Strategy::Dpor, None, false),
+        distinct_traces(p, Strategy::Dfs, Some(bound), false),
+        distinct_traces(p, Strategy::Dpor, Some(bound), false),
+    ]
+}
+
 /// Smallest programs the reduction once missed traces of (found by the larger runs below and
 /// shrunk), with spurious wake-ups on and no bound, where it is the classic reduction with
 /// sleep sets: each must run every trace the DFS runs.
@@ -756,9 +767,7 @@ fn a_conservative_point_no_cut_needs_is_not_run() {
             vec![Atomic(Load(1))],
         ],
     };
-    assert_eq!(distinct_traces(&p, Strategy::Dpor, None, false), (2, 2));
-    assert_eq!(distinct_traces(&p, Strategy::Dfs, Some(1), false), (2, 3));
-    assert_eq!(distinct_traces(&p, Strategy::Dpor, Some(1), false), (2, 2));
+    assert_eq!(three_counts(&p, 1), [(2, 2), (2, 3), (2, 2)]);
 }
 
 /// The smallest program of the CI test where the reduction runs more executions than the
@@ -786,19 +795,16 @@ fn a_trace_can_run_twice_under_a_bound() {
             vec![Atomic(FetchAdd(1, 2)), Atomic(FetchAdd(0, 1))],
         ],
     };
-    assert_eq!(distinct_traces(&p, Strategy::Dpor, None, false), (2, 2));
-    assert_eq!(distinct_traces(&p, Strategy::Dfs, Some(1), false), (2, 5));
-    assert_eq!(distinct_traces(&p, Strategy::Dpor, Some(1), false), (2, 3));
+    assert_eq!(three_counts(&p, 1), [(2, 2), (2, 5), (2, 3)]);
 }
 
 /// `t1: x.swap(1); x += 1; load y`, `t2: y.swap(1); x = 1; y = 2`, bound 2 (shrunk from
 /// `generate(101, Family::NoFail, 2_000.0)`, the smallest of the 37 of seeds 0 to 299 of every
 /// family, at the CI test's bounds, whose count `sleep::continue_half` lowers): 7 traces, 14
-/// schedules within the bound. A thread
-/// half-asleep after a switch now continues down its run while its steps commute with the
-/// branch's and release nothing (`continue_half`): 8 executions, 9 with half-sleeping for one
-/// step only (measured with the rule switched off in a scratch build). One trace still runs
-/// twice; the optimal DPOR runs 7.
+/// schedules within the bound. A thread half-asleep after a switch now continues down its run
+/// while its steps commute with the branch's and release nothing (`continue_half`): 8
+/// executions, 9 with half-sleeping for one step only (measured with the rule switched off in
+/// a scratch build). One trace still runs twice; the optimal DPOR runs 7.
 #[test]
 fn a_half_asleep_thread_continues_down_its_run() {
     use random_programs::{AtomicOp::*, Op::*};
@@ -812,9 +818,7 @@ fn a_half_asleep_thread_continues_down_its_run() {
             vec![Atomic(Swap(1, 1)), Atomic(Store(0, 1)), Atomic(Store(1, 2))],
         ],
     };
-    assert_eq!(distinct_traces(&p, Strategy::Dfs, Some(2), false), (7, 14));
-    assert_eq!(distinct_traces(&p, Strategy::Dpor, Some(2), false), (7, 8));
-    assert_eq!(distinct_traces(&p, Strategy::Dpor, None, false), (7, 7));
+    assert_eq!(three_counts(&p, 2), [(7, 7), (7, 14), (7, 8)]);
 }
 
 /// `t1: lock m {}; x.cas(1, 1)`, `t2: x.cas(0, 1); x.swap(3)`, bound 1 (shrunk from seed
@@ -845,9 +849,7 @@ fn a_thread_that_never_locks_is_not_run_inside_a_critical_section() {
             vec![Atomic(Cas(0, 0, 1)), Atomic(Swap(0, 3))],
         ],
     };
-    assert_eq!(distinct_traces(&p, Strategy::Dpor, None, false), (3, 3));
-    assert_eq!(distinct_traces(&p, Strategy::Dfs, Some(1), false), (3, 5));
-    assert_eq!(distinct_traces(&p, Strategy::Dpor, Some(1), false), (3, 4));
+    assert_eq!(three_counts(&p, 1), [(3, 3), (3, 5), (3, 4)]);
 }
 
 /// The same program with its threads in the other order, under the optimal DPOR (no bound):
