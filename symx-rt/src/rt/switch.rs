@@ -39,8 +39,14 @@ pub(crate) fn visible_op(op: Op) {
         return;
     }
     let location = op.location;
-    ctx.exec.borrow_mut().me().status = Status::Ready(op);
-    suspend(ctx);
+    let yielder = {
+        let mut e = ctx.exec.borrow_mut();
+        let me = e.me();
+        me.status = Status::Ready(op);
+        me.yielder
+    };
+    // SAFETY: the yielder lives on this coroutine's own stack, which is running right now.
+    unsafe { (*yielder).suspend(()) };
     super::site::note_step(location);
 }
 
