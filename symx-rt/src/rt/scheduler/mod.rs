@@ -330,11 +330,17 @@ impl Scheduler<'_> {
         // `enabled` becomes the options: nothing below needs the threads the rules hide.
         let (choice, hidden) = self.options(enabled, *last);
         let (t, op) = self.pick(enabled, choice, hidden, *last, *steps);
-        if self.failed() {
+        *steps += 1;
+        // Since the check above no model thread ran, so only the chooser can have ended the
+        // execution here (`Chooser::stop`); a misuse another OS thread posts meanwhile is
+        // found at the next step's check, as one posted a moment later would be.
+        let (stopped, max_steps) = {
+            let e = self.ctx.exec.borrow();
+            (e.sym.discarded, e.config.max_steps)
+        };
+        if stopped {
             return false; // the chooser abandoned the execution
         }
-        *steps += 1;
-        let max_steps = self.ctx.exec.borrow().config.max_steps;
         if *steps > max_steps {
             let found = diagnose::step_limit(&self.ctx.exec.borrow());
             self.exec().set_failure(found);
