@@ -1327,4 +1327,3 @@ fn ends_and_branches_after_switches_put_their_threads_to_sleep() {
         assert_eq!(distinct_traces(&p, Strategy::Dpor, Some(0), false), once);
     }
 }
-
