@@ -69,7 +69,15 @@ impl Dpor {
             let orders = [glued.then_some(&after[..]), None];
             for ordered in orders.into_iter().take(1 + usize::from(both)) {
                 let hb = &self.hb;
-                let later = |k: usize| ordered.map_or_else(|| hb.before(i, ti, k), |a| a[k]);
+                // And what happens after `e_j`: in the paper the race is an edge, so `notdep`
+                // leaves it out; a woken change's race is none, and the steps waiting for `e_j`
+                // were kept before it (a `lock` before the `unlock` it waits for: the sequence
+                // was abandoned, the execution ran again and planted it again, for ever).
+                let tj = evs[j].thread;
+                let later = |k: usize| {
+                    ordered.map_or_else(|| hb.before(i, ti, k), |a| a[k])
+                        || (j < k && hb.before(j, tj, k))
+                };
                 reversal(contents, (i, j), ran, self.yields, later, &mut v);
                 // Most reversals start with a thread that already sleeps there.
                 let names = &mut self.names;
