@@ -124,6 +124,15 @@ impl Look<'_> {
     /// lock rather than from every race before it (98 % of the executions only they asked for
     /// repeated a trace, session 13). A shared acquisition after a shared release is left
     /// out: readers do not block each other, so no switch back is free.
+    ///
+    /// Where `u` cannot run at `r` (it waits there, for a join, a message), the run that
+    /// reaches its lock inside `v`'s critical section starts with another thread: the schedule
+    /// preempts `v` before `r`, runs the events after `r` that `u`'s acquisition comes after,
+    /// `u` blocks, and the switch back is free. So each thread `w` other than `v` whose first
+    /// event after `r` comes before `q`, and not after `r`, is asked for at `r` if it can run
+    /// there; none when `u`'s event before `q` comes after `r` (it reaches the lock only
+    /// after the release, as main after joining `v`). Until session 18 nothing was asked there:
+    /// `tests/bounded_por.rs::a_thread_waiting_at_the_release_gets_what_it_waits_for`.
     pub(super) fn blocked_inside(&self, out: &mut Asks) {
         // Per lock, its last release so far: the step, the thread, and whether by a reader.
         let mut released: SmallVec<[(Canon, usize, ThreadId, bool); 4]> = SmallVec::new();
@@ -143,8 +152,30 @@ impl Look<'_> {
                 let Some(&(_, r, v, by_reader)) = released.iter().find(|l| l.0 == o) else {
                     continue;
                 };
-                if v != e.thread && !(shared && by_reader) && self.runs(r, e.thread) {
+                if v == e.thread || shared && by_reader {
+                    continue;
+                }
+                if self.runs(r, e.thread) {
                     out.conservative(r, e.thread, q);
+                    continue;
+                }
+                // `u` waits at `r` (for a join, a message): the threads whose events after `r`
+                // come before its acquisition, and that can run at `r`, start that run instead;
+                // none when `u` (or such an event) comes to the lock only after the release.
+                let u = &self.positions[e.thread];
+                let previous = u.partition_point(|&p| p < q).checked_sub(1).map(|n| u[n]);
+                let after_r = |j: usize| j > r && self.hb.before(r, v, j);
+                if previous.is_some_and(after_r) {
+                    continue;
+                }
+                for (w, mine) in self.positions.iter().enumerate() {
+                    let Some(&j) = mine.get(mine.partition_point(|&j| j <= r)) else {
+                        continue;
+                    };
+                    let before_q = j < q && self.hb.before(j, w, q) && !after_r(j);
+                    if w != v && before_q && self.runs(r, w) {
+                        out.conservative(r, w, q);
+                    }
                 }
             }
         }
