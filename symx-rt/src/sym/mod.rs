@@ -10,6 +10,7 @@
 
 pub(crate) mod checks;
 pub(crate) mod compare;
+pub(crate) mod eval;
 pub(crate) mod expr;
 pub(crate) mod notes;
 mod ops;

@@ -3,7 +3,7 @@
 //! observed. The second is the contract every engine builds on.
 
 use super::format::{Expr, Trace, Ty};
-use crate::sym::expr::eval_all;
+use crate::sym::eval::eval_all;
 
 /// Expressions refer only to earlier nodes, inputs and read variables that exist; events to
 /// threads, objects and expressions that exist.

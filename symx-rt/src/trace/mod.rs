@@ -8,7 +8,7 @@ pub mod format;
 mod store;
 
 /// The reference semantics of trace expressions, which every engine must agree with.
-pub use crate::sym::expr::{eval, eval_all, EvalError};
+pub use crate::sym::eval::{eval, eval_all, EvalError};
 pub use format::{Trace, TRACE_FORMAT, TRACE_VERSION};
 pub(crate) use store::TraceDir;
 
