@@ -793,6 +793,43 @@ fn a_thread_waiting_at_the_release_gets_what_it_waits_for() {
     assert_eq!(three_counts(&p, 1), [(13, 13), (12, 15), (12, 13)], "{p:?}");
 }
 
+/// `Family::Woken` (each thread holds the two `Arc`s to its end, main reads their counts after
+/// each join, in code of no step: on the joined thread's last step as `Event::woke`):
+/// `t1: load y`, `t2: x += 1`, `t3: y = 2; load x; y.swap(1)`, bound 1. The final state where
+/// main reads the counts after `t1`'s end before `t2` ends needs `t1` right after `t3`'s store;
+/// the race of `t3`'s load with `t2`'s add asks there for an initial of `t1.t2`, and `t2`'s end
+/// (its drops) comes after main's reads on `t1`'s step, so `t1` is the only one. The initials
+/// compared `t2` with `t1`'s step without those reads, took `t2` for one, and its sleep for
+/// cover: 11 of the DFS's 12 final states, also without a bound (session 18). Now the events
+/// of the reversed sequence come after the woken changes they conflict with
+/// (`bounded::look::initials`).
+#[test]
+fn initials_follow_the_changes_of_woken_threads() {
+    use random_programs::{AtomicOp::*, Op::*};
+    let p = Program {
+        family: Family::Woken,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Atomic(Load(1))],
+            vec![Atomic(FetchAdd(0, 1))],
+            vec![Atomic(Store(1, 2)), Atomic(Load(0)), Atomic(Swap(1, 1))],
+        ],
+    };
+    for (bound, dfs, bpor) in [(Some(1), 18, 13), (None, 20, 13)] {
+        let d = explore(&p, Strategy::Dfs, bound, bound.is_none());
+        let b = explore(&p, Strategy::Dpor, bound, bound.is_none());
+        assert_eq!(d.states.len(), 12, "bound {bound:?}");
+        assert_eq!(b.states, d.states, "bound {bound:?}");
+        assert_eq!(
+            (d.report.executions(), b.report.executions()),
+            (dfs, bpor),
+            "bound {bound:?}"
+        );
+    }
+}
+
 /// `t1: store x; store y`, `t2: load y`, bound 1: two traces, both within the bound. The
 /// race of `store y` and `load y` is reversed where it is (`t1, t2, t1`, spending the
 /// preemption); its conservative point before `store x` (`t2, t1, t1`, the same trace) is
