@@ -359,9 +359,7 @@ fn initials(
         })
     };
     let after_woken = |g: usize, e: &[Access]| woken(g).any(|&a| e.iter().any(|&b| dep(a, b)));
-    let in_v = |j: usize| {
-        j > i && j < k && !hb.before(i, ti, j) && !after_woken(i, &evs[j].exact)
-    };
+    let in_v = |j: usize| j > i && j < k && !hb.before(i, ti, j) && !after_woken(i, &evs[j].exact);
     // Each thread's first event in v (a thread's later events follow it).
     let mut firsts: SmallVec<[usize; 4]> = SmallVec::new();
     for mine in positions {
