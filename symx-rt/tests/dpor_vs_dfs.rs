@@ -550,6 +550,50 @@ fn dpor_agrees_with_dfs_on_many_random_programs() {
     check_many(&Family::ALL, 1_000_000, 1_250, 20_000.0);
 }
 
+/// Compares the programs of fresh seeds, to look for disagreements the fixed seeds above do
+/// not show: `SYMX_DIFF_FIRST=<seed> SYMX_DIFF_COUNT=<n> SYMX_DIFF_FAMILY=<family>[,<family>…]
+/// cargo test --release -p symx-rt --test dpor_vs_dfs -- --ignored seed_range --nocapture`
+/// (`SYMX_DIFF_MAX`: the programs' size in interleavings, 2,000 by default). `Woken` programs
+/// are counted as [`dpor_on_programs_with_woken_changes`] does (a trace run twice is printed,
+/// not failed); every other family fails on any disagreement, as [`check_many`] does.
+#[test]
+#[ignore = "a search over fresh seeds; reads SYMX_DIFF_FIRST, SYMX_DIFF_COUNT, SYMX_DIFF_FAMILY"]
+fn seed_range() {
+    let number = |name: &str| -> u64 {
+        let v = std::env::var(name).unwrap_or_else(|_| panic!("set {name}"));
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name}: {v:?} is not a number"))
+    };
+    let (first, count) = (number("SYMX_DIFF_FIRST"), number("SYMX_DIFF_COUNT"));
+    let names = std::env::var("SYMX_DIFF_FAMILY").unwrap_or_default();
+    for family in names.split(',').map(family_named) {
+        if family == Family::Woken {
+            let tally = check_counting(family, first, count, max_interleavings());
+            assert_eq!(tally.missed, [] as [u64; 0], "seeds that missed something");
+        } else {
+            check_many(&[family], first, count, max_interleavings());
+        }
+    }
+}
+
+/// The family a name spelled as its variant names (`SYMX_DIFF_FAMILY`).
+fn family_named(name: &str) -> Family {
+    (Family::ALL.into_iter())
+        .chain([Family::Yielding, Family::Untouched, Family::Woken])
+        .find(|f| format!("{f:?}") == name)
+        .unwrap_or_else(|| {
+            panic!(
+                "SYMX_DIFF_FAMILY {name:?}: one of AtomicsOnly, NoFail, Asserting, Deadlocky, \
+                 Awaiting, Yielding, Untouched or Woken"
+            )
+        })
+}
+
+/// `SYMX_DIFF_MAX`, the generated programs' size in interleavings (2,000 by default).
+fn max_interleavings() -> f64 {
+    std::env::var("SYMX_DIFF_MAX").map_or(2_000.0, |m| m.parse().expect("a number"))
+}
+
 /// Re-runs one generated program and prints its executions under both strategies.
 #[test]
 #[ignore = "for reproducing a reported seed; reads SYMX_DIFF_SEED and SYMX_DIFF_FAMILY"]
@@ -558,16 +602,8 @@ fn one_seed() {
         .expect("set SYMX_DIFF_SEED")
         .parse()
         .expect("a number");
-    let family = std::env::var("SYMX_DIFF_FAMILY").unwrap_or_default();
-    let family = (Family::ALL.into_iter())
-        .chain([Family::Yielding, Family::Untouched, Family::Woken])
-        .find(|f| format!("{f:?}") == family)
-        .expect(
-            "SYMX_DIFF_FAMILY: AtomicsOnly, NoFail, Asserting, Deadlocky, Awaiting, Yielding, \
-             Untouched or Woken",
-        );
-    let max: f64 = std::env::var("SYMX_DIFF_MAX").map_or(2_000.0, |m| m.parse().expect("a number"));
-    let p = generate(seed, family, max);
+    let family = family_named(&std::env::var("SYMX_DIFF_FAMILY").unwrap_or_default());
+    let p = generate(seed, family, max_interleavings());
     println!("{p:?}");
     for (name, strategy) in [("DFS", Strategy::Dfs), ("DPOR", Strategy::Dpor)] {
         let r = explore(&|| run(&p), &take_final, strategy);

@@ -122,7 +122,8 @@ impl Execution {
             },
             failure: None,
             spawns: spare.spawns,
-            decisions: Vec::new(),
+            // Sized as the last execution's schedule, as the trace is.
+            decisions: Vec::with_capacity(DECISIONS_LENGTH.get()),
             fingerprint: FNV_OFFSET,
             locations: FNV_OFFSET,
             preemptions: 0,
@@ -381,6 +382,8 @@ thread_local! {
     static SPARE: Cell<Spare> = Cell::default();
     /// The length of the last trace an execution on this OS thread took.
     pub(crate) static TRACE_LENGTH: Cell<usize> = const { Cell::new(0) };
+    /// The length of the last schedule an execution on this OS thread made.
+    pub(crate) static DECISIONS_LENGTH: Cell<usize> = const { Cell::new(0) };
     /// A trace its explorer was done with, emptied (see [`recycle_trace`]).
     static SPARE_TRACE: Cell<Vec<Event>> = const { Cell::new(Vec::new()) };
     static CURRENT: Cell<*const Ctx> = const { Cell::new(std::ptr::null()) };

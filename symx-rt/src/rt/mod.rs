@@ -32,5 +32,5 @@ pub(crate) mod watchdog;
 pub(crate) use execution::{in_model, with, Config};
 pub(crate) use objects::{short_type_name, ObjKind, ObjRef};
 pub(crate) use op::{ObjId, OpKind, Value};
-pub(crate) use switch::{current_thread, fail, notify, record_value, visible, wait};
+pub(crate) use switch::{current_thread, fail, notify, record_value, visible, visible_on, wait};
 pub(crate) use threads::Wait;

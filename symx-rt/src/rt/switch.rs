@@ -39,9 +39,45 @@ pub(crate) fn visible_op(op: Op) {
         return;
     }
     let location = op.location;
-    ctx.exec.borrow_mut().me().status = Status::Ready(op);
-    suspend(ctx);
+    let yielder = {
+        let mut e = ctx.exec.borrow_mut();
+        let me = e.me();
+        me.status = Status::Ready(op);
+        me.yielder
+    };
+    // SAFETY: the yielder lives on this coroutine's own stack, which is running right now.
+    unsafe { (*yielder).suspend(()) };
     super::site::note_step(location);
+}
+
+/// [`visible`] for an operation on the object `find` gives the id of in the execution (made
+/// on its first use): finding it and announcing the operation take one look at the execution
+/// (an atomic's every access does both). Returns the id, or `None` outside a model.
+pub(crate) fn visible_on(
+    kind: OpKind,
+    location: &'static Location<'static>,
+    find: impl FnOnce(&mut super::execution::Execution) -> ObjId,
+) -> Option<ObjId> {
+    let ctx = ctx()?;
+    let (id, yielder) = {
+        let mut e = ctx.exec.borrow_mut();
+        let id = find(&mut e);
+        if std::thread::panicking() {
+            return Some(id);
+        }
+        let me = e.me();
+        me.status = Status::Ready(Op {
+            kind,
+            obj: Some(id),
+            obj2: None,
+            location,
+        });
+        (id, me.yielder)
+    };
+    // SAFETY: the yielder lives on this coroutine's own stack, which is running right now.
+    unsafe { (*yielder).suspend(()) };
+    super::site::note_step(location);
+    Some(id)
 }
 
 /// Records that the running step changed `obj`'s state outside the step's own operation.

@@ -14,42 +14,43 @@ impl Scheduler<'_> {
     /// those that did not, and at the preemption bound the last thread must continue. Also
     /// whether the step is a choice of the schedule: one recorded in replay tokens, which must
     /// replay under any preemption bound, so the bound's own restriction does not count.
-    /// Fills `options` and returns whether the step is a choice, and which enabled threads'
-    /// absence from `options` the rules caused (see [`Hidden`]).
+    /// Narrows `list` (the enabled threads, in thread-id order) to the options in place and
+    /// returns whether the step is a choice, and which enabled threads' absence from the
+    /// options the rules caused (see [`Hidden`]).
     pub(super) fn options(
         &self,
-        enabled: &[(ThreadId, Op)],
+        list: &mut Vec<(ThreadId, Op)>,
         last: Option<ThreadId>,
-        options: &mut Vec<(ThreadId, Op)>,
     ) -> (bool, Hidden) {
         let mut e = self.ctx.exec.borrow_mut();
-        options.clear();
         let mut hidden = Hidden::default();
-        if let Some(fixed) = crate::rt::prefix::fixed_step(&mut e, enabled, last) {
-            options.push(fixed);
+        if let Some(fixed) = crate::rt::prefix::fixed_step(&mut e, list, last) {
+            list.clear();
+            list.push(fixed);
             return (false, hidden);
         }
-        options.extend(enabled.iter().filter(|(t, _)| !e.threads[*t].yielded));
-        hidden.yielded = !options.is_empty() && options.len() < enabled.len();
-        if options.is_empty() {
+        let yielded = list.iter().filter(|(t, _)| e.threads[*t].yielded).count();
+        if yielded == list.len() {
             // Everyone runnable has given way: a new round starts, so that each spinner gets
             // its turn again instead of the first one spinning alone.
             let at = e.trace.len().checked_sub(1).map(|a| a as u32);
-            for (t, _) in enabled {
+            for (t, _) in list.iter() {
                 if e.threads[*t].yielded {
                     e.threads[*t].let_go = at;
                 }
                 e.threads[*t].yielded = false;
             }
-            options.extend_from_slice(enabled);
+        } else if yielded > 0 {
+            list.retain(|(t, _)| !e.threads[*t].yielded);
+            hidden.yielded = true;
         }
-        let choice = options.len() > 1;
+        let choice = list.len() > 1;
         if let (Some(bound), Some(l)) = (e.config.preemption_bound, last) {
             if e.preemptions >= bound {
-                if let Some(&cont) = options.iter().find(|(t, _)| *t == l) {
-                    hidden.bound = options.len() > 1;
-                    options.clear();
-                    options.push(cont);
+                if let Some(&cont) = list.iter().find(|(t, _)| *t == l) {
+                    hidden.bound = list.len() > 1;
+                    list.clear();
+                    list.push(cont);
                 }
             }
         }
@@ -87,14 +88,14 @@ impl Scheduler<'_> {
         last: Option<ThreadId>,
         step: u64,
     ) -> (ThreadId, Op) {
-        // SAFETY: see `run_execution`; no model thread runs during the call.
-        let every_step = unsafe { (**self.ctx.chooser.borrow()).sees_every_step() };
-        let chosen = if !choice && !every_step {
+        let chosen = if !choice && !self.every_step {
             options[0]
         } else {
-            let chooser = *self.ctx.chooser.borrow();
+            let chooser = self.chooser;
             let mut candidates = std::mem::take(&mut self.lists.candidates);
-            {
+            let mut touched = std::mem::take(&mut self.lists.touched);
+            // One look at the execution for everything the point shows of it.
+            let (epoch, previous) = {
                 let e = self.ctx.exec.borrow();
                 candidates.clear();
                 candidates.extend(
@@ -102,47 +103,49 @@ impl Scheduler<'_> {
                         .iter()
                         .map(|&(thread, op)| candidate(&e, thread, op)),
                 );
-            }
-            // SAFETY: see `run_execution`; no model thread runs during the call.
-            let partial = unsafe { (*chooser).wants_trace() }
+                let epoch = e.epochs.as_ref().map_or(0, |s| s.boundaries.len());
+                (epoch, previous_step(e.trace.last(), &mut touched))
+            };
+            let partial = self
+                .wants_trace
                 .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
-            let epoch = (self.ctx.exec.borrow().epochs.as_ref()).map_or(0, |s| s.boundaries.len());
-            let mut touched = std::mem::take(&mut self.lists.touched);
-            let last = previous_step(self.ctx.exec.borrow().trace.last(), &mut touched);
             let point = SchedulingPoint {
                 step,
                 epoch,
                 candidates: &candidates,
                 trace: partial.as_ref(),
-                previous: last.previous,
-                quiet: last.quiet,
+                previous: previous.previous,
+                quiet: previous.quiet,
                 touched: &touched,
-                previous_location: last.location,
+                previous_location: previous.location,
                 hidden,
             };
-            // SAFETY: see `run_execution`; no model thread runs during the call.
+            // SAFETY: see `run_execution`; no model thread runs during the calls.
             let t = unsafe { (*chooser).choose_thread(&point) };
-            // SAFETY: as above.
-            if unsafe { (*chooser).stop() } {
-                self.exec().sym.discarded = true;
-            }
-            self.lists.candidates = candidates;
-            self.lists.touched = touched;
+            let stop = unsafe { (*chooser).stop() };
             let chosen = options
                 .iter()
                 .copied()
                 .find(|(id, _)| *id == t)
                 .unwrap_or(options[0]);
+            self.lists.candidates = candidates;
+            self.lists.touched = touched;
+            let mut e = self.exec();
+            if stop {
+                e.sym.discarded = true;
+            }
             if choice {
-                self.exec().decisions.push(chosen.0 as u32);
+                e.decisions.push(chosen.0 as u32);
             }
             chosen
         };
-        let mut e = self.exec();
         if let Some(l) = last {
             let l_enabled = options.iter().any(|(t, _)| *t == l);
-            if chosen.0 != l && l_enabled && !e.threads[l].yielded {
-                e.preemptions += 1;
+            if chosen.0 != l && l_enabled {
+                let mut e = self.exec();
+                if !e.threads[l].yielded {
+                    e.preemptions += 1;
+                }
             }
         }
         chosen

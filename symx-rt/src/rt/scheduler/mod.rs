@@ -62,8 +62,8 @@ thread_local! {
 /// refilled instead, and kept from one execution to the next.
 #[derive(Default)]
 struct Lists {
+    /// The enabled threads, then (in place) the options among them.
     enabled: Vec<(ThreadId, Op)>,
-    options: Vec<(ThreadId, Op)>,
     candidates: Vec<Candidate>,
     /// What the previous step touched, shown at the next point (`choice::previous_step`).
     touched: Vec<(ObjId, Touch)>,
@@ -73,6 +73,14 @@ struct Lists {
 
 struct Scheduler<'a> {
     ctx: &'a Ctx,
+    /// The chooser of `ctx` (the same pointer, read once instead of through its `RefCell` at
+    /// every step).
+    chooser: *mut (dyn Chooser + 'static),
+    /// What the chooser asks to be shown ([`Chooser::sees_every_step`],
+    /// [`Chooser::wants_trace`]), asked once per execution: every implementation answers the
+    /// same for a whole execution.
+    every_step: bool,
+    wants_trace: bool,
     coroutines: Vec<Option<Co>>,
     stack_size: usize,
     /// This OS thread's watchdog, when it is watched.
@@ -104,8 +112,14 @@ pub(crate) fn run_execution(
     };
     let installed = Installed::new(&ctx);
     let mut lists = LISTS.with_borrow_mut(std::mem::take);
+    // SAFETY: see above; no model thread runs during the calls.
+    let (every_step, wants_trace) =
+        unsafe { ((*chooser).sees_every_step(), (*chooser).wants_trace()) };
     let mut s = Scheduler {
         ctx: &ctx,
+        chooser,
+        every_step,
+        wants_trace,
         coroutines: std::mem::take(&mut lists.coroutines),
         stack_size: config.stack_size,
         watch: super::watchdog::current(),
@@ -120,7 +134,6 @@ pub(crate) fn run_execution(
     s.teardown();
     let mut lists = std::mem::take(&mut s.lists);
     lists.enabled.clear();
-    lists.options.clear();
     lists.candidates.clear();
     lists.coroutines = std::mem::take(&mut s.coroutines);
     lists.coroutines.clear();
@@ -290,7 +303,9 @@ impl Scheduler<'_> {
             return false;
         }
         self.enabled(enabled);
-        if !super::epochs::hold_at_markers(&mut self.exec(), enabled) {
+        if self.ctx.exec.borrow().epochs.is_some()
+            && !super::epochs::hold_at_markers(&mut self.exec(), enabled)
+        {
             return false; // the end of the epoch the run was asked to stop at
         }
         if enabled.is_empty() && self.time_out_waiters() {
@@ -312,15 +327,20 @@ impl Scheduler<'_> {
             }
             return false;
         }
-        let mut options = std::mem::take(&mut self.lists.options);
-        let (choice, hidden) = self.options(enabled, *last, &mut options);
-        let (t, op) = self.pick(&options, choice, hidden, *last, *steps);
-        self.lists.options = options;
-        if self.failed() {
+        // `enabled` becomes the options: nothing below needs the threads the rules hide.
+        let (choice, hidden) = self.options(enabled, *last);
+        let (t, op) = self.pick(enabled, choice, hidden, *last, *steps);
+        *steps += 1;
+        // Since the check above no model thread ran, so only the chooser can have ended the
+        // execution here (`Chooser::stop`); a misuse another OS thread posts meanwhile is
+        // found at the next step's check, as one posted a moment later would be.
+        let (stopped, max_steps) = {
+            let e = self.ctx.exec.borrow();
+            (e.sym.discarded, e.config.max_steps)
+        };
+        if stopped {
             return false; // the chooser abandoned the execution
         }
-        *steps += 1;
-        let max_steps = self.ctx.exec.borrow().config.max_steps;
         if *steps > max_steps {
             let found = diagnose::step_limit(&self.ctx.exec.borrow());
             self.exec().set_failure(found);
@@ -360,13 +380,21 @@ impl Scheduler<'_> {
     /// Appends the step to the trace and the fingerprint, and updates who has yielded.
     fn record(&mut self, t: ThreadId, op: Op) {
         let mut e = self.exec();
+        let e = &mut *e;
         let obj = op.obj.map_or(u64::MAX, |o| o as u64);
         e.hash_step(&[t as u64, op.kind.fingerprint(), obj]);
         e.hash_location(location_hash(op.location));
-        let enablers = std::mem::take(&mut e.threads[t].after);
-        let let_go = e.threads[t].let_go.take();
-        e.threads[t].last_event = Some(e.trace.len() as u32);
-        let thread_key = e.threads[t].key;
+        let at = e.trace.len() as u32;
+        let th = &mut e.threads[t];
+        let enablers = std::mem::take(&mut th.after);
+        let let_go = th.let_go.take();
+        th.last_event = Some(at);
+        let thread_key = th.key;
+        match op.kind {
+            OpKind::Yield => th.yielded = true,
+            OpKind::SpuriousWake => th.spurious_used = true,
+            _ => {}
+        }
         let fixed = e.context.in_prefix();
         e.trace.push(Event {
             thread: t,
@@ -387,11 +415,6 @@ impl Scheduler<'_> {
             quiet: false,
             let_go,
         });
-        match op.kind {
-            OpKind::Yield => e.threads[t].yielded = true,
-            OpKind::SpuriousWake => e.threads[t].spurious_used = true,
-            _ => {}
-        }
         e.quiet_step = matches!(
             op.kind,
             OpKind::Yield | OpKind::SpuriousWake | OpKind::Checkpoint
@@ -447,6 +470,7 @@ impl Scheduler<'_> {
             .recording()
             .then(|| crate::trace::build::from_execution(&e));
         super::execution::TRACE_LENGTH.set(e.trace.len());
+        super::execution::DECISIONS_LENGTH.set(e.decisions.len());
         ExecutionResult {
             failure,
             decisions: std::mem::take(&mut e.decisions),

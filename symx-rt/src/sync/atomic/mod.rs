@@ -53,14 +53,16 @@ struct AtomicOp {
 }
 
 /// One atomic operation inside an execution: a scheduling point, then read (and maybe write)
-/// the current value with the happens-before effects of `order`. Returns the value read and
-/// whether a write happened.
+/// the current value with the happens-before effects of `order`, and record on the step's
+/// event what it read or wrote (`value` of the value read and the value written, if any).
+/// Returns the value read and whether a write happened.
 fn access(
     obj: &ObjRef,
     type_name: &'static str,
     initial: u64,
     op: AtomicOp,
     update: impl FnOnce(u64) -> Option<u64>,
+    value: impl Fn(u64, Option<u64>) -> Value,
 ) -> Option<(u64, Option<u64>)> {
     let AtomicOp {
         kind,
@@ -70,7 +72,8 @@ fn access(
         ty,
     } = op;
     let type_name = obj.user_type().unwrap_or(type_name);
-    let Some(id) = rt::with(|e| {
+    // Finding the object and announcing the operation take one look at the execution.
+    let Some(id) = rt::visible_on(kind, location, |e| {
         let id = e.objects.of(obj, ObjKind::Atomic, type_name, initial);
         e.objects.note_initial(id, ty, ty.truncate(initial as u128));
         id
@@ -78,7 +81,6 @@ fn access(
         rt::foreign::check(obj, type_name, location);
         return None;
     };
-    rt::visible(kind, Some(id), location);
     let (old, new, race) = rt::with(|e| {
         let old = e.objects.get(id).value;
         let new = update(old);
@@ -112,10 +114,18 @@ fn access(
         if let Some(v) = new {
             e.note_write(None, ty, ty.truncate(v as u128));
         }
+        // What `rt::record_value` would do after the step, with this same look.
+        if race.is_none() {
+            if let Some(ev) = e.trace.last_mut().filter(|ev| ev.thread == me) {
+                ev.value = value(old, new);
+            }
+        }
         (old, new, race)
     })?;
     if let Some(found) = race {
         rt::fail(found);
+        // Only a thread already unwinding gets here (see `rt::fail`).
+        rt::record_value(value(old, new));
     }
     Some((old, new))
 }
@@ -172,17 +182,23 @@ macro_rules! atomic_int {
             ) -> Option<($t, Option<$t>)> {
                 let initial = self.init.load(Ordering::Relaxed) as u64;
                 let op = AtomicOp { kind, order, failure_order: failure, location, ty: <$t as SymValue>::TY };
-                let (old, new) = access(&self.obj, stringify!($name), initial, op, |v| {
-                    update(v as $t).map(|n| n as u64)
-                })?;
-                let (old, new) = (old as $t, new.map(|n| n as $t));
-                rt::record_value(match (kind, new) {
-                    (OpKind::Load, _) => Value::One(old as i128),
-                    (OpKind::Store, Some(n)) => Value::One(n as i128),
-                    (_, Some(n)) => Value::Two(old as i128, n as i128),
-                    (_, None) => Value::One(old as i128),
-                });
-                Some((old, new))
+                let (old, new) = access(
+                    &self.obj,
+                    stringify!($name),
+                    initial,
+                    op,
+                    |v| update(v as $t).map(|n| n as u64),
+                    |old, new| {
+                        let (old, new) = (old as $t, new.map(|n| n as $t));
+                        match (kind, new) {
+                            (OpKind::Load, _) => Value::One(old as i128),
+                            (OpKind::Store, Some(n)) => Value::One(n as i128),
+                            (_, Some(n)) => Value::Two(old as i128, n as i128),
+                            (_, None) => Value::One(old as i128),
+                        }
+                    },
+                )?;
+                Some((old as $t, new.map(|n| n as $t)))
             }
 
             /// A read-modify-write that always writes `f(old)`; returns `old`.

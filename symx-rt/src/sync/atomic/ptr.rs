@@ -52,10 +52,14 @@ impl<T> AtomicPtr<T> {
             location,
             ty: Ty::Usize,
         };
-        let (old, new) = access(&self.obj, "AtomicPtr", initial, op, |v| {
-            update(v as usize as *mut T).map(|p| p as usize as u64)
-        })?;
-        rt::record_value(Value::One(new.unwrap_or(old) as i128));
+        let (old, new) = access(
+            &self.obj,
+            "AtomicPtr",
+            initial,
+            op,
+            |v| update(v as usize as *mut T).map(|p| p as usize as u64),
+            |old, new| Value::One(new.unwrap_or(old) as i128),
+        )?;
         Some((old as usize as *mut T, new.map(|n| n as usize as *mut T)))
     }
 
