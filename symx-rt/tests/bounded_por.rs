@@ -149,8 +149,10 @@ fn compare(p: &Program, bound: Option<u32>, spurious: bool, stats: &mut Stats) -
             dfs.states.len()
         ));
     }
-    // Object ids are stable only where main touched every object first.
-    let stable_ids = p.family != Family::Untouched;
+    // Object ids are stable only where main touched every object first; a woken thread's
+    // changes are no steps of `canonical`'s traces (`dpor_vs_dfs.rs` compares them with
+    // `canonical_with_changes`), so `Woken` programs compare final states.
+    let stable_ids = !matches!(p.family, Family::Untouched | Family::Woken);
     let missing: Vec<&Vec<ObservedStep>> = (dfs.traces.keys())
         .filter(|t| stable_ids && !bpor.traces.contains_key(*t))
         .collect();
@@ -414,6 +416,52 @@ fn a_yield_races_with_the_steps_that_let_its_thread_go() {
 #[test]
 fn bounded_dpor_agrees_with_bounded_dfs_on_objects_used_first_by_any_thread() {
     check_many(&[Family::Untouched], 0, 150, 2_000.0, false);
+}
+
+/// Threads that change objects in code right after a wait returns (`Family::Woken`: `Arc`
+/// counts read and references dropped after joins that waited; final states compared): the
+/// bounded reduction races those changes apart from the waking step (`apart::Part::Woken`)
+/// and orders a later event that conflicts with one after its step (`look::initials`). Known
+/// gap, pinned so that a change either way shows: the order through a woken change is
+/// followed one step only, and the seeds below miss a final state (nested spawn-joins whose
+/// woken code ends a thread; docs/bounded-por.md, session 18). Any other disagreement fails.
+#[test]
+fn bounded_dpor_on_programs_with_woken_changes() {
+    let mut missed = Vec::new();
+    let mut others = Vec::new();
+    let mut stats = Stats::default();
+    for seed in 0..150 {
+        let p = generate(seed, Family::Woken, 2_000.0);
+        let problems = compare_seed(&p, seed, &mut stats);
+        if problems.iter().any(|pr| pr.contains("missed")) {
+            missed.push(seed);
+        }
+        let other = problems.iter().filter(|pr| !pr.contains("missed"));
+        others.extend(other.map(|pr| format!("seed {seed}: {pr}")));
+    }
+    println!(
+        "{missed:?}; {} comparisons, {} skipped",
+        stats.programs, stats.skipped
+    );
+    assert!(others.is_empty(), "{}", others.join("\n"));
+    assert_eq!(missed, [] as [u64; 0]);
+}
+
+/// The known gap above: larger `Family::Woken` programs (seeds of session 18's search, up to
+/// 10,000 interleavings, bounds 0 to 3) on which the bounded reduction misses a final state of
+/// the bounded DFS. Fails until the order through a woken change is followed past its step.
+#[test]
+#[ignore = "known gap: final states missed on larger programs with woken changes"]
+fn bounded_dpor_misses_states_of_larger_programs_with_woken_changes() {
+    let mut problems = Vec::new();
+    for seed in [20_059, 20_060, 20_120, 20_129] {
+        let p = generate(seed, Family::Woken, 10_000.0);
+        for bound in 0..=3 {
+            let found = compare(&p, Some(bound), false, &mut Stats::default());
+            problems.extend(found.into_iter().map(|pr| format!("seed {seed}: {pr}")));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// 3,000 larger programs of `Family::Untouched`: before the child-at-conservative-points
