@@ -92,7 +92,7 @@
 //!   (`Event::joined`) are such changes too, of the step's thread, after the joined thread's
 //!   past. Every outcome on the 150 programs of that family in CI and on the 1,000 larger ones
 //!   (the ignored `dpor_on_many_programs_with_woken_changes`). Known gaps: some traces run
-//!   twice (15 of the 150): a wakeup sequence's event carries the changes of the execution it
+//!   twice (13 of the 150): a wakeup sequence's event carries the changes of the execution it
 //!   came from, which make some sleepers wake.
 
 pub(crate) mod events;
