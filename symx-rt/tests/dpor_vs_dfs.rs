@@ -1303,7 +1303,7 @@ fn a_woken_race_whose_reversal_kept_what_waits_for_its_second_event() {
             .max_executions(Some(1_000));
         take_final();
         let mut forms = HashSet::new();
-        let report = explore_observed(&builder, &|| run(&p), |steps| {
+        let report = explore_observed(&builder, || run(&p), |steps| {
             forms.insert(canonical_with_changes(steps));
             take_final();
         });
