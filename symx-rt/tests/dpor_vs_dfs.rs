@@ -508,19 +508,22 @@ fn dpor_agrees_with_dfs_on_objects_used_first_by_any_thread() {
 /// execution it came from, and the sleep sets compare it with them; and `Arc` drops compared
 /// across executions are dependent (`events::count_sensitive`). (13 before happens-before's
 /// reversal was planted next to the one with the changes glued: 34 and 110 since, 4,649
-/// executions then.)
+/// executions then. 46 since a sleeping event's own accesses also keep it from being a weak
+/// initial of a reversal (`wakeup::weak_initial`, which the seeds 7,000,000 on showed missing
+/// a trace: `a_sleeping_try_lock_that_read_what_a_reversal_changes_first`), 4,672 executions
+/// before.)
 #[test]
 fn dpor_on_programs_with_woken_changes() {
     let tally = check_counting(Family::Woken, 0, 150, 2_000.0);
     assert_eq!(tally.missed, [] as [u64; 0]);
     let twice = [
-        8, 10, 34, 60, 62, 63, 79, 92, 93, 101, 109, 110, 119, 126, 143,
+        8, 10, 34, 46, 60, 62, 63, 79, 92, 93, 101, 109, 110, 119, 126, 143,
     ];
     assert_eq!(tally.twice, twice);
     assert_eq!(tally.stats.programs, 150);
     assert_eq!(
         (tally.stats.dfs_executions, tally.stats.dpor_executions),
-        (7_715, 4_672)
+        (7_715, 4_684)
     );
 }
 
