@@ -149,8 +149,10 @@ fn compare(p: &Program, bound: Option<u32>, spurious: bool, stats: &mut Stats) -
             dfs.states.len()
         ));
     }
-    // Object ids are stable only where main touched every object first.
-    let stable_ids = p.family != Family::Untouched;
+    // Object ids are stable only where main touched every object first; a woken thread's
+    // changes are no steps of `canonical`'s traces (`dpor_vs_dfs.rs` compares them with
+    // `canonical_with_changes`), so `Woken` programs compare final states.
+    let stable_ids = !matches!(p.family, Family::Untouched | Family::Woken);
     let missing: Vec<&Vec<ObservedStep>> = (dfs.traces.keys())
         .filter(|t| stable_ids && !bpor.traces.contains_key(*t))
         .collect();
@@ -414,6 +416,52 @@ fn a_yield_races_with_the_steps_that_let_its_thread_go() {
 #[test]
 fn bounded_dpor_agrees_with_bounded_dfs_on_objects_used_first_by_any_thread() {
     check_many(&[Family::Untouched], 0, 150, 2_000.0, false);
+}
+
+/// Threads that change objects in code right after a wait returns (`Family::Woken`: `Arc`
+/// counts read and references dropped after joins that waited; final states compared): the
+/// bounded reduction races those changes apart from the waking step (`apart::Part::Woken`)
+/// and orders a later event that conflicts with one after its step (`look::initials`). Known
+/// gap, pinned so that a change either way shows: the order through a woken change is
+/// followed one step only, and the seeds below miss a final state (nested spawn-joins whose
+/// woken code ends a thread; docs/bounded-por.md, session 18). Any other disagreement fails.
+#[test]
+fn bounded_dpor_on_programs_with_woken_changes() {
+    let mut missed = Vec::new();
+    let mut others = Vec::new();
+    let mut stats = Stats::default();
+    for seed in 0..150 {
+        let p = generate(seed, Family::Woken, 2_000.0);
+        let problems = compare_seed(&p, seed, &mut stats);
+        if problems.iter().any(|pr| pr.contains("missed")) {
+            missed.push(seed);
+        }
+        let other = problems.iter().filter(|pr| !pr.contains("missed"));
+        others.extend(other.map(|pr| format!("seed {seed}: {pr}")));
+    }
+    println!(
+        "{missed:?}; {} comparisons, {} skipped",
+        stats.programs, stats.skipped
+    );
+    assert!(others.is_empty(), "{}", others.join("\n"));
+    assert_eq!(missed, [] as [u64; 0]);
+}
+
+/// The known gap above: larger `Family::Woken` programs (seeds of session 18's search, up to
+/// 10,000 interleavings, bounds 0 to 3) on which the bounded reduction misses a final state of
+/// the bounded DFS. Fails until the order through a woken change is followed past its step.
+#[test]
+#[ignore = "known gap: final states missed on larger programs with woken changes"]
+fn bounded_dpor_misses_states_of_larger_programs_with_woken_changes() {
+    let mut problems = Vec::new();
+    for seed in [20_059, 20_060, 20_120, 20_129] {
+        let p = generate(seed, Family::Woken, 10_000.0);
+        for bound in 0..=3 {
+            let found = compare(&p, Some(bound), false, &mut Stats::default());
+            problems.extend(found.into_iter().map(|pr| format!("seed {seed}: {pr}")));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// 3,000 larger programs of `Family::Untouched`: before the child-at-conservative-points
@@ -746,6 +794,88 @@ fn the_smallest_programs_once_missed_under_a_bound_run_every_trace() {
     runs_every_trace(&inside, Some(1), false, (5, 6));
     runs_every_trace(&release, Some(1), false, (22, 47));
     runs_every_trace(&joined, Some(1), true, (31, 53));
+}
+
+/// A thread that acquires a lock after another released it, but waits at that release (here
+/// for its child's end, `look::Look::blocked_inside`): `t1: spawn-join { swap x }; x += 1;
+/// lock m { store x }`, `t2: load x; lock m {}; store x`, bound 1. The trace where `t2`'s store
+/// falls inside `t1`'s critical section fits the bound only by preempting `t2` inside its own
+/// (before its unlock) for the child, whose end lets `t1` add and then block on `m`, a free
+/// switch back. The rule asked for `t1` at the unlock only where `t1` can run there, and it
+/// waits for its child: 11 of the 12 traces in 11 executions (found by a search of seeds
+/// 21,000 to 21,399 at bounds 0 to 3, session 18; no differential's run had it). Now it asks
+/// for the threads whose next events come before the acquisition and that can run there: 12
+/// traces in 13 executions (the DFS 15, the unbounded optimal DPOR 13 for its 13 traces).
+#[test]
+fn a_thread_waiting_at_the_release_gets_what_it_waits_for() {
+    use random_programs::{AtomicOp::*, Op::*};
+    let p = Program {
+        family: Family::NoFail,
+        atomics: 1,
+        mutexes: 1,
+        condvar: false,
+        threads: vec![
+            vec![
+                SpawnJoin {
+                    child: vec![Atomic(Swap(0, 3))],
+                    between: vec![],
+                },
+                Atomic(FetchAdd(0, 1)),
+                Locked {
+                    mutex: 0,
+                    add: 1,
+                    body: vec![Atomic(Store(0, 2))],
+                },
+            ],
+            vec![
+                Atomic(Load(0)),
+                Locked {
+                    mutex: 0,
+                    add: 2,
+                    body: vec![],
+                },
+                Atomic(Store(0, 1)),
+            ],
+        ],
+    };
+    assert_eq!(three_counts(&p, 1), [(13, 13), (12, 15), (12, 13)], "{p:?}");
+}
+
+/// `Family::Woken` (each thread holds the two `Arc`s to its end, main reads their counts after
+/// each join, in code of no step: on the joined thread's last step as `Event::woke`):
+/// `t1: load y`, `t2: x += 1`, `t3: y = 2; load x; y.swap(1)`, bound 1. The final state where
+/// main reads the counts after `t1`'s end before `t2` ends needs `t1` right after `t3`'s store;
+/// the race of `t3`'s load with `t2`'s add asks there for an initial of `t1.t2`, and `t2`'s end
+/// (its drops) comes after main's reads on `t1`'s step, so `t1` is the only one. The initials
+/// compared `t2` with `t1`'s step without those reads, took `t2` for one, and its sleep for
+/// cover: 11 of the DFS's 12 final states, also without a bound (session 18). Now the events
+/// of the reversed sequence come after the woken changes they conflict with
+/// (`bounded::look::initials`).
+#[test]
+fn initials_follow_the_changes_of_woken_threads() {
+    use random_programs::{AtomicOp::*, Op::*};
+    let p = Program {
+        family: Family::Woken,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Atomic(Load(1))],
+            vec![Atomic(FetchAdd(0, 1))],
+            vec![Atomic(Store(1, 2)), Atomic(Load(0)), Atomic(Swap(1, 1))],
+        ],
+    };
+    for (bound, dfs, bpor) in [(Some(1), 18, 13), (None, 20, 13)] {
+        let d = explore(&p, Strategy::Dfs, bound, bound.is_none());
+        let b = explore(&p, Strategy::Dpor, bound, bound.is_none());
+        assert_eq!(d.states.len(), 12, "bound {bound:?}");
+        assert_eq!(b.states, d.states, "bound {bound:?}");
+        assert_eq!(
+            (d.report.executions(), b.report.executions()),
+            (dfs, bpor),
+            "bound {bound:?}"
+        );
+    }
 }
 
 /// `t1: store x; store y`, `t2: load y`, bound 1: two traces, both within the bound. The

@@ -260,6 +260,7 @@ impl Scratch {
             positions,
             bounded,
             gave_way,
+            apart,
         };
         ran.clear();
         ran.resize(threads, 0);

@@ -8,6 +8,7 @@
 
 use smallvec::SmallVec;
 
+use super::apart::{Apart, Part};
 use super::backtrack::{GaveWay, Lookahead, Point};
 use super::memo::Asks;
 use crate::explore::dpor::events::{conflict_by, orders_by, Access, Canon, Ev};
@@ -25,6 +26,9 @@ pub(super) struct Look<'a> {
     /// (see [`Look::race`]): those only their yield kept from running there, or every thread
     /// when nothing in the execution can block ([`blocks`]).
     pub(super) gave_way: &'a GaveWay,
+    /// The steps' changes apart from their operations, in step order: [`initials`] orders the
+    /// reversed sequence's events after the woken threads' changes of the steps before them.
+    pub(super) apart: &'a [Apart],
 }
 
 /// Where thread `t`'s `n`-th event is in the trace (`positions`: each thread's steps), if it ran.
@@ -53,7 +57,7 @@ impl Look<'_> {
             if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
                 continue;
             }
-            let initials = initials(evs, hb, self.positions, i, k, next, before);
+            let initials = initials(evs, hb, self.positions, self.apart, i, k, next, before);
             self.race(i, next.thread, initials, before, &next.exact, out);
         }
     }
@@ -124,6 +128,15 @@ impl Look<'_> {
     /// lock rather than from every race before it (98 % of the executions only they asked for
     /// repeated a trace, session 13). A shared acquisition after a shared release is left
     /// out: readers do not block each other, so no switch back is free.
+    ///
+    /// Where `u` cannot run at `r` (it waits there, for a join, a message), the run that
+    /// reaches its lock inside `v`'s critical section starts with another thread: the schedule
+    /// preempts `v` before `r`, runs the events after `r` that `u`'s acquisition comes after,
+    /// `u` blocks, and the switch back is free. So each thread `w` other than `v` whose first
+    /// event after `r` comes before `q`, and not after `r`, is asked for at `r` if it can run
+    /// there; none when `u`'s event before `q` comes after `r` (it reaches the lock only
+    /// after the release, as main after joining `v`). Until session 18 nothing was asked there:
+    /// `tests/bounded_por.rs::a_thread_waiting_at_the_release_gets_what_it_waits_for`.
     pub(super) fn blocked_inside(&self, out: &mut Asks) {
         // Per lock, its last release so far: the step, the thread, and whether by a reader.
         let mut released: SmallVec<[(Canon, usize, ThreadId, bool); 4]> = SmallVec::new();
@@ -143,8 +156,30 @@ impl Look<'_> {
                 let Some(&(_, r, v, by_reader)) = released.iter().find(|l| l.0 == o) else {
                     continue;
                 };
-                if v != e.thread && !(shared && by_reader) && self.runs(r, e.thread) {
+                if v == e.thread || shared && by_reader {
+                    continue;
+                }
+                if self.runs(r, e.thread) {
                     out.conservative(r, e.thread, q);
+                    continue;
+                }
+                // `u` waits at `r` (for a join, a message): the threads whose events after `r`
+                // come before its acquisition, and that can run at `r`, start that run instead;
+                // none when `u` (or such an event) comes to the lock only after the release.
+                let u = &self.positions[e.thread];
+                let previous = u.partition_point(|&p| p < q).checked_sub(1).map(|n| u[n]);
+                let after_r = |j: usize| j > r && self.hb.before(r, v, j);
+                if previous.is_some_and(after_r) {
+                    continue;
+                }
+                for (w, mine) in self.positions.iter().enumerate() {
+                    let Some(&j) = mine.get(mine.partition_point(|&j| j <= r)) else {
+                        continue;
+                    };
+                    let before_q = j < q && self.hb.before(j, w, q) && !after_r(j);
+                    if w != v && before_q && self.runs(r, w) {
+                        out.conservative(r, w, q);
+                    }
                 }
             }
         }
@@ -292,17 +327,39 @@ impl Look<'_> {
 /// event in `v` has no predecessor in `v` (Abdulla, Aronis, Jonsson, Sagonas, "Source sets",
 /// POPL 2014). Running one of them at the state before `i` starts an execution that can reach
 /// the reversal; `u` itself may not be one (its events between `i` and `k` may follow others).
+/// An event that conflicts with what a thread woken by an earlier step changed (`apart`'s
+/// woken parts, which the happens-before `hb` of `evs` leaves out) follows that step: the
+/// woken code runs right after it, before any other step. So it is neither in `v` when that
+/// step is `i`, nor a first event of `v` when the step is in `v` (one step of that order, not
+/// its closure: `tests/bounded_por.rs::initials_follow_the_changes_of_woken_threads`).
+#[allow(clippy::too_many_arguments)]
 fn initials(
     evs: &[Ev],
     hb: &HappensBefore,
     positions: &[Vec<usize>],
+    apart: &[Apart],
     i: usize,
     k: usize,
     next: &Ev,
     before: &[usize],
 ) -> SmallVec<[ThreadId; 4]> {
     let ti = evs[i].thread;
-    let in_v = |j: usize| j > i && j < k && !hb.before(i, ti, j);
+    let same = &mut |x, y| x == y;
+    let dep = |a: Access, b: Access| {
+        let same = &mut |x, y| x == y;
+        conflict_by(a, b, same) || orders_by(a, b, same) || orders_by(b, a, same)
+    };
+    // What the threads step `g` woke changed, which every later event conflicting with it
+    // comes after, as after the step (the happens-before of `evs` leaves it out).
+    let woken = |g: usize| {
+        let from = apart.partition_point(|a| a.step < g);
+        (apart[from..].iter().take_while(move |a| a.step == g)).flat_map(|a| match &a.part {
+            Part::Woken(exact) => &exact[..],
+            Part::Joined { .. } => &[],
+        })
+    };
+    let after_woken = |g: usize, e: &[Access]| woken(g).any(|&a| e.iter().any(|&b| dep(a, b)));
+    let in_v = |j: usize| j > i && j < k && !hb.before(i, ti, j) && !after_woken(i, &evs[j].exact);
     // Each thread's first event in v (a thread's later events follow it).
     let mut firsts: SmallVec<[usize; 4]> = SmallVec::new();
     for mine in positions {
@@ -314,7 +371,6 @@ fn initials(
     }
     let u = next.thread;
     let u_in_v = firsts.iter().any(|&j| evs[j].thread == u);
-    let same = &mut |x, y| x == y;
     // The events of v that `next` directly follows: conflicts, and what it comes after.
     let direct: SmallVec<[usize; 8]> = (i + 1..k)
         .filter(|&j| in_v(j))
@@ -324,14 +380,14 @@ fn initials(
                     conflict_by(a, b, same) || orders_by(a, b, same) || orders_by(b, a, same)
                 })
             }) || before.iter().any(|&p| hb.before(j, evs[j].thread, p))
+                || after_woken(j, &next.exact)
         })
         .collect();
     let mut out = SmallVec::new();
     for &j in &firsts {
-        if !firsts
-            .iter()
-            .any(|&f| f < j && hb.before(f, evs[f].thread, j))
-        {
+        let follows = |f: usize| f < j && hb.before(f, evs[f].thread, j);
+        let woken_before = |g: usize| g < j && in_v(g) && after_woken(g, &evs[j].exact);
+        if !firsts.iter().any(|&f| follows(f)) && !(i + 1..j).any(woken_before) {
             out.push(evs[j].thread);
         }
     }

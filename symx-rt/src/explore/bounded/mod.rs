@@ -12,10 +12,11 @@
 //! schedule did not pay); when the bound (or a yield) keeps the racing thread from running
 //! where the race is, also at every earlier step where it can run. And a thread that acquired
 //! a lock after another thread released it is asked for at that release, inside the critical
-//! section. Blocking is why: a switch away from a thread that blocked (on a lock, a join) or
-//! yielded is free, so the cheapest schedule of a trace may preempt a thread inside a critical
-//! section and come back for free once the other thread blocks on it, a point no single
-//! context switch of the original schedule marks.
+//! section (where it waits there, the threads its acquisition comes after). Blocking is why:
+//! a switch away from a thread that blocked (on a lock, a join) or yielded is free, so the
+//! cheapest schedule of a trace may preempt a thread inside a critical section and come back
+//! for free once the other thread blocks on it, a point no single context switch of the
+//! original schedule marks.
 //!
 //! Guarantee (the bound on the class, not on each schedule): every Mazurkiewicz trace that
 //! has at least one schedule within the bound is explored by at least one execution, itself
@@ -83,8 +84,8 @@
 //! that preemption much later for a third thread, which the bound then hides instead.
 //!
 //! Executions. Never more than the bounded DFS on the same program (asserted per program by the
-//! differential test). More than the unbounded optimal DPOR on some programs (1,154 of the
-//! 12,505 larger comparisons, session 17, 427 of them with spurious wake-ups, which the optimal
+//! differential test). More than the unbounded optimal DPOR on some programs (1,156 of the
+//! 12,505 larger comparisons, session 18, 427 of them with spurious wake-ups, which the optimal
 //! DPOR does not explore; over all of them far fewer): each such program runs some trace more
 //! than once (or, with spurious wake-ups, more traces), since a conservative point or an awake
 //! sleeper is planted when the branch that would make it redundant may have been cut.
