@@ -504,22 +504,26 @@ fn dpor_agrees_with_dfs_on_objects_used_first_by_any_thread() {
 ///   with main's counts was taken as explored: with the `Swap` first, the child's end wakes
 ///   thread 2 to drop them before the counts (`woken::moves_a_change`).
 ///
-/// 13 run some trace twice: a wakeup sequence's event carries the woken changes of the
+/// 14 run some trace twice: a wakeup sequence's event carries the woken changes of the
 /// execution it came from, and the sleep sets compare it with them; and `Arc` drops compared
 /// across executions are dependent (`events::count_sensitive`). (13 before happens-before's
 /// reversal was planted next to the one with the changes glued: 34 and 110 since, 4,649
-/// executions then; 15 and 4,672 until a woken race's reversal left out what happens after
-/// its second event: 34 and 110 ran a trace twice, 4,654 executions since.)
+/// executions then. 46 since a sleeping event's own accesses also keep it from being a weak
+/// initial of a reversal (`wakeup::weak_initial`, which the seeds 7,000,000 on showed missing
+/// a trace: `a_sleeping_try_lock_that_read_what_a_reversal_changes_first`), 4,672 executions
+/// before. 34 and 110 no longer since a woken race's reversal leaves out what happens after
+/// its second event (`a_woken_race_whose_reversal_kept_what_waits_for_its_second_event`),
+/// 4,684 -> 4,666 executions.)
 #[test]
 fn dpor_on_programs_with_woken_changes() {
     let tally = check_counting(Family::Woken, 0, 150, 2_000.0);
     assert_eq!(tally.missed, [] as [u64; 0]);
-    let twice = [8, 10, 60, 62, 63, 79, 92, 93, 101, 109, 119, 126, 143];
+    let twice = [8, 10, 46, 60, 62, 63, 79, 92, 93, 101, 109, 119, 126, 143];
     assert_eq!(tally.twice, twice);
     assert_eq!(tally.stats.programs, 150);
     assert_eq!(
         (tally.stats.dfs_executions, tally.stats.dpor_executions),
-        (7_715, 4_654)
+        (7_715, 4_666)
     );
 }
 
@@ -538,8 +542,9 @@ fn dpor_on_many_programs_with_woken_changes() {
     // glued to their waking step).
     // With only the reversal with the changes glued (not happens-before's too), 37,150
     // executions, 1383 and 1827 missed too, 134 twice. Before those, the run did not end
-    // within 12 minutes. 2026-12-07: 37,302 DPOR executions, none missed, 134 twice, since a
-    // woken race's reversal leaves out what happens after its second event.
+    // within 12 minutes. 2026-12-07, since a woken race's reversal leaves out what happens
+    // after its second event (without the weak-initial rule of the same day): 37,302 DPOR
+    // executions, none missed, 134 twice.
     let tally = check_counting(Family::Woken, 1_000, 1_000, 5_000.0);
     println!("{tally:?}");
 }
@@ -1260,6 +1265,130 @@ fn a_sleeping_step_whose_thread_waited_after_it_sleeps_with_its_changes() {
     ]);
 }
 
+/// [`assert_agrees`] but for traces run twice (a known gap, see `dpor`'s module doc).
+fn assert_reaches_every_trace(p: &Program) {
+    let twice = [Kind::Redundant, Kind::MoreExecutions];
+    let problems: Vec<Problem> = (compare(p, &mut Stats::default()).into_iter())
+        .filter(|pr| !twice.contains(&pr.kind))
+        .collect();
+    assert!(problems.is_empty(), "{}", explain(p, &problems));
+}
+
+/// [`assert_reaches_every_trace`], and the DFS's traces and the DPOR's executions on `p` are
+/// `counts` (which bound the traces run twice).
+fn assert_agrees_counting(p: &Program, counts: (usize, u64)) {
+    assert_reaches_every_trace(p);
+    let dfs = explore(&|| run(p), &take_final, Strategy::Dfs);
+    let traces: HashSet<Vec<ObservedStep>> = (dfs.executions.iter())
+        .map(|(t, _)| canonical_with_changes(t))
+        .collect();
+    let dpor = explore(&|| run(p), &take_final, Strategy::Dpor);
+    assert_eq!((traces.len(), dpor.report.executions()), counts);
+}
+
+/// A critical section that a `try_lock` opened, with a step inside it that conflicts, on
+/// another object than the lock, with the code after a later blocking acquisition: thread 1
+/// `try_lock`s, loads and drops its reference to an `Arc` inside, thread 2 reads the count in
+/// a critical section. As for a section a `lock` opened
+/// (`an_acquisition_after_a_critical_section_that_drops_what_it_reads`), the acquisition cannot
+/// move before the drop alone; the section's `try_lock` was not taken for its acquisition, the
+/// drop's race was reversed instead, and thread 2 never took the lock first: DFS ran 3 traces,
+/// the DPOR one of them twice (seed 7,000,467 of `Family::Woken` at 5,000 interleavings,
+/// shrunk; `races::inside_critical_sections`).
+#[test]
+fn an_acquisition_after_a_section_a_try_lock_opened() {
+    use random_programs::AtomicOp::*;
+    let p = Program {
+        family: Family::Woken,
+        atomics: 1,
+        mutexes: 1,
+        condvar: false,
+        threads: vec![
+            vec![Op::TryLocked {
+                mutex: 0,
+                add: 1,
+                body: vec![Op::Atomic(Load(0)), Op::Release { arc: 0 }],
+            }],
+            vec![Op::Locked {
+                mutex: 0,
+                add: 2,
+                body: vec![Op::Count { arc: 0 }],
+            }],
+        ],
+    };
+    assert_agrees_counting(&p, (3, 3));
+}
+
+/// A sleeping `try_lock` that succeeded and read an `Arc`'s count in its step, and a reversal
+/// that holds the same `try_lock` as it ran where it failed (another thread held the lock),
+/// after thread 2's store whose thread's end drops a reference to that `Arc`: the failed one
+/// touches nothing the store does, so the sleeper was taken for a weak initial and the reversal
+/// dropped, yet where the reversal puts it the `try_lock` succeeds and reads the count, which the
+/// store changed first. Thread 1 never read the count with thread 2 gone while thread 3 took
+/// the lock after thread 1's section: DFS ran 15 traces, the DPOR 13 of them (seed 7,000,519 of
+/// `Family::Woken` at 5,000 interleavings, shrunk; `wakeup::weak_initial` now tests the
+/// sleeping event, as it ran, against what comes before its thread's event in the reversal
+/// too).
+#[test]
+fn a_sleeping_try_lock_that_read_what_a_reversal_changes_first() {
+    use random_programs::AtomicOp::*;
+    let p = Program {
+        family: Family::Woken,
+        atomics: 2,
+        mutexes: 1,
+        condvar: false,
+        threads: vec![
+            vec![
+                Op::TryLocked {
+                    mutex: 0,
+                    add: 2,
+                    body: vec![Op::Count { arc: 0 }],
+                },
+                Op::Atomic(Store(1, 2)),
+            ],
+            vec![Op::Atomic(Store(1, 1))],
+            vec![Op::Locked {
+                mutex: 0,
+                add: 1,
+                body: vec![],
+            }],
+        ],
+    };
+    assert_agrees_counting(&p, (15, 20));
+}
+
+/// Known gap: thread 1 spawns a child that stores and joins it, threads 2 and 3 `try_lock` the
+/// mutex, thread 2 stores after its section. DFS ran 16 traces, the DPOR 15 of them, never the
+/// one where main, right after joining thread 1 (its join waited), reads the `Arc` counts with
+/// threads 2 and 3 alive, thread 3's `try_lock` having failed inside thread 2's section (seed
+/// 7,000,405 of `Family::Woken` at 5,000 interleavings, shrunk). The cause is not found yet (see
+/// `dpor`'s module doc, "Known gaps").
+#[test]
+#[ignore = "known gap: a woken change after a child's store never read before a try_lock that \
+            failed in another section; the DPOR misses 1 of 16 traces"]
+fn a_woken_read_before_a_failed_try_lock() {
+    use random_programs::AtomicOp::*;
+    let try_locked = |add| Op::TryLocked {
+        mutex: 0,
+        add,
+        body: vec![],
+    };
+    assert_reaches_every_trace(&Program {
+        family: Family::Woken,
+        atomics: 1,
+        mutexes: 1,
+        condvar: false,
+        threads: vec![
+            vec![Op::SpawnJoin {
+                child: vec![Op::Atomic(Store(0, 1))],
+                between: vec![],
+            }],
+            vec![try_locked(1), Op::Atomic(Store(0, 2))],
+            vec![try_locked(2)],
+        ],
+    });
+}
+
 /// A race of a woken thread's change (`woken::woken_races`) is no edge of happens-before, so
 /// `notdep` kept the steps that come after its second event in happens-before, before it: thread
 /// 2's `lock` in front of thread 3's `unlock` it waits for. The sequence's thread was blocked
@@ -1303,10 +1432,14 @@ fn a_woken_race_whose_reversal_kept_what_waits_for_its_second_event() {
             .max_executions(Some(1_000));
         take_final();
         let mut forms = HashSet::new();
-        let report = explore_observed(&builder, || run(&p), |steps| {
-            forms.insert(canonical_with_changes(steps));
-            take_final();
-        });
+        let report = explore_observed(
+            &builder,
+            || run(&p),
+            |steps| {
+                forms.insert(canonical_with_changes(steps));
+                take_final();
+            },
+        );
         assert!(
             report.complete(),
             "{strategy:?} stopped: {:?}",

@@ -131,10 +131,15 @@ pub(crate) fn leaf_covers<E: Borrow<Ev>>(v: &[E]) -> bool {
 fn weak_initial<E: Borrow<Ev>>(p: &Ev, v: &[E], names: &mut Names) -> Option<Option<usize>> {
     match v.iter().position(|e| e.borrow().thread == p.thread) {
         Some(at) => {
-            // Compared where the earlier one stands (see `dependent`).
-            let blocked = v[..at]
-                .iter()
-                .any(|earlier| dependent(v[at].borrow(), earlier.borrow(), names));
+            // Compared where the earlier one stands (see `dependent`). `p` as it ran too: the
+            // event in `v` is as it ran in `v`'s execution, where it may have done less (a
+            // `try_lock` that failed there succeeds where `v` puts it, and its step reads what
+            // an earlier event of `v` changed; `tests/dpor_vs_dfs.rs`,
+            // `a_sleeping_try_lock_that_read_what_a_reversal_changes_first`).
+            let blocked = v[..at].iter().any(|earlier| {
+                dependent(v[at].borrow(), earlier.borrow(), names)
+                    || dependent(p, earlier.borrow(), names)
+            });
             (!blocked).then_some(Some(at))
         }
         None => v

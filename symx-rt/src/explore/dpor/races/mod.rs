@@ -29,11 +29,18 @@ fn inside_critical_sections(evs: &[Ev], ej: &Ev, conflicts: &mut Preds, lock_edg
         _ => None,
     };
     let Some(m) = lock(ej) else { return };
+    // A section a `try_lock` opened, too: without it, the drop's race was reversed where
+    // thread 1's `try_lock` had opened the section (`tests/dpor_vs_dfs.rs`,
+    // `an_acquisition_after_a_section_a_try_lock_opened`).
+    let opens = |e: &Ev| match e.exact.first() {
+        Some(Access::TryLockOk(o)) => Some(*o),
+        _ => lock(e),
+    };
     // Per thread, the section's acquisition: its latest of the lock, a conflict of `ej` (a
     // conflict on another object may be an earlier acquisition's step).
     let acquisition = |t: ThreadId| {
         (conflicts.iter().copied())
-            .filter(|&a| evs[a].thread == t && lock(&evs[a]) == Some(m))
+            .filter(|&a| evs[a].thread == t && opens(&evs[a]) == Some(m))
             .max()
     };
     let inside = |i: usize| {
