@@ -504,26 +504,26 @@ fn dpor_agrees_with_dfs_on_objects_used_first_by_any_thread() {
 ///   with main's counts was taken as explored: with the `Swap` first, the child's end wakes
 ///   thread 2 to drop them before the counts (`woken::moves_a_change`).
 ///
-/// 15 run some trace twice: a wakeup sequence's event carries the woken changes of the
+/// 14 run some trace twice: a wakeup sequence's event carries the woken changes of the
 /// execution it came from, and the sleep sets compare it with them; and `Arc` drops compared
 /// across executions are dependent (`events::count_sensitive`). (13 before happens-before's
 /// reversal was planted next to the one with the changes glued: 34 and 110 since, 4,649
 /// executions then. 46 since a sleeping event's own accesses also keep it from being a weak
 /// initial of a reversal (`wakeup::weak_initial`, which the seeds 7,000,000 on showed missing
 /// a trace: `a_sleeping_try_lock_that_read_what_a_reversal_changes_first`), 4,672 executions
-/// before.)
+/// before. 34 and 110 no longer since a woken race's reversal leaves out what happens after
+/// its second event (`a_woken_race_whose_reversal_kept_what_waits_for_its_second_event`),
+/// 4,684 -> 4,666 executions.)
 #[test]
 fn dpor_on_programs_with_woken_changes() {
     let tally = check_counting(Family::Woken, 0, 150, 2_000.0);
     assert_eq!(tally.missed, [] as [u64; 0]);
-    let twice = [
-        8, 10, 34, 46, 60, 62, 63, 79, 92, 93, 101, 109, 110, 119, 126, 143,
-    ];
+    let twice = [8, 10, 46, 60, 62, 63, 79, 92, 93, 101, 109, 119, 126, 143];
     assert_eq!(tally.twice, twice);
     assert_eq!(tally.stats.programs, 150);
     assert_eq!(
         (tally.stats.dfs_executions, tally.stats.dpor_executions),
-        (7_715, 4_684)
+        (7_715, 4_666)
     );
 }
 
@@ -542,7 +542,9 @@ fn dpor_on_many_programs_with_woken_changes() {
     // glued to their waking step).
     // With only the reversal with the changes glued (not happens-before's too), 37,150
     // executions, 1383 and 1827 missed too, 134 twice. Before those, the run did not end
-    // within 12 minutes.
+    // within 12 minutes. 2026-12-07, since a woken race's reversal leaves out what happens
+    // after its second event (without the weak-initial rule of the same day): 37,302 DPOR
+    // executions, none missed, 134 twice.
     let tally = check_counting(Family::Woken, 1_000, 1_000, 5_000.0);
     println!("{tally:?}");
 }
@@ -1385,4 +1387,70 @@ fn a_woken_read_before_a_failed_try_lock() {
             vec![try_locked(2)],
         ],
     });
+}
+
+/// A race of a woken thread's change (`woken::woken_races`) is no edge of happens-before, so
+/// `notdep` kept the steps that come after its second event in happens-before, before it: thread
+/// 2's `lock` in front of thread 3's `unlock` it waits for. The sequence's thread was blocked
+/// where it stood, the sequence was abandoned for the first thread awake, the same execution ran
+/// again and its race planted the same sequence again, for ever (seed 7001432 of the larger
+/// `Family::Woken` programs, shrunk: the DPOR ran to the cap of 200,000 executions against the
+/// DFS's 310, and missed final states). The reversal leaves them out now, as the paper's does
+/// (there the race is an edge): every trace, within a small cap.
+#[test]
+fn a_woken_race_whose_reversal_kept_what_waits_for_its_second_event() {
+    use random_programs::AtomicOp::*;
+    let p = Program {
+        family: Family::Woken,
+        atomics: 2,
+        mutexes: 1,
+        condvar: false,
+        threads: vec![
+            vec![Op::SpawnJoin {
+                child: vec![Op::Atomic(FetchAdd(1, 2))],
+                between: vec![Op::Atomic(Swap(1, 3))],
+            }],
+            vec![
+                Op::Atomic(FetchAdd(1, 1)),
+                Op::Locked {
+                    mutex: 0,
+                    add: 2,
+                    body: vec![],
+                },
+            ],
+            vec![Op::TryLocked {
+                mutex: 0,
+                add: 2,
+                body: vec![Op::Atomic(Swap(1, 2))],
+            }],
+        ],
+    };
+    let counts = |strategy| {
+        let builder = Builder::new()
+            .shallow_first(false)
+            .strategy(strategy)
+            .max_executions(Some(1_000));
+        take_final();
+        let mut forms = HashSet::new();
+        let report = explore_observed(
+            &builder,
+            || run(&p),
+            |steps| {
+                forms.insert(canonical_with_changes(steps));
+                take_final();
+            },
+        );
+        assert!(
+            report.complete(),
+            "{strategy:?} stopped: {:?}",
+            report.stop_reason()
+        );
+        (report.executions(), forms)
+    };
+    let (dfs, dfs_forms) = counts(Strategy::Dfs);
+    let (dpor, dpor_forms) = counts(Strategy::Dpor);
+    assert_eq!((dfs, dfs_forms.len()), (310, 88));
+    // Every trace; some twice (the known gap of `dpor`'s module doc).
+    assert_eq!(dpor_forms, dfs_forms);
+    assert_eq!(dpor, 122);
 }

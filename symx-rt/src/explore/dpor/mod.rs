@@ -78,9 +78,12 @@
 //!   change runs right after the later of the waking step and the woken thread's past, so it
 //!   is glued to the waking step wherever the past stays before it: `notdep` leaves out a
 //!   waking step whose change happens after the race's first event
-//!   (`woken::after_with_changes`), and a past step is no weak initial of a sequence that
-//!   holds the waking step where taking it first moves the change past an event it conflicts
-//!   with (`woken::moves_a_change`). Where that `notdep` differs from happens-before's,
+//!   (`woken::after_with_changes`), and what happens after the race's second event (the race
+//!   is no edge of happens-before: kept, a `lock` stood before the `unlock` it waits for, and
+//!   the abandoned sequence was planted again after every execution, which never ended; seed
+//!   7001432 of the family); and a past step is no weak initial of a sequence that holds the
+//!   waking step where taking it first moves the change past an event it conflicts with
+//!   (`woken::moves_a_change`). Where that `notdep` differs from happens-before's,
 //!   happens-before's reversal is planted too (what the longer sequence reaches first, the
 //!   shorter one left to races that a sleeper took as covered). A sleeping event whose thread
 //!   waited after it until a step woke it (the change's past) sleeps on after that step with
@@ -92,7 +95,7 @@
 //!   with a reversal as it ran too (`wakeup`'s `weak_initial`): the reversal's copy of its
 //!   event is as it ran in the reversal's execution, where it may have done less (a `try_lock`
 //!   that failed there and succeeds where the reversal puts it reads what the reversal changed
-//!   first). Known gaps: some traces run twice (16 of the 150): a wakeup sequence's event
+//!   first). Known gaps: some traces run twice (14 of the 150): a wakeup sequence's event
 //!   carries the changes of the execution it came from, which make some sleepers wake. And 1
 //!   of 600 fresh programs misses a trace (seed 7,000,405, shrunk to `tests/dpor_vs_dfs.rs`'s
 //!   ignored `a_woken_read_before_a_failed_try_lock`): main's count reads after a join that

@@ -53,8 +53,9 @@ impl Dpor {
         // One buffer for every race's sequence, and one for what comes after its first event.
         let mut v = Vec::new();
         let mut after = Vec::new();
-        let all = races.iter().chain(&woken).map(|w| (w.0, w.1));
-        for (i, j) in all.filter(|&(i, _)| i >= fixed && i < ran) {
+        let hb_races = races.iter().map(|w| (w.0, w.1, false));
+        let all = hb_races.chain(woken.iter().map(|w| (w.0, w.1, true)));
+        for (i, j, is_woken) in all.filter(|&(i, ..)| i >= fixed && i < ran) {
             debug_assert_ne!(evs[i].thread, evs[j].thread);
             if yield_then_solo(trace, &evs, i, j, ran) {
                 continue;
@@ -69,7 +70,16 @@ impl Dpor {
             let orders = [glued.then_some(&after[..]), None];
             for ordered in orders.into_iter().take(1 + usize::from(both)) {
                 let hb = &self.hb;
-                let later = |k: usize| ordered.map_or_else(|| hb.before(i, ti, k), |a| a[k]);
+                // A woken change's race is no edge of happens-before: what happens after `e_j`
+                // is left out too, as the paper's `notdep` does (there the race is an edge).
+                // Kept, the steps waiting for `e_j` stood before it (a `lock` before the
+                // `unlock` it waits for: the sequence was abandoned, the execution ran again
+                // and planted it again, for ever).
+                let tj = evs[j].thread;
+                let later = |k: usize| {
+                    ordered.map_or_else(|| hb.before(i, ti, k), |a| a[k])
+                        || (is_woken && j < k && hb.before(j, tj, k))
+                };
                 reversal(contents, (i, j), ran, self.yields, later, &mut v);
                 // Most reversals start with a thread that already sleeps there.
                 let names = &mut self.names;
