@@ -556,7 +556,7 @@ fn dpor_on_many_programs_with_woken_changes() {
 /// of `seed_range` show the same in `NoFail` (7,000,363 and 7,000,396, shrunk to a `try_lock`
 /// and then locks of two mutexes, the shape of `nested_locks_after_a_try_lock_one_call_site`).
 #[test]
-#[ignore = "long (about 5 minutes in a debug build): 5,000 larger programs; run by hand"]
+#[ignore = "long (about 5 minutes in a debug build): 6,250 larger programs; run by hand"]
 fn dpor_agrees_with_dfs_on_many_random_programs() {
     check_many(&Family::ALL, 1_000_000, 1_250, 20_000.0);
 }
