@@ -24,7 +24,12 @@
 //! the bound reaches is found, with a schedule within the bound. One trace may be explored by
 //! more than one execution (unlike the optimal DPOR without a bound). The reasoning is Coons
 //! et al.'s for the backtracking points, and the argument at [`puts_to_sleep`] for the sleep
-//! sets; `tests/bounded_por.rs` checks it against the bounded DFS on random programs.
+//! sets; `tests/bounded_por.rs` checks it against the bounded DFS on random programs. Known
+//! gap: what a woken thread's code changes is ordered after its waking step one step only,
+//! not through the events after it, and 8 of 2,276 comparisons of larger `Family::Woken`
+//! programs (nested spawn-joins whose woken code ends a thread) miss a final state; four are
+//! pinned, failing, in the ignored
+//! `bounded_por.rs::bounded_dpor_misses_states_of_larger_programs_with_woken_changes`.
 //!
 //! Four departures from the textbook algorithm keep it complete (each found by the differential
 //! test on random programs and pinned by a test there): a race is reversed by asking for an
