@@ -72,13 +72,8 @@ impl Look<'_> {
     /// conflicts with `next`.
     fn needs(&self, j: usize, before: &[usize], next: &[Access]) -> bool {
         let e = &self.evs[j];
-        let same = &mut |x, y| x == y;
         before.iter().any(|&p| self.hb.before(j, e.thread, p))
-            || next.iter().any(|&b| {
-                e.exact.iter().any(|&a| {
-                    conflict_by(a, b, same) || orders_by(a, b, same) || orders_by(b, a, same)
-                })
-            })
+            || next.iter().any(|&b| e.exact.iter().any(|&a| depend(a, b)))
     }
 
     /// A thread whose step `k` waited for another thread's step `p` (a receive for the message
@@ -344,11 +339,6 @@ fn initials(
     before: &[usize],
 ) -> SmallVec<[ThreadId; 4]> {
     let ti = evs[i].thread;
-    let same = &mut |x, y| x == y;
-    let dep = |a: Access, b: Access| {
-        let same = &mut |x, y| x == y;
-        conflict_by(a, b, same) || orders_by(a, b, same) || orders_by(b, a, same)
-    };
     // What the threads step `g` woke changed, which every later event conflicting with it
     // comes after, as after the step (the happens-before of `evs` leaves it out).
     let woken = |g: usize| {
@@ -358,7 +348,7 @@ fn initials(
             Part::Joined { .. } => &[],
         })
     };
-    let after_woken = |g: usize, e: &[Access]| woken(g).any(|&a| e.iter().any(|&b| dep(a, b)));
+    let after_woken = |g: usize, e: &[Access]| woken(g).any(|&a| e.iter().any(|&b| depend(a, b)));
     let in_v = |j: usize| j > i && j < k && !hb.before(i, ti, j) && !after_woken(i, &evs[j].exact);
     // Each thread's first event in v (a thread's later events follow it).
     let mut firsts: SmallVec<[usize; 4]> = SmallVec::new();
@@ -375,11 +365,10 @@ fn initials(
     let direct: SmallVec<[usize; 8]> = (i + 1..k)
         .filter(|&j| in_v(j))
         .filter(|&j| {
-            next.exact.iter().any(|&b| {
-                evs[j].exact.iter().any(|&a| {
-                    conflict_by(a, b, same) || orders_by(a, b, same) || orders_by(b, a, same)
-                })
-            }) || before.iter().any(|&p| hb.before(j, evs[j].thread, p))
+            next.exact
+                .iter()
+                .any(|&b| evs[j].exact.iter().any(|&a| depend(a, b)))
+                || before.iter().any(|&p| hb.before(j, evs[j].thread, p))
                 || after_woken(j, &next.exact)
         })
         .collect();
@@ -398,6 +387,13 @@ fn initials(
         out.push(u);
     }
     out
+}
+
+/// Whether two accesses of one execution (compared by exact object ids) do not commute: they
+/// conflict, or one orders the other.
+fn depend(a: Access, b: Access) -> bool {
+    let same = &mut |x, y| x == y;
+    conflict_by(a, b, same) || orders_by(a, b, same) || orders_by(b, a, same)
 }
 
 /// Whether a thread of `trace` (`evs`: its events) can block: a step that may wait (a lock, a
