@@ -932,6 +932,31 @@ fn a_half_asleep_thread_continues_down_its_run() {
     assert_eq!(three_counts(&p, 2), [(7, 7), (7, 14), (7, 8)]);
 }
 
+/// `t1: x.swap(2); x.cas(0, 2)`, `t2: y.cas(0, 1); load x`, bound 1 (shrunk from seed 5,104 of
+/// `Family::AtomicsOnly` of the larger runs): 3 traces (where `t2`'s load falls against
+/// `t1`'s two steps). `t1` runs first, then `t2`'s branch (`cas y; load x; swap x; cas x`), where
+/// the race of the load with the swap asks for `t1` after `cas y`. There `t1` is half-asleep
+/// (its branch ran first, after a switch, and it could run on), and its run from there to its
+/// end commutes with `cas y` and releases nothing: the branch would run `cas y; swap x; cas
+/// x; load x`, the first execution's trace again, for one preemption, where `t1`'s branch ran
+/// it for none (`bounded::sleep::runs_to_its_end`). 3 executions, as many as the optimal
+/// DPOR; 4 before.
+#[test]
+fn a_half_asleep_thread_that_runs_to_its_end_is_covered() {
+    use random_programs::{AtomicOp::*, Op::*};
+    let p = Program {
+        family: Family::AtomicsOnly,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Atomic(Swap(1, 2)), Atomic(Cas(1, 0, 2))],
+            vec![Atomic(Cas(0, 0, 1)), Atomic(Load(1))],
+        ],
+    };
+    assert_eq!(three_counts(&p, 1), [(3, 3), (3, 4), (3, 3)]);
+}
+
 /// `t1: lock m {}; x.cas(1, 1)`, `t2: x.cas(0, 1); x.swap(3)`, bound 1 (shrunk from seed
 /// 5,026 of the larger runs): the race of the two compare-exchanges once also asked for `t2`
 /// inside `t1`'s critical section, which ran `t2`'s events between `t1`'s `lock` and `unlock`:

@@ -89,12 +89,12 @@
 //! that preemption much later for a third thread, which the bound then hides instead.
 //!
 //! Executions. Never more than the bounded DFS on the same program (asserted per program by the
-//! differential test). More than the unbounded optimal DPOR on some programs (1,156 of the
-//! 12,505 larger comparisons, session 18, 427 of them with spurious wake-ups, which the optimal
+//! differential test). More than the unbounded optimal DPOR on some programs (1,132 of the
+//! 12,505 larger comparisons, session 19, 423 of them with spurious wake-ups, which the optimal
 //! DPOR does not explore; over all of them far fewer): each such program runs some trace more
 //! than once (or, with spurious wake-ups, more traces), since a conservative point or an awake
 //! sleeper is planted when the branch that would make it redundant may have been cut.
-//! `docs/bounded-por.md`, "Over the optimal DPOR" and "Session 16", says where the over-count
+//! `docs/bounded-por.md`, "Over the optimal DPOR" and "Session 19", says where the over-count
 //! comes from and why the ways around it considered are not here.
 //!
 //! Sleep sets under a bound: a thread sleeps at a state when an earlier sibling branch ran it
@@ -106,7 +106,9 @@
 //! after its step, releasing nothing, puts it half to sleep ([`half_sleeps`]): in the later
 //! branches it runs only to continue, no other thread right after it while it can run, and
 //! so on down its steps after that release nothing and commute with the later branch's steps
-//! before it ([`continue_half`]).
+//! before it ([`continue_half`]). A point that would ask for a half-asleep thread whose run
+//! from there to its end is such a chain asks for nothing: that branch's every schedule is
+//! covered by the thread's own branch at no more cost ([`runs_to_its_end`]).
 //! Before the first step the main thread counts as the one running (a switch away from it there
 //! is a preemption, as in CHESS and loom). A sleeping event is compared with the whole of each
 //! step taken after it, including what the step's code dropped after its operation (known once
@@ -143,7 +145,9 @@ use backtrack::{GaveWay, Lookahead, Point, Repeated, Scratch};
 use fairness::{gave_way, spurious_fairness, yield_fairness, FAIRNESS};
 use look::blocks;
 use node::Node;
-use sleep::{continue_half, ends_release, half_sleeps, puts_to_sleep, releases, threads_in};
+use sleep::{
+    continue_half, ends_release, half_sleeps, puts_to_sleep, releases, runs_to_its_end, threads_in,
+};
 
 /// The nodes an exploration makes room for at its start (steps of one execution).
 const NODES: usize = 64;
@@ -349,6 +353,7 @@ impl Bpor {
         apart: &[Apart],
         gave_way: GaveWay,
         unchanged: usize,
+        trace: &[Event],
     ) {
         let points = (self.scratch).points(
             evs,
@@ -377,6 +382,27 @@ impl Bpor {
             if conservative && race > at {
                 if let Some(next) = self.nodes.get_mut(at + 1) {
                     next.deferred.push((at, thread));
+                    continue;
+                }
+            }
+            // A half-asleep thread whose run from here to its end is covered: as if tried here
+            // already (see `runs_to_its_end`).
+            if self.bound.is_some() && !self.yields {
+                let asked = match (conservative, self.nodes.get(at)) {
+                    (_, None) => None,
+                    (true, Some(node)) => Some(thread).filter(|t| !node.tried(t)),
+                    (false, Some(node)) => match initials.iter().any(|t| node.tried(t)) {
+                        true => None,
+                        false => node.initial(initials),
+                    },
+                };
+                let unfinished: SmallVec<[ThreadId; 4]> =
+                    self.unfinished.iter().map(|l| l.thread).collect();
+                let (nodes, names) = (&self.nodes, &mut self.names);
+                let covered = asked
+                    .is_some_and(|t| runs_to_its_end(nodes, evs, trace, at, t, &unfinished, names));
+                if covered {
+                    self.nodes[at].cut = true;
                     continue;
                 }
             }
@@ -581,7 +607,14 @@ impl Chooser for Bpor {
         } else {
             GaveWay::Yielded(gave_way(trace, &evs, &self.bound_hid))
         };
-        self.plant(&evs, fixed, &Apart::of_trace(trace), gave_way, unchanged);
+        self.plant(
+            &evs,
+            fixed,
+            &Apart::of_trace(trace),
+            gave_way,
+            unchanged,
+            trace,
+        );
         self.scratch.keep(evs);
     }
 }

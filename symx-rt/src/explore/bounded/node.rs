@@ -123,22 +123,29 @@ impl Node {
     }
 
     /// Asks for one of `initials` here (the source-set rule): nothing when one was tried or
-    /// is asked for already; else an awake one that can run here, else any that can. When
-    /// none can run here (the bound), as [`Node::ask`] for `p`.
+    /// is asked for already; else [`Node::initial`]. When none can run here (the bound), as
+    /// [`Node::ask`] for `p`.
     pub(super) fn ask_initials(&mut self, p: ThreadId, initials: &[ThreadId]) {
-        let covered = |t: &ThreadId| self.done.contains(t) || self.backtrack.contains(t);
-        if initials.iter().any(covered) {
+        if initials.iter().any(|t| self.tried(t)) {
             return;
         }
-        let ready: Vec<ThreadId> = initials
-            .iter()
-            .copied()
-            .filter(|t| self.ready.contains(t))
-            .collect();
-        match ready.iter().find(|&&t| !self.sleeps(t)).or(ready.first()) {
-            Some(&t) => self.add(t),
+        match self.initial(initials) {
+            Some(t) => self.add(t),
             None => self.ask(p),
         }
+    }
+
+    /// Whether `t` was tried here or is asked for already.
+    pub(super) fn tried(&self, t: &ThreadId) -> bool {
+        self.done.contains(t) || self.backtrack.contains(t)
+    }
+
+    /// The one of `initials` [`Node::ask_initials`] asks for: an awake one that can run here,
+    /// else any that can.
+    pub(super) fn initial(&self, initials: &[ThreadId]) -> Option<ThreadId> {
+        let mut ready = initials.iter().copied().filter(|t| self.ready.contains(t));
+        let first = ready.clone().next();
+        ready.find(|&t| !self.sleeps(t)).or(first)
     }
 
     pub(super) fn add(&mut self, t: ThreadId) {

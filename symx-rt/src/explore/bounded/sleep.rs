@@ -8,8 +8,8 @@
 use smallvec::SmallVec;
 
 use super::node::Node;
-use crate::explore::dpor::events::{dependent, Access, Ev, Names};
-use crate::rt::op::ThreadId;
+use crate::explore::dpor::events::{dependent, Access, Canon, Ev, Names};
+use crate::rt::op::{Event, OpKind, ThreadId};
 
 /// Whether the branch just explored at `node` puts its thread to sleep in the branches after
 /// it. Without a bound, always (Godefroid's sleep sets). Under a bound, only when its step
@@ -205,4 +205,106 @@ pub(super) fn ends_release(evs: &[Ev], yields: bool) -> SmallVec<[bool; 8]> {
 /// How many threads the events `evs` name (names are dense from 0).
 pub(super) fn threads_in(evs: &[Ev]) -> usize {
     evs.iter().map(|e| e.thread + 1).max().unwrap_or(0)
+}
+
+/// Whether a branch of `p` at node `at` of the execution `evs` just ended, asked for by one of
+/// its points, is covered, whatever follows: `p` is half-asleep there ([`half_sleeps`], taken
+/// at the node `n` above), can run there, and its run from there to its end, as `evs` shows
+/// it, is a chain [`continue_half`] keeps going (each step releases nothing and commutes with
+/// every step from `n` to `at`, the `q.w` of the later branch). Such a branch explores
+/// exactly the schedules `q.w.p.p2..pk.x` (`pk` `p`'s end; the nodes of the chain are `only`),
+/// and each is equivalent to `p.p2..pk.q.w.x`, which pays no more preemptions, so `p`'s
+/// branch at `n`, complete for the bound, explored its trace:
+/// - at the front, as in [`half_sleeps`]: the switch to `p` costs what the switch to `q` did;
+/// - `pk` to `q` is free, since `p` has ended (where [`continue_half`]'s chains pay the
+///   switch from a `p` that can still run, here nothing is paid);
+/// - the last thread of `q.w` switches to the first of `x` instead of to `p`: a preemption
+///   only if that thread can run there, as the switch to `p` was (`p`'s steps, releasing
+///   nothing, cannot have let it run), and free if it is that thread;
+/// - a switch in `w` away from a thread that blocked stays free, since `p`'s steps release
+///   nothing; a thread that joins `p` blocks in neither order within `q.w` (checked below:
+///   none comes to its join in `w`).
+///
+/// `p`'s run there is the one `evs` shows: its events from `at` on read what they read in
+/// `evs`, since the last change before each of them of an object it reads (`trace`: the steps'
+/// operations; a store reads nothing of its object) is `p`'s own or before `at`, not another
+/// thread's in between; none of them waits for another thread's event after `at`; and `p`
+/// ended (it is not among the threads left with an operation, `unfinished`). Not where a step
+/// woke a thread whose code changed objects (those changes are not checked here), nor where a
+/// thread yielded (the caller's: a thread that can run keeps the scheduler from starting a new
+/// round for those that yielded, as in [`ends_release`]). The node counts as cut, as
+/// `Node::only`'s do: the exploration below it leaves a branch out. A point asks for `p` there
+/// when `p` is the thread it would add ([`Node::initial`] for a race's initials); then it is as
+/// if `p` were tried there already. What it saves, and which repeats are left: `docs/bounded-por.md`, "Session 19".
+pub(super) fn runs_to_its_end(
+    nodes: &[Box<Node>],
+    evs: &[Ev],
+    trace: &[Event],
+    at: usize,
+    p: ThreadId,
+    unfinished: &[ThreadId],
+    names: &mut Names,
+) -> bool {
+    let Some(node) = nodes.get(at) else {
+        return false;
+    };
+    let half = |n: &Node| n.half.iter().any(|h| h.thread == p);
+    if !half(node) || !node.ready.contains(&p) || unfinished.contains(&p) {
+        return false;
+    }
+    let mut n = at;
+    while n > 0 && half(&nodes[n]) {
+        n -= 1;
+    }
+    let steps = nodes.len().min(evs.len()).min(trace.len());
+    let mine: SmallVec<[usize; 8]> = (at..steps).filter(|&t| evs[t].thread == p).collect();
+    let Some(&end) = mine.last() else {
+        return false;
+    };
+    let position = |(t, i): (ThreadId, u32)| evs.iter().position(|e| e.thread == t && e.index == i);
+    for &t in &mine {
+        let e = &evs[t];
+        if nodes[t].releases || nodes[t].woke {
+            return false;
+        }
+        if (n..at).any(|j| dependent(ran(nodes, evs, j), e, names)) {
+            return false;
+        }
+        let waits = e
+            .enablers
+            .iter()
+            .any(|&(th, i)| th != p && position((th, i)).is_none_or(|q| q >= at));
+        if waits {
+            return false;
+        }
+        // The last change before it of each object it uses is `p`'s own, or before `at`.
+        let changes = |s: usize, o: Canon| {
+            let change = |a: &Access| !matches!(a, Access::None | Access::Read(_));
+            (evs[s].exact.iter()).any(|a| change(a) && a.object() == Some(o))
+        };
+        // A store reads nothing of its object (its other accesses, drops, are checked).
+        let reads =
+            |a: &&Access| !(trace[t].kind == OpKind::Store && matches!(a, Access::Write(_)));
+        let changed = e
+            .exact
+            .iter()
+            .filter(reads)
+            .filter_map(|a| a.object())
+            .any(|o| {
+                let last = (at..t).rev().find(|&s| nodes[s].woke || changes(s, o));
+                last.is_some_and(|s| evs[s].thread != p || nodes[s].woke)
+            });
+        if changed {
+            return false;
+        }
+    }
+    // A thread that joins `p` must not come to the join in `w` (its previous event there).
+    let last = (p, evs[end].index);
+    evs.iter().enumerate().all(|(j, e)| {
+        if e.thread == p || !e.enablers.contains(&last) {
+            return true;
+        }
+        let previous = evs[..j].iter().rposition(|f| f.thread == e.thread);
+        previous.is_none_or(|q| q < n || q >= at)
+    })
 }

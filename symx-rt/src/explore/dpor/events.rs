@@ -130,7 +130,7 @@ pub(crate) enum Access {
 }
 
 impl Access {
-    const fn object(self) -> Option<Canon> {
+    pub(crate) const fn object(self) -> Option<Canon> {
         match self {
             Access::None => None,
             Access::Read(o)
