@@ -388,19 +388,11 @@ impl Bpor {
             // A half-asleep thread whose run from here to its end is covered: as if tried here
             // already (see `runs_to_its_end`).
             if self.bound.is_some() && !self.yields {
-                let asked = match (conservative, self.nodes.get(at)) {
-                    (_, None) => None,
-                    (true, Some(node)) => Some(thread).filter(|t| !node.tried(t)),
-                    (false, Some(node)) => match initials.iter().any(|t| node.tried(t)) {
-                        true => None,
-                        false => node.initial(initials),
-                    },
-                };
-                let unfinished: SmallVec<[ThreadId; 4]> =
-                    self.unfinished.iter().map(|l| l.thread).collect();
-                let (nodes, names) = (&self.nodes, &mut self.names);
-                let covered = asked
-                    .is_some_and(|t| runs_to_its_end(nodes, evs, trace, at, t, &unfinished, names));
+                let asked =
+                    (self.nodes.get(at)).and_then(|n| n.adds(conservative, thread, initials));
+                let (nodes, names, left) = (&self.nodes, &mut self.names, &self.unfinished);
+                let covered =
+                    asked.is_some_and(|t| runs_to_its_end(nodes, evs, trace, at, t, left, names));
                 if covered {
                     self.nodes[at].cut = true;
                     continue;

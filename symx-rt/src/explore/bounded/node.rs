@@ -135,6 +135,22 @@ impl Node {
         }
     }
 
+    /// The thread a point for `t` would add here: `t` itself if `conservative` ([`Node::ask`],
+    /// when it can run here), else the one of `initials` [`Node::ask_initials`] adds; none
+    /// where it would add nothing or every thread that can run.
+    pub(super) fn adds(
+        &self,
+        conservative: bool,
+        t: ThreadId,
+        initials: &[ThreadId],
+    ) -> Option<ThreadId> {
+        match conservative {
+            true => Some(t).filter(|t| self.ready.contains(t) && !self.tried(t)),
+            false if initials.iter().any(|t| self.tried(t)) => None,
+            false => self.initial(initials),
+        }
+    }
+
     /// Whether `t` was tried here or is asked for already.
     pub(super) fn tried(&self, t: &ThreadId) -> bool {
         self.done.contains(t) || self.backtrack.contains(t)

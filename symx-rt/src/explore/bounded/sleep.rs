@@ -7,6 +7,7 @@
 
 use smallvec::SmallVec;
 
+use super::backtrack::Lookahead;
 use super::node::Node;
 use crate::explore::dpor::events::{dependent, Access, Canon, Ev, Names};
 use crate::rt::op::{Event, OpKind, ThreadId};
@@ -242,14 +243,14 @@ pub(super) fn runs_to_its_end(
     trace: &[Event],
     at: usize,
     p: ThreadId,
-    unfinished: &[ThreadId],
+    unfinished: &[Lookahead],
     names: &mut Names,
 ) -> bool {
     let Some(node) = nodes.get(at) else {
         return false;
     };
     let half = |n: &Node| n.half.iter().any(|h| h.thread == p);
-    if !half(node) || !node.ready.contains(&p) || unfinished.contains(&p) {
+    if !half(node) || !node.ready.contains(&p) || unfinished.iter().any(|l| l.thread == p) {
         return false;
     }
     let mut n = at;
