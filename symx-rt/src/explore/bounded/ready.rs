@@ -2,10 +2,13 @@
 //! over this execution's objects (lookaheads, [`Bpor::look`]), and how the lists of the steps
 //! an execution repeats are kept for the next one to check rather than make again.
 
+use smallvec::SmallVec;
+
 use super::backtrack::Lookahead;
 use super::fairness::{spurious_fairness, yield_fairness, FAIRNESS};
 use super::Bpor;
 use crate::explore::dpor::events::{self, Access};
+use crate::explore::dpor::steps::Threads;
 use crate::rt::chooser::{Candidate, SchedulingPoint};
 use crate::rt::op::{OpKind, ThreadId};
 
@@ -26,12 +29,16 @@ impl Bpor {
         point: &SchedulingPoint<'_>,
         want: Option<ThreadId>,
     ) -> Option<usize> {
-        if let Some(kept) = self.ready.get_mut(step).map(std::mem::take) {
+        if let Some(kept) = self.ready.get(step) {
             let candidates = point.candidates;
             let same = kept.len() == candidates.len()
-                && (candidates.iter().zip(&kept)).all(|(c, l)| self.is_lookahead_of(l, c));
+                && (candidates.iter().zip(kept)).all(|(c, l)| {
+                    // Named first, as `lookahead_of` names every candidate it is asked about:
+                    // a thread's first look-up may give it its name (`Threads::of`).
+                    let thread = name_of(&mut self.named, &mut self.threads, c);
+                    l.thread == thread && is_lookahead_of(l, c, self.spurious, self.yields)
+                });
             let slot = want.and_then(|w| kept.iter().position(|l| l.thread == w));
-            self.ready[step] = kept;
             if same {
                 self.checked += usize::from(self.checked == step);
                 return slot;
@@ -75,40 +82,38 @@ impl Bpor {
             exact.push(a);
         }
         Lookahead {
-            thread: self.name_of(c),
+            thread: name_of(&mut self.named, &mut self.threads, c),
             kind: c.op.kind,
             exact,
         }
     }
+}
 
-    /// Whether `l` is [`Bpor::lookahead_of`] `c`, compared without making that lookahead:
-    /// at a step an execution repeats, every candidate is checked against the kept list, and
-    /// making each candidate's lookahead to compare and drop cost about as much as the rest of
-    /// the check (spsc-1 at bound 4: ~2 k instructions per execution, of ~4 k there).
-    fn is_lookahead_of(&mut self, l: &Lookahead, c: &Candidate) -> bool {
-        let op = &c.op;
-        let exact = [
-            op.obj.map(|o| Access::of(op.kind, o)),
-            op.obj2.map(|o| Access::of(OpKind::Unlock, o)),
-            spurious_fairness(self.spurious, op.kind, FAIRNESS),
-            yield_fairness(self.yields, op.kind),
-        ];
-        // Named first, as `lookahead_of` names every candidate it is asked about: a thread's
-        // first look-up may give it its name (`Threads::of`).
-        l.thread == self.name_of(c)
-            && l.kind == op.kind
-            && l.exact.iter().copied().eq(exact.into_iter().flatten())
+/// Candidate `c`'s thread's stable name (`named`: per runtime thread, looked up once per
+/// execution in `threads`, which names a key at its first look-up).
+fn name_of(named: &mut SmallVec<[ThreadId; 8]>, threads: &mut Threads, c: &Candidate) -> ThreadId {
+    while named.len() <= c.thread {
+        named.push(usize::MAX);
     }
+    if named[c.thread] == usize::MAX {
+        named[c.thread] = threads.of(c.key);
+    }
+    named[c.thread]
+}
 
-    /// Candidate `c`'s thread's stable name (looked up once per execution, `named`).
-    fn name_of(&mut self, c: &Candidate) -> ThreadId {
-        let named = &mut self.named;
-        while named.len() <= c.thread {
-            named.push(usize::MAX);
-        }
-        if named[c.thread] == usize::MAX {
-            named[c.thread] = self.threads.of(c.key);
-        }
-        named[c.thread]
-    }
+/// Whether `l`'s kind and accesses are [`Bpor::lookahead_of`] `c`'s (its thread is compared
+/// apart), compared without making that lookahead: at a step an execution repeats, every
+/// candidate is checked against the kept list, and making each candidate's lookahead to
+/// compare and drop cost more than the rest of the check.
+fn is_lookahead_of(l: &Lookahead, c: &Candidate, spurious: bool, yields: bool) -> bool {
+    let op = &c.op;
+    let mut kept = l.exact.iter();
+    // Each access `lookahead_of` pushes, in its order, must be the next one kept.
+    let mut next = |a: Option<Access>| a.is_none_or(|a| kept.next() == Some(&a));
+    l.kind == op.kind
+        && next(op.obj.map(|o| Access::of(op.kind, o)))
+        && next(op.obj2.map(|o| Access::of(OpKind::Unlock, o)))
+        && next(spurious_fairness(spurious, op.kind, FAIRNESS))
+        && next(yield_fairness(yields, op.kind))
+        && kept.next().is_none()
 }
