@@ -90,14 +90,24 @@ impl Bpor {
 }
 
 /// Candidate `c`'s thread's stable name (`named`: per runtime thread, looked up once per
-/// execution in `threads`, which names a key at its first look-up).
+/// execution in `threads`, which names a key at its first look-up). Inlined, with the first
+/// look-up apart: called for every candidate at every step, it cost ~40 instructions a call
+/// as a function of its own, most of them its frame.
+#[inline]
 fn name_of(named: &mut SmallVec<[ThreadId; 8]>, threads: &mut Threads, c: &Candidate) -> ThreadId {
+    match named.get(c.thread) {
+        Some(&t) if t != usize::MAX => t,
+        _ => look_up(named, threads, c),
+    }
+}
+
+/// [`name_of`] of a thread not looked up yet in this execution.
+#[cold]
+fn look_up(named: &mut SmallVec<[ThreadId; 8]>, threads: &mut Threads, c: &Candidate) -> ThreadId {
     while named.len() <= c.thread {
         named.push(usize::MAX);
     }
-    if named[c.thread] == usize::MAX {
-        named[c.thread] = threads.of(c.key);
-    }
+    named[c.thread] = threads.of(c.key);
     named[c.thread]
 }
 
@@ -105,6 +115,7 @@ fn name_of(named: &mut SmallVec<[ThreadId; 8]>, threads: &mut Threads, c: &Candi
 /// apart), compared without making that lookahead: at a step an execution repeats, every
 /// candidate is checked against the kept list, and making each candidate's lookahead to
 /// compare and drop cost more than the rest of the check.
+#[inline]
 fn is_lookahead_of(l: &Lookahead, c: &Candidate, spurious: bool, yields: bool) -> bool {
     let op = &c.op;
     let mut kept = l.exact.iter();
