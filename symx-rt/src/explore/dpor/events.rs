@@ -127,12 +127,20 @@ pub(crate) enum Access {
     /// Anything else on an object (condvars, barriers, queues, a receive that found no
     /// message, a send to a bounded channel): conflicts with every other access to it.
     Other(Canon),
+    /// The code after an operation that a reversal moves: where it is moved, the operation
+    /// may return something else (a `try_lock` that succeeded fails) and the code up to its
+    /// thread's next operation take another path, so what that code changes there is unknown
+    /// (the step's event carries its `Touch`es as they were where it ran). Conflicts with every
+    /// access to an object such code can change ([`Access::touchable`]), whatever object; in
+    /// wakeup sequences only, never in happens-before, which has only steps that ran. Which
+    /// moved operations carry it: `dpor::reversals`' `may_take_another_path`.
+    Touches,
 }
 
 impl Access {
     const fn object(self) -> Option<Canon> {
         match self {
-            Access::None => None,
+            Access::None | Access::Touches => None,
             Access::Read(o)
             | Access::Write(o)
             | Access::Lock(o)
@@ -152,6 +160,25 @@ impl Access {
             | Access::Released(o)
             | Access::Other(o) => Some(o),
         }
+    }
+
+    /// Whether the code between two operations can change the access's object (an `Arc`'s
+    /// count, a channel, a `Once`: see `Touch`), so that it conflicts with [`Access::Touches`]:
+    /// not an atomic, a lock or a barrier, which only operations change.
+    pub const fn touchable(self) -> bool {
+        !matches!(
+            self,
+            Access::None
+                | Access::Read(_)
+                | Access::Write(_)
+                | Access::Lock(_)
+                | Access::TryLock(_)
+                | Access::TryLockOk(_)
+                | Access::Shared(_)
+                | Access::Unlock(_)
+                | Access::UnlockShared(_)
+                | Access::CountDown(..)
+        )
     }
 
     /// What the access is known to be once its operation has run with `outcome` and `value`.
@@ -225,6 +252,10 @@ pub(crate) fn conflict_by(
     b: Access,
     same: &mut impl FnMut(Canon, Canon) -> bool,
 ) -> bool {
+    match (a, b) {
+        (Access::Touches, c) | (c, Access::Touches) => return c.touchable(),
+        _ => {}
+    }
     let (Some(x), Some(y)) = (a.object(), b.object()) else {
         return false;
     };
@@ -460,6 +491,34 @@ impl Ev {
                 *a = Access::CountDown(o, left);
             }
         }
+    }
+
+    /// Whether its step's code after the operation may change what it did not where it ran
+    /// ([`Access::Touches`]).
+    pub fn touches_unknown(&self) -> bool {
+        self.accesses.contains(&Access::Touches)
+    }
+
+    /// Takes its step's code after the operation to change anything such code can
+    /// ([`Access::Touches`]), besides what it changed where it ran.
+    pub fn touches_anything(&mut self) {
+        if !self.touches_unknown() {
+            self.accesses.push(Access::Touches);
+            if !self.exact.is_empty() {
+                self.exact.push(Access::Touches);
+            }
+        }
+    }
+
+    /// Drops [`Access::Touches`] once its step ran and what its code changed is known (to be
+    /// added by the caller); whether it had it.
+    pub fn touches_known(&mut self) -> bool {
+        let had = self.touches_unknown();
+        if had {
+            self.accesses.retain(|a| *a != Access::Touches);
+            self.exact.retain(|a| *a != Access::Touches);
+        }
+        had
     }
 
     /// The event as far as it is known before it runs (see [`Access::unrefined`]).
