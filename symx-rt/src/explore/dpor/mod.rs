@@ -111,8 +111,8 @@
 //!   that failed there and succeeds where the reversal puts it reads what the reversal changed
 //!   first). Known gaps: some traces run twice (14 of the 150): a wakeup sequence's event
 //!   carries the changes of the execution it came from, which make some sleepers wake. Fresh
-//!   seeds 7,000,000 to 7,001,999 (5,000 interleavings, `seed_range`): none misses a trace,
-//!   223 run one twice. Other operations than a `try_lock` whose result may change where a
+//!   seeds 7,000,000 to 7,003,999 (5,000 interleavings, `seed_range`): none misses a trace,
+//!   223 + 265 run one twice. Other operations than a `try_lock` whose result may change where a
 //!   reversal moves them (a load, a lock whose data another section changed first) keep the
 //!   changes of the code after them as they ran, though that code may branch on the result;
 //!   the random programs with such changes (`Family::Woken`) branch only on a `try_lock`'s.
