@@ -544,7 +544,9 @@ fn dpor_on_many_programs_with_woken_changes() {
     // executions, 1383 and 1827 missed too, 134 twice. Before those, the run did not end
     // within 12 minutes. 2026-12-07, since a woken race's reversal leaves out what happens
     // after its second event (without the weak-initial rule of the same day): 37,302 DPOR
-    // executions, none missed, 134 twice.
+    // executions, none missed, 134 twice. With that rule (main 526c7a1): 37,371, none missed,
+    // 134 twice; since a moved `try_lock` carries `Access::Touches`: 37,387, none missed, 135
+    // twice (release, 2026-12-07).
     let tally = check_counting(Family::Woken, 1_000, 1_000, 5_000.0);
     println!("{tally:?}");
 }
