@@ -235,8 +235,8 @@ pub(super) fn threads_in(evs: &[Ev]) -> usize {
 /// thread yielded (the caller's: a thread that can run keeps the scheduler from starting a new
 /// round for those that yielded, as in [`ends_release`]). The node counts as cut, as
 /// `Node::only`'s do: the exploration below it leaves a branch out. A point asks for `p` there
-/// when `p` is the thread it would add ([`Node::initial`] for a race's initials); then it is as
-/// if `p` were tried there already. What it saves, and which repeats are left: `docs/bounded-por.md`, "Session 19".
+/// when `p` is the thread it would add ([`Node::adds`]); then it is as if `p` were tried there
+/// already. What it saves, and which repeats are left: `docs/bounded-por.md`, "Session 19".
 pub(super) fn runs_to_its_end(
     nodes: &[Box<Node>],
     evs: &[Ev],
