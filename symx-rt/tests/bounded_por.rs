@@ -447,6 +447,31 @@ fn larger_programs_with_woken_changes_once_missed() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The known gap: two `Family::Woken` programs of the fresh-seed search (`seed_range`, seeds
+/// 8,000,000 to 8,001,999 at 5,000 interleavings, bounds 0 to 3 and without a bound with
+/// spurious wake-ups, session 19) on which the bounded reduction misses a final state of the
+/// bounded DFS: 8,001,262 at bounds 2 and 3 and without a bound, 8,001,284 without a bound.
+/// The first shrinks to `t1: x = 1`, `t2: if m.try_lock() { drop(arc0) }; x.cas(0, 3)`, `t3:
+/// x.cas(0, 1); lock m {}` (bound 2): a drop inside a section a `try_lock` opened, before a
+/// lock of the same mutex, the shape of the optimal DPOR's known gap
+/// (`dpor_vs_dfs.rs::a_woken_read_before_a_failed_try_lock`). Cause not found yet.
+#[test]
+#[ignore = "known gap: final states missed on two fresh programs with woken changes"]
+fn bounded_dpor_misses_states_of_fresh_programs_with_woken_changes() {
+    let mut problems = Vec::new();
+    for (seed, bound) in [
+        (8_001_262, Some(2)),
+        (8_001_262, Some(3)),
+        (8_001_262, None),
+        (8_001_284, None),
+    ] {
+        let p = generate(seed, Family::Woken, 5_000.0);
+        let found = compare(&p, bound, bound.is_none(), &mut Stats::default());
+        problems.extend(found.into_iter().map(|pr| format!("seed {seed}: {pr}")));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// 3,000 larger programs of `Family::Untouched`: before the child-at-conservative-points
 /// rule, all agreed but seed 3,799 (see
 /// `a_thread_waiting_for_a_child_gets_the_child_at_its_conservative_points`).
