@@ -94,7 +94,7 @@ impl Look<'_> {
                     || glued.iter().any(|a| a.after.contains(&j)))
         };
         let next_free = !(i + 1..k).any(directly)
-            && !(order.as_ref()).is_some_and(|o| o.change_before(&changes, &conflicts));
+            && !(order.as_ref()).is_some_and(|o| o.change_before(&changes, conflicts));
         let mut out = SmallVec::new();
         for &j in &firsts {
             let first = match &order {
