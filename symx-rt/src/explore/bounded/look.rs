@@ -27,8 +27,8 @@ pub(super) struct Look<'a> {
     /// (see [`Look::race`]): those only their yield kept from running there, or every thread
     /// when nothing in the execution can block ([`blocks`]).
     pub(super) gave_way: &'a GaveWay,
-    /// The steps' changes apart from their operations, in step order: [`initials`] orders the
-    /// reversed sequence's events after the woken threads' changes of the steps before them.
+    /// The steps' changes apart from their operations, in step order: they race with their
+    /// pasts too ([`Look::races_with_pasts`]), and [`Look::initials`] orders by them.
     pub(super) apart: &'a [Apart],
 }
 
