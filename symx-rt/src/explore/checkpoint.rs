@@ -31,8 +31,10 @@ use crate::schedule::Schedule;
 /// channel disconnect's event says which side it drops before it runs (`Access::SendersGone`
 /// or `Access::ReceiverGone` for a pending disconnect and for one moved earlier, where format
 /// 3 saved `Access::Other`), and the step before the last sender's drop carries
-/// `Access::CountedSenders`.
-pub(crate) const FORMAT: u32 = 4;
+/// `Access::CountedSenders`; 5 since a `try_lock` that a reversal moves carries
+/// `Access::Touches` in the optimal DPOR's wakeup sequences (its code may change anything
+/// there; a format-4 file's sequences hold moved `try_lock`s without it).
+pub(crate) const FORMAT: u32 = 5;
 
 /// What a state file holds.
 #[derive(Serialize, Deserialize)]

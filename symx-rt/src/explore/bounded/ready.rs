@@ -2,12 +2,15 @@
 //! over this execution's objects (lookaheads, [`Bpor::look`]), and how the lists of the steps
 //! an execution repeats are kept for the next one to check rather than make again.
 
+use smallvec::SmallVec;
+
 use super::backtrack::Lookahead;
 use super::fairness::{spurious_fairness, yield_fairness, FAIRNESS};
 use super::Bpor;
-use crate::explore::dpor::events;
+use crate::explore::dpor::events::{self, Access};
+use crate::explore::dpor::steps::Threads;
 use crate::rt::chooser::{Candidate, SchedulingPoint};
-use crate::rt::op::ThreadId;
+use crate::rt::op::{OpKind, ThreadId};
 
 impl Bpor {
     /// Records who could run at step `step` and what they would do (in a list of an earlier
@@ -26,12 +29,16 @@ impl Bpor {
         point: &SchedulingPoint<'_>,
         want: Option<ThreadId>,
     ) -> Option<usize> {
-        if let Some(kept) = self.ready.get_mut(step).map(std::mem::take) {
+        if let Some(kept) = self.ready.get(step) {
             let candidates = point.candidates;
             let same = kept.len() == candidates.len()
-                && (candidates.iter().zip(&kept)).all(|(c, l)| self.lookahead_of(c) == *l);
+                && (candidates.iter().zip(kept)).all(|(c, l)| {
+                    // Named first, as `lookahead_of` names every candidate it is asked about:
+                    // a thread's first look-up may give it its name (`Threads::of`).
+                    let thread = name_of(&mut self.named, &mut self.threads, c);
+                    l.thread == thread && is_lookahead_of(l, c, self.spurious, self.yields)
+                });
             let slot = want.and_then(|w| kept.iter().position(|l| l.thread == w));
-            self.ready[step] = kept;
             if same {
                 self.checked += usize::from(self.checked == step);
                 return slot;
@@ -74,17 +81,50 @@ impl Bpor {
         if let Some(a) = yield_fairness(self.yields, c.op.kind) {
             exact.push(a);
         }
-        let named = &mut self.named;
-        while named.len() <= c.thread {
-            named.push(usize::MAX);
-        }
-        if named[c.thread] == usize::MAX {
-            named[c.thread] = self.threads.of(c.key);
-        }
         Lookahead {
-            thread: named[c.thread],
+            thread: name_of(&mut self.named, &mut self.threads, c),
             kind: c.op.kind,
             exact,
         }
     }
+}
+
+/// Candidate `c`'s thread's stable name (`named`: per runtime thread, looked up once per
+/// execution in `threads`, which names a key at its first look-up). Inlined, with the first
+/// look-up apart: called for every candidate at every step, it cost ~40 instructions a call
+/// as a function of its own, most of them its frame.
+#[inline]
+fn name_of(named: &mut SmallVec<[ThreadId; 8]>, threads: &mut Threads, c: &Candidate) -> ThreadId {
+    match named.get(c.thread) {
+        Some(&t) if t != usize::MAX => t,
+        _ => look_up(named, threads, c),
+    }
+}
+
+/// [`name_of`] of a thread not looked up yet in this execution.
+#[cold]
+fn look_up(named: &mut SmallVec<[ThreadId; 8]>, threads: &mut Threads, c: &Candidate) -> ThreadId {
+    while named.len() <= c.thread {
+        named.push(usize::MAX);
+    }
+    named[c.thread] = threads.of(c.key);
+    named[c.thread]
+}
+
+/// Whether `l`'s kind and accesses are [`Bpor::lookahead_of`] `c`'s (its thread is compared
+/// apart), compared without making that lookahead: at a step an execution repeats, every
+/// candidate is checked against the kept list, and making each candidate's lookahead to
+/// compare and drop cost more than the rest of the check.
+#[inline]
+fn is_lookahead_of(l: &Lookahead, c: &Candidate, spurious: bool, yields: bool) -> bool {
+    let op = &c.op;
+    let mut kept = l.exact.iter();
+    // Each access `lookahead_of` pushes, in its order, must be the next one kept.
+    let mut next = |a: Option<Access>| a.is_none_or(|a| kept.next() == Some(&a));
+    l.kind == op.kind
+        && next(op.obj.map(|o| Access::of(op.kind, o)))
+        && next(op.obj2.map(|o| Access::of(OpKind::Unlock, o)))
+        && next(spurious_fairness(spurious, op.kind, FAIRNESS))
+        && next(yield_fairness(yields, op.kind))
+        && kept.next().is_none()
 }

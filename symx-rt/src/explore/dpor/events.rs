@@ -49,6 +49,7 @@
 
 mod names;
 mod portable;
+mod touches;
 mod trace;
 
 pub(crate) use names::{EventKey, Names};
@@ -127,12 +128,20 @@ pub(crate) enum Access {
     /// Anything else on an object (condvars, barriers, queues, a receive that found no
     /// message, a send to a bounded channel): conflicts with every other access to it.
     Other(Canon),
+    /// The code after an operation that a reversal moves: where it is moved, the operation
+    /// may return something else (a `try_lock` that succeeded fails) and the code up to its
+    /// thread's next operation take another path, so what that code changes there is unknown
+    /// (the step's event carries its `Touch`es as they were where it ran). Conflicts with every
+    /// access to an object such code can change ([`Access::touchable`]), whatever object; in
+    /// wakeup sequences only, never in happens-before, which has only steps that ran. Which
+    /// moved operations carry it: `dpor::reversals`' `may_take_another_path`.
+    Touches,
 }
 
 impl Access {
     const fn object(self) -> Option<Canon> {
         match self {
-            Access::None => None,
+            Access::None | Access::Touches => None,
             Access::Read(o)
             | Access::Write(o)
             | Access::Lock(o)
@@ -225,6 +234,10 @@ pub(crate) fn conflict_by(
     b: Access,
     same: &mut impl FnMut(Canon, Canon) -> bool,
 ) -> bool {
+    match (a, b) {
+        (Access::Touches, c) | (c, Access::Touches) => return c.touchable(),
+        _ => {}
+    }
     let (Some(x), Some(y)) = (a.object(), b.object()) else {
         return false;
     };

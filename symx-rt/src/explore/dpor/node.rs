@@ -173,8 +173,11 @@ impl Dpor {
                     *a = a.unrefined().refined(prev.0, prev.1, prev.2);
                 }
                 // A pending event has no touches yet; one that ran before carries those it
-                // made there, which it still makes here, moved earlier or not at all.
-                if parent.chosen.execution == 0 {
+                // made there, which it still makes here, moved earlier or not at all, unless
+                // its code may have taken another path here (`Access::Touches`): then what it
+                // changed here is known now, besides.
+                let unknown = parent.chosen.touches_known();
+                if parent.chosen.execution == 0 || unknown {
                     let location = point.previous_location;
                     events::add_touched(
                         &mut parent.chosen,

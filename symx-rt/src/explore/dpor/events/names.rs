@@ -77,7 +77,10 @@ impl Names {
         let known = self.by_event.get(key);
         match (self.current.get(obj), known) {
             (Some(a), Some(b)) => {
-                self.union(a, b);
+                // Mostly one name (the event named the object the last time too): no finds.
+                if a != b {
+                    self.union(a, b);
+                }
                 a
             }
             (Some(a), None) => {

@@ -134,6 +134,7 @@ impl Access {
     pub(crate) fn renamed(self, mut f: impl FnMut(Canon) -> Canon) -> Access {
         match self {
             Access::None => Access::None,
+            Access::Touches => Access::Touches,
             Access::Read(o) => Access::Read(f(o)),
             Access::Write(o) => Access::Write(f(o)),
             Access::Lock(o) => Access::Lock(f(o)),

@@ -124,7 +124,8 @@ impl Relations {
 /// A representative access of each class, to test conflicts by class.
 fn class_of(a: Access) -> Option<(usize, Canon)> {
     Some(match a {
-        Access::None => return None,
+        // Only a moved event's, which is no step of an execution.
+        Access::None | Access::Touches => return None,
         Access::Read(o) => (0, o),
         Access::Write(o) => (1, o),
         Access::Lock(o) => (2, o),
