@@ -420,20 +420,22 @@ fn bounded_dpor_agrees_with_bounded_dfs_on_objects_used_first_by_any_thread() {
 
 /// Threads that change objects in code right after a wait returns (`Family::Woken`: `Arc`
 /// counts read and references dropped after joins that waited; final states compared): the
-/// bounded reduction races those changes apart from the waking step (`apart::Part::Woken`)
-/// and orders a later event that conflicts with one after its step (`look::initials`). None
-/// of these 150 misses anything; larger ones do (below).
+/// bounded reduction races those changes apart from the waking step (`apart::Part::Woken`) and
+/// with their past (`look::Look::races_with_pasts`), orders the reversed sequence's events
+/// after them (`bounded::initials`), and a sleeping event carries those that come with it
+/// where it runs later (`bounded::waits`).
 #[test]
 fn bounded_dpor_on_programs_with_woken_changes() {
     check_many(&[Family::Woken], 0, 150, 2_000.0, false);
 }
 
-/// The known gap: larger `Family::Woken` programs (seeds of session 18's search, up to
-/// 10,000 interleavings, bounds 0 to 3) on which the bounded reduction misses a final state of
-/// the bounded DFS. Fails until the order through a woken change is followed past its step.
+/// Larger `Family::Woken` programs (seeds of session 18's search, up to 10,000 interleavings,
+/// bounds 0 to 3) on which the bounded reduction missed a final state of the bounded DFS
+/// until session 19: a change's races with its past, a race's second event taking its changes
+/// along, and sleeping ends carrying their joiners' changes (the three tests above
+/// `a_conservative_point_no_cut_needs_is_not_run`, shrunk from these seeds and a fresh one).
 #[test]
-#[ignore = "known gap: final states missed on larger programs with woken changes"]
-fn bounded_dpor_misses_states_of_larger_programs_with_woken_changes() {
+fn larger_programs_with_woken_changes_once_missed() {
     let mut problems = Vec::new();
     for seed in [20_059, 20_060, 20_120, 20_129] {
         let p = generate(seed, Family::Woken, 10_000.0);
@@ -441,6 +443,31 @@ fn bounded_dpor_misses_states_of_larger_programs_with_woken_changes() {
             let found = compare(&p, Some(bound), false, &mut Stats::default());
             problems.extend(found.into_iter().map(|pr| format!("seed {seed}: {pr}")));
         }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The known gap: two `Family::Woken` programs of the fresh-seed search (`seed_range`, seeds
+/// 8,000,000 to 8,001,999 at 5,000 interleavings, bounds 0 to 3 and without a bound with
+/// spurious wake-ups, session 19) on which the bounded reduction misses a final state of the
+/// bounded DFS: 8,001,262 at bounds 2 and 3 and without a bound, 8,001,284 without a bound.
+/// The first shrinks to `t1: x = 1`, `t2: if m.try_lock() { drop(arc0) }; x.cas(0, 3)`, `t3:
+/// x.cas(0, 1); lock m {}` (bound 2): a drop inside a section a `try_lock` opened, before a
+/// lock of the same mutex, the shape of the optimal DPOR's known gap
+/// (`dpor_vs_dfs.rs::a_woken_read_before_a_failed_try_lock`). Cause not found yet.
+#[test]
+#[ignore = "known gap: final states missed on two fresh programs with woken changes"]
+fn bounded_dpor_misses_states_of_fresh_programs_with_woken_changes() {
+    let mut problems = Vec::new();
+    for (seed, bound) in [
+        (8_001_262, Some(2)),
+        (8_001_262, Some(3)),
+        (8_001_262, None),
+        (8_001_284, None),
+    ] {
+        let p = generate(seed, Family::Woken, 5_000.0);
+        let found = compare(&p, bound, bound.is_none(), &mut Stats::default());
+        problems.extend(found.into_iter().map(|pr| format!("seed {seed}: {pr}")));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
@@ -597,6 +624,85 @@ fn bounded_dpor_agrees_with_bounded_dfs_on_larger_programs() {
 #[ignore = "long: 12,500 larger programs, about 8 minutes in release"]
 fn bounded_dpor_agrees_with_bounded_dfs_on_many_random_programs() {
     check_many(&Family::ALL, 1_000_000, 2_500, 20_000.0, true);
+}
+
+/// Compares the programs of fresh seeds at every bound asked for (the tests above take one
+/// bound per seed, 0 to 2), to look for misses the fixed seeds do not show:
+/// `SYMX_BPOR_FIRST=<seed> SYMX_BPOR_COUNT=<n> SYMX_BPOR_FAMILY=<family>[,<family>…]
+/// SYMX_BPOR_BOUNDS=0,1,2,3 cargo test --release -p symx-rt --test bounded_por -- --ignored
+/// --exact seed_range --nocapture`. `SYMX_BPOR_FAMILY` defaults to every family (the five of
+/// `Family::ALL`, `Yielding`, `Untouched`, `Woken`), `SYMX_BPOR_BOUNDS` to 0 to 3;
+/// `SYMX_BPOR_MAX`: the programs' size in interleavings (5,000 by default, as the larger run);
+/// `SYMX_BPOR_SPURIOUS=1` adds a comparison without a bound, spurious wake-ups on; and
+/// `SYMX_BPOR_SHRINK=1` prints each missing program shrunk. Fails on any disagreement.
+#[test]
+#[ignore = "a search over fresh seeds; reads SYMX_BPOR_FIRST, SYMX_BPOR_COUNT and others"]
+fn seed_range() {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let number = |name: &str| -> u64 {
+        let v = var(name).unwrap_or_else(|| panic!("set {name}"));
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name}: {v:?} is not a number"))
+    };
+    let (first, count) = (number("SYMX_BPOR_FIRST"), number("SYMX_BPOR_COUNT"));
+    let all = (Family::ALL.into_iter()).chain([Family::Yielding, Family::Untouched, Family::Woken]);
+    let families: Vec<Family> = match var("SYMX_BPOR_FAMILY") {
+        None => all.collect(),
+        Some(names) => (names.split(','))
+            .map(|n| {
+                (all.clone().find(|f| format!("{f:?}") == n))
+                    .unwrap_or_else(|| panic!("SYMX_BPOR_FAMILY: no family {n:?}"))
+            })
+            .collect(),
+    };
+    let bounds: Vec<u32> = var("SYMX_BPOR_BOUNDS").map_or(vec![0, 1, 2, 3], |b| {
+        (b.split(',')
+            .map(|n| n.parse().expect("SYMX_BPOR_BOUNDS: numbers")))
+        .collect()
+    });
+    let max = var("SYMX_BPOR_MAX").map_or(5_000.0, |m| m.parse().expect("SYMX_BPOR_MAX"));
+    let spurious = var("SYMX_BPOR_SPURIOUS").is_some_and(|s| s == "1");
+    let shrinking = var("SYMX_BPOR_SHRINK").is_some_and(|s| s == "1");
+    let start = Instant::now();
+    let mut missed = Vec::new();
+    for &family in &families {
+        let mut stats = Stats::default();
+        for seed in first..first + count {
+            let p = generate(seed, family, max);
+            let settings =
+                (bounds.iter().map(|&b| (Some(b), false))).chain(spurious.then_some((None, true)));
+            for (bound, spurious) in settings {
+                let problems = compare(&p, bound, spurious, &mut stats);
+                if problems.is_empty() {
+                    continue;
+                }
+                println!("seed {seed} {family:?}: {}", problems.join("; "));
+                if shrinking {
+                    let small = shrink(&p, |q| {
+                        !compare(q, bound, spurious, &mut Stats::default()).is_empty()
+                    });
+                    println!("shrunk to:\n{small:?}");
+                }
+                missed.push((seed, family, bound));
+            }
+        }
+        println!(
+            "{family:?}: seeds {first}..{}, bounds {bounds:?}{}: {} comparisons ({} with a \
+             failure), {} skipped; DFS {}, reduction {}, optimal DPOR {} executions; {} over \
+             the optimal DPOR; {:.0?}",
+            first + count,
+            if spurious { " and spurious" } else { "" },
+            stats.programs,
+            stats.failing,
+            stats.skipped,
+            stats.dfs,
+            stats.bpor,
+            stats.dpor,
+            stats.over_dpor,
+            start.elapsed()
+        );
+    }
+    assert!(missed.is_empty(), "seeds that disagree: {missed:?}");
 }
 
 /// The distinct traces (canonical forms) `p` runs under `strategy`, and its executions.
@@ -856,6 +962,129 @@ fn initials_follow_the_changes_of_woken_threads() {
             (dfs, bpor),
             "bound {bound:?}"
         );
+    }
+}
+
+/// Checks that the DFS reaches `states` final states of `p` under `bound` (none: spurious
+/// wake-ups on), the reduction every one of them, and the two run `executions`.
+fn reaches_every_state(p: &Program, bound: Option<u32>, states: usize, executions: (u64, u64)) {
+    let d = explore(p, Strategy::Dfs, bound, bound.is_none());
+    let b = explore(p, Strategy::Dpor, bound, bound.is_none());
+    let at = format!("{p:?}, bound {bound:?}");
+    assert_eq!(d.states.len(), states, "{at}");
+    assert_eq!(b.states, d.states, "{at}");
+    let counts = (d.report.executions(), b.report.executions());
+    assert_eq!(counts, executions, "{at}");
+}
+
+/// A change apart from its step's operation comes after the step and after a past: what
+/// main's code reads after a join that waited (the `Arc` counts of `Family::Woken`) comes after
+/// the step that ended the joined thread and after main's last event; what a step's code
+/// changes after joining a thread that had ended, after that thread's last event. An event
+/// that conflicts with the change can come before it by coming before that past, and races
+/// with it (`bounded::look::Look::races_with_pasts`). `t1: spawn c { load y }; load x;
+/// join c`, `t2: y.cas(0, 2)`, bound 1: the final state where main reads the counts after
+/// `t2`'s drops (its end), with `c`'s load before the compare-exchange, needs `t1`'s load
+/// after `t2`'s end; the history raced `t2`'s drops only with `c`'s load, whose step carries
+/// main's reads (`t1`'s end woke main). 2 of the DFS's 3 final states before (session 19, shrunk
+/// from seed 20,060 of session 18's search). And `t1: y.cas(0, 2)`, `t2: spawn c { y.cas(2,
+/// 1); load x }; y += 2; join c`, bound 2: `t2`'s drops after its join of an ended `c` race
+/// with main's reads after `t1`'s end as with `c`'s load too (7 of 8 before).
+#[test]
+fn a_change_races_as_its_past() {
+    use random_programs::{AtomicOp::*, Op::*};
+    let woken = Program {
+        family: Family::Woken,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![SpawnJoin {
+                child: vec![Atomic(Load(1))],
+                between: vec![Atomic(Load(0))],
+            }],
+            vec![Atomic(Cas(1, 0, 2))],
+        ],
+    };
+    let joined = Program {
+        family: Family::Woken,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Atomic(Cas(1, 0, 2))],
+            vec![SpawnJoin {
+                child: vec![Atomic(Cas(1, 2, 1)), Atomic(Load(0))],
+                between: vec![Atomic(FetchAdd(1, 2))],
+            }],
+        ],
+    };
+    for bound in [Some(1), None] {
+        reaches_every_state(&woken, bound, 3, (6, 4));
+    }
+    for bound in [Some(2), None] {
+        reaches_every_state(&joined, bound, 8, (12, 9));
+    }
+}
+
+/// The race's second event takes the changes glued to its step along (what the code of the
+/// threads it woke changes, whose past stays before the race's first event), and so comes after
+/// the events of the reversed sequence they conflict with (`bounded::initials`): `t1: y.swap(3)`,
+/// `t2: x.cas(2, 1); load y; y.cas(1, 1)`, `t3: x.swap(3)`, bound 1. The final state where main
+/// reads the `Arc` counts after `t1`'s end, `t3` ended and `t2` not, with `t2`'s first
+/// compare-exchange before `t3`'s swap, needs `t3` and `t1` between `t2`'s first two steps.
+/// The race of `t2`'s load with `t1`'s swap, after `t3`'s, asked there for an initial of
+/// `t3.t1`, and took `t1` for one, asleep from the branch where it ran first; but `t1`'s step
+/// carries main's count reads, which come after `t3`'s drops. 11 of the DFS's 12 final states
+/// before, also without a bound (session 19, shrunk from seed 8,000,161 of the fresh-seed
+/// search).
+#[test]
+fn the_second_event_takes_its_woken_changes_along() {
+    use random_programs::{AtomicOp::*, Op::*};
+    let p = Program {
+        family: Family::Woken,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Atomic(Swap(1, 3))],
+            vec![Atomic(Cas(0, 2, 1)), Atomic(Load(1)), Atomic(Cas(1, 1, 1))],
+            vec![Atomic(Swap(0, 3))],
+        ],
+    };
+    reaches_every_state(&p, Some(1), 12, (18, 13));
+    reaches_every_state(&p, None, 12, (20, 13));
+}
+
+/// A sleeping event whose thread's end a step it sleeps through made a joiner wait for carries
+/// the joiner's changes from that step on (`bounded::waits::Waits`): `t1: y.cas(0, 2)`, `t2:
+/// x += 2`, `t3: spawn c { y.cas(2, 1); load x }; y += 2; join c`, bound 2. The final state
+/// where main reads the `Arc` counts after `t1`'s end before `t3`'s drops, with `c`'s load
+/// before `t2`'s add, needs `c`'s load after `t3`'s add and `t1`'s end: there `c`'s end wakes
+/// `t3`, whose drops come after main's reads. `c`'s load slept there, from the branch where it
+/// ran right after `c`'s compare-exchange (where `t3`'s join found `c` ended and its drops came
+/// in its own step), through `t3`'s add and `t1`'s end, which its event as it ran there commutes
+/// with. 26 of the DFS's 27 final states before, also without a bound (session 19, shrunk from
+/// seed 20,059 of session 18's search).
+#[test]
+fn a_sleeping_end_carries_what_its_joiner_changes() {
+    use random_programs::{AtomicOp::*, Op::*};
+    let p = Program {
+        family: Family::Woken,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Atomic(Cas(1, 0, 2))],
+            vec![Atomic(FetchAdd(0, 2))],
+            vec![SpawnJoin {
+                child: vec![Atomic(Cas(1, 2, 1)), Atomic(Load(0))],
+                between: vec![Atomic(FetchAdd(1, 2))],
+            }],
+        ],
+    };
+    for bound in [Some(2), None] {
+        reaches_every_state(&p, bound, 27, (60, 31));
     }
 }
 

@@ -10,6 +10,7 @@ use smallvec::SmallVec;
 
 use super::apart::{Apart, Part};
 use super::backtrack::{GaveWay, Lookahead, Point};
+use super::initials::Reversal;
 use super::memo::Asks;
 use crate::explore::dpor::events::{conflict_by, orders_by, Access, Canon, Ev};
 use crate::explore::dpor::races::{HappensBefore, History};
@@ -26,8 +27,8 @@ pub(super) struct Look<'a> {
     /// (see [`Look::race`]): those only their yield kept from running there, or every thread
     /// when nothing in the execution can block ([`blocks`]).
     pub(super) gave_way: &'a GaveWay,
-    /// The steps' changes apart from their operations, in step order: [`initials`] orders the
-    /// reversed sequence's events after the woken threads' changes of the steps before them.
+    /// The steps' changes apart from their operations, in step order: they race with their
+    /// pasts too ([`Look::races_with_pasts`]), and [`Look::initials`] orders by them.
     pub(super) apart: &'a [Apart],
 }
 
@@ -57,8 +58,56 @@ impl Look<'_> {
             if before.iter().any(|&p| hb.before(i, evs[i].thread, p)) {
                 continue;
             }
-            let initials = initials(evs, hb, self.positions, self.apart, i, k, next, before);
-            self.race(i, next.thread, initials, before, &next.exact, out);
+            self.reverse(Reversal { i, k, next, before }, out);
+        }
+        self.races_with_pasts(k, next, before, out);
+    }
+
+    /// Asks for the reversal `r` of a race ([`Look::race`], with the initials of the reversed
+    /// sequence, [`Look::initials`]).
+    fn reverse(&self, r: Reversal<'_>, out: &mut Asks) {
+        let initials = self.initials(r);
+        self.race(r.i, r.next.thread, initials, r.before, &r.next.exact, out);
+    }
+
+    /// The races of `next` (at step `k`, after `before`) with the pasts of the changes it
+    /// conflicts with. A change a step `g` carries apart from its operation (what the code of
+    /// a thread `g` woke changed, or what `g`'s own code changed after joining a finished
+    /// thread, [`Apart`]) comes after `g` and after a past (`Apart::after`: the woken thread's
+    /// last event and what that came after, or the joined thread's); the history races `next`
+    /// with it as with `g` only. But `next` can come before the change by coming before that
+    /// past too: the woken thread then comes to its wait after `g` and finds it over, or the
+    /// join waits, and the change comes with the past's own step, after `next`. So each event
+    /// of the past that is not ordered before `next` races with it, unless an event after `g`
+    /// that conflicts with the change is ordered before `next` (then that event's own race
+    /// stands for it). The optimal DPOR has these races (`dpor::woken::later_races`).
+    /// Without them, `t1: spawn c { load y }; load x; join c`, `t2: y.cas(0, 2)`, with main
+    /// reading the `Arc` counts after joining `t1`, never read them after `t2`'s drops with
+    /// `c`'s load before the compare-exchange (`tests/bounded_por.rs`,
+    /// `a_change_races_as_its_past`).
+    fn races_with_pasts(&self, k: usize, next: &Ev, before: &[usize], out: &mut Asks) {
+        let (evs, hb) = (self.evs, self.hb);
+        let upto = self.apart.partition_point(|a| a.step < k);
+        for a in &self.apart[..upto] {
+            let change = self.part(a);
+            if !depends(change, &next.exact) {
+                continue;
+            }
+            let ordered = |m: usize| before.iter().any(|&b| hb.before(m, evs[m].thread, b));
+            if (a.step + 1..k).any(|m| depends(change, &evs[m].exact) && ordered(m)) {
+                continue;
+            }
+            for &i in a.after.iter().filter(|&&p| p < a.step && !ordered(p)) {
+                self.reverse(Reversal { i, k, next, before }, out);
+            }
+        }
+    }
+
+    /// The accesses of a change apart from its step's operation.
+    pub(super) fn part<'p>(&'p self, a: &'p Apart) -> &'p [Access] {
+        match &a.part {
+            Part::Woken(exact) => exact,
+            &Part::Joined { from, len } => &self.evs[a.step].exact[from..from + len],
         }
     }
 
@@ -72,8 +121,7 @@ impl Look<'_> {
     /// conflicts with `next`.
     fn needs(&self, j: usize, before: &[usize], next: &[Access]) -> bool {
         let e = &self.evs[j];
-        before.iter().any(|&p| self.hb.before(j, e.thread, p))
-            || next.iter().any(|&b| e.exact.iter().any(|&a| depend(a, b)))
+        before.iter().any(|&p| self.hb.before(j, e.thread, p)) || depends(&e.exact, next)
     }
 
     /// A thread whose step `k` waited for another thread's step `p` (a receive for the message
@@ -317,76 +365,9 @@ impl Look<'_> {
     }
 }
 
-/// The initials of `v = notdep(i, E).u`, where `u`'s next event `next` comes at step `k`
-/// (`before`: the events it comes after by program order or enabling): the threads whose first
-/// event in `v` has no predecessor in `v` (Abdulla, Aronis, Jonsson, Sagonas, "Source sets",
-/// POPL 2014). Running one of them at the state before `i` starts an execution that can reach
-/// the reversal; `u` itself may not be one (its events between `i` and `k` may follow others).
-/// An event that conflicts with what a thread woken by an earlier step changed (`apart`'s
-/// woken parts, which the happens-before `hb` of `evs` leaves out) follows that step: the
-/// woken code runs right after it, before any other step. So it is neither in `v` when that
-/// step is `i`, nor a first event of `v` when the step is in `v` (one step of that order, not
-/// its closure: `tests/bounded_por.rs::initials_follow_the_changes_of_woken_threads`).
-#[allow(clippy::too_many_arguments)]
-fn initials(
-    evs: &[Ev],
-    hb: &HappensBefore,
-    positions: &[Vec<usize>],
-    apart: &[Apart],
-    i: usize,
-    k: usize,
-    next: &Ev,
-    before: &[usize],
-) -> SmallVec<[ThreadId; 4]> {
-    let ti = evs[i].thread;
-    // What the threads step `g` woke changed, which every later event conflicting with it
-    // comes after, as after the step (the happens-before of `evs` leaves it out).
-    let woken = |g: usize| {
-        let from = apart.partition_point(|a| a.step < g);
-        (apart[from..].iter().take_while(move |a| a.step == g)).flat_map(|a| match &a.part {
-            Part::Woken(exact) => &exact[..],
-            Part::Joined { .. } => &[],
-        })
-    };
-    let after_woken = |g: usize, e: &[Access]| woken(g).any(|&a| e.iter().any(|&b| depend(a, b)));
-    let in_v = |j: usize| j > i && j < k && !hb.before(i, ti, j) && !after_woken(i, &evs[j].exact);
-    // Each thread's first event in v (a thread's later events follow it).
-    let mut firsts: SmallVec<[usize; 4]> = SmallVec::new();
-    for mine in positions {
-        if let Some(&j) = mine.get(mine.partition_point(|&j| j <= i)) {
-            if j < k && in_v(j) {
-                firsts.push(j);
-            }
-        }
-    }
-    let u = next.thread;
-    let u_in_v = firsts.iter().any(|&j| evs[j].thread == u);
-    // The events of v that `next` directly follows: conflicts, and what it comes after.
-    let direct: SmallVec<[usize; 8]> = (i + 1..k)
-        .filter(|&j| in_v(j))
-        .filter(|&j| {
-            next.exact
-                .iter()
-                .any(|&b| evs[j].exact.iter().any(|&a| depend(a, b)))
-                || before.iter().any(|&p| hb.before(j, evs[j].thread, p))
-                || after_woken(j, &next.exact)
-        })
-        .collect();
-    let mut out = SmallVec::new();
-    for &j in &firsts {
-        let follows = |f: usize| f < j && hb.before(f, evs[f].thread, j);
-        let woken_before = |g: usize| g < j && in_v(g) && after_woken(g, &evs[j].exact);
-        if !firsts.iter().any(|&f| follows(f)) && !(i + 1..j).any(woken_before) {
-            out.push(evs[j].thread);
-        }
-    }
-    let next_free = !firsts
-        .iter()
-        .any(|&f| direct.iter().any(|&d| hb.before(f, evs[f].thread, d)));
-    if !u_in_v && next_free {
-        out.push(u);
-    }
-    out
+/// Whether some access of `a` and some of `b` (of one execution) do not commute ([`depend`]).
+pub(super) fn depends(a: &[Access], b: &[Access]) -> bool {
+    a.iter().any(|&x| b.iter().any(|&y| depend(x, y)))
 }
 
 /// Whether two accesses of one execution (compared by exact object ids) do not commute: they
