@@ -472,6 +472,42 @@ fn bounded_dpor_misses_states_of_fresh_programs_with_woken_changes() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// A known gap without woken changes, found by session 19's fresh-seed search over the
+/// larger programs (seed 41,194 of `Asserting`, `Awaiting` and `Untouched` at bound 1, the
+/// only one of 8,400 comparisons of seeds 41,000 to 41,699; it misses the same way with
+/// `bounded::sleep::runs_to_its_end` switched off, so it predates that rule). Shrunk:
+/// `t1: lock m { m.data += 2 }; load x`, `t2: load x; x += 1`, `t3: y += 1; if try_lock m
+/// { m.data += 2 }`, bound 1: the reduction misses 1 of the bounded DFS's 6 final states (the
+/// seed's program: 1 of 14), the one where `t3`'s `try_lock` fails and `t1` reads `x` before
+/// `t2` adds: `t1: lock; t3: y += 1, try_lock fails, ends; t1: unlock, load x; t2` is within
+/// the bound (one preemption, from `t1` to `t3`). Cause not found yet.
+#[test]
+#[ignore = "known gap: a final state missed at bound 1 (seed 41,194, shrunk)"]
+fn bounded_dpor_misses_a_state_of_a_try_lock_racing_a_locked_section() {
+    use random_programs::{AtomicOp::*, Op};
+    let locked = |try_lock: bool| {
+        let (mutex, add, body) = (0, 2, vec![]);
+        if try_lock {
+            Op::TryLocked { mutex, add, body }
+        } else {
+            Op::Locked { mutex, add, body }
+        }
+    };
+    let p = Program {
+        family: Family::Asserting,
+        atomics: 2,
+        mutexes: 1,
+        condvar: false,
+        threads: vec![
+            vec![locked(false), Op::Atomic(Load(0))],
+            vec![Op::Atomic(Load(0)), Op::Atomic(FetchAdd(0, 1))],
+            vec![Op::Atomic(FetchAdd(1, 1)), locked(true)],
+        ],
+    };
+    let problems = compare(&p, Some(1), false, &mut Stats::default());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// 3,000 larger programs of `Family::Untouched`: before the child-at-conservative-points
 /// rule, all agreed but seed 3,799 (see
 /// `a_thread_waiting_for_a_child_gets_the_child_at_its_conservative_points`).

@@ -27,9 +27,13 @@
 //! sets; `tests/bounded_por.rs` checks it against the bounded DFS on random programs. What
 //! code changes right after a wait returns (woken threads' changes, below) is ordered by a
 //! model of its own, checked only on random programs (`Family::Woken`: the 150 in CI, the
-//! four larger seeds that missed a final state until session 19, and fresh seeds at bounds 0
-//! to 3 by `tests/bounded_por.rs::seed_range`, none missed; `docs/bounded-por.md`,
-//! "Session 19").
+//! four larger seeds that missed a final state until session 19; `docs/bounded-por.md`,
+//! "Session 19"). Known gaps, each pinned by an ignored test that fails until fixed: of
+//! 2,000 fresh `Woken` programs at bounds 0 to 3 (`tests/bounded_por.rs::seed_range`), 2 miss
+//! a final state (`bounded_dpor_misses_states_of_fresh_programs_with_woken_changes`); and,
+//! without woken changes, one of 700 fresh larger seeds at bound 1, a `try_lock`
+//! that fails inside another thread's section
+//! (`bounded_dpor_misses_a_state_of_a_try_lock_racing_a_locked_section`).
 //!
 //! Four departures from the textbook algorithm keep it complete (each found by the differential
 //! test on random programs and pinned by a test there): a race is reversed by asking for an
