@@ -10,7 +10,7 @@ use super::Bpor;
 use crate::explore::dpor::events::{self, Access};
 use crate::explore::dpor::steps::Threads;
 use crate::rt::chooser::{Candidate, SchedulingPoint};
-use crate::rt::op::{OpKind, ThreadId};
+use crate::rt::op::ThreadId;
 
 impl Bpor {
     /// Records who could run at step `step` and what they would do (in a list of an earlier
@@ -121,9 +121,10 @@ fn is_lookahead_of(l: &Lookahead, c: &Candidate, spurious: bool, yields: bool) -
     let mut kept = l.exact.iter();
     // Each access `lookahead_of` pushes, in its order, must be the next one kept.
     let mut next = |a: Option<Access>| a.is_none_or(|a| kept.next() == Some(&a));
+    let [own, released] = events::exact_parts(op);
     l.kind == op.kind
-        && next(op.obj.map(|o| Access::of(op.kind, o)))
-        && next(op.obj2.map(|o| Access::of(OpKind::Unlock, o)))
+        && next(own)
+        && next(released)
         && next(spurious_fairness(spurious, op.kind, FAIRNESS))
         && next(yield_fairness(yields, op.kind))
         && kept.next().is_none()

@@ -58,8 +58,8 @@ use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 pub(crate) use trace::{
-    add_touched, add_woken, exact_of, fairness, let_go_by, of_trace_into, touched_access,
-    FirstUses, FAIRNESS,
+    add_touched, add_woken, exact_of, exact_parts, fairness, let_go_by, of_trace_into,
+    touched_access, FirstUses, FAIRNESS,
 };
 
 use crate::rt::op::{ObjId, OpKind, Outcome, ThreadId, Value};

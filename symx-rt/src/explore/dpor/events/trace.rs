@@ -14,13 +14,21 @@ use crate::rt::op::{ObjId, Op, OpKind, ThreadId, Touch};
 pub(crate) fn exact_of(op: &Op) -> SmallVec<[Access; 3]> {
     // Pushed, not `extend`ed: smallvec's `extend` of an `Option` costs more than the rest.
     let mut out = SmallVec::new();
-    if let Some(o) = op.obj {
-        out.push(Access::of(op.kind, o));
-    }
-    if let Some(o) = op.obj2 {
-        out.push(Access::of(OpKind::Unlock, o));
+    for a in exact_parts(op).into_iter().flatten() {
+        out.push(a);
     }
     out
+}
+
+/// [`exact_of`]'s accesses in its order, one per object of the operation (its own, and the
+/// lock a condvar wait releases), without a list: for checking a kept list against an
+/// operation without making one (`bounded::ready`).
+#[inline]
+pub(crate) fn exact_parts(op: &Op) -> [Option<Access>; 2] {
+    [
+        op.obj.map(|o| Access::of(op.kind, o)),
+        op.obj2.map(|o| Access::of(OpKind::Unlock, o)),
+    ]
 }
 
 /// The object that models the scheduler's fairness rule for the optimal DPOR (a thread that
