@@ -80,13 +80,13 @@ impl Look<'_> {
             .take_while(|a| own && a.step == k)
             .filter(|a| !a.after.iter().any(|&p| after_i(p)))
             .collect();
-        // Whether an event of v comes before `next`: one it (or a change glued to it)
-        // conflicts with, one an event it comes after comes after, a glued change's past, or
-        // the step of a change in v it conflicts with. (Every event of v comes after its
-        // thread's first event in v.)
-        let conflicts = |e: &[Access]| {
-            depends(e, &next.exact) || glued.iter().any(|&a| depends(e, self.part(a)))
-        };
+        // Whether an event of v comes before `next`: one it (as it lands, `moved_accesses`,
+        // or a change glued to it) conflicts with, one an event it comes after comes after, a
+        // glued change's past, or the step of a change in v it conflicts with. (Every event
+        // of v comes after its thread's first event in v.)
+        let moved = moved_accesses(next);
+        let conflicts =
+            |e: &[Access]| depends(e, &moved) || glued.iter().any(|&a| depends(e, self.part(a)));
         let directly = |j: usize| {
             in_v(j)
                 && (conflicts(&evs[j].exact)
@@ -124,6 +124,33 @@ impl Look<'_> {
         }))
         .collect()
     }
+}
+
+/// `next`'s accesses where the reversal moves it, before the race's first event: as it ran
+/// (or, not run yet, its operation's), and, for a `try_lock`, [`Access::Touches`]. Moved
+/// before an operation on its mutex, a `try_lock` may get the other result: one that
+/// succeeded fails, and its thread's code runs on past the section (to its end, say, dropping
+/// its references and waking its joiner, whose code reads them); one that failed succeeds and
+/// runs its section. So what its step's code changes there is not what it changed where it
+/// ran, and may be anything such code can change: an event of `v` that conflicts with that
+/// comes before it, and so it is no initial. As the optimal DPOR's wakeup sequences
+/// (`dpor::reversals`' `may_take_another_path`, which says why no other operation is taken so).
+/// Without it (`tests/bounded_por.rs`, `a_moved_try_lock_takes_the_other_path`): `t1: x = 1`,
+/// `t2: if m.try_lock() { drop(arc0) }; x.cas(0, 3)`, `t3: x.cas(0, 1); lock m {}`, main
+/// reading the `Arc` counts after each join, never read them after `t1`'s end and before
+/// `t2`'s drop with `t2`'s section between `t3`'s compare-exchange and lock: the race of
+/// `t2`'s `try_lock`, failed inside `t3`'s section, with `t3`'s lock took `t2` for an initial
+/// of `t1.t2` (as it ran, it changed nothing), and `t2`, asleep there, for cover; and a
+/// `try_lock` that succeeded, moved inside a section, failed and ended its thread unseen.
+fn moved_accesses(next: &Ev) -> SmallVec<[Access; 4]> {
+    let mut out = SmallVec::from_slice(&next.exact);
+    if matches!(
+        next.exact.first(),
+        Some(Access::TryLock(_) | Access::TryLockOk(_))
+    ) {
+        out.push(Access::Touches);
+    }
+    out
 }
 
 /// The order of the events from `i` to `k - 1` in the trace theory with the changes as events

@@ -27,12 +27,10 @@
 //! sets; `tests/bounded_por.rs` checks it against the bounded DFS on random programs. What
 //! code changes right after a wait returns (woken threads' changes, below) is ordered by a
 //! model of its own, checked only on random programs (`Family::Woken`: the 150 in CI, the
-//! four larger seeds that missed a final state until session 19; `docs/bounded-por.md`,
-//! "Session 19"). Known gaps, each pinned by an ignored test that fails until fixed: of
-//! 2,000 fresh `Woken` programs at bounds 0 to 3 (`tests/bounded_por.rs::seed_range`), 2 miss
-//! a final state (`bounded_dpor_misses_states_of_fresh_programs_with_woken_changes`); and,
-//! without woken changes, one of 700 fresh larger seeds at bound 1, a `try_lock`
-//! that fails inside another thread's section
+//! four larger seeds that missed a final state until session 19, the two fresh ones of its
+//! search until session 20; `docs/bounded-por.md`, "Session 19" and "Session 20"). Known gap,
+//! pinned by an ignored test that fails until fixed: without woken changes, one of 700 fresh
+//! larger seeds at bound 1, a `try_lock` that fails inside another thread's section
 //! (`bounded_dpor_misses_a_state_of_a_try_lock_racing_a_locked_section`).
 //!
 //! Four departures from the textbook algorithm keep it complete (each found by the differential
@@ -86,9 +84,11 @@
 //! its step and its past: a later event that conflicts with it races with that past too
 //! (`look::Look::races_with_pasts`); the initials of a reversed sequence are those of the trace
 //! theory with the changes as events of their own, glued to their steps where their pasts stay
-//! before them, the race's second event with its own step's (`initials`); and a sleeping event
-//! that is part of a change's past, or whose thread's end a joiner came to wait for, carries the
-//! change from the step that made it so (`waits::Waits`).
+//! before them, the race's second event with its own step's, and, where that event is a
+//! `try_lock` (which may get the other result where it is moved, and run other code), taken to
+//! change anything such code can (`initials`); and a sleeping event that is part of a change's
+//! past, or whose thread's end a joiner came to wait for, carries the change from the step
+//! that made it so (`waits::Waits`).
 //!
 //! Where the bound acts. Both weakenings of the textbook algorithm are paid only where the
 //! bound acts: a conservative point is planted only if the bound hid an enabled thread at a
