@@ -542,6 +542,44 @@ fn a_moved_try_lock_takes_the_other_path() {
     reaches_every_state(&fails, None, 92, (892, 121));
 }
 
+/// A step whose code joined a thread that had ended and then changed objects could have come to
+/// the join before that thread's end and waited, and the switch away from it would then have
+/// been free (`bounded::look::Look::joined_earlier`): `t1: x += 1`, `t2: spawn c { load x;
+/// x.swap(3) }; y += 1; join c; drop(arc1); y = 2`, bound 0. The final state where main reads
+/// the `Arc` counts after `t1`'s end with `t2`'s drop before them and its end after them, and
+/// `c`'s load before `t1`'s add, has one schedule within the bound: `t2`'s add, blocking in
+/// the join, `c`, whose end wakes `t2` (its drop), then `t1` (free: `c` ended) and `t2`'s
+/// store. The race of the drop with main's reads asked for `t2` before `t1` only where `c` had
+/// ended already, where `t2` runs on to its end. 3 of the DFS's 4 final states before (seed
+/// 8,003,450 of `Family::Woken` at 5,000 interleavings, session 20's fresh-seed search, is this
+/// very program); 4 in 5 executions now, as many as the optimal DPOR. With two adds before the
+/// join, `t2`'s first add can run after `c`'s end too, and `t2` must be asked for before it:
+/// the rule asking only after `t2`'s previous event missed the state there.
+#[test]
+fn a_join_that_did_not_wait_could_have_waited() {
+    use random_programs::{AtomicOp::*, Op::*};
+    for adds in [1, 2] {
+        let p = Program {
+            family: Family::Woken,
+            atomics: 2,
+            mutexes: 0,
+            condvar: false,
+            threads: vec![
+                vec![Atomic(FetchAdd(0, 1))],
+                vec![
+                    SpawnJoin {
+                        child: vec![Atomic(Load(0)), Atomic(Swap(0, 3))],
+                        between: vec![Atomic(FetchAdd(1, 1)); adds],
+                    },
+                    Release { arc: 1 },
+                    Atomic(Store(1, 2)),
+                ],
+            ],
+        };
+        reaches_every_state(&p, Some(0), 4, (7, 5));
+    }
+}
+
 /// A known gap without woken changes, found by session 19's fresh-seed search over the
 /// larger programs (seed 41,194 of `Asserting`, `Awaiting` and `Untouched` at bound 1, the
 /// only one of 8,400 comparisons of seeds 41,000 to 41,699; it misses the same way with
@@ -1574,12 +1612,15 @@ fn pipeline() {
 /// it waited for (`look::Look::blocked_earlier`, which channel programs whose only schedule
 /// within the bound blocks earlier need), and 4, 5 and 3 since a race whose thread the bound
 /// keeps from running where it is asks for it at fewer earlier steps (session 14,
-/// `look::Look::race`). The traces are not compared: `canonical` takes every two steps on one
+/// `look::Look::race`), and 4, 7 and 3 since a step whose code joined a thread that had ended
+/// asks for its thread before that end, where its join would wait (session 20,
+/// `look::Look::joined_earlier`: main's last receive step joins both threads and drops its
+/// receiver). The traces are not compared: `canonical` takes every two steps on one
 /// channel as dependent, coarser than the reductions' channels (`bounded_channels.rs` compares
 /// outcomes instead).
 #[test]
 fn a_drop_after_joins_races_apart_from_its_step() {
-    for (bound, want) in [(1, (9, 4)), (2, (44, 5)), (4, (192, 3))] {
+    for (bound, want) in [(1, (9, 4)), (2, (44, 7)), (4, (192, 3))] {
         let (_, dfs) = traces_of(pipeline, Strategy::Dfs, bound);
         let (_, bpor) = traces_of(pipeline, Strategy::Dpor, bound);
         assert_eq!((dfs, bpor), want, "bound {bound}");

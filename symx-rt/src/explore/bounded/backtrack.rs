@@ -395,6 +395,11 @@ impl Scratch {
             for k in reusable.min(planted + 1)..evs.len() {
                 look.blocked_earlier(k, out);
             }
+            // As `blocked_earlier`'s: read from the events up to the step, asked before it.
+            let from = apart.partition_point(|a| a.step < reusable.min(planted + 1));
+            for a in &apart[from..] {
+                look.joined_earlier(a, out);
+            }
         }
         if bounded {
             look.blocked_inside(out);

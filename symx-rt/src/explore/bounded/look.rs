@@ -2,7 +2,8 @@
 //! [`backtrack`](super::backtrack) over an execution): a race's own point and, under the
 //! bound, the conservative points Coons et al. add to it ([`Look::race`]), the points for a
 //! thread whose step waited for another's ([`Look::blocked_earlier`]), for a thread that
-//! blocked on a lock another thread held ([`Look::blocked_inside`]), and for a thread disabled
+//! blocked on a lock another thread held ([`Look::blocked_inside`]), for a thread whose step
+//! joined a thread that had ended ([`Look::joined_earlier`]), and for a thread disabled
 //! where it could have run ([`Look::disabled`]); and whether an execution needs the points at
 //! earlier steps at all ([`blocks`]).
 
@@ -144,6 +145,39 @@ impl Look<'_> {
             };
             if t != ek.thread && p < k && self.runs(p, ek.thread) {
                 out.conservative(p, ek.thread, k);
+            }
+        }
+    }
+
+    /// A step `k` whose code joined a thread that had ended and then changed objects (`a`, a
+    /// [`Part::Joined`], after the joined thread's last event `q`) could have come to the join
+    /// before `q` and waited: its changes then come right after `q` (a woken thread's), and
+    /// the switch away from its thread `u`, blocked in the join, is free. Under a bound that is
+    /// the only schedule within it of some traces: those where the changes come before another
+    /// thread's event that comes before `u`'s next one, as main's count reads after a third
+    /// thread's end with `u`'s drop before them and its end after them. No race asks for it
+    /// (the step and `q` commute; its changes' race with that event asks for `u` after `q`,
+    /// where the join does not wait and `u` runs on to its end), and [`Look::blocked_earlier`]
+    /// asks only for a step that waited. So `u` is asked for, conservatively, at the last step
+    /// up to `q` where it can run, after its last event before `q` (its events from there to
+    /// `k` then run before `q`; their races with the events they pass have points of their
+    /// own); none where it cannot run there.
+    /// Without it, `t1: x += 1`, `t2: spawn c { load x; x.swap(3) }; y += 1; join c;
+    /// drop(arc1); y = 2`, bound 0, main reading the `Arc` counts after each join, never read
+    /// them after `t1`'s end with `t2`'s drop before them and its end after them, with `c`'s
+    /// load before `t1`'s add (`tests/bounded_por.rs`,
+    /// `a_join_that_did_not_wait_could_have_waited`; seed 8,003,450 of `Family::Woken`).
+    pub(super) fn joined_earlier(&self, a: &Apart, out: &mut Asks) {
+        if !matches!(a.part, Part::Joined { .. }) {
+            return;
+        }
+        let (k, u) = (a.step, self.evs[a.step].thread);
+        let mine = &self.positions[u];
+        for &q in a.after.iter().filter(|&&q| q < k) {
+            // After `u`'s last event before `q` (its events from there on run first).
+            let from = (mine.partition_point(|&p| p < q).checked_sub(1)).map_or(0, |n| mine[n] + 1);
+            if let Some(s) = (from..=q).rev().find(|&s| self.runs(s, u)) {
+                out.conservative(s, u, k);
             }
         }
     }
