@@ -161,7 +161,11 @@ impl Look<'_> {
     /// asks only for a step that waited. So `u` is asked for, conservatively, at the last step
     /// up to `q` where it can run, after its last event before `q` (its events from there to
     /// `k` then run before `q`; their races with the events they pass have points of their
-    /// own); none where it cannot run there.
+    /// own); none where it cannot run there, nor where the step's operation comes after `q` in
+    /// happens-before (its previous event or an enabler does: the join cannot come before `q`
+    /// in any schedule of the trace, and a trace where it can is reached by reversing a race on
+    /// the way from `q`, whose execution asks again; main receiving, in the bench's pipeline,
+    /// what the thread it then joins sent last).
     /// Without it, `t1: x += 1`, `t2: spawn c { load x; x.swap(3) }; y += 1; join c;
     /// drop(arc1); y = 2`, bound 0, main reading the `Arc` counts after each join, never read
     /// them after `t1`'s end with `t2`'s drop before them and its end after them, with `c`'s
@@ -171,9 +175,21 @@ impl Look<'_> {
         if !matches!(a.part, Part::Joined { .. }) {
             return;
         }
-        let (k, u) = (a.step, self.evs[a.step].thread);
+        let (k, evs) = (a.step, self.evs);
+        let u = evs[k].thread;
         let mine = &self.positions[u];
+        // What the step's operation comes after: its thread's previous event, its enablers.
+        let previous = (mine.partition_point(|&p| p < k).checked_sub(1)).map(|n| mine[n]);
+        let enablers = evs[k]
+            .enablers
+            .iter()
+            .filter_map(|&e| step_of(self.positions, e));
+        let before: SmallVec<[usize; 3]> = previous.into_iter().chain(enablers).collect();
         for &q in a.after.iter().filter(|&&q| q < k) {
+            let after_q = |p: usize| p == q || p > q && self.hb.before(q, evs[q].thread, p);
+            if before.iter().any(|&p| after_q(p)) {
+                continue;
+            }
             // After `u`'s last event before `q` (its events from there on run first).
             let from = (mine.partition_point(|&p| p < q).checked_sub(1)).map_or(0, |n| mine[n] + 1);
             if let Some(s) = (from..=q).rev().find(|&s| self.runs(s, u)) {
