@@ -26,11 +26,13 @@
 //! et al.'s for the backtracking points, and the argument at [`puts_to_sleep`] for the sleep
 //! sets; `tests/bounded_por.rs` checks it against the bounded DFS on random programs. What
 //! code changes right after a wait returns (woken threads' changes, below) is ordered by a
-//! model of its own, checked only on random programs (`Family::Woken`: the 150 in CI, the
-//! four larger seeds that missed a final state until session 19, the two fresh ones of its
-//! search until session 20; `docs/bounded-por.md`, "Session 19" and "Session 20"). Known gap,
-//! pinned by an ignored test that fails until fixed: without woken changes, one of 700 fresh
-//! larger seeds at bound 1, a `try_lock` that fails inside another thread's section
+//! model of its own, checked only on random programs (`Family::Woken`: the 150 in CI reach
+//! every final state, and so do the four larger seeds that missed one until session 19, the
+//! two of its fresh-seed search that missed one until session 20, and the 10,000 fresh seeds
+//! of session 20's search at bounds 0 to 3 and without a bound; `docs/bounded-por.md`,
+//! "Session 19" and "Session 20"). Known gap, pinned by an ignored test that fails until
+//! fixed: without woken changes, one of 700 fresh larger seeds at bound 1, a `try_lock` that
+//! fails inside another thread's section
 //! (`bounded_dpor_misses_a_state_of_a_try_lock_racing_a_locked_section`).
 //!
 //! Four departures from the textbook algorithm keep it complete (each found by the differential
@@ -71,7 +73,8 @@
 //! join would wait. A pending disconnect says which side it drops (`events::Access::of`). A
 //! step that waited asks for its thread at the step it waited for
 //! (`look::Look::blocked_earlier`): trying the wait earlier and blocking makes the switch away
-//! free.
+//! free; and so does a step whose code joined a thread that had ended and changed objects, at
+//! the last step up to that end where its thread can run (`look::Look::joined_earlier`).
 //!
 //! Woken threads. A thread woken from a wait runs its code up to its next operation right after
 //! the step that woke it, and that code belongs to no step (`Execution::step_now`). What it
