@@ -152,7 +152,7 @@ fn compare(p: &Program, bound: Option<u32>, spurious: bool, stats: &mut Stats) -
     // Object ids are stable only where main touched every object first; a woken thread's
     // changes are no steps of `canonical`'s traces (`dpor_vs_dfs.rs` compares them with
     // `canonical_with_changes`), so `Woken` programs compare final states.
-    let stable_ids = !matches!(p.family, Family::Untouched | Family::Woken);
+    let stable_ids = !(p.family == Family::Untouched || p.family.has_arcs());
     let missing: Vec<&Vec<ObservedStep>> = (dfs.traces.keys())
         .filter(|t| stable_ids && !bpor.traces.contains_key(*t))
         .collect();
@@ -429,6 +429,15 @@ fn bounded_dpor_on_programs_with_woken_changes() {
     check_many(&[Family::Woken], 0, 150, 2_000.0, false);
 }
 
+/// Threads that branch on a value just read (`Family::Branching`: a load's, a swap's, a
+/// compare-exchange's success, a lock's guarded value), with arms that drop `Arc` references,
+/// read counts or store: the code after an operation changes other objects depending on what
+/// the operation returned (final states compared, as for `Family::Woken`).
+#[test]
+fn bounded_dpor_on_programs_that_branch() {
+    check_many(&[Family::Branching], 0, 150, 2_000.0, false);
+}
+
 /// Larger `Family::Woken` programs (seeds of session 18's search, up to 10,000 interleavings,
 /// bounds 0 to 3) on which the bounded reduction missed a final state of the bounded DFS
 /// until session 19: a change's races with its past, a race's second event taking its changes
@@ -667,7 +676,8 @@ fn bounded_dpor_agrees_with_bounded_dfs_on_many_random_programs() {
 /// `SYMX_BPOR_FIRST=<seed> SYMX_BPOR_COUNT=<n> SYMX_BPOR_FAMILY=<family>[,<family>…]
 /// SYMX_BPOR_BOUNDS=0,1,2,3 cargo test --release -p symx-rt --test bounded_por -- --ignored
 /// --exact seed_range --nocapture`. `SYMX_BPOR_FAMILY` defaults to every family (the five of
-/// `Family::ALL`, `Yielding`, `Untouched`, `Woken`), `SYMX_BPOR_BOUNDS` to 0 to 3;
+/// `Family::ALL`, `Yielding`, `Untouched`, `Woken`, `Branching`), `SYMX_BPOR_BOUNDS` to 0 to
+/// 3;
 /// `SYMX_BPOR_MAX`: the programs' size in interleavings (5,000 by default, as the larger run);
 /// `SYMX_BPOR_SPURIOUS=1` adds a comparison without a bound, spurious wake-ups on; and
 /// `SYMX_BPOR_SHRINK=1` prints each missing program shrunk. Fails on any disagreement.
@@ -681,7 +691,13 @@ fn seed_range() {
             .unwrap_or_else(|_| panic!("{name}: {v:?} is not a number"))
     };
     let (first, count) = (number("SYMX_BPOR_FIRST"), number("SYMX_BPOR_COUNT"));
-    let all = (Family::ALL.into_iter()).chain([Family::Yielding, Family::Untouched, Family::Woken]);
+    let more = [
+        Family::Yielding,
+        Family::Untouched,
+        Family::Woken,
+        Family::Branching,
+    ];
+    let all = (Family::ALL.into_iter()).chain(more);
     let families: Vec<Family> = match var("SYMX_BPOR_FAMILY") {
         None => all.collect(),
         Some(names) => (names.split(','))

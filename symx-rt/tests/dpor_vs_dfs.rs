@@ -297,7 +297,8 @@ fn allowed(family: Family) -> Option<FailureKind> {
         | Family::Awaiting
         | Family::Yielding
         | Family::Untouched
-        | Family::Woken => None,
+        | Family::Woken
+        | Family::Branching => None,
         Family::Asserting => Some(FailureKind::Panic),
         Family::Deadlocky => Some(FailureKind::Deadlock),
     }
@@ -310,7 +311,7 @@ fn compare(p: &Program, stats: &mut Stats) -> Vec<Problem> {
 
 /// The disagreements of `p`'s two explorations, and the notes (`Kind::Note`) apart.
 fn compare_noting(p: &Program, stats: &mut Stats) -> (Vec<Problem>, Vec<Problem>) {
-    let ids = (p.family != Family::Untouched, p.family == Family::Woken);
+    let ids = (p.family != Family::Untouched, p.family.has_arcs());
     let all = differential(&|| run(p), &take_final, allowed(p.family), ids, stats);
     all.into_iter().partition(|pr| pr.kind != Kind::Note)
 }
@@ -527,6 +528,27 @@ fn dpor_on_programs_with_woken_changes() {
     );
 }
 
+/// Threads that branch on a value just read (`Family::Branching`: a load's, a swap's, a
+/// `fetch_add`'s, a compare-exchange's success, a lock's guarded value), with arms that drop
+/// `Arc` references, read counts or store: the code after an operation changes other objects
+/// depending on what the operation returned, which a reversal that moves the operation may
+/// change (`dpor`'s module doc). Counted as [`dpor_on_programs_with_woken_changes`] is, and
+/// pinned both ways.
+#[test]
+fn dpor_on_programs_that_branch() {
+    let tally = check_counting(Family::Branching, 0, 150, 2_000.0);
+    assert_eq!(tally.missed, [] as [u64; 0]);
+    let twice = [
+        11, 13, 48, 49, 64, 75, 76, 81, 84, 86, 96, 97, 98, 125, 130, 140,
+    ];
+    assert_eq!(tally.twice, twice);
+    assert_eq!(tally.stats.programs, 150);
+    assert_eq!(
+        (tally.stats.dfs_executions, tally.stats.dpor_executions),
+        (14_651, 7_635)
+    );
+}
+
 #[test]
 #[ignore = "long: 1,000 larger programs with woken changes; run by hand, in release"]
 fn dpor_on_many_programs_with_woken_changes() {
@@ -566,9 +588,10 @@ fn dpor_agrees_with_dfs_on_many_random_programs() {
 /// Compares the programs of fresh seeds, to look for disagreements the fixed seeds above do
 /// not show: `SYMX_DIFF_FIRST=<seed> SYMX_DIFF_COUNT=<n> SYMX_DIFF_FAMILY=<family>[,<family>…]
 /// cargo test --release -p symx-rt --test dpor_vs_dfs -- --ignored seed_range --nocapture`
-/// (`SYMX_DIFF_MAX`: the programs' size in interleavings, 2,000 by default). `Woken` programs
-/// are counted as [`dpor_on_programs_with_woken_changes`] does (a trace run twice is printed,
-/// not failed); every other family fails on any disagreement, as [`check_many`] does.
+/// (`SYMX_DIFF_MAX`: the programs' size in interleavings, 2,000 by default). `Woken` and
+/// `Branching` programs are counted as [`dpor_on_programs_with_woken_changes`] does (a trace
+/// run twice is printed, not failed); every other family fails on any disagreement, as
+/// [`check_many`] does.
 #[test]
 #[ignore = "a search over fresh seeds; reads SYMX_DIFF_FIRST, SYMX_DIFF_COUNT, SYMX_DIFF_FAMILY"]
 fn seed_range() {
@@ -580,7 +603,7 @@ fn seed_range() {
     let (first, count) = (number("SYMX_DIFF_FIRST"), number("SYMX_DIFF_COUNT"));
     let names = std::env::var("SYMX_DIFF_FAMILY").unwrap_or_default();
     for family in names.split(',').map(family_named) {
-        if family == Family::Woken {
+        if family.has_arcs() {
             let tally = check_counting(family, first, count, max_interleavings());
             assert_eq!(tally.missed, [] as [u64; 0], "seeds that missed something");
         } else {
@@ -592,12 +615,17 @@ fn seed_range() {
 /// The family a name spelled as its variant names (`SYMX_DIFF_FAMILY`).
 fn family_named(name: &str) -> Family {
     (Family::ALL.into_iter())
-        .chain([Family::Yielding, Family::Untouched, Family::Woken])
+        .chain([
+            Family::Yielding,
+            Family::Untouched,
+            Family::Woken,
+            Family::Branching,
+        ])
         .find(|f| format!("{f:?}") == name)
         .unwrap_or_else(|| {
             panic!(
                 "SYMX_DIFF_FAMILY {name:?}: one of AtomicsOnly, NoFail, Asserting, Deadlocky, \
-                 Awaiting, Yielding, Untouched or Woken"
+                 Awaiting, Yielding, Untouched, Woken or Branching"
             )
         })
 }
