@@ -481,6 +481,66 @@ fn bounded_dpor_misses_states_of_fresh_programs_with_woken_changes() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// Known gaps of `Family::Branching`, found by its first fresh-seed search (`seed_range`,
+/// seeds 9,000,000 to 9,001,999 at 5,000 interleavings, bounds 0 to 3 and without a bound with
+/// spurious wake-ups, session 20: 3 of 10,000 comparisons), shrunk. Seed 9,001,386 (bound 3,
+/// and without a bound): `t1: if x.swap(2) != 1 { count(arc1) }; load x`, `t2: load y`, `t3:
+/// y.swap(1); x = 1`: the reduction misses 2 of the bounded DFS's 15 final states (the
+/// seed's program: 6 of 38). Seed 9,001,687 (bound 1): `t1: lock m {}; load x`, `t2:
+/// spawn(y = 2; count(arc0)); lock m {}; join`, `t3: try_lock m {}`: 1 of 41. Cause not looked
+/// for (the bounded reduction's own code, `explore::bounded`).
+#[test]
+#[ignore = "known gap: final states missed on two fresh programs that branch"]
+fn bounded_dpor_misses_states_of_programs_that_branch() {
+    use random_programs::{AtomicOp::*, Op, Read};
+    let section = |try_lock: bool| {
+        let (mutex, add, body) = (0, 1, vec![]);
+        match try_lock {
+            true => Op::TryLocked { mutex, add, body },
+            false => Op::Locked { mutex, add, body },
+        }
+    };
+    let swapped = Program {
+        family: Family::Branching,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![
+                Op::Branch {
+                    read: Read::Atomic(Swap(0, 2)),
+                    value: 1,
+                    then: vec![],
+                    otherwise: vec![Op::Count { arc: 1 }],
+                },
+                Op::Atomic(Load(0)),
+            ],
+            vec![Op::Atomic(Load(1))],
+            vec![Op::Atomic(Swap(1, 1)), Op::Atomic(Store(0, 1))],
+        ],
+    };
+    let locked = Program {
+        family: Family::Branching,
+        atomics: 2,
+        mutexes: 1,
+        condvar: false,
+        threads: vec![
+            vec![section(false), Op::Atomic(Load(0))],
+            vec![Op::SpawnJoin {
+                child: vec![Op::Atomic(Store(1, 2)), Op::Count { arc: 0 }],
+                between: vec![section(false)],
+            }],
+            vec![section(true)],
+        ],
+    };
+    let mut problems = Vec::new();
+    for (p, bound) in [(&swapped, Some(3)), (&swapped, None), (&locked, Some(1))] {
+        let found = compare(p, bound, bound.is_none(), &mut Stats::default());
+        problems.extend(found.into_iter().map(|pr| format!("{p:?}: {pr}")));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// A known gap without woken changes, found by session 19's fresh-seed search over the
 /// larger programs (seed 41,194 of `Asserting`, `Awaiting` and `Untouched` at bound 1, the
 /// only one of 8,400 comparisons of seeds 41,000 to 41,699; it misses the same way with
