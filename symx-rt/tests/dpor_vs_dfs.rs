@@ -514,17 +514,21 @@ fn dpor_agrees_with_dfs_on_objects_used_first_by_any_thread() {
 /// a trace: `a_sleeping_try_lock_that_read_what_a_reversal_changes_first`), 4,672 executions
 /// before. 34 and 110 no longer since a woken race's reversal leaves out what happens after
 /// its second event (`a_woken_race_whose_reversal_kept_what_waits_for_its_second_event`),
-/// 4,684 -> 4,666 executions.)
+/// 4,684 -> 4,666 executions. 17 and 4,709 since every moved operation whose result may
+/// differ carries `Access::Touches` and a wakeup tree's leaf no longer covers a longer
+/// sequence: 25, 64 and 98 run a trace twice.)
 #[test]
 fn dpor_on_programs_with_woken_changes() {
     let tally = check_counting(Family::Woken, 0, 150, 2_000.0);
     assert_eq!(tally.missed, [] as [u64; 0]);
-    let twice = [8, 10, 46, 60, 62, 63, 79, 92, 93, 101, 109, 119, 126, 143];
+    let twice = [
+        8, 10, 25, 46, 60, 62, 63, 64, 79, 92, 93, 98, 101, 109, 119, 126, 143,
+    ];
     assert_eq!(tally.twice, twice);
     assert_eq!(tally.stats.programs, 150);
     assert_eq!(
         (tally.stats.dfs_executions, tally.stats.dpor_executions),
-        (7_715, 4_666)
+        (7_715, 4_709)
     );
 }
 
@@ -533,19 +537,23 @@ fn dpor_on_programs_with_woken_changes() {
 /// `Arc` references, read counts or store: the code after an operation changes other objects
 /// depending on what the operation returned, which a reversal that moves the operation may
 /// change (`dpor`'s module doc). Counted as [`dpor_on_programs_with_woken_changes`] is, and
-/// pinned both ways.
+/// pinned both ways. None of these 150 missed anything before the rules this family brought
+/// (every moved operation whose result may differ carries `events::Access::Touches`, and a
+/// leaf of a wakeup tree no longer covers a longer sequence): 16 ran a trace twice, in 7,635
+/// executions; now 21, in 7,780 (the fresh seeds of `seed_range` missed, see `dpor`'s
+/// module doc).
 #[test]
 fn dpor_on_programs_that_branch() {
     let tally = check_counting(Family::Branching, 0, 150, 2_000.0);
     assert_eq!(tally.missed, [] as [u64; 0]);
     let twice = [
-        11, 13, 48, 49, 64, 75, 76, 81, 84, 86, 96, 97, 98, 125, 130, 140,
+        11, 13, 25, 35, 48, 49, 60, 64, 75, 76, 81, 84, 86, 96, 97, 98, 121, 124, 125, 130, 140,
     ];
     assert_eq!(tally.twice, twice);
     assert_eq!(tally.stats.programs, 150);
     assert_eq!(
         (tally.stats.dfs_executions, tally.stats.dpor_executions),
-        (14_651, 7_635)
+        (14_651, 7_780)
     );
 }
 
@@ -1504,7 +1512,8 @@ fn a_moved_try_lock_that_succeeds_runs_its_section() {
 /// load, the child's steps); below that leaf, thread 3 slept (explored first at the root) and
 /// was a weak initial of the reversal of thread 2's load with the child's store, which did not
 /// hold the child's swap, whose woken changes (main's count reads) thread 3's end conflicts
-/// with. Kept as a check of the rule's scope (see `dpor`'s module doc, "Known gaps").
+/// with. Since a leaf no longer covers a longer sequence (`dpor::wakeup`'s module doc), the
+/// reversal is kept below the leaf and that rule holds: every trace, with both rules.
 #[test]
 fn a_leaf_that_covers_a_reversal_below_a_sleeper_that_blocks_its_races() {
     use random_programs::AtomicOp::*;
@@ -1590,5 +1599,103 @@ fn a_woken_race_whose_reversal_kept_what_waits_for_its_second_event() {
     assert_eq!((dfs, dfs_forms.len()), (310, 88));
     // Every trace; some twice (the known gap of `dpor`'s module doc).
     assert_eq!(dpor_forms, dfs_forms);
-    assert_eq!(dpor, 122);
+    // 122 before every moved operation whose result may differ carried `Access::Touches` and
+    // leaves of wakeup trees stopped covering longer sequences.
+    assert_eq!(dpor, 129);
+}
+
+/// Thread 1 locks a mutex; thread 2 locks it and, if its data is still 0 (thread 1's section
+/// has not run), reads an `Arc`'s count inside the section; thread 3 loads. DFS ran 6 traces,
+/// the DPOR 5 of them, never the one where thread 3 ends (dropping its references) before
+/// thread 2's section, which runs first and reads the count (seed 9,001,858 of
+/// `Family::Branching` at 5,000 interleavings, shrunk). The race of the two acquisitions was
+/// reversed with thread 2's lock as it ran after thread 1's section, where it read 1 and read
+/// no count: it commuted with thread 3's end, and the sequence with thread 3 first was taken
+/// as covered by the one with thread 2's lock alone. Run first, the section reads the count,
+/// and its race with thread 3's end was dropped against thread 1, asleep there. A moved
+/// operation whose result may differ is taken to change anything in the code after it
+/// (`events::Access::Touches`), not only a `try_lock`.
+#[test]
+fn a_lock_moved_before_a_section_runs_other_code() {
+    use random_programs::{AtomicOp::*, Read};
+    let p = Program {
+        family: Family::Branching,
+        atomics: 1,
+        mutexes: 1,
+        condvar: false,
+        threads: vec![
+            vec![Op::Locked {
+                mutex: 0,
+                add: 1,
+                body: vec![],
+            }],
+            vec![Op::Branch {
+                read: Read::Guard { mutex: 0, add: 1 },
+                value: 0,
+                then: vec![Op::Count { arc: 0 }],
+                otherwise: vec![],
+            }],
+            vec![Op::Atomic(Load(0))],
+        ],
+    };
+    assert_agrees_counting(&p, (6, 7));
+}
+
+/// Thread 1 `try_lock`s, then reads an `Arc`'s count; thread 2 stores; thread 3 `try_lock`s,
+/// then loads. No branch but the `try_lock`s'; DFS ran 18 traces, the DPOR 14 of them (seed
+/// 9,000,294 of `Family::Branching` at 5,000 interleavings, shrunk: a `Family::Woken`
+/// program). A reversal that reached a leaf of a wakeup tree was taken as covered by it, and
+/// the races the exploration below the leaf ran into were dropped against threads asleep there
+/// (see `dpor::wakeup`'s module doc): a leaf no longer covers a longer sequence.
+#[test]
+fn a_longer_reversal_kept_below_a_leaf() {
+    use random_programs::AtomicOp::*;
+    let try_locked = |add| Op::TryLocked {
+        mutex: 0,
+        add,
+        body: vec![],
+    };
+    let p = Program {
+        family: Family::Woken,
+        atomics: 1,
+        mutexes: 1,
+        condvar: false,
+        threads: vec![
+            vec![try_locked(1), Op::Count { arc: 0 }],
+            vec![Op::Atomic(Store(0, 1))],
+            vec![try_locked(2), Op::Atomic(Load(0))],
+        ],
+    };
+    assert_agrees_counting(&p, (18, 18));
+}
+
+/// A known gap, left by the rules above: thread 1 swaps `y`; thread 2 compare-exchanges `y`;
+/// thread 3 spawns a child that loads `x`, compare-exchanges `y` meanwhile, joins it, drops its
+/// reference to an `Arc`, swaps `x`. DFS ran 17 traces, the DPOR 15 of them, none of those
+/// where main reads the counts after joining threads 1 and 2 before thread 3's drop, the
+/// child's load coming after those reads (seed 9,000,702 of `Family::Branching` at 5,000
+/// interleavings, shrunk: a `Family::Woken` program; missed before and after the rules of
+/// session 20). Cause not found yet.
+#[test]
+#[ignore = "known gap: 2 of 17 traces missed (seed 9,000,702 of Family::Branching, shrunk)"]
+fn a_drop_after_a_join_that_main_reads_before() {
+    use random_programs::AtomicOp::*;
+    assert_reaches_every_trace(&Program {
+        family: Family::Woken,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Op::Atomic(Swap(1, 2))],
+            vec![Op::Atomic(Cas(1, 1, 1))],
+            vec![
+                Op::SpawnJoin {
+                    child: vec![Op::Atomic(Load(0))],
+                    between: vec![Op::Atomic(Cas(1, 0, 2))],
+                },
+                Op::Release { arc: 0 },
+                Op::Atomic(Swap(0, 2)),
+            ],
+        ],
+    });
 }
