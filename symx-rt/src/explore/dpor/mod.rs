@@ -55,8 +55,9 @@
 //!   and without a branch (as the CI program of
 //!   `a_leaf_that_covers_a_reversal_below_a_sleeper_that_blocks_its_races` showed before);
 //!   with both rules 1, a known gap that misses the same way without them
-//!   (`a_drop_after_a_join_that_main_reads_before`), 327,120 executions, 738 twice. `Family::Woken`, seeds 7,000,000 to 7,003,999: none missed before or after,
-//!   140,311 -> 144,794 executions, 488 -> 610 programs running a trace twice.
+//!   (`a_drop_after_a_join_that_main_reads_before`), 327,120 executions, 738 twice.
+//!   `Family::Woken`, seeds 7,000,000 to 7,003,999: none missed before or after, 140,311 ->
+//!   144,794 executions, 488 -> 610 programs running a trace twice.
 //! - Nondeterministic choices inside a step (which waiter a `notify_one` wakes) are explored
 //!   exhaustively per step, like a DFS nested in the DPOR tree.
 //! - Object names are canonicalised across executions ([`events::Names`]), and threads are
@@ -86,11 +87,12 @@
 //!   (now for no longer sequence at all, see [`wakeup`]): the rule takes away the free choice
 //!   of the continuation below the leaf, on which the paper's argument rests. A yield-free
 //!   program has only reads of the object: its exploration is unchanged, and the reads stay
-//!   out of happens-before until a thread yielded (without a write they order nothing). Checked by the `Yielding` family of
-//!   `tests/dpor_vs_dfs.rs` (atomics, a mutex, yields and spins): every final state and every
-//!   trace of the steps other than yields; some traces run twice (the model's races are coarser
-//!   than the traces need). A wakeup sequence whose next thread is still hidden where it is
-//!   followed is abandoned: the execution continues with the first runnable thread.
+//!   out of happens-before until a thread yielded (without a write they order nothing).
+//!   Checked by the `Yielding` family of `tests/dpor_vs_dfs.rs` (atomics, a mutex, yields and
+//!   spins): every final state and every trace of the steps other than yields; some traces
+//!   run twice (the model's races are coarser than the traces need). A wakeup sequence whose
+//!   next thread is still hidden where it is followed is abandoned: the execution continues
+//!   with the first runnable thread.
 //! - Code a woken thread runs before its next operation belongs to no step (it runs right
 //!   after the step that woke it; `Execution::step_now`). What it changes is recorded on the
 //!   waking step apart (`Event::woke`): it races as that step does, with earlier events that
