@@ -28,19 +28,19 @@
 //! code changes right after a wait returns (woken threads' changes, below) is ordered by a
 //! model of its own, checked only on random programs (`Family::Woken`: the 150 in CI, the
 //! four larger seeds that missed a final state until session 19; `docs/bounded-por.md`,
-//! "Session 19"). Known gaps, each pinned by an ignored test that fails until fixed: of
-//! 2,000 fresh `Woken` programs at bounds 0 to 3 (`tests/bounded_por.rs::seed_range`), 2 miss
-//! a final state (`bounded_dpor_misses_states_of_fresh_programs_with_woken_changes`); and,
-//! without woken changes, one of 700 fresh larger seeds at bound 1, a `try_lock`
-//! that fails inside another thread's section
-//! (`bounded_dpor_misses_a_state_of_a_try_lock_racing_a_locked_section`).
+//! "Session 19"). Known gap, pinned by an ignored test that fails until fixed: of 2,000 fresh
+//! `Woken` programs at bounds 0 to 3 (`tests/bounded_por.rs::seed_range`), 2 miss a final
+//! state (`bounded_dpor_misses_states_of_fresh_programs_with_woken_changes`).
 //!
 //! Four departures from the textbook algorithm keep it complete (each found by the differential
 //! test on random programs and pinned by a test there): a race is reversed by asking for an
 //! *initial* of the reversed sequence `notdep(i, E).p` (source sets, Abdulla, Aronis, Jonsson,
-//! Sagonas, POPL 2014), not for `p` itself, which may sleep there while the initial does not; a
-//! step that takes a conflicting pending event away from another thread (a notify ending a wait
-//! that could have woken spuriously) races with it, though no later lookahead shows that event;
+//! Sagonas, POPL 2014), not for `p` itself, which may sleep there while the initial does not
+//! (under a bound only where `p` sleeps: elsewhere the point asks for `p` as Coons et al.'s
+//! does, since one initial's branch stands for the others only without a bound, see
+//! [`Node::ask_initials`]); a step that takes a conflicting pending event away from another
+//! thread (a notify ending a wait that could have woken spuriously) races with it, though no
+//! later lookahead shows that event;
 //! and with spurious wake-ups on, every step that is not itself a spurious wake-up or a yield
 //! is dependent with spurious wake-ups (it re-enables a waiter that just woke spuriously, see
 //! [`spurious_fairness`]); and the operations threads were left with when the execution ended
@@ -391,6 +391,7 @@ impl Bpor {
                 unchanged,
             },
         );
+        let bounded = self.bound.is_some();
         for Point {
             at,
             thread,
@@ -411,9 +412,9 @@ impl Bpor {
             }
             // A half-asleep thread whose run from here to its end is covered: as if tried here
             // already (see `runs_to_its_end`).
-            if self.bound.is_some() && !self.yields {
-                let asked =
-                    (self.nodes.get(at)).and_then(|n| n.adds(conservative, thread, initials));
+            if bounded && !self.yields {
+                let asked = (self.nodes.get(at))
+                    .and_then(|n| n.adds(conservative, thread, initials, bounded));
                 let (nodes, names, left) = (&self.nodes, &mut self.names, &self.unfinished);
                 let covered =
                     asked.is_some_and(|t| runs_to_its_end(nodes, evs, trace, at, t, left, names));
@@ -426,7 +427,7 @@ impl Bpor {
                 if conservative {
                     node.ask(thread);
                 } else {
-                    node.ask_initials(thread, initials);
+                    node.ask_initials(thread, initials, bounded);
                 }
             }
         }
