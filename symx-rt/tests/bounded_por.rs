@@ -517,6 +517,52 @@ fn a_race_under_a_bound_asks_for_its_own_thread() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// A conservative point asks, where the racing thread sleeps, for every thread that can run
+/// (`bounded::node::Node::ask_conservative`): the sleeper covers only the traces it starts,
+/// and the reversed trace may start with another thread. Found by session 20's fresh-seed
+/// search (seeds 42,000 to 43,999 of six families at bounds 0 to 3: seed 43,084 of
+/// `Yielding` missed a final state at every bound, 43,002 at bound 1; both missed on main
+/// too). Shrunk (no yield left): `t1: y.swap(2)`, `t2: x.cas(0, 3); load y`, `t3: spawn-join
+/// { x.swap(3) }; load y`, bound 0: the state where the child's swap comes before `t2`'s
+/// compare-exchange, `t3` loads `y` before `t1`'s swap and `t2` after it needs, after the
+/// child, `t3`, `t1`, `t2` in that order (each switch free, at an end). `t1` ran first at the
+/// start and sleeps through the child's swap; the race of its swap with `t2`'s load (reversed
+/// sequence: `t3`'s load, then the swap) is cut by the bound where it is (inside `t2`'s
+/// run), and its conservative point at the start of `t2`'s run asked for `t1`, asleep there,
+/// so nothing ran `t3` there. 6 of the DFS's 7 final states before, all 7 in 8 executions now.
+#[test]
+fn a_conservative_point_for_a_sleeping_thread_asks_for_every_thread() {
+    use random_programs::{AtomicOp::*, Op};
+    let child = vec![Op::Atomic(Swap(0, 3))];
+    let p = Program {
+        family: Family::Yielding,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Op::Atomic(Swap(1, 2))],
+            vec![Op::Atomic(Cas(0, 0, 3)), Op::Atomic(Load(1))],
+            vec![
+                Op::SpawnJoin {
+                    child,
+                    between: vec![],
+                },
+                Op::Atomic(Load(1)),
+            ],
+        ],
+    };
+    reaches_every_state(&p, Some(0), 7, (12, 8));
+    let mut problems = Vec::new();
+    for (seed, bounds) in [(43_084, 0..=3), (43_002, 1..=1)] {
+        let p = generate(seed, Family::Yielding, 5_000.0);
+        for bound in bounds {
+            let found = compare(&p, Some(bound), false, &mut Stats::default());
+            problems.extend(found.into_iter().map(|pr| format!("seed {seed}: {pr}")));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// 3,000 larger programs of `Family::Untouched`: before the child-at-conservative-points
 /// rule, all agreed but seed 3,799 (see
 /// `a_thread_waiting_for_a_child_gets_the_child_at_its_conservative_points`).

@@ -264,7 +264,8 @@ impl Look<'_> {
     }
 
     /// The points for running `u` before event `i`: at `i`, and conservatively at the start
-    /// of the run of `i`'s thread `v` that contains it (Coons et al.'s point), unless `i`
+    /// of the run of `i`'s thread `v` that contains it (Coons et al.'s point; where `u` sleeps
+    /// there, every thread that can run, [`Node::ask_conservative`]), unless `i`
     /// starts that run: then the race's own point is Coons's, switching where the original
     /// schedule switched (to `u` instead of `v`, at no more cost, or every thread that can run
     /// when `u` cannot; where `u` sleeps there, to an initial, which stands for the reversal as
@@ -296,6 +297,7 @@ impl Look<'_> {
     /// (1,344) once the later may be the run's start; no trace missed on any differential.
     ///
     /// [`Node::ask_initials`]: super::node::Node::ask_initials
+    /// [`Node::ask_conservative`]: super::node::Node::ask_conservative
     fn race(
         &self,
         i: usize,

@@ -9,10 +9,11 @@
 //! the ones tried, and its sleep set. After every execution, each race asks for the racing
 //! thread to run before it ([`backtrack`]), and again at the last context switch before it
 //! (Coons et al.'s *conservative* point, where the reversal costs no preemption the original
-//! schedule did not pay); when the bound (or a yield) keeps the racing thread from running
-//! where the race is, also at every earlier step where it can run. And a thread that acquired
-//! a lock after another thread released it is asked for at that release, inside the critical
-//! section (where it waits there, the threads its acquisition comes after). Blocking is why:
+//! schedule did not pay; where the racing thread sleeps there, every thread that can run);
+//! when the bound (or a yield) keeps the racing thread from running where the race is, also
+//! at every earlier step where it can run. And a thread that acquired a lock after another
+//! thread released it is asked for at that release, inside the critical section (where it
+//! waits there, the threads its acquisition comes after). Blocking is why:
 //! a switch away from a thread that blocked (on a lock, a join) or yielded is free, so the
 //! cheapest schedule of a trace may preempt a thread inside a critical section and come back
 //! for free once the other thread blocks on it, a point no single context switch of the
@@ -346,7 +347,7 @@ impl Bpor {
         if node.cut {
             for &(at, t) in &node.deferred {
                 if let Some(n) = self.nodes.get_mut(at) {
-                    n.ask(t);
+                    n.ask_conservative(t);
                 }
             }
         }
@@ -425,7 +426,7 @@ impl Bpor {
             }
             if let Some(node) = self.nodes.get_mut(at) {
                 if conservative {
-                    node.ask(thread);
+                    node.ask_conservative(thread);
                 } else {
                     node.ask_initials(thread, initials, bounded);
                 }
