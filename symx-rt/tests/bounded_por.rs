@@ -1466,25 +1466,34 @@ fn the_optimal_dpor_runs_each_trace_of_the_queue_once() {
 /// 12 memory traces off the last (843 / 843 / 141); docs/bounded-por.md, session 18.
 #[test]
 fn the_queue_runs_one_execution_per_trace_of_the_yield_rule() {
-    use random_programs::{canonical as with_yield_rule, canonical_without_yields};
     for (bound, want) in [(1, (14, 14, 9)), (2, (87, 87, 36)), (4, (879, 879, 153))] {
-        let builder = Builder::new()
-            .strategy(Strategy::Dpor)
-            .preemption_bound(Some(bound))
-            .max_executions(Some(MAX_EXECUTIONS));
-        let (mut traces, mut memory, mut runs) = (HashSet::new(), HashSet::new(), 0);
-        let report = explore_observed(
-            &builder,
-            || spsc(1, 3),
-            |steps| {
-                runs += 1;
-                traces.insert(with_yield_rule(steps));
-                memory.insert(canonical_without_yields(steps));
-            },
-        );
-        assert!(report.complete() && report.failure().is_none());
-        assert_eq!((runs, traces.len(), memory.len()), want, "bound {bound}");
+        let got = yield_rule_traces(|| spsc(1, 3), bound, |steps| steps.to_vec());
+        assert_eq!(got, want, "bound {bound}");
     }
+}
+
+/// The bounded reduction's executions of `body` at `bound`, its distinct traces under the
+/// relation that models the yield rule, and those of the steps other than yields, each
+/// execution's steps taken through `named` first.
+fn yield_rule_traces(
+    body: impl Fn(),
+    bound: u32,
+    named: impl Fn(&[ObservedStep]) -> Vec<ObservedStep>,
+) -> (u64, usize, usize) {
+    use random_programs::{canonical as with_yield_rule, canonical_without_yields};
+    let builder = Builder::new()
+        .strategy(Strategy::Dpor)
+        .preemption_bound(Some(bound))
+        .max_executions(Some(MAX_EXECUTIONS));
+    let (mut traces, mut memory, mut runs) = (HashSet::new(), HashSet::new(), 0);
+    let report = explore_observed(&builder, body, |steps| {
+        runs += 1;
+        let steps = named(steps);
+        traces.insert(with_yield_rule(&steps));
+        memory.insert(canonical_without_yields(&steps));
+    });
+    assert!(report.complete() && report.failure().is_none());
+    (runs, traces.len(), memory.len())
 }
 
 /// Why a conservative point waits for *any* thread hidden below it, not for the two threads of
@@ -1686,7 +1695,9 @@ fn spin_outcomes(
 /// missed 1 of 15 outcomes at bound 1 and 5 of 50 at bound 2 (capacity 1, three values), 2 of
 /// 11 and 4 of 24 with capacity 2. Now the main thread's branch at the first step sleeps like
 /// any branch that continues the running thread. (DFS outcomes, DFS executions, reduction
-/// executions.)
+/// executions; until session 20 the reduction's were 15 / 96 / 364 at capacity 1 and 15 / 80
+/// at capacity 2, see
+/// [`the_bench_queue_runs_one_execution_per_trace_of_the_yield_rule`].)
 #[test]
 fn a_switch_away_from_main_before_its_first_step_is_a_preemption() {
     use symx::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -1707,11 +1718,11 @@ fn a_switch_away_from_main_before_its_first_step_is_a_preemption() {
     }
     for ((capacity, items, bound), want) in [
         ((1, 3, 0), (1, 1, 1)),
-        ((1, 3, 1), (9, 19, 15)),
-        ((1, 3, 2), (36, 194, 96)),
-        ((1, 3, 3), (88, 1_356, 364)),
-        ((2, 3, 1), (7, 20, 15)),
-        ((2, 3, 2), (20, 179, 80)),
+        ((1, 3, 1), (9, 19, 14)),
+        ((1, 3, 2), (36, 194, 87)),
+        ((1, 3, 3), (88, 1_356, 330)),
+        ((2, 3, 1), (7, 20, 14)),
+        ((2, 3, 2), (20, 179, 74)),
     ] {
         let (dfs, dfs_runs) = spin_outcomes(capacity, items, Strategy::Dfs, bound);
         let (bpor, bpor_runs) = spin_outcomes(capacity, items, Strategy::Dpor, bound);
@@ -1719,6 +1730,49 @@ fn a_switch_away_from_main_before_its_first_step_is_a_preemption() {
         assert_eq!(dfs.difference(&bpor).count(), 0, "missed outcomes: {at}");
         assert_eq!((dfs.len(), dfs_runs, bpor_runs), want, "{at}");
     }
+}
+
+/// The queue as the bench writes it (its main is the consumer, and objects are named by first
+/// use) runs one execution per trace of the relation that models the yield rule, as the
+/// test's queue does ([`the_queue_runs_one_execution_per_trace_of_the_yield_rule`]): capacity
+/// 1, three values, bounds 1, 2, 4 (executions, those traces, traces of the steps other than
+/// yields, which are the spin-count outcomes; the bounded DFS covers the same traces in 19 /
+/// 194 / 7,250 executions). Until session 20 it ran 15 / 96 / 957: a race in main's first run
+/// (the consumer's yield against the producer's slot store) also asked for the producer at the
+/// run's start, step 0, Coons's conservative point; but no switch starts that run (before the
+/// first step main counts as the one running), so running the producer there preempts main as
+/// running it at the race does, and saves no preemption for later (`look::Look::race`).
+#[test]
+fn the_bench_queue_runs_one_execution_per_trace_of_the_yield_rule() {
+    for (bound, want) in [(1, (14, 14, 9)), (2, (87, 87, 36)), (4, (879, 879, 153))] {
+        let got = yield_rule_traces(|| spsc_counting_spins(1, 3), bound, by_first_use);
+        assert_eq!(got, want, "bound {bound}");
+    }
+}
+
+/// `steps` with each object named by the first (thread, thread's step) that uses it, not by the
+/// first step of the execution: the same in every execution of a trace.
+fn by_first_use(steps: &[ObservedStep]) -> Vec<ObservedStep> {
+    let mut mine = HashMap::new();
+    let mut first: HashMap<u32, (usize, usize)> = HashMap::new();
+    for s in steps {
+        let n = mine.entry(s.thread).or_insert(0usize);
+        if let Some(o) = s.obj {
+            let at = first.entry(o).or_insert((s.thread, *n));
+            *at = (*at).min((s.thread, *n));
+        }
+        *n += 1;
+    }
+    let mut order: Vec<_> = first.iter().map(|(&o, &at)| (at, o)).collect();
+    order.sort_unstable();
+    let names: HashMap<u32, u32> = (order.iter().enumerate())
+        .map(|(name, &(_, o))| (o, name as u32))
+        .collect();
+    let rename = |s: &ObservedStep| ObservedStep {
+        obj: s.obj.map(|o| names[&o]),
+        ..s.clone()
+    };
+    steps.iter().map(rename).collect()
 }
 
 /// Two programs of `many_random_programs` (seeds 1,000,884 and 1,000,035, bound 0) that ran a
@@ -1782,4 +1836,66 @@ fn ends_and_branches_after_switches_put_their_threads_to_sleep() {
         );
         assert_eq!(distinct_traces(&p, Strategy::Dpor, Some(0), false), once);
     }
+}
+
+/// Random programs whose main runs the first thread's operations itself, after spawning the
+/// others (`random_programs::MAIN_WORKS`): main's first run, which no switch starts (before
+/// the first step main counts as the one running), races with threads already running. A race
+/// there asks for no conservative point at the run's start where the racing thread can run at
+/// the race's own step (`look::Look::race`): both switches preempt main. Elsewhere main only
+/// touches objects before it spawns and then joins, so no other test has such races.
+#[test]
+fn bounded_dpor_agrees_with_bounded_dfs_where_main_works() {
+    check_where_main_works(0, 150, 2_000.0);
+}
+
+/// [`check_many`] over every family with main doing the first thread's work.
+fn check_where_main_works(first: u64, count: u64, max_interleavings: f64) {
+    random_programs::MAIN_WORKS.with(|m| m.set(true));
+    let mut families = Family::ALL.to_vec();
+    families.push(Family::Untouched);
+    check_many(&families, first, count, max_interleavings, false);
+}
+
+/// [`bounded_dpor_agrees_with_bounded_dfs_where_main_works`] on 2,000 larger programs per
+/// family (seeds from 1,000, up to 5,000 interleavings; 15,001 comparisons). Fails: seed 1,522
+/// misses a final state, with the session's rule for main's first run and without it
+/// ([`bounded_dpor_misses_a_state_where_main_races_with_spurious_wakeups_on`]); nothing else.
+#[test]
+#[ignore = "long (3 minutes in release), and fails on a known gap: seed 1,522"]
+fn bounded_dpor_agrees_with_bounded_dfs_on_more_programs_where_main_works() {
+    check_where_main_works(1_000, 2_000, 5_000.0);
+}
+
+/// Seed 1,522 of `Family::AtomicsOnly` with main doing the first thread's work
+/// ([`bounded_dpor_agrees_with_bounded_dfs_on_more_programs_where_main_works`]), shrunk: at
+/// bound 1 with spurious wake-ups on, the reduction misses 1 of the bounded DFS's 9 final
+/// states: `main: x.cas(0, 1); y.cas(0, 3)`, `t2: load y; y += 1`, `t3: y.swap(1); spawn-join
+/// { load x }` (the test prints a missed trace). Found in session 20; it misses the same state
+/// without that session's rule (no conservative point at the start of main's first run), so
+/// it predates it. Cause not looked for.
+#[test]
+#[ignore = "known gap: a final state missed at bound 1 with spurious wake-ups (seed 1,522)"]
+fn bounded_dpor_misses_a_state_where_main_races_with_spurious_wakeups_on() {
+    use random_programs::{AtomicOp::*, Op};
+    random_programs::MAIN_WORKS.with(|m| m.set(true));
+    let p = Program {
+        family: Family::AtomicsOnly,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Op::Atomic(Cas(0, 0, 1)), Op::Atomic(Cas(1, 0, 3))],
+            vec![Op::Atomic(Load(1)), Op::Atomic(FetchAdd(1, 1))],
+            vec![
+                Op::Atomic(Swap(1, 1)),
+                Op::SpawnJoin {
+                    child: vec![Op::Atomic(Load(0))],
+                    between: vec![],
+                },
+            ],
+        ],
+    };
+    let problems = compare(&p, Some(1), true, &mut Stats::default());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -555,6 +555,12 @@ pub fn take_final() -> Option<FinalState> {
     FINAL.with(|f| f.borrow_mut().take())
 }
 
+thread_local! {
+    /// Whether [`run`] has main run the first thread's operations itself, after spawning the
+    /// others (set by a test for its thread): main's first run then races with the threads.
+    pub static MAIN_WORKS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// The body of one execution of `p`: main creates and touches every object, spawns the
 /// threads, joins them and records the final state.
 pub fn run(p: &Program) {
@@ -584,10 +590,13 @@ pub fn run(p: &Program) {
     for a in &w.arcs {
         symx::sync::Arc::strong_count(a);
     }
+    // With `MAIN_WORKS` set, main runs the first thread's operations itself, after spawning
+    // the others: its first run then races with threads already running.
+    let works = MAIN_WORKS.with(|m| m.get()) && !p.threads.is_empty();
+    let spawned = &p.threads[usize::from(works)..];
     // All spawns happen in one invisible step of main, so thread ids do not depend on the
     // schedule.
-    let handles: Vec<_> = p
-        .threads
+    let handles: Vec<_> = spawned
         .iter()
         .map(|ops| {
             let (w, ops) = (w.clone(), ops.clone());
@@ -601,13 +610,19 @@ pub fn run(p: &Program) {
         })
         .collect();
     let mut counts = Vec::new();
-    let observations = (handles.into_iter())
-        .map(|h| {
+    let mut own = Vec::new();
+    if works {
+        let mut mine: Mine = w.arcs.iter().map(|a| Some(a.clone())).collect();
+        exec(&w, &p.threads[0], &mut own, &mut mine);
+    }
+    let observations = std::iter::once(own)
+        .filter(|_| works)
+        .chain(handles.into_iter().map(|h| {
             let seen = h.join().unwrap();
             // Right after a join that waited: code of no step of main's.
             counts.extend(w.arcs.iter().map(symx::sync::Arc::strong_count));
             seen
-        })
+        }))
         .collect();
     let state = FinalState {
         atomics: w.atomics.iter().map(|a| a.load(SeqCst)).collect(),

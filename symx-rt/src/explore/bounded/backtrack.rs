@@ -80,6 +80,9 @@ impl Clone for Lookahead {
 pub(super) struct Scratch {
     /// Whether the exploration is under a preemption bound: conservative points only then.
     bounded: bool,
+    /// The main thread's name, the one counted as running before the first step (no switch
+    /// starts its first run: [`Look::race`]).
+    pub(super) main: ThreadId,
     hb: HappensBefore,
     /// The last execution's events, as `points` saw them; while the next execution's are
     /// made from them ([`Scratch::events`]), the first `repeated` of them, and the others in
@@ -259,6 +262,7 @@ impl Scratch {
             ready,
             positions,
             bounded,
+            main: self.main,
             gave_way,
             apart,
         };

@@ -204,6 +204,7 @@ impl Chooser for Bpor {
         } else {
             GaveWay::Yielded(gave_way(trace, &evs, &self.bound_hid))
         };
+        self.scratch.main = self.threads.of(MAIN_KEY);
         self.plant(
             &evs,
             fixed,

@@ -23,6 +23,8 @@ pub(super) struct Look<'a> {
     pub(super) ready: &'a [Vec<Lookahead>],
     pub(super) positions: &'a [Vec<usize>],
     pub(super) bounded: bool,
+    /// The main thread's name: before the first step it counts as the one running.
+    pub(super) main: ThreadId,
     /// Per step `k`, the threads a race with step `k` asks no points at earlier steps for
     /// (see [`Look::race`]): those only their yield kept from running there, or every thread
     /// when nothing in the execution can block ([`blocks`]).
@@ -286,6 +288,17 @@ impl Look<'_> {
     /// child, and only running the child before the race's thread took the lock made `u`'s
     /// critical section first fit the bound.)
     ///
+    /// No conservative point at the start of main's first run (step 0, `v` main) where `u` can
+    /// run at `i` (session 20): no switch starts that run (before the first step main counts as
+    /// the one running), so running `u` at step 0 preempts main as running it at `i` does, and
+    /// the point saves no preemption for later. From either point `u` runs, then main comes
+    /// back at the same cost; main's steps before `i` that nothing `u` does first conflicts
+    /// with go before `u` or after it in the same trace, and one that conflicts is a race of
+    /// its own, with its own point. Where `u` cannot run at `i` (the bound, a lock), step 0 is
+    /// the earlier step the point stays at. The bench's SPSC queue (main is the consumer):
+    /// 15 / 96 / 957 -> 14 / 87 / 879 executions at bounds 1 / 2 / 4, one per trace of the
+    /// yield rule's relation (`docs/bounded-por.md`, session 20).
+    ///
     /// Of two steps in a row where `u` can run, the earlier is not asked for when the event
     /// between them is another thread's that none of `u`'s events up to its next one depends
     /// on ([`Look::needs`]); the later may be the run's start, Coons's point (session 14).
@@ -323,10 +336,11 @@ impl Look<'_> {
             .rev()
             .find(|&j| evs[j].thread != v)
             .map_or(0, |j| j + 1);
-        if start < i {
+        let runs = |k: usize, t: ThreadId| self.runs(k, t);
+        // No switch starts main's first run: the run's start saves nothing (see above).
+        if start < i && !(start == 0 && v == self.main && runs(i, u)) {
             out.conservative(start, u, i);
         }
-        let runs = |k: usize, t: ThreadId| self.runs(k, t);
         // A thread that only its yield keeps from running at `i` needs no earlier point: the
         // fairness object's races reorder its yield with the steps that let it go. Nor does
         // any thread where nothing can block, which is what those points are for.
