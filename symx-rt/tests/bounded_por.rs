@@ -152,7 +152,7 @@ fn compare(p: &Program, bound: Option<u32>, spurious: bool, stats: &mut Stats) -
     // Object ids are stable only where main touched every object first; a woken thread's
     // changes are no steps of `canonical`'s traces (`dpor_vs_dfs.rs` compares them with
     // `canonical_with_changes`), so `Woken` programs compare final states.
-    let stable_ids = !matches!(p.family, Family::Untouched | Family::Woken);
+    let stable_ids = !(p.family == Family::Untouched || p.family.has_arcs());
     let missing: Vec<&Vec<ObservedStep>> = (dfs.traces.keys())
         .filter(|t| stable_ids && !bpor.traces.contains_key(*t))
         .collect();
@@ -429,6 +429,15 @@ fn bounded_dpor_on_programs_with_woken_changes() {
     check_many(&[Family::Woken], 0, 150, 2_000.0, false);
 }
 
+/// Threads that branch on a value just read (`Family::Branching`: a load's, a swap's, a
+/// compare-exchange's success, a lock's guarded value), with arms that drop `Arc` references,
+/// read counts or store: the code after an operation changes other objects depending on what
+/// the operation returned (final states compared, as for `Family::Woken`).
+#[test]
+fn bounded_dpor_on_programs_that_branch() {
+    check_many(&[Family::Branching], 0, 150, 2_000.0, false);
+}
+
 /// Larger `Family::Woken` programs (seeds of session 18's search, up to 10,000 interleavings,
 /// bounds 0 to 3) on which the bounded reduction missed a final state of the bounded DFS
 /// until session 19: a change's races with its past, a race's second event taking its changes
@@ -468,6 +477,66 @@ fn bounded_dpor_misses_states_of_fresh_programs_with_woken_changes() {
         let p = generate(seed, Family::Woken, 5_000.0);
         let found = compare(&p, bound, bound.is_none(), &mut Stats::default());
         problems.extend(found.into_iter().map(|pr| format!("seed {seed}: {pr}")));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Known gaps of `Family::Branching`, found by its first fresh-seed search (`seed_range`,
+/// seeds 9,000,000 to 9,001,999 at 5,000 interleavings, bounds 0 to 3 and without a bound with
+/// spurious wake-ups, session 20: 3 of 10,000 comparisons), shrunk. Seed 9,001,386 (bound 3,
+/// and without a bound): `t1: if x.swap(2) != 1 { count(arc1) }; load x`, `t2: load y`, `t3:
+/// y.swap(1); x = 1`: the reduction misses 2 of the bounded DFS's 15 final states (the
+/// seed's program: 6 of 38). Seed 9,001,687 (bound 1): `t1: lock m {}; load x`, `t2:
+/// spawn(y = 2; count(arc0)); lock m {}; join`, `t3: try_lock m {}`: 1 of 41. Cause not looked
+/// for (the bounded reduction's own code, `explore::bounded`).
+#[test]
+#[ignore = "known gap: final states missed on two fresh programs that branch"]
+fn bounded_dpor_misses_states_of_programs_that_branch() {
+    use random_programs::{AtomicOp::*, Op, Read};
+    let section = |try_lock: bool| {
+        let (mutex, add, body) = (0, 1, vec![]);
+        match try_lock {
+            true => Op::TryLocked { mutex, add, body },
+            false => Op::Locked { mutex, add, body },
+        }
+    };
+    let swapped = Program {
+        family: Family::Branching,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![
+                Op::Branch {
+                    read: Read::Atomic(Swap(0, 2)),
+                    value: 1,
+                    then: vec![],
+                    otherwise: vec![Op::Count { arc: 1 }],
+                },
+                Op::Atomic(Load(0)),
+            ],
+            vec![Op::Atomic(Load(1))],
+            vec![Op::Atomic(Swap(1, 1)), Op::Atomic(Store(0, 1))],
+        ],
+    };
+    let locked = Program {
+        family: Family::Branching,
+        atomics: 2,
+        mutexes: 1,
+        condvar: false,
+        threads: vec![
+            vec![section(false), Op::Atomic(Load(0))],
+            vec![Op::SpawnJoin {
+                child: vec![Op::Atomic(Store(1, 2)), Op::Count { arc: 0 }],
+                between: vec![section(false)],
+            }],
+            vec![section(true)],
+        ],
+    };
+    let mut problems = Vec::new();
+    for (p, bound) in [(&swapped, Some(3)), (&swapped, None), (&locked, Some(1))] {
+        let found = compare(p, bound, bound.is_none(), &mut Stats::default());
+        problems.extend(found.into_iter().map(|pr| format!("{p:?}: {pr}")));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
@@ -722,7 +791,8 @@ fn bounded_dpor_agrees_with_bounded_dfs_on_many_random_programs() {
 /// `SYMX_BPOR_FIRST=<seed> SYMX_BPOR_COUNT=<n> SYMX_BPOR_FAMILY=<family>[,<family>…]
 /// SYMX_BPOR_BOUNDS=0,1,2,3 cargo test --release -p symx-rt --test bounded_por -- --ignored
 /// --exact seed_range --nocapture`. `SYMX_BPOR_FAMILY` defaults to every family (the five of
-/// `Family::ALL`, `Yielding`, `Untouched`, `Woken`), `SYMX_BPOR_BOUNDS` to 0 to 3;
+/// `Family::ALL`, `Yielding`, `Untouched`, `Woken`, `Branching`), `SYMX_BPOR_BOUNDS` to 0 to
+/// 3;
 /// `SYMX_BPOR_MAX`: the programs' size in interleavings (5,000 by default, as the larger run);
 /// `SYMX_BPOR_SPURIOUS=1` adds a comparison without a bound, spurious wake-ups on; and
 /// `SYMX_BPOR_SHRINK=1` prints each missing program shrunk. Fails on any disagreement.
@@ -736,7 +806,13 @@ fn seed_range() {
             .unwrap_or_else(|_| panic!("{name}: {v:?} is not a number"))
     };
     let (first, count) = (number("SYMX_BPOR_FIRST"), number("SYMX_BPOR_COUNT"));
-    let all = (Family::ALL.into_iter()).chain([Family::Yielding, Family::Untouched, Family::Woken]);
+    let more = [
+        Family::Yielding,
+        Family::Untouched,
+        Family::Woken,
+        Family::Branching,
+    ];
+    let all = (Family::ALL.into_iter()).chain(more);
     let families: Vec<Family> = match var("SYMX_BPOR_FAMILY") {
         None => all.collect(),
         Some(names) => (names.split(','))

@@ -297,7 +297,8 @@ fn allowed(family: Family) -> Option<FailureKind> {
         | Family::Awaiting
         | Family::Yielding
         | Family::Untouched
-        | Family::Woken => None,
+        | Family::Woken
+        | Family::Branching => None,
         Family::Asserting => Some(FailureKind::Panic),
         Family::Deadlocky => Some(FailureKind::Deadlock),
     }
@@ -310,7 +311,7 @@ fn compare(p: &Program, stats: &mut Stats) -> Vec<Problem> {
 
 /// The disagreements of `p`'s two explorations, and the notes (`Kind::Note`) apart.
 fn compare_noting(p: &Program, stats: &mut Stats) -> (Vec<Problem>, Vec<Problem>) {
-    let ids = (p.family != Family::Untouched, p.family == Family::Woken);
+    let ids = (p.family != Family::Untouched, p.family.has_arcs());
     let all = differential(&|| run(p), &take_final, allowed(p.family), ids, stats);
     all.into_iter().partition(|pr| pr.kind != Kind::Note)
 }
@@ -513,17 +514,46 @@ fn dpor_agrees_with_dfs_on_objects_used_first_by_any_thread() {
 /// a trace: `a_sleeping_try_lock_that_read_what_a_reversal_changes_first`), 4,672 executions
 /// before. 34 and 110 no longer since a woken race's reversal leaves out what happens after
 /// its second event (`a_woken_race_whose_reversal_kept_what_waits_for_its_second_event`),
-/// 4,684 -> 4,666 executions.)
+/// 4,684 -> 4,666 executions. 17 and 4,709 since every moved operation whose result may
+/// differ carries `Access::Touches` and a wakeup tree's leaf no longer covers a longer
+/// sequence: 25, 64 and 98 run a trace twice.)
 #[test]
 fn dpor_on_programs_with_woken_changes() {
     let tally = check_counting(Family::Woken, 0, 150, 2_000.0);
     assert_eq!(tally.missed, [] as [u64; 0]);
-    let twice = [8, 10, 46, 60, 62, 63, 79, 92, 93, 101, 109, 119, 126, 143];
+    let twice = [
+        8, 10, 25, 46, 60, 62, 63, 64, 79, 92, 93, 98, 101, 109, 119, 126, 143,
+    ];
     assert_eq!(tally.twice, twice);
     assert_eq!(tally.stats.programs, 150);
     assert_eq!(
         (tally.stats.dfs_executions, tally.stats.dpor_executions),
-        (7_715, 4_666)
+        (7_715, 4_709)
+    );
+}
+
+/// Threads that branch on a value just read (`Family::Branching`: a load's, a swap's, a
+/// `fetch_add`'s, a compare-exchange's success, a lock's guarded value), with arms that drop
+/// `Arc` references, read counts or store: the code after an operation changes other objects
+/// depending on what the operation returned, which a reversal that moves the operation may
+/// change (`dpor`'s module doc). Counted as [`dpor_on_programs_with_woken_changes`] is, and
+/// pinned both ways. None of these 150 missed anything before the rules this family brought
+/// (every moved operation whose result may differ carries `events::Access::Touches`, and a
+/// leaf of a wakeup tree no longer covers a longer sequence): 16 ran a trace twice, in 7,635
+/// executions; now 21, in 7,780 (the fresh seeds of `seed_range` missed, see `dpor`'s
+/// module doc).
+#[test]
+fn dpor_on_programs_that_branch() {
+    let tally = check_counting(Family::Branching, 0, 150, 2_000.0);
+    assert_eq!(tally.missed, [] as [u64; 0]);
+    let twice = [
+        11, 13, 25, 35, 48, 49, 60, 64, 75, 76, 81, 84, 86, 96, 97, 98, 121, 124, 125, 130, 140,
+    ];
+    assert_eq!(tally.twice, twice);
+    assert_eq!(tally.stats.programs, 150);
+    assert_eq!(
+        (tally.stats.dfs_executions, tally.stats.dpor_executions),
+        (14_651, 7_780)
     );
 }
 
@@ -546,7 +576,9 @@ fn dpor_on_many_programs_with_woken_changes() {
     // after its second event (without the weak-initial rule of the same day): 37,302 DPOR
     // executions, none missed, 134 twice. With that rule (main 526c7a1): 37,371, none missed,
     // 134 twice; since a moved `try_lock` carries `Access::Touches`: 37,387, none missed, 135
-    // twice (release, 2026-12-07).
+    // twice (release, 2026-12-07). Since every moved operation whose result may differ does,
+    // and leaves of wakeup trees no longer cover longer sequences: 38,376, none missed, 155
+    // twice.
     let tally = check_counting(Family::Woken, 1_000, 1_000, 5_000.0);
     println!("{tally:?}");
 }
@@ -557,6 +589,11 @@ fn dpor_on_many_programs_with_woken_changes() {
 /// 2026-12-07, release, the same before and after that day's DPOR changes). The fresh seeds
 /// of `seed_range` show the same in `NoFail` (7,000,363 and 7,000,396, shrunk to a `try_lock`
 /// and then locks of two mutexes, the shape of `nested_locks_after_a_try_lock_one_call_site`).
+/// Since session 20's two rules (every moved operation whose result may differ carries
+/// `Access::Touches`, a wakeup tree's leaf no longer covers a longer sequence): 60 programs
+/// run a trace twice (16 `NoFail`, 14 `Asserting`, 8 `Deadlocky`, 22 `Awaiting`), still none
+/// misses anything; 2,980,910 DFS and 750,149 DPOR executions (release, 549 s under load).
+/// Which rule costs them was not measured.
 #[test]
 #[ignore = "long (about 5 minutes in a debug build): 6,250 larger programs; run by hand"]
 fn dpor_agrees_with_dfs_on_many_random_programs() {
@@ -566,9 +603,10 @@ fn dpor_agrees_with_dfs_on_many_random_programs() {
 /// Compares the programs of fresh seeds, to look for disagreements the fixed seeds above do
 /// not show: `SYMX_DIFF_FIRST=<seed> SYMX_DIFF_COUNT=<n> SYMX_DIFF_FAMILY=<family>[,<family>…]
 /// cargo test --release -p symx-rt --test dpor_vs_dfs -- --ignored seed_range --nocapture`
-/// (`SYMX_DIFF_MAX`: the programs' size in interleavings, 2,000 by default). `Woken` programs
-/// are counted as [`dpor_on_programs_with_woken_changes`] does (a trace run twice is printed,
-/// not failed); every other family fails on any disagreement, as [`check_many`] does.
+/// (`SYMX_DIFF_MAX`: the programs' size in interleavings, 2,000 by default). `Woken` and
+/// `Branching` programs are counted as [`dpor_on_programs_with_woken_changes`] does (a trace
+/// run twice is printed, not failed); every other family fails on any disagreement, as
+/// [`check_many`] does.
 #[test]
 #[ignore = "a search over fresh seeds; reads SYMX_DIFF_FIRST, SYMX_DIFF_COUNT, SYMX_DIFF_FAMILY"]
 fn seed_range() {
@@ -580,7 +618,7 @@ fn seed_range() {
     let (first, count) = (number("SYMX_DIFF_FIRST"), number("SYMX_DIFF_COUNT"));
     let names = std::env::var("SYMX_DIFF_FAMILY").unwrap_or_default();
     for family in names.split(',').map(family_named) {
-        if family == Family::Woken {
+        if family.has_arcs() {
             let tally = check_counting(family, first, count, max_interleavings());
             assert_eq!(tally.missed, [] as [u64; 0], "seeds that missed something");
         } else {
@@ -592,12 +630,17 @@ fn seed_range() {
 /// The family a name spelled as its variant names (`SYMX_DIFF_FAMILY`).
 fn family_named(name: &str) -> Family {
     (Family::ALL.into_iter())
-        .chain([Family::Yielding, Family::Untouched, Family::Woken])
+        .chain([
+            Family::Yielding,
+            Family::Untouched,
+            Family::Woken,
+            Family::Branching,
+        ])
         .find(|f| format!("{f:?}") == name)
         .unwrap_or_else(|| {
             panic!(
                 "SYMX_DIFF_FAMILY {name:?}: one of AtomicsOnly, NoFail, Asserting, Deadlocky, \
-                 Awaiting, Yielding, Untouched or Woken"
+                 Awaiting, Yielding, Untouched, Woken or Branching"
             )
         })
 }
@@ -1476,7 +1519,8 @@ fn a_moved_try_lock_that_succeeds_runs_its_section() {
 /// load, the child's steps); below that leaf, thread 3 slept (explored first at the root) and
 /// was a weak initial of the reversal of thread 2's load with the child's store, which did not
 /// hold the child's swap, whose woken changes (main's count reads) thread 3's end conflicts
-/// with. Kept as a check of the rule's scope (see `dpor`'s module doc, "Known gaps").
+/// with. Since a leaf no longer covers a longer sequence (`dpor::wakeup`'s module doc), the
+/// reversal is kept below the leaf and that rule holds: every trace, with both rules.
 #[test]
 fn a_leaf_that_covers_a_reversal_below_a_sleeper_that_blocks_its_races() {
     use random_programs::AtomicOp::*;
@@ -1562,5 +1606,103 @@ fn a_woken_race_whose_reversal_kept_what_waits_for_its_second_event() {
     assert_eq!((dfs, dfs_forms.len()), (310, 88));
     // Every trace; some twice (the known gap of `dpor`'s module doc).
     assert_eq!(dpor_forms, dfs_forms);
-    assert_eq!(dpor, 122);
+    // 122 before every moved operation whose result may differ carried `Access::Touches` and
+    // leaves of wakeup trees stopped covering longer sequences.
+    assert_eq!(dpor, 129);
+}
+
+/// Thread 1 locks a mutex; thread 2 locks it and, if its data is still 0 (thread 1's section
+/// has not run), reads an `Arc`'s count inside the section; thread 3 loads. DFS ran 6 traces,
+/// the DPOR 5 of them, never the one where thread 3 ends (dropping its references) before
+/// thread 2's section, which runs first and reads the count (seed 9,001,858 of
+/// `Family::Branching` at 5,000 interleavings, shrunk). The race of the two acquisitions was
+/// reversed with thread 2's lock as it ran after thread 1's section, where it read 1 and read
+/// no count: it commuted with thread 3's end, and the sequence with thread 3 first was taken
+/// as covered by the one with thread 2's lock alone. Run first, the section reads the count,
+/// and its race with thread 3's end was dropped against thread 1, asleep there. A moved
+/// operation whose result may differ is taken to change anything in the code after it
+/// (`events::Access::Touches`), not only a `try_lock`.
+#[test]
+fn a_lock_moved_before_a_section_runs_other_code() {
+    use random_programs::{AtomicOp::*, Read};
+    let p = Program {
+        family: Family::Branching,
+        atomics: 1,
+        mutexes: 1,
+        condvar: false,
+        threads: vec![
+            vec![Op::Locked {
+                mutex: 0,
+                add: 1,
+                body: vec![],
+            }],
+            vec![Op::Branch {
+                read: Read::Guard { mutex: 0, add: 1 },
+                value: 0,
+                then: vec![Op::Count { arc: 0 }],
+                otherwise: vec![],
+            }],
+            vec![Op::Atomic(Load(0))],
+        ],
+    };
+    assert_agrees_counting(&p, (6, 7));
+}
+
+/// Thread 1 `try_lock`s, then reads an `Arc`'s count; thread 2 stores; thread 3 `try_lock`s,
+/// then loads. No branch but the `try_lock`s'; DFS ran 18 traces, the DPOR 14 of them (seed
+/// 9,000,294 of `Family::Branching` at 5,000 interleavings, shrunk: a `Family::Woken`
+/// program). A reversal that reached a leaf of a wakeup tree was taken as covered by it, and
+/// the races the exploration below the leaf ran into were dropped against threads asleep there
+/// (see `dpor::wakeup`'s module doc): a leaf no longer covers a longer sequence.
+#[test]
+fn a_longer_reversal_kept_below_a_leaf() {
+    use random_programs::AtomicOp::*;
+    let try_locked = |add| Op::TryLocked {
+        mutex: 0,
+        add,
+        body: vec![],
+    };
+    let p = Program {
+        family: Family::Woken,
+        atomics: 1,
+        mutexes: 1,
+        condvar: false,
+        threads: vec![
+            vec![try_locked(1), Op::Count { arc: 0 }],
+            vec![Op::Atomic(Store(0, 1))],
+            vec![try_locked(2), Op::Atomic(Load(0))],
+        ],
+    };
+    assert_agrees_counting(&p, (18, 18));
+}
+
+/// A known gap, left by the rules above: thread 1 swaps `y`; thread 2 compare-exchanges `y`;
+/// thread 3 spawns a child that loads `x`, compare-exchanges `y` meanwhile, joins it, drops its
+/// reference to an `Arc`, swaps `x`. DFS ran 17 traces, the DPOR 15 of them, none of those
+/// where main reads the counts after joining threads 1 and 2 before thread 3's drop, the
+/// child's load coming after those reads (seed 9,000,702 of `Family::Branching` at 5,000
+/// interleavings, shrunk: a `Family::Woken` program; missed before and after the rules of
+/// session 20). Cause not found yet.
+#[test]
+#[ignore = "known gap: 2 of 17 traces missed (seed 9,000,702 of Family::Branching, shrunk)"]
+fn a_drop_after_a_join_that_main_reads_before() {
+    use random_programs::AtomicOp::*;
+    assert_reaches_every_trace(&Program {
+        family: Family::Woken,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Op::Atomic(Swap(1, 2))],
+            vec![Op::Atomic(Cas(1, 1, 1))],
+            vec![
+                Op::SpawnJoin {
+                    child: vec![Op::Atomic(Load(0))],
+                    between: vec![Op::Atomic(Cas(1, 0, 2))],
+                },
+                Op::Release { arc: 0 },
+                Op::Atomic(Swap(0, 2)),
+            ],
+        ],
+    });
 }

@@ -33,8 +33,11 @@ use crate::schedule::Schedule;
 /// 3 saved `Access::Other`), and the step before the last sender's drop carries
 /// `Access::CountedSenders`; 5 since a `try_lock` that a reversal moves carries
 /// `Access::Touches` in the optimal DPOR's wakeup sequences (its code may change anything
-/// there; a format-4 file's sequences hold moved `try_lock`s without it).
-pub(crate) const FORMAT: u32 = 5;
+/// there; a format-4 file's sequences hold moved `try_lock`s without it); 6 since every
+/// moved operation whose result may differ carries it (loads, read-modify-writes, locks,
+/// receives...), and a wakeup tree's leaf no longer covers a longer sequence (a format-5
+/// file's trees hold neither).
+pub(crate) const FORMAT: u32 = 6;
 
 /// What a state file holds.
 #[derive(Serialize, Deserialize)]

@@ -61,6 +61,12 @@ pub enum Family {
     /// (`rt::op::Event::woke`), as is the drop of a thread's references when it ends right
     /// after such a join. Not in [`Family::ALL`].
     Woken,
+    /// Like `Woken`, plus branches on a value just read ([`Op::Branch`]: a load's, a swap's, a
+    /// `fetch_add`'s, whether a compare-exchange succeeded, or a lock's guarded value), whose
+    /// arms drop references, read counts or store: the code after an operation changes other
+    /// objects depending on what the operation returned, which a reversal that moves the
+    /// operation may change. Not in [`Family::ALL`].
+    Branching,
 }
 
 impl Family {
@@ -71,6 +77,12 @@ impl Family {
         Family::Deadlocky,
         Family::Awaiting,
     ];
+
+    /// Whether its programs have `Arc`s (read after every join by main, held by every
+    /// top-level thread): their changes are made by the code between two operations.
+    pub fn has_arcs(self) -> bool {
+        matches!(self, Family::Woken | Family::Branching)
+    }
 }
 
 /// One operation on an atomic (all `SeqCst`); the value it returns is observed.
@@ -82,6 +94,17 @@ pub enum AtomicOp {
     /// compare_exchange(expected, new)
     Cas(usize, i64, i64),
     Swap(usize, i64),
+}
+
+/// What an [`Op::Branch`] reads and branches on; the value read is observed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// An atomic operation's result as [`AtomicOp`]s observe it (a failed compare-exchange
+    /// reads `100 + v`).
+    Atomic(AtomicOp),
+    /// `let mut g = mutexes[mutex].lock(); let v = *g; *g = v * 3 + add`: the arms run inside
+    /// the critical section, which ends after them.
+    Guard { mutex: usize, add: i64 },
 }
 
 /// One step of a thread's program. Every value a thread reads is appended to its
@@ -146,6 +169,14 @@ pub enum Op {
     /// a nested thread holds none).
     Release {
         arc: usize,
+    },
+    /// `if read == value { then } else { otherwise }` (`Family::Branching`): the arms are the
+    /// code after the read's operation, up to their own first operation if any.
+    Branch {
+        read: Read,
+        value: i64,
+        then: Vec<Op>,
+        otherwise: Vec<Op>,
     },
     /// Spawns a thread running `child`, runs `between`, joins the child.
     SpawnJoin {
@@ -313,7 +344,8 @@ impl Gen<'_> {
                         value: self.rng.range_i64(1, 2),
                     }
                 }
-                9..=11 if self.family == Family::Woken => {
+                9 | 10 if self.family == Family::Branching => return self.branch(held),
+                9..=11 if self.family.has_arcs() => {
                     let arc = self.rng.range(0, ARCS - 1);
                     return match self.rng.range(0, 1) {
                         0 => Op::Count { arc },
@@ -327,6 +359,59 @@ impl Gen<'_> {
                     }
                 }
                 _ => {}
+            }
+        }
+    }
+
+    /// A branch on a value read (`Family::Branching`); `held` as for [`Gen::op`].
+    fn branch(&mut self, held: &[usize]) -> Op {
+        let guard = self.mutexes > 0 && held.len() < 2 && self.rng.chance(1, 4);
+        let read = match guard.then(|| self.lockable(held)).flatten() {
+            Some(mutex) => Read::Guard {
+                mutex,
+                add: self.rng.range_i64(1, 2),
+            },
+            // A store's result is its argument: nothing to branch on.
+            None => match self.atomic_op() {
+                AtomicOp::Store(a, _) => Read::Atomic(AtomicOp::Load(a)),
+                op => Read::Atomic(op),
+            },
+        };
+        let value = match read {
+            // Whether it succeeded.
+            Read::Atomic(AtomicOp::Cas(_, expected, _)) => expected,
+            _ => self.rng.range_i64(0, 2),
+        };
+        let then = self.arm();
+        let mut otherwise = self.arm();
+        if then.is_empty() && otherwise.is_empty() {
+            otherwise.push(self.arm_op());
+        }
+        Op::Branch {
+            read,
+            value,
+            then,
+            otherwise,
+        }
+    }
+
+    /// An arm of a branch: up to two drops, count reads or atomic changes.
+    fn arm(&mut self) -> Vec<Op> {
+        let n = self.rng.range(0, 2);
+        (0..n).map(|_| self.arm_op()).collect()
+    }
+
+    fn arm_op(&mut self) -> Op {
+        let arc = self.rng.range(0, ARCS - 1);
+        match self.rng.range(0, 9) {
+            0..=3 => Op::Release { arc },
+            4..=6 => Op::Count { arc },
+            _ => {
+                let a = self.rng.range(0, self.atomics - 1);
+                match self.rng.range(0, 1) {
+                    0 => Op::Atomic(AtomicOp::Store(a, self.rng.range_i64(1, 2))),
+                    _ => Op::Atomic(AtomicOp::FetchAdd(a, self.rng.range_i64(1, 2))),
+                }
             }
         }
     }
@@ -370,15 +455,11 @@ fn draw(rng: &mut SplitMix64, family: Family) -> Program {
         Family::AtomicsOnly => (0, false),
         // At most one mutex: a yield inside a critical section, no deadlock.
         Family::Yielding => (rng.range(0, 1), false),
-        Family::Woken => (rng.range(0, 1), false),
+        Family::Woken | Family::Branching => (rng.range(0, 1), false),
         _ => (rng.range(0, 2), rng.chance(2, 5)),
     };
     let n = rng.range(2, 3);
-    let nests = if family == Family::Woken {
-        (2, 3)
-    } else {
-        (1, 3)
-    };
+    let nests = if family.has_arcs() { (2, 3) } else { (1, 3) };
     let spawner = rng.chance(nests.0, nests.1).then(|| rng.range(0, n - 1));
     // Condvar roles: in the no-fail families one signaller that never waits, so every waiter
     // is eventually woken (the flag, once set, stays set).
@@ -506,6 +587,19 @@ fn max_steps(ops: &[Op]) -> u32 {
             Op::WaitWhile | Op::WaitIf => 4,
             Op::WaitIfRacy => 6,
             Op::SpawnJoin { between, .. } => max_steps(between),
+            Op::Branch {
+                read,
+                then,
+                otherwise,
+                ..
+            } => {
+                let read = if matches!(read, Read::Guard { .. }) {
+                    2
+                } else {
+                    1
+                };
+                read + max_steps(then).max(max_steps(otherwise))
+            }
         })
         .sum()
 }
@@ -534,11 +628,12 @@ struct World {
     mutexes: Vec<Mutex<i64>>,
     flag: Mutex<bool>,
     cv: Condvar,
-    /// Main's references to the `Arc`s of `Family::Woken` (none in the other families).
+    /// Main's references to the `Arc`s of `Family::Woken` and `Family::Branching` (none in the
+    /// other families).
     arcs: Vec<symx::sync::Arc<i64>>,
 }
 
-/// How many `Arc`s a program of `Family::Woken` has.
+/// How many `Arc`s a program of `Family::Woken` or `Family::Branching` has.
 const ARCS: usize = 2;
 
 /// A thread's own references to the `Arc`s, each until the thread drops it.
@@ -569,7 +664,7 @@ pub fn run(p: &Program) {
         mutexes: (0..p.mutexes).map(|_| Mutex::new(0)).collect(),
         flag: Mutex::new(false),
         cv: Condvar::new(),
-        arcs: (0..if p.family == Family::Woken { ARCS } else { 0 })
+        arcs: (0..if p.family.has_arcs() { ARCS } else { 0 })
             .map(|i| symx::sync::Arc::new(i as i64))
             .collect(),
     });
@@ -723,6 +818,29 @@ fn exec(w: &Arc<World>, ops: &[Op], seen: &mut Vec<i64>, mine: &mut Mine) {
                 let v = w.atomics[atomic].load(SeqCst);
                 seen.push(v);
                 symx::assume(v != value);
+            }
+            Op::Branch {
+                read,
+                value,
+                ref then,
+                ref otherwise,
+            } => {
+                let arm = |v: i64| if v == value { then } else { otherwise };
+                match read {
+                    Read::Atomic(a) => {
+                        let v = atomic(w, a);
+                        seen.push(v);
+                        exec(w, arm(v), seen, mine);
+                    }
+                    Read::Guard { mutex, add } => {
+                        let mut g = w.mutexes[mutex].lock().unwrap();
+                        let v = *g;
+                        seen.push(v);
+                        *g = v * 3 + add;
+                        exec(w, arm(v), seen, mine);
+                        drop(g);
+                    }
+                }
             }
             Op::SpawnJoin {
                 ref child,
@@ -1072,6 +1190,27 @@ fn variants(ops: &[Op]) -> Vec<Vec<Op>> {
                     out.push(splice(i, vec![smaller]));
                 }
             }
+            Op::Branch {
+                read,
+                value,
+                then,
+                otherwise,
+            } => {
+                // The read alone, without the branch.
+                out.push(splice(i, vec![unbranched(*read)]));
+                let branch = |then: Vec<Op>, otherwise: Vec<Op>| Op::Branch {
+                    read: *read,
+                    value: *value,
+                    then,
+                    otherwise,
+                };
+                for t in variants(then) {
+                    out.push(splice(i, vec![branch(t, otherwise.clone())]));
+                }
+                for o in variants(otherwise) {
+                    out.push(splice(i, vec![branch(then.clone(), o)]));
+                }
+            }
             Op::SpawnJoin { child, between } => {
                 let mut inline = child.clone();
                 inline.extend(between.iter().cloned());
@@ -1089,4 +1228,16 @@ fn variants(ops: &[Op]) -> Vec<Vec<Op>> {
         }
     }
     out
+}
+
+/// The operation a branch reads with, without the branch.
+fn unbranched(read: Read) -> Op {
+    match read {
+        Read::Atomic(a) => Op::Atomic(a),
+        Read::Guard { mutex, add } => Op::Locked {
+            mutex,
+            add,
+            body: Vec::new(),
+        },
+    }
 }

@@ -71,7 +71,7 @@
 use std::borrow::Cow;
 
 use super::events::{Ev, Names};
-use super::wakeup::{is_weak_initial, leaf_covers, take_weak_initial, SeqEv, Tree};
+use super::wakeup::{is_weak_initial, take_weak_initial, SeqEv, Tree};
 use super::Node;
 
 /// A child's place among its node's children in the order of the sequential exploration:
@@ -210,16 +210,11 @@ impl Node {
             if !take_weak_initial(ev, v, names) {
                 continue;
             }
-            // A leaf covers what reaches it, unless that gives way (`wakeup::leaf_covers`).
-            let covers = leaf_covers(v);
+            // A leaf does not cover what reaches it: that is kept below it (see `wakeup`).
             return match child {
                 _ if v.is_empty() => Place::Covered,
-                Child::Explored(i) if self.places[i].1.is_empty() && covers => Place::Covered,
                 Child::Explored(i) => Place::After(i),
-                // Taken as a leaf: it covers what reaches it.
-                Child::Chosen if self.below.is_empty() && covers => Place::Covered,
                 Child::Chosen => Place::Chosen,
-                Child::Pending(i) if self.wut.children[i].1.is_empty() && covers => Place::Covered,
                 Child::Pending(i) => Place::Below(i),
             };
         }

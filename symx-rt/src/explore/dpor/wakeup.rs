@@ -5,6 +5,27 @@
 //! Sequences are compared through *weak initials* `WI[E](v)`: the threads whose next event can
 //! start an execution equivalent to a continuation of `v`.
 //!
+//! Unlike the paper's, a leaf does not cover a longer sequence that reaches it: what remains of
+//! the sequence is kept below the leaf, whose exploration then follows it. The paper's
+//! argument for a covering leaf is that the exploration below it, whichever continuation comes
+//! first, runs into the races that lead to the rest of the sequence. Here that fails three
+//! ways, each found by `tests/dpor_vs_dfs.rs`. A sequence's events are as they ran in their
+//! own execution, while below the leaf an operation whose result differs there runs other
+//! code after it (`events::Access::Touches`), and a woken thread's changes are glued to the
+//! step that woke it: a thread explored at the node after the leaf was planted then sleeps
+//! below the leaf and, a weak initial of the reversals found there, blocks them
+//! (`a_leaf_that_covers_a_reversal_below_a_sleeper_that_blocks_its_races`, and 11 of 4,000
+//! fresh `Family::Branching` programs, one a blocking lock's section that branched on its data
+//! where the leaf put it first). And a sequence that gives way (a yield, or a step that lets
+//! a thread that yielded go, see `events::FAIRNESS`) is no free continuation: the scheduler
+//! hides a thread that yielded until another changes something, and the reversal that would
+//! put the yield back before the change was dropped against a thread asleep there that
+//! commutes with the yield (thread 1 stores 1 then 2 to `x`, thread 2 loads `x`, thread 3
+//! loads `x`, yields and compare-exchanges `x` from 0: thread 2 never read 1 while thread 3's
+//! compare-exchange saw 1; 2 of 1,200 `Yielding` programs, for which this rule once held
+//! alone). Kept below the leaf, the sequence costs an execution only where two of them reach
+//! one leaf by different continuations.
+//!
 //! A sequence's barrier arrivals carry how many arrivals their generation still needs where
 //! they stand in the sequence, run from the state the sequence is compared at (see
 //! `events::last_but_one`). Taking a weak initial that is an arrival moves the state past it,
@@ -13,7 +34,7 @@
 
 use std::borrow::{Borrow, Cow};
 
-use super::events::{dependent, Ev, Fair, Names};
+use super::events::{dependent, Ev, Names};
 
 /// An event of a sequence being inserted: borrowed from the trace it came from, or owned,
 /// and changed in place where taking a weak initial changes its count (see the module doc).
@@ -52,10 +73,6 @@ fn is_false(b: &bool) -> bool {
 }
 
 impl Tree {
-    pub fn is_empty(&self) -> bool {
-        self.children.is_empty()
-    }
-
     /// Whether some leaf of the tree is this explorer's to explore (not a shadow).
     pub fn has_own_leaf(&self) -> bool {
         match self.children.is_empty() {
@@ -93,9 +110,11 @@ impl Tree {
         'descend: loop {
             for i in 0..node.children.len() {
                 if take_weak_initial(&node.children[i].0, v, names) {
-                    if v.is_empty() || (node.children[i].1.is_empty() && leaf_covers(v)) {
-                        return false; // a leaf (or all of v) already stands for it
+                    if v.is_empty() {
+                        return false; // the tree already holds all of v
                     }
+                    // A leaf does not stand for what remains: it is kept below the leaf (see
+                    // the module doc).
                     node = &mut node.children[i].1;
                     continue 'descend;
                 }
@@ -105,24 +124,6 @@ impl Tree {
             return true;
         }
     }
-}
-
-/// Whether a leaf of a wakeup tree that is a weak prefix of a sequence stands for what remains
-/// of it, `v`: the exploration below the leaf follows whatever continuation comes first, and
-/// the races it runs into lead to `v` (the paper's argument, which assumes that any thread
-/// not asleep may take the next step).
-///
-/// Not when `v` gives way (a yield, or a step that lets a thread that yielded go, see
-/// `events::FAIRNESS`): the scheduler hides a thread that yielded until another changes
-/// something, so the continuation below the leaf is not free, and the reversal that would put
-/// the yield back before the change is dropped against a thread asleep there that commutes
-/// with the yield. Then `v` is kept below the leaf, as a sequence of its own. Found by the
-/// `Yielding` differential (`tests/dpor_vs_dfs.rs`): thread 1 stores 1 then 2 to `x`, thread
-/// 2 loads `x`, thread 3 loads `x`, yields and compare-exchanges `x` from 0; thread 2 never
-/// read 1 while thread 3's compare-exchange saw 1 (2 of 1,200 programs missed final states
-/// that way, none of 5,000 with this rule, for 0.3% more executions).
-pub(crate) fn leaf_covers<E: Borrow<Ev>>(v: &[E]) -> bool {
-    !v.iter().any(|e| e.borrow().fair == Fair::Write)
 }
 
 /// Where `p`'s thread stands as a weak initial of `v`: `Some(Some(at))` when `v` contains its
