@@ -487,10 +487,12 @@ fn bounded_dpor_misses_states_of_fresh_programs_with_woken_changes() {
 /// and without a bound): `t1: if x.swap(2) != 1 { count(arc1) }; load x`, `t2: load y`, `t3:
 /// y.swap(1); x = 1`: the reduction misses 2 of the bounded DFS's 15 final states (the
 /// seed's program: 6 of 38). Seed 9,001,687 (bound 1): `t1: lock m {}; load x`, `t2:
-/// spawn(y = 2; count(arc0)); lock m {}; join`, `t3: try_lock m {}`: 1 of 41. Cause not looked
-/// for (the bounded reduction's own code, `explore::bounded`).
+/// spawn(y = 2; count(arc0)); lock m {}; join`, `t3: try_lock m {}`: 1 of 41; reached since
+/// session 20's rules for the points under a bound (`docs/bounded-por.md`, the section on a
+/// race asking for its own thread), and kept here to check with the other. Cause of the first
+/// not looked for (the bounded reduction's own code, `explore::bounded`).
 #[test]
-#[ignore = "known gap: final states missed on two fresh programs that branch"]
+#[ignore = "known gap: final states missed on a fresh program that branches (seed 9,001,386)"]
 fn bounded_dpor_misses_states_of_programs_that_branch() {
     use random_programs::{AtomicOp::*, Op, Read};
     let section = |try_lock: bool| {
