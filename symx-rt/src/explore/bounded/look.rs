@@ -316,24 +316,27 @@ impl Look<'_> {
     }
 
     /// The points for running `u` before event `i`: at `i`, and conservatively at the start
-    /// of the run of `i`'s thread `v` that contains it (Coons et al.'s point), unless `i`
+    /// of the run of `i`'s thread `v` that contains it (Coons et al.'s point; where `u` sleeps
+    /// there, every thread that can run, [`Node::ask_conservative`]), unless `i`
     /// starts that run: then the race's own point is Coons's, switching where the original
-    /// schedule switched (to the initial instead of `v`, at no more cost), and the initial it
-    /// asks for stands for the reversal as at any race's point (until session 15, `u` itself
-    /// was asked for there too, or every thread that can run when `u` cannot). Running `u` at a
-    /// step of that run in between instead only moves `u`'s events behind `v`'s independent
-    /// ones (the same trace) or reverses a race of its own, with its own points, unless `u`
-    /// then blocks on a lock `v` holds there and the switch back is free: those schedules are
-    /// [`Look::blocked_inside`]'s (until session 14 this asked for `u` at every step of the
-    /// run where `v` held a lock). When the bound keeps `u`
-    /// from running at `i`, also at every earlier step where `u` can run: the cheapest schedule
-    /// of the reversed trace may switch to `u` earlier still and come back for free once
-    /// threads block (on a lock, on a join), which no switch of this execution marks. Where `u`
-    /// cannot run at such a step because it waits for another thread (a join, a lock), the
-    /// thread that lets it go (an enabler of `u`'s first event from there on, one level deep)
-    /// is asked for there instead, if it has not run yet: once it has, switching to `u` can be
-    /// free. (Seed 3,799 of `Family::Untouched`: `u` joined a child, and only running the child
-    /// before the race's thread took the lock made `u`'s critical section first fit the bound.)
+    /// schedule switched (to `u` instead of `v`, at no more cost, or every thread that can run
+    /// when `u` cannot; where `u` sleeps there, to an initial, which stands for the reversal as
+    /// at any race's point: [`Node::ask_initials`]), and no conservative point is asked there
+    /// besides (until session 15 one was; until session 20 the race's own point asked for an
+    /// initial also where `u` was awake). Running `u` at a step of that run in between
+    /// instead only moves `u`'s events behind `v`'s independent ones (the same trace) or
+    /// reverses a race of its own, with its own points, unless `u` then blocks on a lock `v`
+    /// holds there and the switch back is free: those schedules are [`Look::blocked_inside`]'s
+    /// (until session 14 this asked for `u` at every step of the run where `v` held a lock).
+    /// When the bound keeps `u` from running at `i`, also at every earlier step where `u` can
+    /// run: the cheapest schedule of the reversed trace may switch to `u` earlier still and
+    /// come back for free once threads block (on a lock, on a join), which no switch of this
+    /// execution marks. Where `u` cannot run at such a step because it waits for another
+    /// thread (a join, a lock), the thread that lets it go (an enabler of `u`'s first event
+    /// from there on, one level deep) is asked for there instead, if it has not run yet: once
+    /// it has, switching to `u` can be free. (Seed 3,799 of `Family::Untouched`: `u` joined a
+    /// child, and only running the child before the race's thread took the lock made `u`'s
+    /// critical section first fit the bound.)
     ///
     /// No conservative point at the start of main's first run (step 0, `v` main) where `u` can
     /// run at `i` (session 20): no switch starts that run (before the first step main counts as
@@ -355,6 +358,9 @@ impl Look<'_> {
     /// points were 84 % repeats (session 13), and leaving those out took them from 287,427 to
     /// 284,722 executions (over the optimal DPOR 1,406 -> 1,370 of 12,505), and to 283,377
     /// (1,344) once the later may be the run's start; no trace missed on any differential.
+    ///
+    /// [`Node::ask_initials`]: super::node::Node::ask_initials
+    /// [`Node::ask_conservative`]: super::node::Node::ask_conservative
     fn race(
         &self,
         i: usize,

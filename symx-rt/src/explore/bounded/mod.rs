@@ -9,10 +9,11 @@
 //! the ones tried, and its sleep set. After every execution, each race asks for the racing
 //! thread to run before it ([`backtrack`]), and again at the last context switch before it
 //! (Coons et al.'s *conservative* point, where the reversal costs no preemption the original
-//! schedule did not pay); when the bound (or a yield) keeps the racing thread from running
-//! where the race is, also at every earlier step where it can run. And a thread that acquired
-//! a lock after another thread released it is asked for at that release, inside the critical
-//! section (where it waits there, the threads its acquisition comes after). Blocking is why:
+//! schedule did not pay; where the racing thread sleeps there, every thread that can run);
+//! when the bound (or a yield) keeps the racing thread from running where the race is, also
+//! at every earlier step where it can run. And a thread that acquired a lock after another
+//! thread released it is asked for at that release, inside the critical section (where it
+//! waits there, the threads its acquisition comes after). Blocking is why:
 //! a switch away from a thread that blocked (on a lock, a join) or yielded is free, so the
 //! cheapest schedule of a trace may preempt a thread inside a critical section and come back
 //! for free once the other thread blocks on it, a point no single context switch of the
@@ -31,16 +32,18 @@
 //! two of its fresh-seed search that missed one until session 20, and the 10,000 fresh seeds
 //! of session 20's search at bounds 0 to 3 and without a bound; `docs/bounded-por.md`,
 //! "Session 19" and "Session 20"). Known gap, pinned by an ignored test that fails until
-//! fixed: without woken changes, one of 700 fresh larger seeds at bound 1, a `try_lock` that
-//! fails inside another thread's section
-//! (`bounded_dpor_misses_a_state_of_a_try_lock_racing_a_locked_section`).
+//! fixed: code that branches on what an operation returned (`Family::Branching`), one of
+//! 2,000 fresh programs (`bounded_dpor_misses_states_of_programs_that_branch`).
 //!
 //! Four departures from the textbook algorithm keep it complete (each found by the differential
 //! test on random programs and pinned by a test there): a race is reversed by asking for an
 //! *initial* of the reversed sequence `notdep(i, E).p` (source sets, Abdulla, Aronis, Jonsson,
-//! Sagonas, POPL 2014), not for `p` itself, which may sleep there while the initial does not; a
-//! step that takes a conflicting pending event away from another thread (a notify ending a wait
-//! that could have woken spuriously) races with it, though no later lookahead shows that event;
+//! Sagonas, POPL 2014), not for `p` itself, which may sleep there while the initial does not
+//! (under a bound only where `p` sleeps: elsewhere the point asks for `p` as Coons et al.'s
+//! does, since one initial's branch stands for the others only without a bound, see
+//! [`Node::ask_initials`]); a step that takes a conflicting pending event away from another
+//! thread (a notify ending a wait that could have woken spuriously) races with it, though no
+//! later lookahead shows that event;
 //! and with spurious wake-ups on, every step that is not itself a spurious wake-up or a yield
 //! is dependent with spurious wake-ups (it re-enables a waiter that just woke spuriously, see
 //! [`spurious_fairness`]); and the operations threads were left with when the execution ended
@@ -349,7 +352,7 @@ impl Bpor {
         if node.cut {
             for &(at, t) in &node.deferred {
                 if let Some(n) = self.nodes.get_mut(at) {
-                    n.ask(t);
+                    n.ask_conservative(t);
                 }
             }
         }
@@ -394,6 +397,7 @@ impl Bpor {
                 unchanged,
             },
         );
+        let bounded = self.bound.is_some();
         for Point {
             at,
             thread,
@@ -414,9 +418,9 @@ impl Bpor {
             }
             // A half-asleep thread whose run from here to its end is covered: as if tried here
             // already (see `runs_to_its_end`).
-            if self.bound.is_some() && !self.yields {
-                let asked =
-                    (self.nodes.get(at)).and_then(|n| n.adds(conservative, thread, initials));
+            if bounded && !self.yields {
+                let asked = (self.nodes.get(at))
+                    .and_then(|n| n.adds(conservative, thread, initials, bounded));
                 let (nodes, names, left) = (&self.nodes, &mut self.names, &self.unfinished);
                 let covered =
                     asked.is_some_and(|t| runs_to_its_end(nodes, evs, trace, at, t, left, names));
@@ -427,9 +431,9 @@ impl Bpor {
             }
             if let Some(node) = self.nodes.get_mut(at) {
                 if conservative {
-                    node.ask(thread);
+                    node.ask_conservative(thread);
                 } else {
-                    node.ask_initials(thread, initials);
+                    node.ask_initials(thread, initials, bounded);
                 }
             }
         }

@@ -122,10 +122,67 @@ impl Node {
         }
     }
 
-    /// Asks for one of `initials` here (the source-set rule): nothing when one was tried or
-    /// is asked for already; else [`Node::initial`]. When none can run here (the bound), as
-    /// [`Node::ask`] for `p`.
-    pub(super) fn ask_initials(&mut self, p: ThreadId, initials: &[ThreadId]) {
+    /// Asks for `t` here for a conservative point (under a bound): as [`Node::ask`], and where
+    /// `t` sleeps here, for every thread that can run, as where it cannot.
+    ///
+    /// Why (session 20): a conservative point asks for `t`, the racing thread, where the
+    /// reversal of its race may start at no more cost than the original schedule paid, for a
+    /// trace in which `t`'s event comes before the race's first. A sleeping `t` covers only the
+    /// traces with `t` among their initials here ([`puts_to_sleep`]'s argument), and the
+    /// reversed trace need not be one: `t`'s event may follow events of other threads in it
+    /// (the initials of the reversed sequence, `Look::initials`, are asked for at the race's
+    /// own point, which the bound may cut off). So asking for a sleeping `t` asked for
+    /// nothing. Every thread that can run makes the node's exploration the full one, whose
+    /// only left-out branches are the sleepers', each covering its own traces. Until session
+    /// 20 a sleeping `t` was asked for, and seed 43,084 of `Yielding` missed a final state at
+    /// bounds 0 to 3 (`bounded_por.rs`,
+    /// `a_conservative_point_for_a_sleeping_thread_asks_for_every_thread`).
+    ///
+    /// [`puts_to_sleep`]: super::sleep::puts_to_sleep
+    pub(super) fn ask_conservative(&mut self, t: ThreadId) {
+        match self.sleeps(t) {
+            true => {
+                for at in 0..self.ready.len() {
+                    self.add(self.ready[at]);
+                }
+            }
+            false => self.ask(t),
+        }
+    }
+
+    /// Asks here for the reversal of a race of `p`'s next event, `initials` those of the
+    /// reversed sequence (`Look::initials`). Without a bound, or where `p` sleeps here, one of
+    /// `initials` (the source-set rule): nothing when one was tried or is asked for already;
+    /// else [`Node::initial`]; when none can run here (the bound), as [`Node::ask`] for `p`.
+    /// Under a bound where `p` is awake, Coons et al.'s rule: [`Node::ask`] for `p` (`p` where
+    /// it can run, every thread that can where it cannot), whatever initials were tried.
+    ///
+    /// Why (session 20): without a bound, the branch of an initial `w` explores every trace
+    /// that has `w` among its initials here, so any one initial tried covers the reversal.
+    /// Under a bound it explores only those with a schedule within the bound through it, and
+    /// moving `w`'s step to the front of a trace's schedule can cost a preemption: where `w`
+    /// runs on after its step there and came to it by a free switch (the thread before it
+    /// ended or blocked), the front pays the switch away from `w` that the schedule did not
+    /// (the case [`half_sleeps`] leaves out). So one initial tried is no cover for another,
+    /// and asking for one more where one was tried does not restore the rule that the
+    /// conservative points complete: Coons et al.'s asks for `p`. Where `p` sleeps, the
+    /// sleeper covers every trace within the bound with `p` among its initials
+    /// ([`puts_to_sleep`]'s argument), and an initial is asked for as before (the reversed
+    /// sequence may not start with `p`). Until session 20 the source-set rule held under the
+    /// bound too, and missed a final state of seed 41,194 (`bounded_por.rs`,
+    /// `a_failed_try_lock_inside_a_section_is_asked_for_as_its_own_thread`): inside `t1`'s
+    /// section, at its unlock, the race of `t3`'s `try_lock` had initials `t2` and `t3`, and
+    /// `t2` was asked for; but the state where `t3`'s `try_lock` fails and `t1` loads `x`
+    /// before `t2` adds has only `t3 t3 t1 t1 t2 t2` from there within bound 1 (`t2`'s load
+    /// first pays the switches to `t2` and from it to `t3`, two preemptions).
+    ///
+    /// [`half_sleeps`]: super::sleep::half_sleeps
+    /// [`puts_to_sleep`]: super::sleep::puts_to_sleep
+    pub(super) fn ask_initials(&mut self, p: ThreadId, initials: &[ThreadId], bounded: bool) {
+        if bounded && !self.sleeps(p) {
+            self.ask(p);
+            return;
+        }
         if initials.iter().any(|t| self.tried(t)) {
             return;
         }
@@ -135,17 +192,21 @@ impl Node {
         }
     }
 
-    /// The thread a point for `t` would add here: `t` itself if `conservative` ([`Node::ask`],
-    /// when it can run here), else the one of `initials` [`Node::ask_initials`] adds; none
-    /// where it would add nothing or every thread that can run.
+    /// The thread a point for `t` would add here: `t` itself if `conservative`, or under a
+    /// bound (`bounded`) where `t` is awake ([`Node::ask`], [`Node::ask_conservative`], when
+    /// it can run here and is awake), else the one of `initials` [`Node::ask_initials`] adds;
+    /// none where it would add nothing or every thread that can run.
     pub(super) fn adds(
         &self,
         conservative: bool,
         t: ThreadId,
         initials: &[ThreadId],
+        bounded: bool,
     ) -> Option<ThreadId> {
-        match conservative {
-            true => Some(t).filter(|t| self.ready.contains(t) && !self.tried(t)),
+        match conservative || bounded && !self.sleeps(t) {
+            true => {
+                Some(t).filter(|t| self.ready.contains(t) && !self.tried(t) && !self.sleeps(*t))
+            }
             false if initials.iter().any(|t| self.tried(t)) => None,
             false => self.initial(initials),
         }
