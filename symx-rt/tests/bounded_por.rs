@@ -747,6 +747,57 @@ fn a_conservative_point_for_a_sleeping_thread_asks_for_every_thread() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// Two more programs of session 20's fresh-seed search that main (0570580) missed at bound 0
+/// and the rule of [`a_race_under_a_bound_asks_for_its_own_thread`] reaches (a race asks for
+/// its own thread, not for another initial of the reversed sequence), shrunk. Seed 42,141 of
+/// `Deadlocky`: `t1: lock m {}; load y`, `t2: y.swap(1)`, `t3: signal; load y` (1 of the
+/// DFS's 4 final states missed before); seed 43,881 of `Asserting` (also `Awaiting` and
+/// `Untouched`): `t1: load x; assert y == 2`, `t2: signal (notify_all); load y`, `t3:
+/// y.swap(3)` (1 of its traces missed before).
+#[test]
+fn races_under_bound_0_ask_for_their_own_threads() {
+    use random_programs::{AtomicOp::*, Op};
+    let signal = |all: bool| Op::Signal { all, inside: false };
+    let locked = Program {
+        family: Family::Deadlocky,
+        atomics: 2,
+        mutexes: 2,
+        condvar: true,
+        threads: vec![
+            vec![
+                Op::Locked {
+                    mutex: 0,
+                    add: 2,
+                    body: vec![],
+                },
+                Op::Atomic(Load(1)),
+            ],
+            vec![Op::Atomic(Swap(1, 1))],
+            vec![signal(false), Op::Atomic(Load(1))],
+        ],
+    };
+    reaches_every_state(&locked, Some(0), 4, (6, 5));
+    let asserting = Program {
+        family: Family::Asserting,
+        atomics: 2,
+        mutexes: 0,
+        condvar: true,
+        threads: vec![
+            vec![
+                Op::Atomic(Load(0)),
+                Op::Assert {
+                    atomic: 1,
+                    value: 2,
+                },
+            ],
+            vec![signal(true), Op::Atomic(Load(1))],
+            vec![Op::Atomic(Swap(1, 3))],
+        ],
+    };
+    let problems = compare(&asserting, Some(0), false, &mut Stats::default());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// 3,000 larger programs of `Family::Untouched`: before the child-at-conservative-points
 /// rule, all agreed but seed 3,799 (see
 /// `a_thread_waiting_for_a_child_gets_the_child_at_its_conservative_points`).
