@@ -594,6 +594,40 @@ fn a_join_that_did_not_wait_could_have_waited() {
     }
 }
 
+/// A known gap found after session 20's rules landed together: seed 8,009,321 of
+/// `Family::Woken` (5,000 interleavings) misses 1 of the bounded DFS's 18 final states at
+/// bounds 2 and 3 on main with the session's rules for the points under a bound (a race's own
+/// point asking for its own thread, `docs/bounded-por.md`), with and without the `try_lock` and
+/// join rules; main 0570580 reached it, and so did 0570580 with only those two rules (the
+/// fresh-seed search of 8,006,000 to 8,011,999 missed nothing there). Shrunk (bound 2): `t1:
+/// x += 1`, `t2: y += 1; spawn c { x = 2 }; y.cas(2, 3); join c; y = 2`, `t3: y = 2`, 1 of
+/// 17. Cause not looked for.
+#[test]
+#[ignore = "known gap: a final state missed at bounds 2 and 3 (seed 8,009,321, shrunk)"]
+fn bounded_dpor_misses_a_state_of_a_woken_program_since_the_own_thread_rule() {
+    use random_programs::{AtomicOp::*, Op::*};
+    let p = Program {
+        family: Family::Woken,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Atomic(FetchAdd(0, 1))],
+            vec![
+                Atomic(FetchAdd(1, 1)),
+                SpawnJoin {
+                    child: vec![Atomic(Store(0, 2))],
+                    between: vec![Atomic(Cas(1, 2, 3))],
+                },
+                Atomic(Store(1, 2)),
+            ],
+            vec![Atomic(Store(1, 2))],
+        ],
+    };
+    let problems = compare(&p, Some(2), false, &mut Stats::default());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// Known gaps of `Family::Branching`, found by its first fresh-seed search (`seed_range`,
 /// seeds 9,000,000 to 9,001,999 at 5,000 interleavings, bounds 0 to 3 and without a bound with
 /// spurious wake-ups, session 20: 3 of 10,000 comparisons), shrunk. Seed 9,001,386 (bound 3,
