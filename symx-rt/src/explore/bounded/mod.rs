@@ -30,12 +30,9 @@
 //! model of its own, checked only on random programs (`Family::Woken`: the 150 in CI reach
 //! every final state, and so do the four larger seeds that missed one until session 19, the
 //! two of its fresh-seed search that missed one until session 20; `docs/bounded-por.md`,
-//! "Session 19" and "Session 20"). Known gaps, pinned by ignored tests that fail until fixed:
+//! "Session 19" and "Session 20"). Known gap, pinned by an ignored test that fails until fixed:
 //! code that branches on what an operation returned (`Family::Branching`), one of 2,000 fresh
-//! programs (`bounded_dpor_misses_states_of_programs_that_branch`); and one of session 20's
-//! 12,000 fresh `Woken` seeds, reached before the rule that a race's own point asks for its own
-//! thread under a bound and missed with it (seed 8,009,321 at bounds 2 and 3,
-//! `bounded_dpor_misses_a_state_of_a_woken_program_since_the_own_thread_rule`).
+//! programs (`bounded_dpor_misses_states_of_programs_that_branch`).
 //!
 //! Four departures from the textbook algorithm keep it complete (each found by the differential
 //! test on random programs and pinned by a test there): a race is reversed by asking for an
