@@ -25,7 +25,7 @@
 //! the bound reaches is found, with a schedule within the bound. One trace may be explored by
 //! more than one execution (unlike the optimal DPOR without a bound). The reasoning is Coons
 //! et al.'s for the backtracking points, and the argument at [`puts_to_sleep`] for the sleep
-//! sets; `tests/bounded_por.rs` checks it against the bounded DFS on random programs. What
+//! sets; `tests/bounded_por/` checks it against the bounded DFS on random programs. What
 //! code changes right after a wait returns (woken threads' changes, below) is ordered by a
 //! model of its own, checked only on random programs (`Family::Woken`: the 150 in CI reach
 //! every final state, and so do the four larger seeds that missed one until session 19, the
