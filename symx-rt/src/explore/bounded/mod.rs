@@ -403,11 +403,21 @@ impl Bpor {
             conservative,
             race,
             initials,
+            sleeper,
         } in points
         {
             let (at, thread, conservative, race) = (*at, *thread, *conservative, *race);
             if at < fixed {
                 continue;
+            }
+            // A race through a step that may branch: only where that step's thread sleeps
+            // with an event the later step's depends on (`Look::races_through_branches`).
+            if let Some((s, k)) = *sleeper {
+                let names = &mut self.names;
+                let mut sleeping = (self.nodes.get(at).into_iter()).flat_map(|n| &n.sleep);
+                if !sleeping.any(|e| e.thread == s && dependent(e, &evs[k], names)) {
+                    continue;
+                }
             }
             if conservative && race > at {
                 if let Some(next) = self.nodes.get_mut(at + 1) {
