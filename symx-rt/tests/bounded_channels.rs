@@ -1,5 +1,5 @@
 //! Differential test of the bounded partial-order reduction on random programs over unbounded
-//! channels (the random programs of `bounded_por.rs` have none): under every preemption bound
+//! channels (the random programs of `bounded_por/` have none): under every preemption bound
 //! from 0 to 3, the reduction finds a failure of the same kind as the bounded DFS, or, when
 //! neither finds one, reaches exactly the DFS's outcomes, in no more executions; and so does
 //! the optimal DPOR against every interleaving, without a bound, on the first programs.

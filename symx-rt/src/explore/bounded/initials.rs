@@ -40,7 +40,7 @@ impl Look<'_> {
     /// The order is happens-before, `hb`, of the steps, with the changes of the steps from
     /// `i` on as events of their own ([`Order`]); without such changes, `hb` alone. Until
     /// session 19 an event that conflicted with a woken change of an earlier step followed
-    /// that step, one step of the order only (`bounded_por.rs`,
+    /// that step, one step of the order only (`bounded_por/`,
     /// `initials_follow_the_changes_of_woken_threads`), not what followed it.
     pub(super) fn initials(&self, r: Reversal<'_>) -> SmallVec<[ThreadId; 4]> {
         let Reversal { i, k, next, before } = r;
@@ -135,7 +135,7 @@ impl Look<'_> {
 /// ran, and may be anything such code can change: an event of `v` that conflicts with that
 /// comes before it, and so it is no initial. As the optimal DPOR's wakeup sequences
 /// (`dpor::reversals`' `may_take_another_path`, which says why no other operation is taken so).
-/// Without it (`tests/bounded_por.rs`, `a_moved_try_lock_takes_the_other_path`): `t1: x = 1`,
+/// Without it (`tests/bounded_por/`, `a_moved_try_lock_takes_the_other_path`): `t1: x = 1`,
 /// `t2: if m.try_lock() { drop(arc0) }; x.cas(0, 3)`, `t3: x.cas(0, 1); lock m {}`, main
 /// reading the `Arc` counts after each join, never read them after `t1`'s end and before
 /// `t2`'s drop with `t2`'s section between `t3`'s compare-exchange and lock: the race of

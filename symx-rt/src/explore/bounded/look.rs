@@ -168,7 +168,7 @@ impl Look<'_> {
     /// stands for it). The optimal DPOR has these races (`dpor::woken::later_races`).
     /// Without them, `t1: spawn c { load y }; load x; join c`, `t2: y.cas(0, 2)`, with main
     /// reading the `Arc` counts after joining `t1`, never read them after `t2`'s drops with
-    /// `c`'s load before the compare-exchange (`tests/bounded_por.rs`,
+    /// `c`'s load before the compare-exchange (`tests/bounded_por/`,
     /// `a_change_races_as_its_past`).
     fn races_with_pasts(&self, k: usize, next: &Ev, before: &[usize], out: &mut Asks) {
         let (evs, hb) = (self.evs, self.hb);
@@ -253,7 +253,7 @@ impl Look<'_> {
     /// Without it, `t1: x += 1`, `t2: spawn c { load x; x.swap(3) }; y += 1; join c;
     /// drop(arc1); y = 2`, bound 0, main reading the `Arc` counts after each join, never read
     /// them after `t1`'s end with `t2`'s drop before them and its end after them, with `c`'s
-    /// load before `t1`'s add (`tests/bounded_por.rs`,
+    /// load before `t1`'s add (`tests/bounded_por/`,
     /// `a_join_that_did_not_wait_could_have_waited`; seed 8,003,450 of `Family::Woken`).
     pub(super) fn joined_earlier(&self, a: &Apart, out: &mut Asks) {
         if !matches!(a.part, Part::Joined { .. }) {
@@ -313,7 +313,7 @@ impl Look<'_> {
     /// event after `r` comes before `q`, and not after `r`, is asked for at `r` if it can run
     /// there; none when `u`'s event before `q` comes after `r` (it reaches the lock only
     /// after the release, as main after joining `v`). Until session 18 nothing was asked there:
-    /// `tests/bounded_por.rs::a_thread_waiting_at_the_release_gets_what_it_waits_for`.
+    /// `tests/bounded_por/points.rs::a_thread_waiting_at_the_release_gets_what_it_waits_for`.
     pub(super) fn blocked_inside(&self, out: &mut Asks) {
         // Per lock, its last release so far: the step, the thread, and whether by a reader.
         let mut released: SmallVec<[(Canon, usize, ThreadId, bool); 4]> = SmallVec::new();

@@ -25,14 +25,17 @@
 //! the bound reaches is found, with a schedule within the bound. One trace may be explored by
 //! more than one execution (unlike the optimal DPOR without a bound). The reasoning is Coons
 //! et al.'s for the backtracking points, and the argument at [`puts_to_sleep`] for the sleep
-//! sets; `tests/bounded_por.rs` checks it against the bounded DFS on random programs. What
+//! sets; `tests/bounded_por/` checks it against the bounded DFS on random programs. What
 //! code changes right after a wait returns (woken threads' changes, below) is ordered by a
 //! model of its own, checked only on random programs (`Family::Woken`: the 150 in CI reach
 //! every final state, and so do the four larger seeds that missed one until session 19, the
 //! two of its fresh-seed search that missed one until session 20; `docs/bounded-por.md`,
-//! "Session 19" and "Session 20"). Known gap, pinned by an ignored test that fails until fixed:
-//! code that branches on what an operation returned (`Family::Branching`), one of 2,000 fresh
-//! programs (`bounded_dpor_misses_states_of_programs_that_branch`).
+//! "Session 19" and "Session 20"). Code that branches on what an operation returned
+//! (`Family::Branching`) is checked on random programs too: a step whose result may differ
+//! where a reversal moves it races with what its other path touches
+//! (`look::Look::races_through_branches`, session 21). Known gap, pinned by an ignored test
+//! that fails until fixed: one of 2,000 fresh such programs at bound 3
+//! (`bounded_dpor_misses_a_state_of_a_program_that_branches_under_a_bound`).
 //!
 //! Four departures from the textbook algorithm keep it complete (each found by the differential
 //! test on random programs and pinned by a test there): a race is reversed by asking for an

@@ -60,7 +60,7 @@ pub(super) struct Node {
     /// without a bound too, and the reduction's events model that rule as the optimal DPOR's do
     /// ([`yield_fairness`](super::fairness::yield_fairness)), so an exploration below which only
     /// yields hid threads is the unbounded reduction, which reverses every race it sees (the
-    /// yielding programs' differentials, `bounded_por.rs::programs_that_yield` and its 2,000 larger
+    /// yielding programs' differentials, `bounded_por/main.rs::programs_that_yield` and its 2,000 larger
     /// programs, check that, and ran 114,561 -> 113,385 executions on the larger; the SPSC queue,
     /// where the bound also cuts nearly everywhere, is unchanged).
     pub(super) cut: bool,
@@ -135,7 +135,7 @@ impl Node {
     /// nothing. Every thread that can run makes the node's exploration the full one, whose
     /// only left-out branches are the sleepers', each covering its own traces. Until session
     /// 20 a sleeping `t` was asked for, and seed 43,084 of `Yielding` missed a final state at
-    /// bounds 0 to 3 (`bounded_por.rs`,
+    /// bounds 0 to 3 (`bounded_por/`,
     /// `a_conservative_point_for_a_sleeping_thread_asks_for_every_thread`).
     ///
     /// [`puts_to_sleep`]: super::sleep::puts_to_sleep
@@ -169,7 +169,7 @@ impl Node {
     /// sleeper covers every trace within the bound with `p` among its initials
     /// ([`puts_to_sleep`]'s argument), and an initial is asked for as before (the reversed
     /// sequence may not start with `p`). Until session 20 the source-set rule held under the
-    /// bound too, and missed a final state of seed 41,194 (`bounded_por.rs`,
+    /// bound too, and missed a final state of seed 41,194 (`bounded_por/`,
     /// `a_failed_try_lock_inside_a_section_is_asked_for_as_its_own_thread`): inside `t1`'s
     /// section, at its unlock, the race of `t3`'s `try_lock` had initials `t2` and `t3`, and
     /// `t2` was asked for; but the state where `t3`'s `try_lock` fails and `t1` loads `x`
@@ -180,7 +180,7 @@ impl Node {
     /// `p`'s branch covers only traces that have a schedule within the bound starting with
     /// `p`, and the reversed sequence's cheapest schedule may start with another initial.
     /// Asking for `p` alone lost 1 of the 18 final states of `Woken` seed 8,009,321 at bounds
-    /// 2 and 3, which the source-set rule had reached (`bounded_por.rs`,
+    /// 2 and 3, which the source-set rule had reached (`bounded_por/`,
     /// `a_race_under_a_bound_asks_for_an_initial_as_well`).
     ///
     /// [`half_sleeps`]: super::sleep::half_sleeps

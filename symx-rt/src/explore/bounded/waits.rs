@@ -28,7 +28,7 @@ type Key = (ThreadId, u32);
 /// `t3: spawn c { y.cas(2, 1); load x }; y += 2; join c` with `t1: y.cas(0, 2)`, `t2: x += 2`
 /// and main reading the `Arc` counts after each join never ran `c`'s load after `t3`'s add and
 /// `t1`'s end and before `t2`'s add: `c`'s load slept there, from the branch where it ran
-/// right after `c`'s compare-exchange, before `t3` came to its join (`tests/bounded_por.rs`,
+/// right after `c`'s compare-exchange, before `t3` came to its join (`tests/bounded_por/`,
 /// `a_sleeping_end_carries_what_its_joiner_changes`).
 #[derive(Default)]
 pub(super) struct Waits(Vec<(Key, Key, SmallVec<[Access; 2]>)>);

@@ -192,7 +192,7 @@ impl Dpor {
                 // quiet; a quiet one cannot stop the step's thread, and one that changed
                 // something let every thread that yielded go itself. `pending` took every step
                 // after a first yield as one that may let a thread go, which woke a sleeping
-                // yield at the first load (the SPSC queue of `bounded_por.rs` ran 2.6 times
+                // yield at the first load (the SPSC queue of `bounded_por/` ran 2.6 times
                 // its traces).
                 if let Some((kind, ..)) = point.previous.filter(|_| point.quiet) {
                     if threads.contains(&parent.chosen.thread) {

@@ -168,7 +168,7 @@ impl Dpor {
 /// the change, and the same steps follow. The races of those steps are this execution's (the
 /// thread's own yield orders nothing against its own steps), so the branch would find nothing
 /// this one has not. Where another thread runs after the change, the yield's place decides
-/// what that thread may interleave, and the reversal stays. (The SPSC queue of `bounded_por.rs`,
+/// what that thread may interleave, and the reversal stays. (The SPSC queue of `bounded_por/`,
 /// three items, no bound: 6,144 executions, 4,096 with this; the same 287 traces of the steps
 /// other than yields.)
 fn yield_then_solo(trace: &[Event], evs: &[Ev], i: usize, j: usize, ran: usize) -> bool {
