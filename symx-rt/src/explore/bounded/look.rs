@@ -132,8 +132,7 @@ impl Look<'_> {
             let prev = (eb.index > 0)
                 .then(|| step_of(self.positions, (eb.thread, eb.index - 1)))
                 .flatten();
-            for i in 0..b {
-                let ei = &evs[i];
+            for (i, ei) in evs.iter().enumerate().take(b) {
                 if ei.thread == eb.thread
                     || !depends(&ei.exact, &eb.exact)
                     || prev.is_some_and(|p| hb.before(i, ei.thread, p))
