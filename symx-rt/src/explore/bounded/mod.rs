@@ -425,6 +425,9 @@ impl Bpor {
                     asked.is_some_and(|t| runs_to_its_end(nodes, evs, trace, at, t, left, names));
                 if covered {
                     self.nodes[at].cut = true;
+                    if !conservative {
+                        self.nodes[at].ask_another_initial(thread, initials);
+                    }
                     continue;
                 }
             }
