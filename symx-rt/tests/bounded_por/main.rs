@@ -412,63 +412,42 @@ fn bounded_dpor_on_programs_that_branch() {
     check_many(&[Family::Branching], 0, 150, 2_000.0, false);
 }
 
-/// Known gaps of `Family::Branching`, found by its first fresh-seed search (`seed_range`,
-/// seeds 9,000,000 to 9,001,999 at 5,000 interleavings, bounds 0 to 3 and without a bound with
-/// spurious wake-ups, session 20: 3 of 10,000 comparisons), shrunk. Seed 9,001,386 (bound 3,
-/// and without a bound): `t1: if x.swap(2) != 1 { count(arc1) }; load x`, `t2: load y`, `t3:
-/// y.swap(1); x = 1`: the reduction misses 2 of the bounded DFS's 15 final states (the
-/// seed's program: 6 of 38). Seed 9,001,687 (bound 1): `t1: lock m {}; load x`, `t2:
-/// spawn(y = 2; count(arc0)); lock m {}; join`, `t3: try_lock m {}`: 1 of 41; reached since
-/// session 20's rules for the points under a bound (`docs/bounded-por.md`, the section on a
-/// race asking for its own thread), and kept here to check with the other. Cause of the first
-/// not looked for (the bounded reduction's own code, `explore::bounded`).
+/// Known gap of `Family::Branching`, found by session 21's search of seeds 9,000,000 to
+/// 9,001,999 (5,000 interleavings, bounds 0 to 3 and without a bound with spurious wake-ups),
+/// missed on main 0db94f4 too, not by session 20's search of the same seeds (so it came with
+/// a rule landed after that search; not looked for): seed 9,000,071 at bound 3, 1 of the DFS's
+/// 12 final states. Shrunk: `t1: spawn c { y += 2 }; x.swap(3); join c; count(arc1); x = 1`,
+/// `t2: if m.try_lock() { x.swap(1) }`: 1 of the DFS's 7 final states missed at bounds 2 and
+/// 3 (not at 0, 1 or without a bound), one where `t2`'s swap comes before `t1`'s.
 #[test]
-#[ignore = "known gap: final states missed on a fresh program that branches (seed 9,001,386)"]
-fn bounded_dpor_misses_states_of_programs_that_branch() {
-    use random_programs::{AtomicOp::*, Op, Read};
-    let section = |try_lock: bool| {
-        let (mutex, add, body) = (0, 1, vec![]);
-        match try_lock {
-            true => Op::TryLocked { mutex, add, body },
-            false => Op::Locked { mutex, add, body },
-        }
-    };
-    let swapped = Program {
-        family: Family::Branching,
-        atomics: 2,
-        mutexes: 0,
-        condvar: false,
-        threads: vec![
-            vec![
-                Op::Branch {
-                    read: Read::Atomic(Swap(0, 2)),
-                    value: 1,
-                    then: vec![],
-                    otherwise: vec![Op::Count { arc: 1 }],
-                },
-                Op::Atomic(Load(0)),
-            ],
-            vec![Op::Atomic(Load(1))],
-            vec![Op::Atomic(Swap(1, 1)), Op::Atomic(Store(0, 1))],
-        ],
-    };
-    let locked = Program {
+#[ignore = "known gap: a final state missed under bounds 2 and 3 (Branching seed 9,000,071)"]
+fn bounded_dpor_misses_a_state_of_a_program_that_branches_under_a_bound() {
+    use random_programs::{AtomicOp::*, Op};
+    let p = Program {
         family: Family::Branching,
         atomics: 2,
         mutexes: 1,
         condvar: false,
         threads: vec![
-            vec![section(false), Op::Atomic(Load(0))],
-            vec![Op::SpawnJoin {
-                child: vec![Op::Atomic(Store(1, 2)), Op::Count { arc: 0 }],
-                between: vec![section(false)],
+            vec![
+                Op::SpawnJoin {
+                    child: vec![Op::Atomic(FetchAdd(1, 2))],
+                    between: vec![Op::Atomic(Swap(0, 3))],
+                },
+                Op::Count { arc: 1 },
+                Op::Atomic(Store(0, 1)),
+            ],
+            vec![Op::TryLocked {
+                mutex: 0,
+                add: 1,
+                body: vec![Op::Atomic(Swap(0, 1))],
             }],
-            vec![section(true)],
         ],
     };
+    let seed = generate(9_000_071, Family::Branching, 5_000.0);
     let mut problems = Vec::new();
-    for (p, bound) in [(&swapped, Some(3)), (&swapped, None), (&locked, Some(1))] {
-        let found = compare(p, bound, bound.is_none(), &mut Stats::default());
+    for (p, bound) in [(&p, Some(2)), (&p, Some(3)), (&seed, Some(3))] {
+        let found = compare(p, bound, false, &mut Stats::default());
         problems.extend(found.into_iter().map(|pr| format!("{p:?}: {pr}")));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

@@ -40,6 +40,12 @@ pub(super) struct Point {
     /// The step of the race the point is for (`at` itself, or later for a conservative one).
     pub race: usize,
     pub initials: SmallVec<[ThreadId; 4]>,
+    /// For a race through a step that may branch ([`Look::races_through_branches`]): the
+    /// point holds only where this thread sleeps at `at` with an event that the event of
+    /// this step (by index) depends on.
+    ///
+    /// [`Look::races_through_branches`]: super::look::Look::races_through_branches
+    pub sleeper: Option<(ThreadId, usize)>,
 }
 
 /// Copied, not `clone`d (smallvec's `clone` goes through its `extend`): the memo replays points.

@@ -15,6 +15,7 @@ use super::initials::Reversal;
 use super::memo::Asks;
 use crate::explore::dpor::events::{conflict_by, orders_by, Access, Canon, Ev};
 use crate::explore::dpor::races::{HappensBefore, History};
+use crate::explore::dpor::result_may_differ;
 use crate::rt::op::{Event, OpKind, ThreadId};
 
 /// What the points of one execution are computed over.
@@ -64,6 +65,86 @@ impl Look<'_> {
             self.reverse(Reversal { i, k, next, before }, out);
         }
         self.races_with_pasts(k, next, before, out);
+        let own =
+            (self.evs.get(k)).is_some_and(|e| (e.thread, e.index) == (next.thread, next.index));
+        if !own {
+            return;
+        }
+        for (i, sleeper) in self.races_through_branches(k, next, before) {
+            let initials = self.initials(Reversal { i, k, next, before });
+            out.point(Point {
+                at: i,
+                thread: next.thread,
+                conservative: false,
+                race: i,
+                initials,
+                sleeper: Some((sleeper, k)),
+            });
+        }
+    }
+
+    /// The races of `next` (at step `k`, after `before`; a step's own event) through a step
+    /// that may branch: pairs `(i, b's thread)` where `b`, a step of another thread between
+    /// `i` and `k` not ordered before `next`, races with `i` (not ordered before `next`
+    /// either), and its operation's result may differ where a reversal moves it
+    /// (`dpor::result_may_differ`), while `next` changes something code after an operation
+    /// can touch ([`Access::Touches`]: a count, a channel). Each asks, at `i`, for an initial
+    /// of `notdep(i, E).next`, but only where `b`'s thread sleeps there with an event that
+    /// `next` depends on (checked where the point is planted, `Point::sleeper`).
+    ///
+    /// Why (session 21): the race of `i` with `b` asks for an initial of `notdep(i, E).b`,
+    /// and source sets take every trace that reverses it to be reached from there, through
+    /// the races of the executions below. Moved before `i`, `b` may read another value, and
+    /// its step's code take another path, which touches what `next` changes: then the
+    /// reversed trace may have `next` before `b`, though `next` commutes with `b` as it ran
+    /// (so no race of this execution puts it first). Where `b`'s thread sleeps at `i`, its
+    /// event there is `b` as moved, and the sleeper covers only the traces that start with
+    /// it; the branch that started with `b`, where its race with `next` was reversed, ran
+    /// before `i`'s own step, and its point (before `b`) is not after `i`. So nothing asks
+    /// for `next`'s thread here unless this does. `t1: if x.swap(2) != 1 { count(arc1) };
+    /// load x`, `t2: load y`, `t3: y.swap(1); x = 1` (`Family::Branching` seed 9,001,386,
+    /// shrunk; `tests/bounded_por.rs`, `a_step_that_may_branch_races_through_its_other_path`):
+    /// after `t3`'s swap, `t1` sleeps (its swap read 0 and counted 4 at the start); the race
+    /// of `t3`'s store with `t1`'s swap (which read 1 and counted nothing) asked for `t1`,
+    /// asleep, and the states where `t2` ends before `t1`'s swap, which then counts 3, were
+    /// never reached (2 of 15, at bound 3 and without a bound).
+    fn races_through_branches(
+        &self,
+        k: usize,
+        next: &Ev,
+        before: &[usize],
+    ) -> SmallVec<[(usize, ThreadId); 4]> {
+        let (evs, hb) = (self.evs, self.hb);
+        let mut out: SmallVec<[(usize, ThreadId); 4]> = SmallVec::new();
+        if !depends(&next.exact, &[Access::Touches]) {
+            return out;
+        }
+        let ordered = |m: usize| before.iter().any(|&p| hb.before(m, evs[m].thread, p));
+        for b in 0..k {
+            let eb = &evs[b];
+            if eb.thread == next.thread || ordered(b) {
+                continue;
+            }
+            let kind = (self.ready.get(b).into_iter().flatten()).find(|l| l.thread == eb.thread);
+            if !kind.is_some_and(|l| result_may_differ(l.kind)) {
+                continue;
+            }
+            let prev = (eb.index > 0)
+                .then(|| step_of(self.positions, (eb.thread, eb.index - 1)))
+                .flatten();
+            for (i, ei) in evs.iter().enumerate().take(b) {
+                if ei.thread == eb.thread
+                    || !depends(&ei.exact, &eb.exact)
+                    || prev.is_some_and(|p| hb.before(i, ei.thread, p))
+                    || ordered(i)
+                    || out.contains(&(i, eb.thread))
+                {
+                    continue;
+                }
+                out.push((i, eb.thread));
+            }
+        }
+        out
     }
 
     /// Asks for the reversal `r` of a race ([`Look::race`], with the initials of the reversed
@@ -377,6 +458,7 @@ impl Look<'_> {
             conservative: false,
             race: i,
             initials,
+            sleeper: None,
         });
         if !self.bounded {
             return;

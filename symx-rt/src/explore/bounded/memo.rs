@@ -64,6 +64,7 @@ impl Asks {
                 conservative: true,
                 race,
                 initials: SmallVec::new(),
+                sleeper: None,
             });
         }
     }

@@ -3,6 +3,8 @@
 //! backtrack set, the threads tried, its sleep set), with the bookkeeping that decides whether
 //! its conservative points are planted and whether its branch puts its thread to sleep.
 
+use smallvec::SmallVec;
+
 use crate::explore::dpor::events::Ev;
 use crate::explore::dpor::steps::Values;
 use crate::rt::op::ThreadId;
@@ -195,6 +197,29 @@ impl Node {
         match self.initial(initials) {
             Some(t) => self.add(t),
             None => self.ask(p),
+        }
+    }
+
+    /// Asks here for the reversal of a race whose point would add `covered`, a half-asleep
+    /// thread whose branch here is covered ([`runs_to_its_end`]): for another of `initials`,
+    /// as where `covered` sleeps ([`Node::ask_initials`]), unless one was tried.
+    ///
+    /// Why (session 21): the cover is of `covered`'s run to its end from here, the only
+    /// schedules a half-asleep thread's branch runs, not of every trace with `covered` among
+    /// its initials; the reversed sequence may have another initial whose branch reaches a
+    /// trace within the bound that no schedule starting with `covered` does. Until session 21
+    /// the point asked for nothing, and seed 44,273 of `Deadlocky` missed a trace at bound 3
+    /// (`bounded_por/points.rs`, `a_covered_half_asleep_initial_leaves_the_others_asked`).
+    ///
+    /// [`runs_to_its_end`]: super::sleep::runs_to_its_end
+    pub(super) fn ask_another_initial(&mut self, covered: ThreadId, initials: &[ThreadId]) {
+        let others: SmallVec<[ThreadId; 4]> =
+            initials.iter().copied().filter(|&t| t != covered).collect();
+        if others.iter().any(|t| self.tried(t)) {
+            return;
+        }
+        if let Some(t) = self.initial(&others) {
+            self.add(t);
         }
     }
 

@@ -151,6 +151,7 @@ mod node;
 mod peers;
 pub(crate) mod races;
 mod reversals;
+pub(crate) use reversals::result_may_differ;
 mod split;
 pub(crate) mod steps;
 mod wakeup;

@@ -287,7 +287,7 @@ fn may_take_another_path(kind: Option<OpKind>) -> bool {
 /// Whether what an operation of `kind` returns to its thread may differ where a reversal moves
 /// it: everything but the operations whose result is fixed (a store, a release, a notify, an
 /// unpark, a yield, a disconnect, a marker).
-fn result_may_differ(kind: OpKind) -> bool {
+pub(crate) fn result_may_differ(kind: OpKind) -> bool {
     match kind {
         OpKind::Store
         | OpKind::Unlock

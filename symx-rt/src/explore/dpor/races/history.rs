@@ -308,23 +308,36 @@ impl History {
                 }
             }
         }
-        conflicts.sort_unstable();
-        conflicts.dedup();
+        // Each step below is skipped where it could change nothing (a list of one is sorted,
+        // a retain against an empty list keeps all): mostly so, and the calls were a tenth of
+        // this function on the bench's SPSC rows.
+        if conflicts.len() > 1 {
+            conflicts.sort_unstable();
+            conflicts.dedup();
+        }
         // A blocking acquisition comes after the release of its lock, also where that release's
         // step conflicts with it on another object (it dropped an `Arc` whose count the
         // acquisition's step reads): the acquisition cannot move before the release alone, so
         // that is an ordering, and the race to reverse is with the acquisition before it, which
         // the release would otherwise hide.
-        if blocking {
+        if blocking && !orderings.is_empty() {
             conflicts.retain(|i| !orderings.contains(i));
         }
         // Conflicts only on the fairness object, apart: they must not hide a race on a real
         // object (a yield inside a critical section before the next acquisition).
-        fair.retain(|i| !conflicts.contains(i));
-        fair.sort_unstable();
-        fair.dedup();
-        conflicts.extend_from_slice(&fair);
-        orderings.retain(|i| !conflicts.contains(i));
+        if !fair.is_empty() {
+            if !conflicts.is_empty() {
+                fair.retain(|i| !conflicts.contains(i));
+            }
+            if fair.len() > 1 {
+                fair.sort_unstable();
+                fair.dedup();
+            }
+            conflicts.extend_from_slice(&fair);
+        }
+        if !conflicts.is_empty() && !orderings.is_empty() {
+            orderings.retain(|i| !conflicts.contains(i));
+        }
         (conflicts, orderings, fair)
     }
 }
