@@ -412,26 +412,21 @@ fn bounded_dpor_on_programs_that_branch() {
     check_many(&[Family::Branching], 0, 150, 2_000.0, false);
 }
 
-/// Known gap of `Family::Branching`, found by session 21's search of seeds 9,000,000 to
-/// 9,001,999 (5,000 interleavings, bounds 0 to 3 and without a bound with spurious wake-ups),
-/// missed on main 0db94f4 too, not by session 20's search of the same seeds (so it came with
-/// a rule landed after that search; not looked for): seed 9,000,071 at bound 3, 1 of the DFS's
-/// 12 final states. Shrunk: `t1: spawn c { y += 2 }; x.swap(3); join c; count(arc1); x = 1`,
-/// `t2: if m.try_lock() { x.swap(1) }`: 1 of the DFS's 7 final states missed at bounds 2 and
-/// 3 (not at 0, 1 or without a bound), one where `t2`'s swap comes before `t1`'s.
-///
-/// Cause (the lead, session 21; not fixed): the state needs `t2`'s unlock, whose step drops
-/// `t2`'s `Arc` references, between `t1`'s swap, whose step reads `arc1`'s count (after joining
-/// `c`, ended), and `t1`'s store. `t2`'s unlock sleeps there from the branch where it ran
-/// before `c`'s add, and is never woken: its drop names `arc1` by the event that first used it
-/// in that execution (its own), and the count read, glued in this execution to another step
-/// than before (`t1`'s swap, since `c` had ended), gets a fresh name. The two names are joined
-/// (`Names::union`) only when the drop runs, after the comparison that should have woken it.
-/// So it is a naming gap of code's changes, exposed by session 20's own-thread rule: without
-/// its `ask(p)` part (`Node::ask_initials`) the state is reached by another branch.
+/// A name made in this execution may denote a sleeper's object (`Names::may_be_one`).
+/// `Family::Branching` seed 9,000,071 at bound 3 (found by session 21's search of seeds
+/// 9,000,000 to 9,001,999; missed since session 20's own-thread rule, which exposed it), 1 of
+/// the DFS's 12 final states. Shrunk: `t1: spawn c { y += 2 }; x.swap(3); join c; count(arc1);
+/// x = 1`, `t2: if m.try_lock() { x.swap(1) }`: 1 of the DFS's 7 final states missed at bounds
+/// 2 and 3, one where `t2`'s swap comes before `t1`'s. The state needs `t2`'s unlock, whose step
+/// drops `t2`'s `Arc` references, between `t1`'s swap, whose step reads `arc1`'s count (after
+/// joining `c`, ended), and `t1`'s store. `t2`'s unlock slept there from the branch where it
+/// ran before `c`'s add and was never woken: its drop named `arc1` by its own event, the first
+/// use of `arc1` in that execution, and the count read, glued in this execution to another step
+/// than before (`t1`'s swap, since `c` had ended), got a fresh name; the two were joined only
+/// when the unlock ran, after the comparison that should have woken it. Fails with the rule
+/// reverted (it was the ignored pin).
 #[test]
-#[ignore = "known gap: a final state missed under bounds 2 and 3 (Branching seed 9,000,071)"]
-fn bounded_dpor_misses_a_state_of_a_program_that_branches_under_a_bound() {
+fn a_fresh_name_may_be_a_sleepers_object() {
     use random_programs::{AtomicOp::*, Op};
     let p = Program {
         family: Family::Branching,

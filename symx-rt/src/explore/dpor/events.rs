@@ -535,7 +535,7 @@ pub(crate) fn dependent(a: &Ev, b: &Ev, names: &mut Names) -> bool {
         if exact {
             x == y
         } else {
-            names.find(x) == names.find(y)
+            names.may_be_one(x, y)
         }
     };
     for &x in xs {
