@@ -524,7 +524,9 @@ pub(crate) fn dependent(a: &Ev, b: &Ev, names: &mut Names) -> bool {
         return true;
     }
     // Two events of one execution are compared by that execution's exact object ids; only
-    // events of different executions need the canonical names, which may over-approximate.
+    // events of different executions need the canonical names, which may over-approximate
+    // (and a name made in this execution may be any object not named here yet,
+    // `Names::may_be_one`).
     let exact = a.execution == b.execution && !a.exact.is_empty() && !b.exact.is_empty();
     let (xs, ys) = if exact {
         (&a.exact, &b.exact)
