@@ -30,8 +30,8 @@ pub(crate) struct Names {
     /// This execution's runtime ids (none between executions, when a checkpoint is taken).
     #[serde(skip)]
     current: ByObject,
-    /// The first name made in this execution (0 after a checkpoint: every name counts as
-    /// made here until the next execution, which only compares more events as one object).
+    /// The first name made in this execution, set as each execution starts
+    /// ([`Names::new_execution`]; a checkpoint is resumed by starting one).
     #[serde(skip)]
     first_here: Canon,
 }
