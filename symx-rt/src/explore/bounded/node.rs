@@ -62,9 +62,9 @@ pub(super) struct Node {
     /// without a bound too, and the reduction's events model that rule as the optimal DPOR's do
     /// ([`yield_fairness`](super::fairness::yield_fairness)), so an exploration below which only
     /// yields hid threads is the unbounded reduction, which reverses every race it sees (the
-    /// yielding programs' differentials, `bounded_por/main.rs::programs_that_yield` and its 2,000 larger
-    /// programs, check that, and ran 114,561 -> 113,385 executions on the larger; the SPSC queue,
-    /// where the bound also cuts nearly everywhere, is unchanged).
+    /// yielding programs' differentials, `bounded_por/main.rs::programs_that_yield` and its
+    /// 2,000 larger programs, check that, and ran 114,561 -> 113,385 executions on the larger;
+    /// the SPSC queue, where the bound also cuts nearly everywhere, is unchanged).
     pub(super) cut: bool,
     /// Whether it hid one at a later step in the branch of `chosen` (see
     /// [`puts_to_sleep`](super::sleep::puts_to_sleep)).
