@@ -257,6 +257,36 @@ impl History {
         self.marks.truncate(j);
     }
 
+    /// Calls `f` with every event of [`History::predecessors`]' three lists (their union),
+    /// or with a later event of the same thread in its place, in no order and maybe more than
+    /// once: per object and thread, the latest event of a class that conflicts with `ev` or
+    /// orders it, which comes at or after each of that thread's events `predecessors` lists
+    /// for the object. For a vector clock, the join of these is the join of those (a thread's
+    /// later event's clock is at least its earlier one's), without sorting them.
+    pub(crate) fn each_predecessor(&self, ev: &Ev, mut f: impl FnMut(usize)) {
+        let relations = &RELATIONS;
+        for &b in &ev.exact {
+            let Some((bc, o)) = class_of(b) else { continue };
+            let Some(per_thread) = self.latest.get(&o) else {
+                continue;
+            };
+            for (t, classes) in per_thread {
+                if *t == ev.thread {
+                    continue;
+                }
+                if let Some(i) = classes.among(relations.related[bc]).map(|(_, i)| i).max() {
+                    f(i);
+                }
+            }
+            if let Access::Took(o, n) = b {
+                let send = self.sends.get(&(o, n));
+                if let Some(&(at, _)) = send.filter(|s| s.1 != ev.thread) {
+                    f(at);
+                }
+            }
+        }
+    }
+
     /// Earlier events of other threads that conflict with `ev` (the latest per thread) and
     /// that order it without being its races. A `try_lock` that failed because the lock was
     /// held comes inside another critical section: a blocking acquisition cannot be moved
