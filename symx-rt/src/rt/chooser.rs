@@ -35,20 +35,12 @@ pub(crate) struct SchedulingPoint<'a> {
     /// The execution so far as a trace, for a chooser that asked for it
     /// ([`Chooser::wants_trace`]).
     pub trace: Option<&'a crate::trace::Trace>,
-    /// What the previous step's operation turned out to do, now that the step has ended.
-    pub previous: Option<(OpKind, Outcome, Value)>,
-    /// The previous step changed nothing the scheduler's yield rule looks at
-    /// ([`Event::quiet`](crate::rt::op::Event::quiet): a load, a failed compare-exchange, a
-    /// yield), so it let no thread that yielded go (a new round here aside, which needs its
-    /// thread to be unable to run on).
-    pub quiet: bool,
-    /// What the previous step changed besides its operation's objects (`Event::touched`: a
-    /// drop in its code), then what the code of the threads it woke changed (`Event::woke`,
-    /// which a sleeping event is compared with as with the step's own), and the hash of its
-    /// operation's location (`location_hash`, which names those objects as the trace's events
-    /// do; 0 when nothing was touched).
-    pub touched: &'a [(ObjId, Touch)],
-    pub previous_location: u64,
+    /// The previous step, now that it has ended (none before the first): what the point shows
+    /// of it is read from it only where a chooser asks ([`SchedulingPoint::previous`] and the
+    /// methods after it). Copying it out at every step (a list of what it touched, its
+    /// location's hash) cost ~70 instructions a step that most steps of the bounded reduction
+    /// never read (session 22).
+    pub last: Option<&'a Event>,
     /// Enabled threads the scheduler's rules kept out of `candidates` here.
     pub hidden: Hidden,
 }
@@ -71,6 +63,39 @@ impl SchedulingPoint<'_> {
     /// Whether thread `t` is among the candidates.
     pub fn can_run(&self, t: ThreadId) -> bool {
         self.candidates.iter().any(|c| c.thread == t)
+    }
+
+    /// What the previous step's operation turned out to do, now that the step has ended.
+    pub fn previous(&self) -> Option<(OpKind, Outcome, Value)> {
+        self.last.map(|e| (e.kind, e.outcome, e.value))
+    }
+
+    /// The previous step changed nothing the scheduler's yield rule looks at
+    /// ([`Event::quiet`]: a load, a failed compare-exchange, a yield), so it let no thread that
+    /// yielded go (a new round here aside, which needs its thread to be unable to run on).
+    pub fn quiet(&self) -> bool {
+        self.last.is_some_and(|e| e.quiet)
+    }
+
+    /// What the previous step changed besides its operation's objects (`Event::touched`: a
+    /// drop in its code), then what the code of the threads it woke changed (`Event::woke`,
+    /// which a sleeping event is compared with as with the step's own).
+    pub fn touched(&self) -> impl Iterator<Item = (ObjId, Touch)> + '_ {
+        self.last.into_iter().flat_map(|e| {
+            let woke = e.woke.iter().map(|c| (c.obj, c.how));
+            e.touched.iter().copied().chain(woke)
+        })
+    }
+
+    /// The hash of the previous step's operation's location (`location_hash`, which names
+    /// what it touched as the trace's events do), where it touched anything; 0 otherwise.
+    pub fn previous_location(&self) -> u64 {
+        match self.last {
+            Some(e) if !(e.touched.is_empty() && e.woke.is_empty()) => {
+                super::execution::location_hash(e.location)
+            }
+            _ => 0,
+        }
     }
 }
 

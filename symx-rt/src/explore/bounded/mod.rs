@@ -272,8 +272,9 @@ impl Bpor {
             None => Some(self.threads.of(MAIN_KEY)),
             Some(parent) => {
                 // The parent's step has ended: it is compared with what it touched too.
-                let location = point.previous_location;
-                events::add_touched(&mut parent.event, point.touched, location, &mut self.names);
+                let location = point.previous_location();
+                let touched = point.touched();
+                events::add_touched(&mut parent.event, touched, location, &mut self.names);
                 let names = &mut self.names;
                 sleep.extend(
                     (parent.sleep.iter().chain(&parent.taken))

@@ -56,7 +56,7 @@ impl Waits {
             named.accesses.clear();
             add_touched(
                 &mut named,
-                &step.touched,
+                step.touched.iter().copied(),
                 location_hash(step.location),
                 names,
             );

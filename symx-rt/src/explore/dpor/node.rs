@@ -168,8 +168,8 @@ impl Dpor {
             Some(parent) => {
                 // The parent's step has ended: what it did is known, and may commute with
                 // more of the sleeping events than its kind alone would.
-                if let (Some(prev), Some(a)) = (point.previous, parent.chosen.accesses.first_mut())
-                {
+                let previous = point.previous();
+                if let (Some(prev), Some(a)) = (previous, parent.chosen.accesses.first_mut()) {
                     *a = a.unrefined().refined(prev.0, prev.1, prev.2);
                 }
                 // A pending event has no touches yet; one that ran before carries those it
@@ -178,10 +178,10 @@ impl Dpor {
                 // changed here is known now, besides.
                 let unknown = parent.chosen.touches_known();
                 if parent.chosen.execution == 0 || unknown {
-                    let location = point.previous_location;
+                    let location = point.previous_location();
                     events::add_touched(
                         &mut parent.chosen,
-                        point.touched,
+                        point.touched(),
                         location,
                         &mut self.names,
                     );
@@ -194,7 +194,7 @@ impl Dpor {
                 // after a first yield as one that may let a thread go, which woke a sleeping
                 // yield at the first load (the SPSC queue of `bounded_por/` ran 2.6 times
                 // its traces).
-                if let Some((kind, ..)) = point.previous.filter(|_| point.quiet) {
+                if let Some((kind, ..)) = previous.filter(|_| point.quiet()) {
                     if threads.contains(&parent.chosen.thread) {
                         parent.chosen.fair = events::fairness(kind, Some(true));
                     }

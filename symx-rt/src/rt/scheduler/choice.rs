@@ -4,9 +4,9 @@
 
 use super::Scheduler;
 use crate::rt::chooser::{Candidate, Hidden, SchedulingPoint};
-use crate::rt::execution::{location_hash, Execution};
+use crate::rt::execution::Execution;
 use crate::rt::objects::ObjKind;
-use crate::rt::op::{Event, ObjId, Op, OpKind, Outcome, ThreadId, Touch, Value};
+use crate::rt::op::{Op, ThreadId};
 use crate::rt::threads::Status;
 
 impl Scheduler<'_> {
@@ -93,43 +93,38 @@ impl Scheduler<'_> {
         } else {
             let chooser = self.chooser;
             let mut candidates = std::mem::take(&mut self.lists.candidates);
-            let mut touched = std::mem::take(&mut self.lists.touched);
-            // One look at the execution for everything the point shows of it.
-            let (epoch, previous) = {
-                let e = self.ctx.exec.borrow();
-                candidates.clear();
-                candidates.extend(
-                    options
-                        .iter()
-                        .map(|&(thread, op)| candidate(&e, thread, op)),
-                );
-                let epoch = e.epochs.as_ref().map_or(0, |s| s.boundaries.len());
-                (epoch, previous_step(e.trace.last(), &mut touched))
-            };
+            // One look at the execution for everything the point shows of it, held while the
+            // chooser looks at the last step (no chooser touches the execution).
+            let e = self.ctx.exec.borrow();
+            candidates.clear();
+            candidates.extend(
+                options
+                    .iter()
+                    .map(|&(thread, op)| candidate(&e, thread, op)),
+            );
+            let epoch = e.epochs.as_ref().map_or(0, |s| s.boundaries.len());
             let partial = self
                 .wants_trace
-                .then(|| crate::trace::build::from_execution(&self.ctx.exec.borrow()));
+                .then(|| crate::trace::build::from_execution(&e));
             let point = SchedulingPoint {
                 step,
                 epoch,
                 candidates: &candidates,
                 trace: partial.as_ref(),
-                previous: previous.previous,
-                quiet: previous.quiet,
-                touched: &touched,
-                previous_location: previous.location,
+                last: e.trace.last(),
                 hidden,
             };
             // SAFETY: see `run_execution`; no model thread runs during the calls.
             let t = unsafe { (*chooser).choose_thread(&point) };
             let stop = unsafe { (*chooser).stop() };
+            drop(point);
+            drop(e);
             let chosen = options
                 .iter()
                 .copied()
                 .find(|(id, _)| *id == t)
                 .unwrap_or(options[0]);
             self.lists.candidates = candidates;
-            self.lists.touched = touched;
             let mut e = self.exec();
             if stop {
                 e.sym.discarded = true;
@@ -161,40 +156,5 @@ fn candidate(e: &Execution, thread: ThreadId, op: Op) -> Candidate {
         shared: op
             .obj
             .is_some_and(|o| e.objects.get(o).kind == ObjKind::Shared),
-    }
-}
-
-/// What the point after the last step shows of it ([`SchedulingPoint`]'s fields of that name;
-/// what the step touched is in the list `previous_step` fills).
-struct Previous {
-    previous: Option<(OpKind, Outcome, Value)>,
-    quiet: bool,
-    location: u64,
-}
-
-/// What the point after step `last` tells of it: its operation's outcome, whether it was quiet,
-/// what it and the threads it woke touched (into `touched`, emptied first: a list kept across
-/// steps, since collecting a new one cost an allocation at every step that touched anything),
-/// and its location's hash where that names objects.
-fn previous_step(last: Option<&Event>, touched: &mut Vec<(ObjId, Touch)>) -> Previous {
-    touched.clear();
-    let Some(e) = last else {
-        return Previous {
-            previous: None,
-            quiet: false,
-            location: 0,
-        };
-    };
-    touched.extend_from_slice(&e.touched);
-    touched.extend(e.woke.iter().map(|c| (c.obj, c.how)));
-    // Hashing the file name costs: only where something needs the name.
-    let location = match touched.is_empty() {
-        true => 0,
-        false => location_hash(e.location),
-    };
-    Previous {
-        previous: Some((e.kind, e.outcome, e.value)),
-        quiet: e.quiet,
-        location,
     }
 }

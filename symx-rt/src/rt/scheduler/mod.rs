@@ -15,7 +15,7 @@ use super::chooser::{Candidate, Chooser};
 use super::clock::VClock;
 use super::execution::{location_hash, Config, Ctx, Execution, Found, Installed};
 use super::objects::next_generation;
-use super::op::{Event, ObjId, Op, OpKind, Outcome, ThreadId, Touch, Value};
+use super::op::{Event, Op, OpKind, Outcome, ThreadId, Value};
 use super::threads::{Status, Thread};
 use super::{diagnose, panic_hook, switch};
 
@@ -65,8 +65,6 @@ struct Lists {
     /// The enabled threads, then (in place) the options among them.
     enabled: Vec<(ThreadId, Op)>,
     candidates: Vec<Candidate>,
-    /// What the previous step touched, shown at the next point (`choice::previous_step`).
-    touched: Vec<(ObjId, Touch)>,
     /// The coroutines' slots (all empty between executions).
     coroutines: Vec<Option<Co>>,
 }

@@ -414,7 +414,7 @@ fn remember(was: &mut Vec<(usize, Fair, SmallVec<[Access; 3]>)>, k: usize, ev: &
 /// step that freed what its drop would have freed.
 pub(crate) fn add_touched(
     ev: &mut Ev,
-    touched: &[(ObjId, Touch)],
+    touched: impl IntoIterator<Item = (ObjId, Touch)>,
     location: u64,
     names: &mut Names,
 ) {
@@ -423,7 +423,7 @@ pub(crate) fn add_touched(
         index: ev.index,
         location,
     };
-    for (slot, &(o, how)) in touched.iter().enumerate() {
+    for (slot, (o, how)) in touched.into_iter().enumerate() {
         let canon = names.name(o, at, 2 + slot as u8);
         ev.accesses.push(touched_access(canon, how));
     }
