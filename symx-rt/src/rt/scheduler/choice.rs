@@ -117,7 +117,6 @@ impl Scheduler<'_> {
             // SAFETY: see `run_execution`; no model thread runs during the calls.
             let t = unsafe { (*chooser).choose_thread(&point) };
             let stop = unsafe { (*chooser).stop() };
-            drop(point);
             drop(e);
             let chosen = options
                 .iter()
