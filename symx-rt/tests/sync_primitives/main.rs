@@ -27,7 +27,7 @@ use symx::sync::mpsc::{
 use symx::sync::{Arc, Barrier, Once, OnceLock, RwLock, Weak};
 use symx::{thread, Builder, Failure, FailureKind, Report};
 
-/// Explores `body` exhaustively with the unreduced DFS (the counts asserted below are derived
+/// Explores `body` exhaustively with the unreduced DFS (the counts the tests assert are derived
 /// for it) and asserts no bug exists; the default DPOR must agree, with no more executions.
 fn passes(body: fn()) -> Report {
     let report = Builder::new().strategy(symx::Strategy::Dfs).explore(body);
