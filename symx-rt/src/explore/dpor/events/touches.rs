@@ -107,6 +107,7 @@ impl Ev {
 
 #[cfg(test)]
 mod tests {
+    use super::super::conflict_on_one_object;
     use super::*;
     use crate::rt::op::{Outcome, Value};
 
@@ -128,7 +129,7 @@ mod tests {
         ];
         for a in fixed {
             assert!(!a.touchable() && !a.unrefined().touchable(), "{a:?}");
-            assert!(super::super::conflict_on_one_object(a, a.unrefined()), "{a:?}");
+            assert!(conflict_on_one_object(a, a.unrefined()), "{a:?}");
         }
         let touched = [
             ran(OpKind::Once, Outcome::OnlyRead),
