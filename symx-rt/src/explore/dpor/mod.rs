@@ -61,6 +61,17 @@
 //!   after, 147,044 -> 147,058 executions, 344 twice.
 //!   `Family::Woken`, seeds 7,000,000 to 7,003,999: none missed before or after, 140,311 ->
 //!   144,794 executions, 488 -> 610 programs running a trace twice.
+//!   Such code changes an `Arc`'s count, a channel or a `Once` only (`rt::switch::touch`), so
+//!   `Touches` conflicts with no access to a condvar, a park token or a barrier
+//!   (`events::Access::Signal`, argued per object in `Access::touchable`; session 22). With
+//!   a condvar's waits and notifies touchable, 60 of the 6,250 larger programs
+//!   (`dpor_agrees_with_dfs_on_many_random_programs`) ran a trace twice (51 of them, all with
+//!   a condvar, only since more than a `try_lock` carries `Touches`); since, 6 (those that did
+//!   before session 20's rules), 750,149 -> 749,793 executions, none missed
+//!   (`a_moved_operation_touches_no_condvar`).
+//!   Fresh seeds 9,006,000 to 9,006,999 of the four families with a condvar at 5,000
+//!   interleavings: 20 -> 2 programs disagree, 187,591 -> 187,550 executions; one misses a
+//!   trace before and after (`a_child_blocked_on_a_lock_held_by_a_thread_that_waits_for_good`).
 //! - Nondeterministic choices inside a step (which waiter a `notify_one` wakes) are explored
 //!   exhaustively per step, like a DFS nested in the DPOR tree.
 //! - Object names are canonicalised across executions ([`events::Names`]), and threads are
