@@ -229,6 +229,14 @@ pub(crate) struct Dpor {
     /// have come after.
     #[serde(skip)]
     unfinished: Vec<Ev>,
+    /// What each of them comes after besides its thread's last step (the step that spawned
+    /// its thread, or woke it), as trace positions. Without them, a child blocked for good
+    /// before its first step raced with the holder of its lock as if it existed from the start:
+    /// the reversal, without the step that spawned it, was abandoned where the child was not
+    /// there yet, and the child slept there, covering the right reversal of a later execution
+    /// (`a_child_blocked_on_a_lock_held_by_a_thread_that_waits_for_good`).
+    #[serde(skip)]
+    unfinished_after: Vec<crate::rt::op::Enablers>,
     /// What the code of a thread that waited after an event changed once a step woke it, in
     /// any execution so far: a sleeping such event sleeps on after that step with those
     /// changes as its own (`woken::record_waits`).
@@ -298,6 +306,12 @@ impl Dpor {
                 events::let_go_by(ev, true);
             }
         }
+        let evs = &self.evs;
+        for (ev, after) in self.unfinished.iter_mut().zip(&self.unfinished_after) {
+            let steps = after.iter().filter_map(|&i| evs.get(i as usize));
+            ev.enablers.extend(steps.map(|e| (e.thread, e.index)));
+        }
+        self.unfinished_after.clear();
     }
 
     /// The event thread `t`'s pending operation `op` will be, as far as it is known before
@@ -321,9 +335,16 @@ impl Chooser for Dpor {
         true
     }
 
-    fn unfinished(&mut self, pending: &[crate::rt::chooser::Candidate]) {
+    fn unfinished(
+        &mut self,
+        pending: &[crate::rt::chooser::Candidate],
+        after: &[crate::rt::op::Enablers],
+    ) {
         // Numbered as the events of the execution that is ending (see `end_execution`).
         let execution = self.execution_id(self.executions + 1);
+        // Their enablers are steps of this execution, named once its events are (`events_of`).
+        self.unfinished_after.clear();
+        self.unfinished_after.extend_from_slice(after);
         for c in pending {
             let t = self.threads.of(c.key);
             let index = self.threads.next_index(t);
