@@ -66,7 +66,7 @@ fn exchange_dir() -> PathBuf {
 /// processes do); a disagreement is an `Err` with the reason. Traces are compared by their
 /// `canonical` form, or, for a program that yields (`yields`), by that of the steps other than
 /// yields: which step let a yielding thread go is part of the full form, and the DPOR's
-/// relation does not always tell two such traces apart (see `tests/dpor_vs_dfs.rs`), so a
+/// relation does not always tell two such traces apart (see `tests/dpor_vs_dfs/`), so a
 /// shard may run the other one.
 fn compare(body: &(dyn Fn() + Sync), count: u32, yields: bool) -> Result<Outcome, String> {
     let form: Canonical = if yields {

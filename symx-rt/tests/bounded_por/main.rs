@@ -160,8 +160,8 @@ fn compare(p: &Program, bound: Option<u32>, spurious: bool, stats: &mut Stats) -
         ));
     }
     // Object ids are stable only where main touched every object first; a woken thread's
-    // changes are no steps of `canonical`'s traces (`dpor_vs_dfs.rs` compares them with
-    // `canonical_with_changes`), so `Woken` programs compare final states.
+    // changes are no steps of `canonical`'s traces (`dpor_vs_dfs/differential.rs` compares
+    // them with `canonical_with_changes`), so `Woken` programs compare final states.
     let stable_ids = !(p.family == Family::Untouched || p.family.has_arcs());
     let missing: Vec<&Vec<ObservedStep>> = (dfs.traces.keys())
         .filter(|t| stable_ids && !bpor.traces.contains_key(*t))

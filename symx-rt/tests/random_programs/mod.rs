@@ -1,6 +1,6 @@
 //! Small random concurrent programs as data, their generator, their interpreter under symx,
 //! and the canonical form of an execution's trace, for the differential test of the DPOR
-//! against the unreduced DFS (`tests/dpor_vs_dfs.rs`).
+//! against the unreduced DFS (`tests/dpor_vs_dfs/`).
 //!
 //! A [`Program`] is 2–3 threads spawned by main (one of them may spawn and join a further
 //! thread), each a short list of [`Op`]s on up to two atomics, up to two mutexes (critical
@@ -66,7 +66,7 @@ pub enum Family {
     /// failed `try_lock`s shift. The reductions name objects by the event that uses them
     /// first, so this checks that names stay consistent from one branch to the next. Object
     /// ids differ between executions of one trace here, so traces are not compared by id (see
-    /// `dpor_vs_dfs.rs`). Not in [`Family::ALL`].
+    /// `dpor_vs_dfs/differential.rs`). Not in [`Family::ALL`].
     Untouched,
     /// Like `NoFail` without the condvar, plus `symx::sync::Arc`s: a thread reads an `Arc`'s
     /// count or drops its reference (each top-level thread holds one of every `Arc`, dropped at

@@ -43,7 +43,7 @@
 //!   doc: below the leaf, threads asleep there took the races that would lead to it as
 //!   explored). With a `try_lock` alone taken so, 3 of 2,000 fresh `Family::Woken` programs
 //!   missed a trace (seeds 7,000,405, 7,001,544, 7,001,762 at 5,000 interleavings;
-//!   `tests/dpor_vs_dfs.rs`, `a_woken_read_before_a_failed_try_lock`,
+//!   `tests/dpor_vs_dfs/moved.rs`, `a_woken_read_before_a_failed_try_lock`,
 //!   `a_moved_try_lock_that_fails_ends_its_thread`,
 //!   `a_moved_try_lock_that_succeeds_runs_its_section`). The random programs then branched
 //!   only on a `try_lock`'s result; `Family::Branching` branches on loads, swaps,
@@ -102,7 +102,7 @@
 //!   of the continuation below the leaf, on which the paper's argument rests. A yield-free
 //!   program has only reads of the object: its exploration is unchanged, and the reads stay
 //!   out of happens-before until a thread yielded (without a write they order nothing).
-//!   Checked by the `Yielding` family of `tests/dpor_vs_dfs.rs` (atomics, a mutex, yields and
+//!   Checked by the `Yielding` family of `tests/dpor_vs_dfs/` (atomics, a mutex, yields and
 //!   spins): every final state and every trace of the steps other than yields; some traces
 //!   run twice (the model's races are coarser than the traces need). A wakeup sequence whose
 //!   next thread is still hidden where it is followed is abandoned: the execution continues
@@ -118,7 +118,7 @@
 //!   finding the receiver gone, raced with nothing: 3 of 1,028 channel programs missed an
 //!   outcome (`tests/bounded_channels.rs`); without the later races, main's `Arc` count read
 //!   right after a join that waited never saw another thread's reference gone before it
-//!   (`tests/dpor_vs_dfs.rs`, `Family::Woken`, 42 of 150 programs missed something). Such a
+//!   (`tests/dpor_vs_dfs/`, `Family::Woken`, 42 of 150 programs missed something). Such a
 //!   change runs right after the later of the waking step and the woken thread's past, so it
 //!   is glued to the waking step wherever the past stays before it: `notdep` leaves out a
 //!   waking step whose change happens after the race's first event

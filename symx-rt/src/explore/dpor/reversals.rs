@@ -275,7 +275,7 @@ fn reversal<'a>(
 /// operation. A `try_lock` may succeed where it failed, and run its section; a load, a swap, a
 /// compare-exchange may read another value, a lock another section's data. Only `try_lock`s
 /// were taken so until the random programs branched on other results (`Family::Branching` of
-/// `tests/dpor_vs_dfs.rs`): 7 of 2,000 fresh programs missed a trace, e.g. thread 2 locks
+/// `tests/dpor_vs_dfs/`): 7 of 2,000 fresh programs missed a trace, e.g. thread 2 locks
 /// and reads an `Arc`'s count if its data is still 0, moved before thread 1's section by a
 /// reversal that carried its step as it ran after that section, where it read nothing
 /// (`a_lock_moved_before_a_section_runs_other_code`). A barrier arrival whose count the

@@ -9,7 +9,7 @@
 //! the sequence is kept below the leaf, whose exploration then follows it. The paper's
 //! argument for a covering leaf is that the exploration below it, whichever continuation comes
 //! first, runs into the races that lead to the rest of the sequence. Here that fails three
-//! ways, each found by `tests/dpor_vs_dfs.rs`. A sequence's events are as they ran in their
+//! ways, each found by `tests/dpor_vs_dfs/`. A sequence's events are as they ran in their
 //! own execution, while below the leaf an operation whose result differs there runs other
 //! code after it (`events::Access::Touches`), and a woken thread's changes are glued to the
 //! step that woke it: a thread explored at the node after the leaf was planted then sleeps
@@ -135,7 +135,7 @@ fn weak_initial<E: Borrow<Ev>>(p: &Ev, v: &[E], names: &mut Names) -> Option<Opt
             // Compared where the earlier one stands (see `dependent`). `p` as it ran too: the
             // event in `v` is as it ran in `v`'s execution, where it may have done less (a
             // `try_lock` that failed there succeeds where `v` puts it, and its step reads what
-            // an earlier event of `v` changed; `tests/dpor_vs_dfs.rs`,
+            // an earlier event of `v` changed; `tests/dpor_vs_dfs/moved.rs`,
             // `a_sleeping_try_lock_that_read_what_a_reversal_changes_first`).
             let blocked = v[..at].iter().any(|earlier| {
                 dependent(v[at].borrow(), earlier.borrow(), names)

@@ -33,7 +33,7 @@ use crate::rt::op::{Event, ThreadId, WokenChange};
 ///
 /// And races `(k, l)` with later events ([`later_races`]): without them, main reading an
 /// `Arc`'s count right after a join that waited never saw a reference another thread drops
-/// afterwards gone first (`tests/dpor_vs_dfs.rs`, `Family::Woken`: 42 of 150 programs missed a
+/// afterwards gone first (`tests/dpor_vs_dfs/`, `Family::Woken`: 42 of 150 programs missed a
 /// final state or a trace, 2 since).
 pub(super) fn woken_races(evs: &[Ev], hb: &HappensBefore, trace: &[Event]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
@@ -54,7 +54,7 @@ pub(super) fn woken_races(evs: &[Ev], hb: &HappensBefore, trace: &[Event]) -> Ve
     // them by coming before it, the join then waiting and the change coming with the joined
     // thread's end. Without these, thread 1 joining its child in the code after its first step
     // always read an `Arc`'s count in that step where the child had ended first, never after
-    // thread 2's drop (`tests/dpor_vs_dfs.rs`, `Family::Woken`, seed 1817 of the larger
+    // thread 2's drop (`tests/dpor_vs_dfs/`, `Family::Woken`, seed 1817 of the larger
     // programs).
     for (p, step) in trace.iter().enumerate() {
         for (q, access) in joined_changes(step) {
@@ -232,7 +232,7 @@ pub(super) fn changes_of(evs: &[Ev], trace: &[Event]) -> Vec<Change> {
 /// compare-exchange with thread 3's load, both before thread 1's release that woke main to read
 /// the `Arc` counts thread 2's last step and thread 3's dropped, put the release into `notdep`,
 /// before the load: a sequence with main's counts before thread 2's drops, not the reversal,
-/// and taken as explored since the release slept there (`tests/dpor_vs_dfs.rs`,
+/// and taken as explored since the release slept there (`tests/dpor_vs_dfs/`,
 /// `Family::Woken`, seed 51). Where `p` happens after `e_i`, the sequence runs `k` before `p`,
 /// `W`'s code finds the wait over and makes `c` in `p`'s step, after `e_i`, as it should.
 ///
@@ -344,7 +344,7 @@ pub(super) fn after_with_changes(
 /// store (whose step woke main to read the `Arc` counts), since it commutes with both; but with
 /// the `Swap` first, the child's end wakes thread 2 to drop its references before main's count
 /// read, not after it as in the sequence, where the drops come in the `Swap`'s step
-/// (`tests/dpor_vs_dfs.rs`, `Family::Woken`, seed 54).
+/// (`tests/dpor_vs_dfs/`, `Family::Woken`, seed 54).
 pub(super) fn moves_a_change(
     (evs, trace, changes): (&[Ev], &[Event], &[Change]),
     (x, from): (&Ev, usize),
@@ -417,7 +417,7 @@ pub(super) type Waits = Vec<(
 /// ran first (the branch the sleeper stands for), and right after the event where it runs
 /// later, and the steps between commute with it. Without this, thread 1's store, explored
 /// first before its child's end, slept through the child's end and then thread 2's count of
-/// an `Arc`, where it would drop its reference in its own step (`tests/dpor_vs_dfs.rs`,
+/// an `Arc`, where it would drop its reference in its own step (`tests/dpor_vs_dfs/`,
 /// `Family::Woken`, seed 1308 of the larger programs, shrunk: thread 1 spawns a child that
 /// `try_lock`s, stores, joins it; thread 2 reads the count in a critical section).
 pub(super) fn record_waits(evs: &[Ev], trace: &[Event], names: &mut Names, waits: &mut Waits) {
@@ -466,7 +466,7 @@ pub(super) fn record_waits(evs: &[Ev], trace: &[Event], names: &mut Names, waits
 /// 1's swap, whose step woke main to read the counts, and the race of main's count read after
 /// the next join with the drop was taken as covered by the sleeper: the traces where main reads
 /// the count first after thread 1's join and last after thread 2's were never run
-/// (`tests/dpor_vs_dfs.rs`, `a_drop_after_a_join_that_main_reads_before`, seed 9,000,702 of
+/// (`tests/dpor_vs_dfs/changes.rs`, `a_drop_after_a_join_that_main_reads_before`, seed 9,000,702 of
 /// `Family::Branching`).
 pub(super) fn asleep_after(waits: &Waits, s: &Ev, step: &Ev, names: &mut Names) -> Option<Ev> {
     if waits.is_empty() {

@@ -20,7 +20,7 @@ pub(crate) type Preds = smallvec::SmallVec<[usize; 4]>;
 /// the code after `ej`'s acquisition read the count of an `Arc` that a step inside the section
 /// dropped. Reversed as a race, `ej` was put where the lock is held: it could not run there,
 /// its thread went to sleep, and the outcome where `ej` takes the lock first went unexplored
-/// (`tests/dpor_vs_dfs.rs`, `Family::Woken`, seed 1149 of the larger programs, shrunk: thread
+/// (`tests/dpor_vs_dfs/`, `Family::Woken`, seed 1149 of the larger programs, shrunk: thread
 /// 1 drops its reference to an `Arc` inside a critical section, thread 2 reads its count inside
 /// one).
 fn inside_critical_sections(evs: &[Ev], ej: &Ev, conflicts: &mut Preds, lock_edges: &mut Preds) {
@@ -30,7 +30,7 @@ fn inside_critical_sections(evs: &[Ev], ej: &Ev, conflicts: &mut Preds, lock_edg
     };
     let Some(m) = lock(ej) else { return };
     // A section a `try_lock` opened, too: without it, the drop's race was reversed where
-    // thread 1's `try_lock` had opened the section (`tests/dpor_vs_dfs.rs`,
+    // thread 1's `try_lock` had opened the section (`tests/dpor_vs_dfs/changes.rs`,
     // `an_acquisition_after_a_section_a_try_lock_opened`).
     let opens = |e: &Ev| match e.exact.first() {
         Some(Access::TryLockOk(o)) => Some(*o),
