@@ -19,7 +19,16 @@
 //!   read-lock (readers may overlap, and the order decides happens-before). A `try_lock` never
 //!   blocks, so it races with every operation on its lock.
 //! - Blocking and waking: an event enabled by another (spawn, wake-up, join) is ordered after
-//!   it; such edges are never reversed.
+//!   it; such edges are never reversed. So is an operation left unfinished when the execution
+//!   ended (blocked for good, or cut off by a failure), which races as an event after the last
+//!   step: it comes after what its thread's next step would (the step that spawned or woke
+//!   its thread, `Chooser::unfinished`'s `after`; session 22). Without it, a child blocked
+//!   before its first step by a lock that a thread waiting for good held raced with that
+//!   lock as if it existed from the start: the reversal without the spawning step was
+//!   abandoned at the root, the child's lock slept there and covered the right reversal of a
+//!   later execution (`Family::Awaiting` seed 9,006,950, 1 of 1,000 fresh programs; shrunk:
+//!   `tests/dpor_vs_dfs/moved.rs`,
+//!   `a_child_blocked_on_a_lock_held_by_a_thread_that_waits_for_good`).
 //! - Dependence refined by what an operation did (`events::Access::refined`): a receive that
 //!   took message n of an unbounded channel conflicts only with the send of message n, the
 //!   last sender's and the receiver's going away commute with each other and with receives
@@ -68,10 +77,10 @@
 //!   (`dpor_agrees_with_dfs_on_many_random_programs`) ran a trace twice (51 of them, all with
 //!   a condvar, only since more than a `try_lock` carries `Touches`); since, 6 (those that did
 //!   before session 20's rules), 750,149 -> 749,793 executions, none missed
-//!   (`a_moved_operation_touches_no_condvar`).
+//!   (`tests/dpor_vs_dfs/moved.rs`, `a_moved_operation_touches_no_condvar`).
 //!   Fresh seeds 9,006,000 to 9,006,999 of the four families with a condvar at 5,000
-//!   interleavings: 20 -> 2 programs disagree, 187,591 -> 187,550 executions; one misses a
-//!   trace before and after (`a_child_blocked_on_a_lock_held_by_a_thread_that_waits_for_good`).
+//!   interleavings: 20 -> 2 programs disagree, 187,591 -> 187,550 executions; one missed a
+//!   trace before and after (an unfinished operation's enablers, below).
 //! - Nondeterministic choices inside a step (which waiter a `notify_one` wakes) are explored
 //!   exhaustively per step, like a DFS nested in the DPOR tree.
 //! - Object names are canonicalised across executions ([`events::Names`]), and threads are
