@@ -129,7 +129,7 @@ fn earlier_races(
 ///
 /// Such a reversal may still be taken as explored: the events of that past do not carry the
 /// change for the sleep sets and wakeup trees, as the waking step's does. Carrying it made
-/// some programs run traces twice, and a pinned count of `tests/primitive_counts.rs` went up,
+/// some programs run traces twice, and a pinned count of `tests/primitive_counts/` went up,
 /// for one program fewer that missed a trace.
 fn later_races(
     evs: &[Ev],
