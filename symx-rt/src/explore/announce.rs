@@ -67,8 +67,12 @@ impl Chooser for Announcing {
         v
     }
 
-    fn unfinished(&mut self, pending: &[crate::rt::chooser::Candidate]) {
-        self.inner.unfinished(pending)
+    fn unfinished(
+        &mut self,
+        pending: &[crate::rt::chooser::Candidate],
+        after: &[crate::rt::op::Enablers],
+    ) {
+        self.inner.unfinished(pending, after)
     }
 
     fn end_execution(&mut self, events: &[Event]) {

@@ -36,8 +36,10 @@ use crate::schedule::Schedule;
 /// there; a format-4 file's sequences hold moved `try_lock`s without it); 6 since every
 /// moved operation whose result may differ carries it (loads, read-modify-writes, locks,
 /// receives...), and a wakeup tree's leaf no longer covers a longer sequence (a format-5
-/// file's trees hold neither).
-pub(crate) const FORMAT: u32 = 6;
+/// file's trees hold neither); 7 since the accesses to a condvar, a park token and a barrier
+/// are `Access::Signal` and `Access::ObserveSignal`, which `Access::Touches` does not conflict
+/// with (a format-6 file saved them as `Access::Other` and `Access::Observe`).
+pub(crate) const FORMAT: u32 = 7;
 
 /// What a state file holds.
 #[derive(Serialize, Deserialize)]

@@ -127,8 +127,9 @@ pub(crate) trait Chooser {
     /// for good on a failed `assume`, or cut off by a failure), with those operations. No later
     /// step shows them, so a partial-order reduction reads their races from here. Only asked
     /// of a chooser that [sees every step](Chooser::sees_every_step), and only when there are
-    /// such threads.
-    fn unfinished(&mut self, _pending: &[Candidate]) {}
+    /// such threads. `after[k]` is what `pending[k]` would come after besides its thread's
+    /// last step, as [`Event::enablers`] (the step that spawned its thread, or woke it).
+    fn unfinished(&mut self, _pending: &[Candidate], _after: &[super::op::Enablers]) {}
     /// The execution that just ended, step by step.
     fn end_execution(&mut self, _events: &[Event]) {}
     /// Whether the current execution belongs to a search for shallow bugs run alongside the

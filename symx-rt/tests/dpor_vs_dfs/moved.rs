@@ -1,7 +1,7 @@
 //! The smallest generated programs that disagreed on what a reversal moves and what covers it:
 //! a moved operation whose result may differ (`events::Access::Touches`), a sleeper taken for a
-//! weak initial (`wakeup::weak_initial`), and a leaf of a wakeup tree taken to cover a longer
-//! sequence.
+//! weak initial (`wakeup::weak_initial`), a leaf of a wakeup tree taken to cover a longer
+//! sequence, and a reversal abandoned where its thread did not exist yet.
 
 use super::*;
 
@@ -241,4 +241,86 @@ fn a_longer_reversal_kept_below_a_leaf() {
         ],
     };
     assert_agrees_counting(&p, (18, 18));
+}
+
+/// A moved operation whose result may differ carries `Access::Touches` (its code may take
+/// another path there), which conflicts with what the code between two operations can
+/// change: an `Arc`'s count, a channel, a `Once`, not a condvar (`Access::touchable`). Thread
+/// 1 loads `x`, thread 2 notifies all under the lock, thread 3 adds 2 to `x` and notifies all
+/// after unlocking. With a condvar's accesses touchable (`Access::Other` and `Access::Observe`
+/// before `Access::Signal`), the moved `fetch_add` conflicted with thread 2's notify, and the
+/// DPOR ran one of the DFS's 4 traces twice, in 5 executions (seed 1,001,203 of `NoFail` in
+/// `dpor_agrees_with_dfs_on_many_random_programs`, shrunk; one of the 51 programs of that run
+/// which the `Touches` rule made run a trace twice, all with a condvar).
+#[test]
+fn a_moved_operation_touches_no_condvar() {
+    use random_programs::AtomicOp::*;
+    let p = Program {
+        family: Family::NoFail,
+        atomics: 2,
+        mutexes: 1,
+        condvar: true,
+        threads: vec![
+            vec![Op::Atomic(Load(0))],
+            vec![Op::Signal {
+                all: true,
+                inside: true,
+            }],
+            vec![
+                Op::Atomic(FetchAdd(0, 2)),
+                Op::Signal {
+                    all: true,
+                    inside: false,
+                },
+            ],
+        ],
+    };
+    assert_agrees(&p);
+    assert_agrees_counting(&p, (4, 4));
+}
+
+/// Found by a fresh-seed search (session 22, `SYMX_DIFF_FIRST=9006000 SYMX_DIFF_COUNT=1000
+/// SYMX_DIFF_FAMILY=Awaiting SYMX_DIFF_MAX=5000 ... seed_range`: seed 9,006,950, shrunk), the
+/// same before and after `Access::Signal`: thread 1 locks `m` and waits for good inside (`x`
+/// is 0, `symx::assume(x != 0)`), thread 2's compare-exchange of `x` fails, then it spawns a
+/// child that locks `m`. Every execution is discarded (thread 1 blocks); the DFS runs 3
+/// traces. The child's lock never runs (thread 1 holds `m`): an unfinished operation, whose
+/// event had no enablers, so not the step that spawned the child. Its race with thread 1's
+/// lock was reversed without that step where the compare-exchange came after thread 1's load,
+/// the sequence was abandoned at the root (no child there yet), the child's lock slept there,
+/// and it covered the right reversal, `cas.child's lock`, of the next execution: the DPOR ran
+/// 2 of the 3 traces, each twice. An unfinished operation's event now comes after what its
+/// thread's next step would (`Chooser::unfinished`'s `after`).
+#[test]
+fn a_child_blocked_on_a_lock_held_by_a_thread_that_waits_for_good() {
+    use random_programs::AtomicOp::*;
+    let p = Program {
+        family: Family::Awaiting,
+        atomics: 1,
+        mutexes: 2,
+        condvar: true,
+        threads: vec![
+            vec![Op::Locked {
+                mutex: 1,
+                add: 1,
+                body: vec![Op::Await {
+                    atomic: 0,
+                    value: 0,
+                }],
+            }],
+            vec![
+                Op::Atomic(Cas(0, 2, 1)),
+                Op::SpawnJoin {
+                    child: vec![Op::Locked {
+                        mutex: 1,
+                        add: 1,
+                        body: vec![],
+                    }],
+                    between: vec![],
+                },
+            ],
+        ],
+    };
+    assert_agrees(&p);
+    assert_agrees_counting(&p, (3, 3));
 }

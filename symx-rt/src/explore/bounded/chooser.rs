@@ -123,7 +123,7 @@ impl Chooser for Bpor {
         node.values.choose(self.value_calls - 1, n)
     }
 
-    fn unfinished(&mut self, pending: &[Candidate]) {
+    fn unfinished(&mut self, pending: &[Candidate], _after: &[crate::rt::op::Enablers]) {
         let mut unfinished = std::mem::take(&mut self.unfinished);
         unfinished.clear();
         self.lookahead(pending, &mut unfinished);

@@ -136,6 +136,7 @@ pub(super) fn releases(ev: &Ev) -> bool {
                 | Access::DroppedSender(_)
                 | Access::Released(_)
                 | Access::Observe(_)
+                | Access::ObserveSignal(_)
         )
     })
 }

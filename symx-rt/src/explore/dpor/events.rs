@@ -24,7 +24,7 @@
 //! receives (a send may find the channel full, so it conflicts with every receive). Park and
 //! unpark: a park conflicts with every unpark of its thread (whether it finds the token); two
 //! unparks that found the thread not parked commute (each only sets the token,
-//! [`Access::Observe`]); an unpark that wakes the thread conflicts with the others (the woken
+//! [`Access::ObserveSignal`]); an unpark that wakes the thread conflicts with the others (the woken
 //! thread clears the token right after it, and takes happens-before from the unparks before
 //! it).
 //!
@@ -48,6 +48,7 @@
 //! adds them to an event for the sleep sets).
 
 mod names;
+pub(crate) mod pairs;
 mod portable;
 mod touches;
 mod trace;
@@ -113,8 +114,11 @@ pub(crate) enum Access {
     /// An operation that turned out only to look at its object: a `Once` found complete (or
     /// a `OnceLock::get`), a notify with nobody waiting; or only to set what any of its likes
     /// sets: an unpark of a thread that was not parked (its token). Two of them commute;
-    /// anything else on the object conflicts with them.
+    /// anything else on the object conflicts with them. (A notify's and an unpark's are
+    /// [`Access::ObserveSignal`].)
     Observe(Canon),
+    /// [`Access::Observe`] on an object that only operations change ([`Access::Signal`]).
+    ObserveSignal(Canon),
     /// A barrier wait, with the number of arrivals its generation still needs after it where
     /// the event stands (`0`: the last arrival, the leader, which the program can see). Two
     /// arrivals before the last commute where a third is still to come after both (the same
@@ -125,9 +129,14 @@ pub(crate) enum Access {
     /// destructor the model sees, a read or increment of the count) conflicts with them. Never
     /// unrefined: a drop moved earlier leaves more references behind, never fewer.
     Released(Canon),
-    /// Anything else on an object (condvars, barriers, queues, a receive that found no
-    /// message, a send to a bounded channel): conflicts with every other access to it.
+    /// Anything else on an object (queues, a receive that found no message, a send to a
+    /// bounded channel, a `Once`): conflicts with every other access to it.
     Other(Canon),
+    /// [`Access::Other`] on an object that only operations change, which holds no value the
+    /// code between two operations can read or write (a condvar, a thread's park token, a
+    /// barrier before its arrival ran): it conflicts as `Other` does, but not with
+    /// [`Access::Touches`] (see [`Access::touchable`], which argues it per object).
+    Signal(Canon),
     /// The code after an operation that a reversal moves: where it is moved, the operation
     /// may return something else (a `try_lock` that succeeded fails) and the code up to its
     /// thread's next operation take another path, so what that code changes there is unknown
@@ -157,9 +166,11 @@ impl Access {
             | Access::DroppedSender(o)
             | Access::CountedSenders(o)
             | Access::Observe(o)
+            | Access::ObserveSignal(o)
             | Access::CountDown(o, _)
             | Access::Released(o)
-            | Access::Other(o) => Some(o),
+            | Access::Other(o)
+            | Access::Signal(o) => Some(o),
         }
     }
 
@@ -176,15 +187,12 @@ impl Access {
                 Access::Took(o, n)
             }
             // Two such reads commute; anything else on the object conflicts with them.
-            (
-                Access::Other(o),
-                OpKind::Once | OpKind::NotifyOne | OpKind::NotifyAll,
-                Outcome::OnlyRead,
-            ) => Access::Observe(o),
-            (Access::Other(o), OpKind::BarrierWait, Outcome::Arrived(left)) => {
+            (Access::Other(o), OpKind::Once, Outcome::OnlyRead) => Access::Observe(o),
+            (Access::Signal(o), OpKind::NotifyOne | OpKind::NotifyAll, Outcome::OnlyRead)
+            | (Access::Signal(o), OpKind::Unpark, Outcome::TokenSet) => Access::ObserveSignal(o),
+            (Access::Signal(o), OpKind::BarrierWait, Outcome::Arrived(left)) => {
                 Access::CountDown(o, left)
             }
-            (Access::Other(o), OpKind::Unpark, Outcome::TokenSet) => Access::Observe(o),
             (a, _, _) => a,
         }
     }
@@ -196,7 +204,8 @@ impl Access {
             Access::TryLockOk(o) => Access::TryLock(o),
             Access::Send(o, _) => Access::Send(o, 0),
             Access::Took(o, _) => Access::Other(o),
-            Access::Observe(o) | Access::CountDown(o, _) => Access::Other(o),
+            Access::Observe(o) => Access::Other(o),
+            Access::ObserveSignal(o) | Access::CountDown(o, _) => Access::Signal(o),
             a => a,
         }
     }
@@ -220,6 +229,7 @@ impl Access {
             // wherever it is moved to (see `OpKind::SendersGone`).
             OpKind::SendersGone => Access::SendersGone(obj),
             OpKind::ReceiverGone => Access::ReceiverGone(obj),
+            _ if Access::on_signal(kind) => Access::Signal(obj),
             _ => Access::Other(obj),
         }
     }
@@ -260,8 +270,8 @@ pub(crate) const fn conflict_on_one_object(a: Access, b: Access) -> bool {
             | (UnlockShared(_), Shared(_))
             | (TryLock(_) | TryLockOk(_), _)
             | (_, TryLock(_) | TryLockOk(_))
-            | (Other(_), _)
-            | (_, Other(_))
+            | (Other(_) | Signal(_), _)
+            | (_, Other(_) | Signal(_))
     )
 }
 
@@ -291,8 +301,9 @@ const fn refined_conflict(a: Access, b: Access) -> Option<bool> {
         (SendersGone(_), ReceiverGone(_)) | (ReceiverGone(_), SendersGone(_)) => false,
         (Send(..), _) | (_, Send(..)) | (Took(..), _) | (_, Took(..)) => true,
         (SendersGone(_) | ReceiverGone(_), _) | (_, SendersGone(_) | ReceiverGone(_)) => true,
-        (Observe(_), Observe(_) | Read(_)) | (Read(_), Observe(_)) => false,
-        (Observe(_), _) | (_, Observe(_)) => true,
+        (Observe(_) | ObserveSignal(_), Observe(_) | ObserveSignal(_) | Read(_))
+        | (Read(_), Observe(_) | ObserveSignal(_)) => false,
+        (Observe(_) | ObserveSignal(_), _) | (_, Observe(_) | ObserveSignal(_)) => true,
         (CountDown(_, a), CountDown(_, b)) => a == 0 || b == 0,
         (CountDown(..), _) | (_, CountDown(..)) => true,
         (Released(_), Released(_)) => false,
@@ -469,7 +480,7 @@ impl Ev {
             .into_iter()
             .flatten()
         {
-            if let Access::CountDown(o, _) | Access::Other(o) = *a {
+            if let Access::CountDown(o, _) | Access::Signal(o) | Access::Other(o) = *a {
                 *a = Access::CountDown(o, left);
             }
         }
@@ -583,33 +594,5 @@ fn last_but_one(a: Access, b: Access, same: &mut impl FnMut(Canon, Canon) -> boo
     match (a, b) {
         (Access::CountDown(x, 1..), Access::CountDown(y, 1)) => same(x, y),
         _ => false,
-    }
-}
-
-/// A map with tuple keys as a list of pairs (JSON keys are strings), in key order so that a
-/// checkpoint's text does not depend on the hasher.
-pub(crate) mod pairs {
-    use super::HashMap;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-    use std::hash::Hash;
-
-    pub fn serialize<K, V, S>(map: &HashMap<K, V>, s: S) -> Result<S::Ok, S::Error>
-    where
-        K: Serialize + Ord,
-        V: Serialize,
-        S: Serializer,
-    {
-        let mut pairs: Vec<(&K, &V)> = map.iter().collect();
-        pairs.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        pairs.serialize(s)
-    }
-
-    pub fn deserialize<'de, K, V, D>(d: D) -> Result<HashMap<K, V>, D::Error>
-    where
-        K: Deserialize<'de> + Eq + Hash,
-        V: Deserialize<'de>,
-        D: Deserializer<'de>,
-    {
-        Ok(Vec::<(K, V)>::deserialize(d)?.into_iter().collect())
     }
 }

@@ -19,7 +19,16 @@
 //!   read-lock (readers may overlap, and the order decides happens-before). A `try_lock` never
 //!   blocks, so it races with every operation on its lock.
 //! - Blocking and waking: an event enabled by another (spawn, wake-up, join) is ordered after
-//!   it; such edges are never reversed.
+//!   it; such edges are never reversed. So is an operation left unfinished when the execution
+//!   ended (blocked for good, or cut off by a failure), which races as an event after the last
+//!   step: it comes after what its thread's next step would (the step that spawned or woke
+//!   its thread, `Chooser::unfinished`'s `after`; session 22). Without it, a child blocked
+//!   before its first step by a lock that a thread waiting for good held raced with that
+//!   lock as if it existed from the start: the reversal without the spawning step was
+//!   abandoned at the root, the child's lock slept there and covered the right reversal of a
+//!   later execution (`Family::Awaiting` seed 9,006,950, 1 of 1,000 fresh programs; shrunk:
+//!   `tests/dpor_vs_dfs/moved.rs`,
+//!   `a_child_blocked_on_a_lock_held_by_a_thread_that_waits_for_good`).
 //! - Dependence refined by what an operation did (`events::Access::refined`): a receive that
 //!   took message n of an unbounded channel conflicts only with the send of message n, the
 //!   last sender's and the receiver's going away commute with each other and with receives
@@ -61,6 +70,17 @@
 //!   after, 147,044 -> 147,058 executions, 344 twice.
 //!   `Family::Woken`, seeds 7,000,000 to 7,003,999: none missed before or after, 140,311 ->
 //!   144,794 executions, 488 -> 610 programs running a trace twice.
+//!   Such code changes an `Arc`'s count, a channel or a `Once` only (`rt::switch::touch`), so
+//!   `Touches` conflicts with no access to a condvar, a park token or a barrier
+//!   (`events::Access::Signal`, argued per object in `Access::touchable`; session 22). With
+//!   a condvar's waits and notifies touchable, 60 of the 6,250 larger programs
+//!   (`dpor_agrees_with_dfs_on_many_random_programs`) ran a trace twice (51 of them, all with
+//!   a condvar, only since more than a `try_lock` carries `Touches`); since, 6 (those that did
+//!   before session 20's rules), 750,149 -> 749,793 executions, none missed
+//!   (`tests/dpor_vs_dfs/moved.rs`, `a_moved_operation_touches_no_condvar`).
+//!   Fresh seeds 9,006,000 to 9,006,999 of the four families with a condvar at 5,000
+//!   interleavings: 20 -> 2 programs disagree, 187,591 -> 187,550 executions; one missed a
+//!   trace before and after (an unfinished operation's enablers, below).
 //! - Nondeterministic choices inside a step (which waiter a `notify_one` wakes) are explored
 //!   exhaustively per step, like a DFS nested in the DPOR tree.
 //! - Object names are canonicalised across executions ([`events::Names`]), and threads are
@@ -218,6 +238,14 @@ pub(crate) struct Dpor {
     /// have come after.
     #[serde(skip)]
     unfinished: Vec<Ev>,
+    /// What each of them comes after besides its thread's last step (the step that spawned
+    /// its thread, or woke it), as trace positions. Without them, a child blocked for good
+    /// before its first step raced with the holder of its lock as if it existed from the start:
+    /// the reversal, without the step that spawned it, was abandoned where the child was not
+    /// there yet, and the child slept there, covering the right reversal of a later execution
+    /// (`a_child_blocked_on_a_lock_held_by_a_thread_that_waits_for_good`).
+    #[serde(skip)]
+    unfinished_after: Vec<crate::rt::op::Enablers>,
     /// What the code of a thread that waited after an event changed once a step woke it, in
     /// any execution so far: a sleeping such event sleeps on after that step with those
     /// changes as its own (`woken::record_waits`).
@@ -287,6 +315,12 @@ impl Dpor {
                 events::let_go_by(ev, true);
             }
         }
+        let evs = &self.evs;
+        for (ev, after) in self.unfinished.iter_mut().zip(&self.unfinished_after) {
+            let steps = after.iter().filter_map(|&i| evs.get(i as usize));
+            ev.enablers.extend(steps.map(|e| (e.thread, e.index)));
+        }
+        self.unfinished_after.clear();
     }
 
     /// The event thread `t`'s pending operation `op` will be, as far as it is known before
@@ -310,9 +344,16 @@ impl Chooser for Dpor {
         true
     }
 
-    fn unfinished(&mut self, pending: &[crate::rt::chooser::Candidate]) {
+    fn unfinished(
+        &mut self,
+        pending: &[crate::rt::chooser::Candidate],
+        after: &[crate::rt::op::Enablers],
+    ) {
         // Numbered as the events of the execution that is ending (see `end_execution`).
         let execution = self.execution_id(self.executions + 1);
+        // Their enablers are steps of this execution, named once its events are (`events_of`).
+        self.unfinished_after.clear();
+        self.unfinished_after.extend_from_slice(after);
         for c in pending {
             let t = self.threads.of(c.key);
             let index = self.threads.next_index(t);

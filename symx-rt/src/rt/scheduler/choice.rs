@@ -65,18 +65,18 @@ impl Scheduler<'_> {
         if !unsafe { (*chooser).sees_every_step() } {
             return;
         }
-        let pending: Vec<Candidate> = {
+        let (pending, after): (Vec<Candidate>, Vec<_>) = {
             let e = self.ctx.exec.borrow();
             (e.threads.iter().enumerate())
                 .filter_map(|(id, th)| match th.status {
-                    Status::Ready(op) => Some(candidate(&e, id, op)),
+                    Status::Ready(op) => Some((candidate(&e, id, op), th.after.clone())),
                     _ => None,
                 })
-                .collect()
+                .unzip()
         };
         if !pending.is_empty() {
             // SAFETY: as above.
-            unsafe { (*chooser).unfinished(&pending) };
+            unsafe { (*chooser).unfinished(&pending, &after) };
         }
     }
 

@@ -150,9 +150,11 @@ impl Access {
             Access::DroppedSender(o) => Access::DroppedSender(f(o)),
             Access::CountedSenders(o) => Access::CountedSenders(f(o)),
             Access::Observe(o) => Access::Observe(f(o)),
+            Access::ObserveSignal(o) => Access::ObserveSignal(f(o)),
             Access::CountDown(o, n) => Access::CountDown(f(o), n),
             Access::Released(o) => Access::Released(f(o)),
             Access::Other(o) => Access::Other(f(o)),
+            Access::Signal(o) => Access::Signal(f(o)),
         }
     }
 }

@@ -132,7 +132,8 @@ fn class_of(a: Access) -> Option<(usize, Canon)> {
         Access::Shared(o) => (3, o),
         Access::Unlock(o) => (4, o),
         Access::UnlockShared(o) => (5, o),
-        Access::Other(o) => (6, o),
+        // Conflicts as `Other` does (they differ only against `Touches`, which has no class).
+        Access::Other(o) | Access::Signal(o) => (6, o),
         Access::TryLock(o) => (7, o),
         Access::TryLockOk(o) => (8, o),
         // A send's class stands for every send; which message it queued is in `sends`.
@@ -141,7 +142,7 @@ fn class_of(a: Access) -> Option<(usize, Canon)> {
         Access::SendersGone(o) => (11, o),
         Access::ReceiverGone(o) => (12, o),
         Access::DroppedSender(o) => (13, o),
-        Access::Observe(o) => (14, o),
+        Access::Observe(o) | Access::ObserveSignal(o) => (14, o),
         // The leader (nothing left to come) apart from the arrivals before it; how many are
         // left after one of those makes no difference within one execution.
         Access::CountDown(o, 0) => (17, o),
