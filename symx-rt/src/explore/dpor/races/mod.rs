@@ -121,9 +121,10 @@ impl HappensBefore {
         self.races.truncate(races_kept);
         self.forget_from(kept);
         for j in kept..evs.len() {
-            match self.clocks_only {
-                true => self.add_clock(evs, j),
-                false => self.add(evs, j),
+            if self.clocks_only {
+                self.add_clock(evs, j);
+            } else {
+                self.add(evs, j);
             }
         }
     }
