@@ -175,11 +175,7 @@ impl HappensBefore {
         let start = self.clock.len();
         self.clock.resize(start + threads, 0);
         let (before, now) = self.clock.split_at_mut(start);
-        let mut join = |p: usize| {
-            for (m, &c) in now.iter_mut().zip(&before[p * threads..(p + 1) * threads]) {
-                *m = (*m).max(c);
-            }
-        };
+        let mut join = |p: usize| join_clock(now, before, p);
         if let Some(p) = last_of[ej.thread] {
             join(p);
         }
@@ -222,15 +218,13 @@ impl HappensBefore {
         self.clock.resize(start + threads, 0);
         let (before, now) = self.clock.split_at_mut(start);
         for &p in ordering.iter().chain(&lock_edges).chain(&conflicts) {
-            for (m, &c) in now.iter_mut().zip(&before[p * threads..(p + 1) * threads]) {
-                *m = (*m).max(c);
-            }
+            join_clock(now, before, p);
         }
         self.clock[start + ej.thread] = ej.index + 1;
         // i ⋖ j: a conflict that no other predecessor already orders. For a blocking
         // acquisition, `lock_edges` (the releases and failed tries between two critical
         // sections) do not count: the race with the earlier acquisition is to be reversed.
-        for &i in conflicts.iter().filter(|_| !self.clocks_only) {
+        for &i in &conflicts {
             let real = !fair.contains(&i);
             let (ti, ii) = (evs[i].thread, evs[i].index);
             // A yield inside the critical section an acquisition waits for: the acquisition
@@ -288,6 +282,15 @@ impl HappensBefore {
     /// Whether event `i` (of thread `ti`) happens before event `k`.
     pub(crate) fn before(&self, i: usize, ti: ThreadId, k: usize) -> bool {
         self.clock[k * self.threads + ti] >= self.clock[i * self.threads + ti]
+    }
+}
+
+/// Joins into `now` (one event's clock, being computed) the clock of event `p`, stored in
+/// `before` as `now.len()` entries per event.
+fn join_clock(now: &mut [u32], before: &[u32], p: usize) {
+    let threads = now.len();
+    for (m, &c) in now.iter_mut().zip(&before[p * threads..(p + 1) * threads]) {
+        *m = (*m).max(c);
     }
 }
 
