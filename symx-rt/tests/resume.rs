@@ -235,14 +235,14 @@ fn a_checkpoint_of_another_program_test_or_settings_is_refused() {
             .explore(|| counters(3, 2))
     });
     assert!(other.contains("belongs to test"), "{other}");
-    // An older format (6: a condvar's accesses saved as `Access::Other`, which
-    // `Access::Touches` conflicts with), or not a checkpoint at all.
+    // An older format (7: object names keyed by an event's index in its thread, not by its
+    // count of events at its location), or not a checkpoint at all.
     let text = std::fs::read_to_string(&file).unwrap();
-    assert!(text.contains("\"format\":7"), "the current format is 7");
-    std::fs::write(&file, text.replacen("\"format\":7", "\"format\":6", 1)).unwrap();
+    assert!(text.contains("\"format\":8"), "the current format is 8");
+    std::fs::write(&file, text.replacen("\"format\":8", "\"format\":7", 1)).unwrap();
     let format = refusal(|| b.clone().resume(true).explore(|| counters(3, 2)));
     assert!(
-        format.contains("format 6, this symx reads format 7"),
+        format.contains("format 7, this symx reads format 8"),
         "{format}"
     );
     std::fs::write(&file, "{").unwrap();

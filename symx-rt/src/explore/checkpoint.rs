@@ -38,8 +38,11 @@ use crate::schedule::Schedule;
 /// receives...), and a wakeup tree's leaf no longer covers a longer sequence (a format-5
 /// file's trees hold neither); 7 since the accesses to a condvar, a park token and a barrier
 /// are `Access::Signal` and `Access::ObserveSignal`, which `Access::Touches` does not conflict
-/// with (a format-6 file saved them as `Access::Other` and `Access::Observe`).
-pub(crate) const FORMAT: u32 = 7;
+/// with (a format-6 file saved them as `Access::Other` and `Access::Observe`); 8 since an
+/// event's object names are keyed by its thread's count of events at its source location
+/// (`events::EventKey::nth`, saved in each event as `Ev::nth`), not by its index in the thread
+/// (a format-7 file's names are keyed by indices).
+pub(crate) const FORMAT: u32 = 8;
 
 /// What a state file holds.
 #[derive(Serialize, Deserialize)]

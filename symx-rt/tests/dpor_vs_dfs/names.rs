@@ -1,13 +1,14 @@
-//! Regression tests written out as plain symx programs (fixed in 58ece85 but for the ignored
-//! one, which is open), on how the DPOR names objects. It names an object by the events that
-//! use it, an event being (thread, per-thread index, source location), and merges two names
-//! whenever one such event uses both in two executions. When a thread's control flow depends on
-//! the schedule (a `try_lock` that fails, a compare-exchange that fails) and one call site
-//! serves two objects (a helper function), its n-th event at that site is one object in one
-//! execution and the other in the next, and the two objects become one name. Each test below
-//! has a twin with one call site per object. Each records an outcome per execution; DFS and
-//! DPOR must agree on the set of outcomes and the DPOR must run each Mazurkiewicz trace exactly
-//! once.
+//! Regression tests written out as plain symx programs (fixed in 58ece85, the helper's nested
+//! locks and the interpreter's in session 23), on how the DPOR names objects. It names an
+//! object by the events that use it, an event being (thread, source location, its thread's
+//! count of events at that location before it; its index in the thread until session 23), and
+//! merges two names whenever one such event uses both in two executions. When a thread's
+//! control flow depends on the schedule (a `try_lock` that fails, a compare-exchange that
+//! fails) and one call site serves two objects (a helper function), its n-th event was one
+//! object in one execution and the other in the next, and the two objects became one name.
+//! Each test below has a twin with one call site per object. Each records an outcome per
+//! execution; DFS and DPOR must agree on the set of outcomes and the DPOR must run each
+//! Mazurkiewicz trace exactly once.
 
 use super::*;
 
@@ -59,15 +60,33 @@ fn nested_locks_after_a_try_lock(one_site: bool) {
     record(format!("try_lock saw {seen:?}; mutexes {a} {b}"));
 }
 
+/// One call site (session 23): 4 traces in 4 executions, as with two. Before, thread 1's
+/// event of index 2 at the helper's line was `lock(1)` where the `try_lock` failed and
+/// `lock(0)` where it succeeded (an unlock after it), so the two mutexes were one name and
+/// one trace ran twice (5 executions); each event is keyed by its count of events at its line
+/// since (`events::names`: `lock(0)` is the first at the helper's line, `lock(1)` the second).
 #[test]
-#[ignore = "DPOR bug (optimality): merged lock names make one trace run twice"]
 fn nested_locks_after_a_try_lock_one_call_site() {
-    assert_agree(|| nested_locks_after_a_try_lock(true));
+    let body = || nested_locks_after_a_try_lock(true);
+    assert_agree(body);
+    assert_eq!(
+        explore(&body, &take_outcome, Strategy::Dpor)
+            .report
+            .executions(),
+        4
+    );
 }
 
 #[test]
 fn nested_locks_after_a_try_lock_two_call_sites() {
-    assert_agree(|| nested_locks_after_a_try_lock(false));
+    let body = || nested_locks_after_a_try_lock(false);
+    assert_agree(body);
+    assert_eq!(
+        explore(&body, &take_outcome, Strategy::Dpor)
+            .report
+            .executions(),
+        4
+    );
 }
 
 /// Thread 1 tries mutex 0, then mutex 1; thread 2 tries mutex 0. With both of thread 1's tries
@@ -200,4 +219,38 @@ fn wait_after_a_try_lock() {
         let seen = t2.join().unwrap();
         record(format!("{seen:?} {}", a.load(SeqCst)));
     });
+}
+
+/// `Family::Deadlocky` seed 9,006,690 shrunk (session 22's note): `t1: lock m0`, `t2: try_lock
+/// m1; try_lock m0; lock m0 { lock m1 }`. The interpreter locks every mutex at one line, and
+/// the second `try_lock`'s outcome shifts `t2`'s indices: its index 4 at the lock line was
+/// `lock m0` where the `try_lock` succeeded (an unlock after it) and `lock m1` where it failed,
+/// so `m0` and `m1` were one name (checked with a dump of the joins), `t1`'s section and `t2`'s
+/// `try_lock m1` looked dependent and two of the 4 traces ran twice (6 executions). Keyed by
+/// the count of `t2`'s events at the lock line, `lock m0` is its first there and `lock m1` its
+/// second in every execution.
+#[test]
+fn nested_locks_after_try_locks_at_the_interpreters_lines() {
+    let section = |mutex, body| Op::Locked {
+        mutex,
+        add: 2,
+        body,
+    };
+    let attempt = |mutex| Op::TryLocked {
+        mutex,
+        add: 2,
+        body: vec![],
+    };
+    let p = Program {
+        family: Family::Deadlocky,
+        atomics: 1,
+        mutexes: 2,
+        condvar: false,
+        threads: vec![
+            vec![section(0, vec![])],
+            vec![attempt(1), attempt(0), section(0, vec![section(1, vec![])])],
+        ],
+    };
+    assert_agrees(&p);
+    assert_agrees_counting(&p, (4, 4));
 }

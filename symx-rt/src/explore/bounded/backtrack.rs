@@ -533,6 +533,7 @@ impl Queues {
         Ev {
             thread: l.thread,
             index: 0,
+            nth: 0,
             accesses: exact.clone(),
             exact,
             execution: 0,

@@ -111,7 +111,7 @@ impl Chooser for Bpor {
         self.nodes[step].cut |= point.hidden.bound;
         self.bound_hid.push(point.hidden.bound);
         let mine = self.nodes[step].chosen;
-        self.threads.stepped(mine);
+        self.threads.stepped(mine, &point.candidates[slot].op);
         point.candidates[slot].thread
     }
 

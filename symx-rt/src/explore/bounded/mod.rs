@@ -319,7 +319,8 @@ impl Bpor {
     fn pending(&mut self, at: usize, t: ThreadId, op: &Op) {
         let index = self.threads.next_index(t);
         let ev = &mut self.nodes[at].event;
-        self.names.pending_into(ev, t, index, op);
+        let counts = self.threads.occurrences();
+        self.names.pending_into(ev, t, index, counts, op);
         if self.yields {
             ev.fair = events::fairness(op.kind, None);
         }
@@ -336,7 +337,7 @@ impl Bpor {
     fn fairness_name(&mut self) -> Canon {
         let key = EventKey {
             thread: ThreadId::MAX,
-            index: 0,
+            nth: 0,
             location: 0,
         };
         self.names.name(FAIRNESS, key, 0)

@@ -45,6 +45,7 @@ impl Waits {
             let mut named = Ev {
                 thread: at.0,
                 index: at.1,
+                nth: evs[g].nth,
                 ..Ev::default()
             };
             add_woken(&mut named, step, false, names);

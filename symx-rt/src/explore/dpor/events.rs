@@ -53,7 +53,7 @@ mod portable;
 mod touches;
 mod trace;
 
-pub(crate) use names::{EventKey, Names};
+pub(crate) use names::{EventKey, Names, Occurrences};
 pub(crate) use portable::Evidence;
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
@@ -339,6 +339,10 @@ pub(crate) const fn orders_on_one_object(a: Access, b: Access) -> bool {
 pub(crate) struct Ev {
     pub thread: ThreadId,
     pub index: u32,
+    /// How many events of its thread came at its source location before it in its execution:
+    /// with the thread and the location, what names its objects across executions
+    /// ([`EventKey`]).
+    pub nth: u32,
     /// What it does, over canonical object names (comparable across executions): its
     /// operation's access first, then the mutex a condvar wait releases and the objects its
     /// step touched besides.
@@ -399,6 +403,7 @@ impl Clone for Ev {
         Ev {
             thread: self.thread,
             index: self.index,
+            nth: self.nth,
             accesses: SmallVec::from_slice(&self.accesses),
             exact: SmallVec::from_slice(&self.exact),
             execution: self.execution,
@@ -410,6 +415,7 @@ impl Clone for Ev {
     fn clone_from(&mut self, source: &Ev) {
         self.thread = source.thread;
         self.index = source.index;
+        self.nth = source.nth;
         copy_from(&mut self.accesses, &source.accesses);
         copy_from(&mut self.exact, &source.exact);
         self.execution = source.execution;
@@ -438,6 +444,7 @@ impl Ev {
     pub fn same_as(&self, ev: &Ev) -> bool {
         self.thread == ev.thread
             && self.index == ev.index
+            && self.nth == ev.nth
             && self.accesses == ev.accesses
             && self.exact == ev.exact
             && self.enablers == ev.enablers

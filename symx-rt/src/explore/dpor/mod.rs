@@ -326,7 +326,7 @@ impl Dpor {
     /// The event thread `t`'s pending operation `op` will be, as far as it is known before
     /// it runs, with its fairness access (a change, unless it is a load or a yield).
     fn pending(&mut self, t: ThreadId, index: u32, op: &crate::rt::op::Op) -> Ev {
-        let mut ev = self.names.pending(t, index, op);
+        let mut ev = self.names.pending(t, index, self.threads.occurrences(), op);
         ev.fair = events::fairness(op.kind, None);
         if op.kind == crate::rt::op::OpKind::Yield {
             self.yields = true;
@@ -417,7 +417,8 @@ impl Chooser for Dpor {
             self.new_node(point, 0, None)
         };
         let mine = self.nodes[step].chosen.thread;
-        self.threads.stepped(mine);
+        let ran = point.candidates.iter().find(|c| c.thread == thread);
+        self.threads.stepped(mine, &ran.expect("a candidate").op);
         thread
     }
 

@@ -3,11 +3,13 @@
 //! and the nondeterministic choices made inside one step ([`Values`]), explored exhaustively
 //! like a DFS nested in the reduction's tree.
 
-use crate::rt::op::ThreadId;
+use super::events::Occurrences;
+use crate::rt::execution::location_hash;
+use crate::rt::op::{Op, ThreadId};
 
 /// Threads as a reduction names them: dense indices of their spawn-path keys, stable across
 /// executions (the runtime's ids follow spawn order, which is not); and how many events each
-/// has taken in the current execution.
+/// has taken in the current execution, in all and at each source location.
 /// The names are part of a checkpoint (`explore::checkpoint`); the counts are per execution.
 #[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Threads {
@@ -15,6 +17,9 @@ pub(crate) struct Threads {
     dense: rustc_hash::FxHashMap<u64, ThreadId>,
     #[serde(skip)]
     counts: Vec<u32>,
+    /// How many events each has taken at each source location in this execution.
+    #[serde(skip)]
+    occurrences: Occurrences,
 }
 
 impl Threads {
@@ -41,14 +46,22 @@ impl Threads {
         self.counts[t]
     }
 
-    /// Thread `t` took a step.
-    pub fn stepped(&mut self, t: ThreadId) {
+    /// How many events each thread has taken at each location: with [`Threads::next_index`],
+    /// what names a thread's next event (`events::Names::pending`).
+    pub fn occurrences(&self) -> &Occurrences {
+        &self.occurrences
+    }
+
+    /// Thread `t` took a step, its operation `op`'s.
+    pub fn stepped(&mut self, t: ThreadId, op: &Op) {
         let index = self.next_index(t);
         self.counts[t] = index + 1;
+        self.occurrences.count(t, location_hash(op.location));
     }
 
     pub fn new_execution(&mut self) {
         self.counts.clear();
+        self.occurrences.clear();
     }
 }
 

@@ -188,6 +188,7 @@ mod tests {
         Ev {
             thread,
             index: 0,
+            nth: 0,
             accesses: smallvec::smallvec![Access::CountDown(b, left)],
             exact: smallvec::smallvec![Access::CountDown(b, left)],
             execution,
@@ -206,7 +207,7 @@ mod tests {
         let mut names = Names::default();
         let at = EventKey {
             thread: 0,
-            index: 0,
+            nth: 0,
             location: 0,
         };
         let b = names.name(0, at, 0);

@@ -426,6 +426,7 @@ pub(super) fn record_waits(evs: &[Ev], trace: &[Event], names: &mut Names, waits
         let mut named = Ev {
             thread: evs[k].thread,
             index: evs[k].index,
+            nth: evs[k].nth,
             ..Ev::default()
         };
         events::add_woken(&mut named, step, false, names);

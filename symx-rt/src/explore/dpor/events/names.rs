@@ -2,6 +2,49 @@
 //! runtime numbers objects by first use, which depends on the interleaving, so a name is tied
 //! to the events that use the object (an [`EventKey`] and which of its accesses) and names are
 //! merged (union-find) whenever two turn out to denote one object.
+//!
+//! **Which event keys a name** ([`EventKey`], session 23). A key should denote one object in
+//! every execution it occurs in: where it denotes two, their names are joined and the two
+//! objects compare as one, which costs reduction (never soundness: only more events compare
+//! as dependent). The key is the event's thread, its source location, which of its accesses
+//! (the slot), and `nth`: how many events of its thread came at that location before it in
+//! its execution. Until session 23 it was the event's index in its thread instead. An index
+//! shifts whenever the thread's control flow before the event differs between executions (a
+//! `try_lock` that succeeds has an unlock after it, one that fails has none; a branch takes
+//! its other path), and where one line serves several objects (a helper; the random
+//! programs' interpreter locks every mutex at one line) the event at a shifted index and that
+//! line is another object. Checked with a dump of the joins (`Family::Deadlocky` seed
+//! 9,006,690, shrunk to `t1: lock m0`, `t2: try_lock m1; try_lock m0; lock m0 { lock m1 }`):
+//! `t2`'s index 4 at the lock line was `lock m0` where both `try_lock`s succeeded and `lock m1`
+//! where the second failed; `m0` and `m1` were one name, and the optimal DPOR ran two of the
+//! program's 4 traces twice (6 executions; 4 now,
+//! `tests/dpor_vs_dfs/names.rs::nested_locks_after_try_locks_at_the_interpreters_lines`).
+//!
+//! Why `nth` is at least as good. Take the thread's events at one location `L`, in order, in
+//! two executions. The new key names no two objects as one at `L` as long as those two lists
+//! agree position by position on their objects. A difference in the thread's events at other
+//! lines (the unlock after a `try_lock` that succeeded, a branch's other path) leaves them
+//! alone, and the new key exact, where it shifts every later index, and the old key compares
+//! an event at `L` with whatever event the other execution had at its index, which may be
+//! another object at `L`. A difference at `L` itself shifts both keys: a loop at one line
+//! whose number of rounds depends on the schedule, a branch that skips one occurrence at `L`
+//! (or a `try_lock`'s unlock, recorded at the `try_lock`'s line: in the interpreter, the n-th
+//! event at the `try_lock` line is a `try_lock` of one mutex in one execution and the unlock
+//! of another in the next, when the first of two `try_lock`s fails in one and succeeds in the
+//! other). Then both compare occurrences that differ, the new key occurrence n with
+//! occurrence n, the old one index i with index i. The new key fails only when the thread's
+//! events at that very location differ before the event; the old one whenever any of its
+//! events before it differ, unless the differences happen to make up for each other in number
+//! (an event at `L` skipped and one at another line added: the indices line up again where
+//! the counts at `L` do not; no search has shown such a program). Both reductions key events
+//! alike: [`Occurrences`] counts each thread's events per location, in the chooser as each
+//! step is taken (`steps::Threads::stepped`, which names pending events) and in
+//! `trace::of_trace_into` over a finished trace, from its first step: the events of a
+//! repeated prefix that it keeps without naming them again (the bounded reduction's, and
+//! the optimal DPOR's shared steps) are counted too, so the events after them count on from
+//! there (a debug assertion checks that the count gives each kept event its own `nth`).
+//! The counts are per execution, never saved; the names saved in a checkpoint are keyed by
+//! `nth` (format 8).
 
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
@@ -11,21 +54,66 @@ use super::{Access, Canon, Ev, Fair};
 use crate::rt::execution::location_hash;
 use crate::rt::op::{ObjId, Op, OpKind, ThreadId};
 
-/// What identifies an event across executions, for naming the objects it uses.
+/// What identifies an event across executions, for naming the objects it uses: its thread,
+/// its source location, and how many events of its thread came at that location before it in
+/// its execution (`nth`, counted by [`Occurrences`]), not its index in the thread (see the
+/// module doc).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EventKey {
     pub thread: ThreadId,
-    pub index: u32,
+    pub nth: u32,
     pub location: u64,
+}
+
+/// Each thread's count of events so far at each source location in the current execution:
+/// an event's [`EventKey::nth`]. A thread runs code at few locations, looked for in a short
+/// list of (location hash, count).
+#[derive(Clone, Default)]
+pub(crate) struct Occurrences(Vec<SmallVec<[(u64, u32); 8]>>);
+
+impl Occurrences {
+    /// Forgets every count, keeping the memory.
+    pub fn clear(&mut self) {
+        for at in &mut self.0 {
+            at.clear();
+        }
+    }
+
+    /// How many events thread `t` had at `location` so far: its next one's `nth` there.
+    pub fn next(&self, t: ThreadId, location: u64) -> u32 {
+        let at = self
+            .0
+            .get(t)
+            .and_then(|a| a.iter().find(|e| e.0 == location));
+        at.map_or(0, |e| e.1)
+    }
+
+    /// Counts an event of thread `t` at `location`; returns its `nth` (the count before it).
+    pub fn count(&mut self, t: ThreadId, location: u64) -> u32 {
+        if self.0.len() <= t {
+            self.0.resize(t + 1, SmallVec::new());
+        }
+        let at = &mut self.0[t];
+        match at.iter_mut().find(|e| e.0 == location) {
+            Some(e) => {
+                e.1 += 1;
+                e.1 - 1
+            }
+            None => {
+                at.push((location, 1));
+                0
+            }
+        }
+    }
 }
 
 /// Canonical object names and how this execution's runtime ids map to them.
 #[derive(Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Names {
     parent: Vec<Canon>,
-    /// Which name the object used by an event had before, keyed by the event (thread, index),
-    /// which of its accesses, and its source location (so that two different operations that
-    /// happen to be a thread's n-th in two executions are not taken for one).
+    /// Which name the object used by an event had before, keyed by the event ([`EventKey`]:
+    /// thread, its count of events at its location before it, and that location) and which
+    /// of its accesses.
     pub(super) by_event: ByEvent,
     /// This execution's runtime ids (none between executions, when a checkpoint is taken).
     #[serde(skip)]
@@ -105,9 +193,9 @@ impl Names {
         c
     }
 
-    /// The canonical name of runtime object `obj` as used by event `(thread, index)`.
+    /// The canonical name of runtime object `obj` as used by the event keyed `at`.
     pub fn name(&mut self, obj: ObjId, at: EventKey, slot: u8) -> Canon {
-        let key = (at.thread, at.index, slot, at.location);
+        let key = (at.thread, at.nth, slot, at.location);
         let known = self.by_event.get(key);
         match (self.current.get(obj), known) {
             (Some(a), Some(b)) => {
@@ -134,22 +222,33 @@ impl Names {
         }
     }
 
-    /// The event a pending operation will be, as far as it is known before it runs.
-    pub fn pending(&mut self, thread: ThreadId, index: u32, op: &Op) -> Ev {
+    /// The event a pending operation of `thread` will be, as far as it is known before it
+    /// runs; `index` is its index in the thread, and `at` counts the thread's events so far.
+    pub fn pending(&mut self, thread: ThreadId, index: u32, at: &Occurrences, op: &Op) -> Ev {
         let mut ev = Ev::default();
-        self.pending_into(&mut ev, thread, index, op);
+        self.pending_into(&mut ev, thread, index, at, op);
         ev
     }
 
     /// [`Names::pending`] written into `ev` in place (every field set), keeping its lists'
     /// memory: the bounded reduction names a pending event at every step, into its node.
-    pub fn pending_into(&mut self, ev: &mut Ev, thread: ThreadId, index: u32, op: &Op) {
+    pub fn pending_into(
+        &mut self,
+        ev: &mut Ev,
+        thread: ThreadId,
+        index: u32,
+        at: &Occurrences,
+        op: &Op,
+    ) {
+        let location = location_hash(op.location);
+        let nth = at.next(thread, location);
         let at = EventKey {
             thread,
-            index,
-            location: location_hash(op.location),
+            nth,
+            location,
         };
-        (ev.thread, ev.index, ev.execution, ev.fair) = (thread, index, 0, Fair::None);
+        (ev.thread, ev.index, ev.nth) = (thread, index, nth);
+        (ev.execution, ev.fair) = (0, Fair::None);
         ev.accesses.clear();
         ev.accesses.push(self.access(op.kind, op.obj, at, 0));
         if op.obj2.is_some() {
@@ -226,7 +325,7 @@ impl ByObject {
     }
 }
 
-/// A map from (thread, index, slot, location) to a name, stored by thread and index (dense:
+/// A map from (thread, nth, slot, location) to a name, stored by thread and nth (dense:
 /// every execution looks up each of its events, so this is on the hot path). Saved in a
 /// checkpoint as the list of its pairs in key order. Threads beyond [`DENSE_THREADS`] (a
 /// reduction's placeholder names) are kept in a map.
@@ -270,7 +369,7 @@ impl ByEvent {
         }
     }
 
-    /// The names event (thread, index) gave, with their keys.
+    /// The names the events (thread, nth) at any location gave, with their keys.
     pub(super) fn at(&self, t: ThreadId, i: u32) -> Vec<(EventSlot, Canon)> {
         if t >= DENSE_THREADS {
             let of = |k: &EventSlot| k.0 == t && k.1 == i;

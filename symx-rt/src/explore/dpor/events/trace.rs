@@ -6,7 +6,7 @@
 
 use smallvec::SmallVec;
 
-use super::{Access, Canon, Ev, EventKey, Fair, Names};
+use super::{Access, Canon, Ev, EventKey, Fair, Names, Occurrences};
 use crate::rt::execution::location_hash;
 use crate::rt::op::{ObjId, Op, OpKind, ThreadId, Touch};
 
@@ -106,12 +106,15 @@ pub(crate) fn of_trace_into(
     // At once: doubling copied the events into fresh memory several times in a first
     // execution, where a page touched for the first time costs more than the copy.
     out.reserve(trace.len() - shared);
-    // Events per thread so far: an event's index.
+    // Events per thread so far: an event's index; and per thread and location: its `nth`.
     let mut counts: SmallVec<[u32; 16]> = SmallVec::new();
-    for ev in out.iter_mut() {
+    let mut occurrences = Occurrences::default();
+    for (ev, step) in out.iter_mut().zip(trace) {
         ev.execution = execution;
         grow(&mut counts, ev.thread, 0);
         counts[ev.thread] = ev.index + 1;
+        let nth = occurrences.count(ev.thread, location_hash(step.location));
+        debug_assert_eq!(nth, ev.nth, "a kept event is counted as it was");
     }
     if let Some((_, uses)) = &mut again {
         uses.restart(shared, names);
@@ -127,10 +130,12 @@ pub(crate) fn of_trace_into(
         grow(&mut counts, thread, 0);
         let index = counts[thread];
         counts[thread] += 1;
+        let location = location_hash(ev.location);
+        let nth = occurrences.count(thread, location);
         let at = EventKey {
             thread,
-            index,
-            location: location_hash(ev.location),
+            nth,
+            location,
         };
         let refine = |a: Access| a.refined(ev.kind, ev.outcome, ev.value);
         let mut accesses: SmallVec<[Access; 3]> =
@@ -188,6 +193,7 @@ pub(crate) fn of_trace_into(
         out.push(Ev {
             thread,
             index,
+            nth,
             accesses,
             exact,
             execution,
@@ -420,7 +426,7 @@ pub(crate) fn add_touched(
 ) {
     let at = EventKey {
         thread: ev.thread,
-        index: ev.index,
+        nth: ev.nth,
         location,
     };
     for (slot, (o, how)) in touched.into_iter().enumerate() {
@@ -436,7 +442,7 @@ pub(crate) fn add_touched(
 pub(crate) fn add_woken(ev: &mut Ev, step: &crate::rt::op::Event, exact: bool, names: &mut Names) {
     let at = EventKey {
         thread: ev.thread,
-        index: ev.index,
+        nth: ev.nth,
         location: location_hash(step.location),
     };
     for (n, change) in step.woke.iter().enumerate() {

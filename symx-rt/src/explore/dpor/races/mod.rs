@@ -326,6 +326,7 @@ mod tests {
             Ev {
                 thread,
                 index,
+                nth: index,
                 accesses: smallvec::smallvec![access],
                 exact: smallvec::smallvec![access],
                 execution: 1,
