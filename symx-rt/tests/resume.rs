@@ -235,8 +235,8 @@ fn a_checkpoint_of_another_program_test_or_settings_is_refused() {
             .explore(|| counters(3, 2))
     });
     assert!(other.contains("belongs to test"), "{other}");
-    // An older format (7: object names keyed by an event's index in its thread, not by its
-    // count of events at its location), or not a checkpoint at all.
+    // An older format (7: object names keyed by an event's index and location, without its
+    // count of events there), or not a checkpoint at all.
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("\"format\":8"), "the current format is 8");
     std::fs::write(&file, text.replacen("\"format\":8", "\"format\":7", 1)).unwrap();

@@ -39,9 +39,9 @@ use crate::schedule::Schedule;
 /// file's trees hold neither); 7 since the accesses to a condvar, a park token and a barrier
 /// are `Access::Signal` and `Access::ObserveSignal`, which `Access::Touches` does not conflict
 /// with (a format-6 file saved them as `Access::Other` and `Access::Observe`); 8 since an
-/// event's object names are keyed by its thread's count of events at its source location
-/// (`events::EventKey::nth`, saved in each event as `Ev::nth`), not by its index in the thread
-/// (a format-7 file's names are keyed by indices).
+/// event's object names are keyed by its thread's count of events at its source location too
+/// (`events::EventKey::nth`, saved in each event as `Ev::nth`; a format-7 file's names are
+/// keyed by the index and location alone).
 pub(crate) const FORMAT: u32 = 8;
 
 /// What a state file holds.

@@ -271,8 +271,8 @@ fn dpor_on_programs_with_woken_changes() {
 /// (every moved operation whose result may differ carries `events::Access::Touches`, and a
 /// leaf of a wakeup tree no longer covers a longer sequence): 16 ran a trace twice, in 7,635
 /// executions; then 21, in 7,780 (the fresh seeds of `seed_range` missed, see `dpor`'s
-/// module doc); 20 (97 no longer), in 7,714, since an event's objects are named by its
-/// thread's count of events at its location, not its index (session 23, `events::names`).
+/// module doc); 20 (97 no longer), in 7,714, since an event's key holds its thread's count of
+/// events at its location too (session 23, `events::names`).
 #[test]
 fn dpor_on_programs_that_branch() {
     let tally = check_counting(Family::Branching, 0, 150, 2_000.0);

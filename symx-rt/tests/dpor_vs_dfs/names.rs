@@ -1,8 +1,8 @@
 //! Regression tests written out as plain symx programs (fixed in 58ece85, the helper's nested
 //! locks and the interpreter's in session 23), on how the DPOR names objects. It names an
-//! object by the events that use it, an event being (thread, source location, its thread's
-//! count of events at that location before it; its index in the thread until session 23), and
-//! merges two names whenever one such event uses both in two executions. When a thread's
+//! object by the events that use it, an event being (thread, per-thread index, source
+//! location, and since session 23 its thread's count of events at that location before it),
+//! and merges two names whenever one such event uses both in two executions. When a thread's
 //! control flow depends on the schedule (a `try_lock` that fails, a compare-exchange that
 //! fails) and one call site serves two objects (a helper function), its n-th event was one
 //! object in one execution and the other in the next, and the two objects became one name.
@@ -63,8 +63,9 @@ fn nested_locks_after_a_try_lock(one_site: bool) {
 /// One call site (session 23): 4 traces in 4 executions, as with two. Before, thread 1's
 /// event of index 2 at the helper's line was `lock(1)` where the `try_lock` failed and
 /// `lock(0)` where it succeeded (an unlock after it), so the two mutexes were one name and
-/// one trace ran twice (5 executions); each event is keyed by its count of events at its line
-/// since (`events::names`: `lock(0)` is the first at the helper's line, `lock(1)` the second).
+/// one trace ran twice (5 executions); since, an event's key holds its count of events at its
+/// line too (`events::names`: `lock(0)` is the first at the helper's line, `lock(1)` the
+/// second, so index 2 is keyed apart in the two executions).
 #[test]
 fn nested_locks_after_a_try_lock_one_call_site() {
     let body = || nested_locks_after_a_try_lock(true);
@@ -226,9 +227,9 @@ fn wait_after_a_try_lock() {
 /// the second `try_lock`'s outcome shifts `t2`'s indices: its index 4 at the lock line was
 /// `lock m0` where the `try_lock` succeeded (an unlock after it) and `lock m1` where it failed,
 /// so `m0` and `m1` were one name (checked with a dump of the joins), `t1`'s section and `t2`'s
-/// `try_lock m1` looked dependent and two of the 4 traces ran twice (6 executions). Keyed by
-/// the count of `t2`'s events at the lock line, `lock m0` is its first there and `lock m1` its
-/// second in every execution.
+/// `try_lock m1` looked dependent and two of the 4 traces ran twice (6 executions). With the
+/// count of `t2`'s events at the lock line in the key, `lock m0` is its first there and `lock
+/// m1` its second in every execution, so index 4 is keyed apart in the two.
 #[test]
 fn nested_locks_after_try_locks_at_the_interpreters_lines() {
     let section = |mutex, body| Op::Locked {

@@ -337,6 +337,7 @@ impl Bpor {
     fn fairness_name(&mut self) -> Canon {
         let key = EventKey {
             thread: ThreadId::MAX,
+            index: 0,
             nth: 0,
             location: 0,
         };

@@ -340,7 +340,7 @@ pub(crate) struct Ev {
     pub thread: ThreadId,
     pub index: u32,
     /// How many events of its thread came at its source location before it in its execution:
-    /// with the thread and the location, what names its objects across executions
+    /// with the thread, the index and the location, what names its objects across executions
     /// ([`EventKey`]).
     pub nth: u32,
     /// What it does, over canonical object names (comparable across executions): its

@@ -356,7 +356,7 @@ impl Dpor {
         for (owner, plants) in owners {
             let at: Vec<_> = plants
                 .iter()
-                .flat_map(|(_, _, v)| v.iter().map(|ev| (ev.thread, ev.nth)))
+                .flat_map(|(_, _, v)| v.iter().map(|ev| (ev.thread, ev.index)))
                 .collect();
             let evidence = self.names.evidence(self.threads.keys(), Some(&at));
             let text =

@@ -207,6 +207,7 @@ mod tests {
         let mut names = Names::default();
         let at = EventKey {
             thread: 0,
+            index: 0,
             nth: 0,
             location: 0,
         };

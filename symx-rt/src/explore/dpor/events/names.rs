@@ -6,44 +6,45 @@
 //! **Which event keys a name** ([`EventKey`], session 23). A key should denote one object in
 //! every execution it occurs in: where it denotes two, their names are joined and the two
 //! objects compare as one, which costs reduction (never soundness: only more events compare
-//! as dependent). The key is the event's thread, its source location, which of its accesses
-//! (the slot), and `nth`: how many events of its thread came at that location before it in
-//! its execution. Until session 23 it was the event's index in its thread instead. An index
-//! shifts whenever the thread's control flow before the event differs between executions (a
-//! `try_lock` that succeeds has an unlock after it, one that fails has none; a branch takes
-//! its other path), and where one line serves several objects (a helper; the random
-//! programs' interpreter locks every mutex at one line) the event at a shifted index and that
-//! line is another object. Checked with a dump of the joins (`Family::Deadlocky` seed
-//! 9,006,690, shrunk to `t1: lock m0`, `t2: try_lock m1; try_lock m0; lock m0 { lock m1 }`):
-//! `t2`'s index 4 at the lock line was `lock m0` where both `try_lock`s succeeded and `lock m1`
-//! where the second failed; `m0` and `m1` were one name, and the optimal DPOR ran two of the
-//! program's 4 traces twice (6 executions; 4 now,
+//! as dependent). The key is the event's thread, its index in the thread, its source
+//! location, which of its accesses (the slot), and, since session 23, `nth`: how many events
+//! of its thread came at that location before it in its execution. An index shifts whenever
+//! the thread's control flow before the event differs between executions (a `try_lock` that
+//! succeeds has an unlock after it, one that fails has none; a branch takes its other path),
+//! and where one line serves several objects (a helper; the random programs' interpreter
+//! locks every mutex at one line) the event at a shifted index and that line is another
+//! object. Checked with a dump of the joins (`Family::Deadlocky` seed 9,006,690, shrunk to
+//! `t1: lock m0`, `t2: try_lock m1; try_lock m0; lock m0 { lock m1 }`): `t2`'s index 4 at the
+//! lock line was `lock m0` where both `try_lock`s succeeded and `lock m1` where the second
+//! failed; `m0` and `m1` were one name, and the optimal DPOR ran two of the program's 4 traces
+//! twice (6 executions; 4 now,
 //! `tests/dpor_vs_dfs/names.rs::nested_locks_after_try_locks_at_the_interpreters_lines`).
 //!
-//! Why `nth` is at least as good. Take the thread's events at one location `L`, in order, in
-//! two executions. The new key names no two objects as one at `L` as long as those two lists
-//! agree position by position on their objects. A difference in the thread's events at other
-//! lines (the unlock after a `try_lock` that succeeded, a branch's other path) leaves them
-//! alone, and the new key exact, where it shifts every later index, and the old key compares
-//! an event at `L` with whatever event the other execution had at its index, which may be
-//! another object at `L`. A difference at `L` itself shifts both keys: a loop at one line
-//! whose number of rounds depends on the schedule, a branch that skips one occurrence at `L`
-//! (or a `try_lock`'s unlock, recorded at the `try_lock`'s line: in the interpreter, the n-th
-//! event at the `try_lock` line is a `try_lock` of one mutex in one execution and the unlock
-//! of another in the next, when the first of two `try_lock`s fails in one and succeeds in the
-//! other). Then both compare occurrences that differ, the new key occurrence n with
-//! occurrence n, the old one index i with index i. The new key fails only when the thread's
-//! events at that very location differ before the event; the old one whenever any of its
-//! events before it differ, unless the differences happen to make up for each other in number
-//! (an event at `L` skipped and one at another line added: the indices line up again where
-//! the counts at `L` do not; no search has shown such a program). Both reductions key events
-//! alike: [`Occurrences`] counts each thread's events per location, in the chooser as each
-//! step is taken (`steps::Threads::stepped`, which names pending events) and in
+//! Why both the index and the count. Take the thread's events at one location `L`, in order,
+//! in two executions. Keyed by `nth` alone, they name no two objects as one as long as those
+//! two lists agree position by position: a difference in the thread's events at other lines
+//! (the unlock after a `try_lock` that succeeded, a branch's other path) leaves them alone,
+//! where it shifts every later index. But a difference at `L` itself shifts the count: a
+//! branch whose two arms have as many events, one of them at `L` and the other not (the
+//! interpreter runs every `fetch_add` at one line), keeps the indices after it in line and
+//! shifts the count at `L`; so does a loop at one line whose number of rounds depends on the
+//! schedule, and a `try_lock`'s unlock, recorded at the `try_lock`'s line. Keyed by the count
+//! alone, `Family::Branching` seed 9,007,298 (fresh, `dpor_vs_dfs`) ran 113 -> 313
+//! executions, and 3 more of 2,000 fresh programs more than before. Two events of two
+//! executions share a key only where both their indices and their counts agree, so the
+//! names are joined where the index alone would join them and the count alone would too,
+//! never where either keeps them apart: no join that either key avoids. What it costs: an
+//! event whose index or count shifted has a key no execution had, and names its object as
+//! this execution did so far (or afresh, [`Names::may_be_one`]) without joining it to the name
+//! another key gave the object elsewhere; the differentials (none missed, numbers in
+//! CHANGELOG, session 23) are the evidence that other events join them. Both reductions key
+//! events alike: [`Occurrences`] counts each thread's events per location, in the chooser as
+//! each step is taken (`steps::Threads::stepped`, which names pending events) and in
 //! `trace::of_trace_into` over a finished trace, from its first step: the events of a
-//! repeated prefix that it keeps without naming them again (the bounded reduction's, and
-//! the optimal DPOR's shared steps) are counted too, so the events after them count on from
-//! there (a debug assertion checks that the count gives each kept event its own `nth`).
-//! The counts are per execution, never saved; the names saved in a checkpoint are keyed by
+//! repeated prefix that it keeps without naming them again (the bounded reduction's, and the
+//! optimal DPOR's shared steps) are counted too, so the events after them count on from
+//! there (a debug assertion checks that the count gives each kept event its own `nth`). The
+//! counts are per execution, never saved; the names saved in a checkpoint are keyed with
 //! `nth` (format 8).
 
 use rustc_hash::FxHashMap as HashMap;
@@ -55,14 +56,23 @@ use crate::rt::execution::location_hash;
 use crate::rt::op::{ObjId, Op, OpKind, ThreadId};
 
 /// What identifies an event across executions, for naming the objects it uses: its thread,
-/// its source location, and how many events of its thread came at that location before it in
-/// its execution (`nth`, counted by [`Occurrences`]), not its index in the thread (see the
-/// module doc).
+/// its index in the thread, its source location, and how many events of its thread came at
+/// that location before it in its execution (`nth`, counted by [`Occurrences`]; see the module
+/// doc).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EventKey {
     pub thread: ThreadId,
+    pub index: u32,
     pub nth: u32,
     pub location: u64,
+}
+
+impl EventKey {
+    /// The event's location and its count of events there, as one number: the key's location
+    /// in [`ByEvent`] (`nth` 0 leaves the location's hash as it is).
+    fn place(&self) -> u64 {
+        self.location ^ u64::from(self.nth).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
 }
 
 /// Each thread's count of events so far at each source location in the current execution:
@@ -112,8 +122,8 @@ impl Occurrences {
 pub(crate) struct Names {
     parent: Vec<Canon>,
     /// Which name the object used by an event had before, keyed by the event ([`EventKey`]:
-    /// thread, its count of events at its location before it, and that location) and which
-    /// of its accesses.
+    /// thread, index, and its location with its count of events there before it) and which of
+    /// its accesses.
     pub(super) by_event: ByEvent,
     /// This execution's runtime ids (none between executions, when a checkpoint is taken).
     #[serde(skip)]
@@ -122,6 +132,10 @@ pub(crate) struct Names {
     /// ([`Names::new_execution`]; a checkpoint is resumed by starting one).
     #[serde(skip)]
     first_here: Canon,
+    /// `trace::of_trace_into`'s counts of each thread's events per location, kept for their
+    /// memory (a fresh list per trace was ~1 % of a small program's instructions).
+    #[serde(skip)]
+    pub(super) counted: Occurrences,
 }
 
 impl Names {
@@ -195,7 +209,7 @@ impl Names {
 
     /// The canonical name of runtime object `obj` as used by the event keyed `at`.
     pub fn name(&mut self, obj: ObjId, at: EventKey, slot: u8) -> Canon {
-        let key = (at.thread, at.nth, slot, at.location);
+        let key = (at.thread, at.index, slot, at.place());
         let known = self.by_event.get(key);
         match (self.current.get(obj), known) {
             (Some(a), Some(b)) => {
@@ -244,6 +258,7 @@ impl Names {
         let nth = at.next(thread, location);
         let at = EventKey {
             thread,
+            index,
             nth,
             location,
         };
@@ -325,7 +340,8 @@ impl ByObject {
     }
 }
 
-/// A map from (thread, nth, slot, location) to a name, stored by thread and nth (dense:
+/// A map from (thread, index, slot, place) to a name (the place: the location with the
+/// event's count of events there, [`EventKey::place`]), stored by thread and index (dense:
 /// every execution looks up each of its events, so this is on the hot path). Saved in a
 /// checkpoint as the list of its pairs in key order. Threads beyond [`DENSE_THREADS`] (a
 /// reduction's placeholder names) are kept in a map.
@@ -369,7 +385,7 @@ impl ByEvent {
         }
     }
 
-    /// The names the events (thread, nth) at any location gave, with their keys.
+    /// The names event (thread, index) gave, with their keys.
     pub(super) fn at(&self, t: ThreadId, i: u32) -> Vec<(EventSlot, Canon)> {
         if t >= DENSE_THREADS {
             let of = |k: &EventSlot| k.0 == t && k.1 == i;

@@ -3,10 +3,10 @@
 //! Thread and object names are an explorer's own: threads are numbered in the order it met
 //! them, and objects get canonical names as its executions reveal them (`Names`). Two
 //! explorers that started from one copy drift apart, so events travel with their *evidence*:
-//! the spawn-path key of every thread number, and for the events' keys (thread, nth, slot,
-//! location: `EventKey`) the sender's canonical name (its union-find root). The receiver maps
-//! a sender's root to the union of its own names for the same keys (a fresh name when it
-//! knows none), and remembers the keys it did not know. Merging names only adds dependences, so the
+//! the spawn-path key of every thread number, and for the events' keys (thread, index, slot,
+//! place: `EventKey`) the sender's canonical name (its union-find root). The receiver maps a
+//! sender's root to the union of its own names for the same keys (a fresh name when it knows
+//! none), and remembers the keys it did not know. Merging names only adds dependences, so the
 //! translation may cost reduction, never soundness. The events lose their exact accesses
 //! (runtime ids of the sender's execution, which mean nothing here).
 
@@ -42,10 +42,8 @@ impl Names {
         out
     }
 
-    /// The evidence for events `at` (thread, nth: see [`Ev::nth`]) of a sender whose threads
-    /// have spawn-path keys `threads`, with the keys of those numbers at any other location
-    /// too (the sender's own names for keys it knows, as the whole evidence is); every event
-    /// key when `at` is `None`.
+    /// The evidence for events `at` (thread, index) of a sender whose threads have spawn-path
+    /// keys `threads`; every event key when `at` is `None`.
     pub fn evidence(&mut self, threads: Vec<u64>, at: Option<&[(ThreadId, u32)]>) -> Evidence {
         let mut names = match at {
             None => self.by_event.pairs(),

@@ -6,7 +6,7 @@
 
 use smallvec::SmallVec;
 
-use super::{Access, Canon, Ev, EventKey, Fair, Names, Occurrences};
+use super::{Access, Canon, Ev, EventKey, Fair, Names};
 use crate::rt::execution::location_hash;
 use crate::rt::op::{ObjId, Op, OpKind, ThreadId, Touch};
 
@@ -108,7 +108,8 @@ pub(crate) fn of_trace_into(
     out.reserve(trace.len() - shared);
     // Events per thread so far: an event's index; and per thread and location: its `nth`.
     let mut counts: SmallVec<[u32; 16]> = SmallVec::new();
-    let mut occurrences = Occurrences::default();
+    let mut occurrences = std::mem::take(&mut names.counted);
+    occurrences.clear();
     for (ev, step) in out.iter_mut().zip(trace) {
         ev.execution = execution;
         grow(&mut counts, ev.thread, 0);
@@ -134,6 +135,7 @@ pub(crate) fn of_trace_into(
         let nth = occurrences.count(thread, location);
         let at = EventKey {
             thread,
+            index,
             nth,
             location,
         };
@@ -201,6 +203,7 @@ pub(crate) fn of_trace_into(
             fair,
         });
     }
+    names.counted = occurrences;
     if let Some((_, uses)) = again {
         if let Some(undo) = &uses.undo {
             return undo.unchanged(out, shared);
@@ -426,6 +429,7 @@ pub(crate) fn add_touched(
 ) {
     let at = EventKey {
         thread: ev.thread,
+        index: ev.index,
         nth: ev.nth,
         location,
     };
@@ -442,6 +446,7 @@ pub(crate) fn add_touched(
 pub(crate) fn add_woken(ev: &mut Ev, step: &crate::rt::op::Event, exact: bool, names: &mut Names) {
     let at = EventKey {
         thread: ev.thread,
+        index: ev.index,
         nth: ev.nth,
         location: location_hash(step.location),
     };
