@@ -339,9 +339,7 @@ pub(crate) const fn orders_on_one_object(a: Access, b: Access) -> bool {
 pub(crate) struct Ev {
     pub thread: ThreadId,
     pub index: u32,
-    /// How many events of its thread came at its source location before it in its execution:
-    /// with the thread, the index and the location, what names its objects across executions
-    /// ([`EventKey`]).
+    /// Its thread's count of events at its location before it, for its key ([`EventKey`]).
     pub nth: u32,
     /// What it does, over canonical object names (comparable across executions): its
     /// operation's access first, then the mutex a condvar wait releases and the objects its
