@@ -102,7 +102,9 @@
 //! bound acts: a conservative point is planted only if the bound hid an enabled thread at a
 //! later step meanwhile, and a branch below which it hid none puts its thread to sleep (an
 //! exploration where the bound hid nothing is the unbounded one). A thread hidden by its yield
-//! does not count (see [`Node`]'s `cut`). A conservative point for a race of `u` with `v` waits
+//! does not count (see [`Node`]'s `cut`), nor one the bound hid where it sleeps, which the
+//! unbounded exploration does not run there either ([`hides_an_awake_thread`]). A conservative
+//! point for a race of `u` with `v` waits
 //! for *any* thread to be hidden below it, not for `u` or `v`: the point saves the preemption
 //! that the reversal where the race is spends (preempting `v`), and the reversed trace may need
 //! that preemption much later for a third thread, which the bound then hides instead.
@@ -149,6 +151,7 @@
 //! [`puts_to_sleep`]: sleep::puts_to_sleep
 //! [`half_sleeps`]: sleep::half_sleeps
 //! [`continue_half`]: sleep::continue_half
+//! [`hides_an_awake_thread`]: chooser::hides_an_awake_thread
 
 mod apart;
 mod backtrack;
