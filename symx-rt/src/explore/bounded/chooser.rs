@@ -232,16 +232,16 @@ impl Chooser for Bpor {
 /// Why (session 23): a node is `cut` when the bound hid an enabled thread there or below, and
 /// where nothing was cut the exploration is taken for the unbounded one, which reverses every
 /// race it sees: the conservative points waiting for the node are dropped, and its branch puts
-/// its thread to sleep ([`puts_to_sleep`](super::sleep::puts_to_sleep)). A thread that sleeps
-/// at the node is not run there by the unbounded exploration either (no branch, no default
-/// choice takes a sleeper, [`Node::next_choice`](super::node::Node::next_choice)), so hiding it
-/// leaves out nothing that exploration runs: with every thread the bound hid asleep, the
-/// thread the node runs and every branch taken at it are the unbounded exploration's. What the
-/// hidden sleeper changes is only more points: one that asks for a thread that cannot run asks
-/// for every thread that can (`Node::ask`), and a racing thread that cannot run at a step has
-/// conservative points at earlier steps (`Look::race`), where asking for a sleeper would have
-/// asked for nothing. A half-asleep thread (`Node::half`) is awake: its later branches are the
-/// bound's.
+/// its thread to sleep ([`puts_to_sleep`]). A thread that sleeps at the node is not run there
+/// by the unbounded exploration either (no branch, no default choice takes a sleeper,
+/// [`Node::next_choice`](super::node::Node::next_choice)), so hiding it leaves out nothing
+/// that exploration runs: with every thread the bound hid asleep, the thread the node runs and
+/// every branch taken at it are the unbounded exploration's. What the hidden sleeper changes
+/// is only more points: one that asks for a thread that cannot run asks for every thread that
+/// can (`Node::ask`), and a racing thread that cannot run at a step has conservative points at
+/// earlier steps (`Look::race`), where asking for a sleeper would have asked for nothing. A
+/// half-asleep thread (`Node::half`) is awake: its later branches are the bound's. The
+/// argument and the measurements: `docs/bounded-por.md`, "Session 23".
 pub(super) fn hides_an_awake_thread(by_bound: u64, named: &[ThreadId], sleep: &[Ev]) -> bool {
     (0..64).filter(|&t| by_bound & (1 << t) != 0).any(|t| {
         let name = named.get(t).copied().filter(|&n| n != usize::MAX);
