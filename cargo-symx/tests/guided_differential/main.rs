@@ -19,7 +19,7 @@
 
 #[path = "../symbolic_differential/oracle.rs"]
 mod oracle;
-#[path = "../symbolic_differential/program.rs"]
+#[path = "../symbolic_differential/program/mod.rs"]
 mod program;
 
 use std::collections::BTreeSet;

@@ -1,5 +1,5 @@
 //! The symbolic engine against brute force: random small concurrent programs with symbolic
-//! inputs (`program.rs`), explored (a) at every input value by a plain DFS over every schedule
+//! inputs (`program/`), explored (a) at every input value by a plain DFS over every schedule
 //! and (b) by the symbolic engine with DPOR; both must find the same failures and the same
 //! final states, every failure the engine reports must replay from its token, and its inputs
 //! must fail in the brute force too.

@@ -24,6 +24,7 @@
 #[path = "../random_programs/mod.rs"]
 mod random_programs;
 
+mod blocked;
 mod checks;
 mod points;
 mod queues;

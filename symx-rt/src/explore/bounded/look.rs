@@ -312,7 +312,7 @@ impl Look<'_> {
     /// event after `r` comes before `q`, and not after `r`, is asked for at `r` if it can run
     /// there; none when `u`'s event before `q` comes after `r` (it reaches the lock only
     /// after the release, as main after joining `v`). Until session 18 nothing was asked there:
-    /// `tests/bounded_por/points.rs::a_thread_waiting_at_the_release_gets_what_it_waits_for`.
+    /// `tests/bounded_por/blocked.rs::a_thread_waiting_at_the_release_gets_what_it_waits_for`.
     pub(super) fn blocked_inside(&self, out: &mut Asks) {
         // Per lock, its last release so far: the step, the thread, and whether by a reader.
         let mut released: SmallVec<[(Canon, usize, ThreadId, bool); 4]> = SmallVec::new();
