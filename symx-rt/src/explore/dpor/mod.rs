@@ -193,17 +193,19 @@
 //! With `next_sequence` (commands: `SYMX_DIFF_FIRST=9006000 SYMX_DIFF_COUNT=2000
 //! SYMX_DIFF_FAMILY=Branching cargo test --release -p symx-rt --test dpor_vs_dfs -- --ignored
 //! --exact seed_range --nocapture`, and the same with 7002000 and `Woken`): 314 -> 276
-//! programs, 102,284 -> 99,822 executions; 287 -> 261, 54,769 -> 53,377; none missed. The other
-//! seven families, seeds 9,008,000 to 9,008,999: the same programs disagree as before (running a
-//! trace twice or more executions than the DFS: 2 `NoFail`, 1 `Deadlocky`, 1 `Awaiting`, 2
-//! `Yielding`, 4 `Untouched`), none missed; executions unchanged but `Yielding` 39,573 ->
-//! 39,191 and `Untouched` 25,740 -> 25,737. LARGER_RUN. In CI: `dpor_on_programs_that_branch`
-//! 21 -> 20 programs twice, 7,780 -> 7,671 executions; `dpor_on_programs_with_woken_changes` 17
-//! -> 16, 4,709 -> 4,657; three pinned programs 29 -> 27, 20 -> 18, 129 -> 107 executions
-//! (every trace still run). Measured before the fix, not built: refreshing a wakeup tree's
-//! event by its step as it ran here (its own execution's woken changes dropped) and
-//! `count_sensitive` off together took the Branching run to 177 programs twice, 98,443
-//! executions (with `next_sequence`), and `next_sequence` alone was the largest single step.
+//! programs, 102,284 -> 99,822 executions; 287 -> 261, 54,769 -> 53,377; none missed. The
+//! other seven families, seeds 9,008,000 to 9,008,999: the same programs disagree as before
+//! (running a trace twice or more executions than the DFS: 2 `NoFail`, 1 `Deadlocky`, 1
+//! `Awaiting`, 2 `Yielding`, 4 `Untouched`), none missed; executions unchanged but `Yielding`
+//! 39,573 -> 39,191 and `Untouched` 25,740 -> 25,737. The larger differential
+//! (`dpor_agrees_with_dfs_on_many_random_programs`): the same 5 programs twice, none missed,
+//! 749,791 -> 749,783 executions. In CI: `dpor_on_programs_that_branch` 21 -> 20 programs
+//! twice, 7,780 -> 7,671 executions; `dpor_on_programs_with_woken_changes` 17 -> 16, 4,709 ->
+//! 4,657; three pinned programs 29 -> 27, 20 -> 18, 129 -> 107 executions (every trace still
+//! run). Measured, not built: with `next_sequence`, refreshing a wakeup tree's event by its step
+//! as it ran here (its own execution's woken changes dropped) took the Branching run to 267
+//! programs twice (99,720 executions), and `count_sensitive` off besides to 177 (98,443), none
+//! missed.
 
 pub(crate) mod events;
 pub(crate) mod exchange;
