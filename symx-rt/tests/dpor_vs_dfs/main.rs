@@ -310,7 +310,9 @@ fn dpor_on_many_programs_with_woken_changes() {
     // 134 twice; since a moved `try_lock` carries `Access::Touches`: 37,387, none missed, 135
     // twice (release, 2026-12-07). Since every moved operation whose result may differ does,
     // and leaves of wakeup trees no longer cover longer sequences: 38,376, none missed, 155
-    // twice.
+    // twice (38,378 on main cc16400, session 23). Since a wakeup sequence whose next thread
+    // sleeps where it is followed is dropped (`dpor::node`'s `next_sequence`): 37,306, none
+    // missed, 139 twice.
     let tally = check_counting(Family::Woken, 1_000, 1_000, 5_000.0);
     println!("{tally:?}");
 }
