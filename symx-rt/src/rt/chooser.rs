@@ -50,6 +50,9 @@ pub(crate) struct SchedulingPoint<'a> {
 pub(crate) struct Hidden {
     /// The preemption bound is spent: the last thread must continue.
     pub bound: bool,
+    /// Where `bound`, the threads it kept out, by id in this execution: bit `t` for thread
+    /// `t` (every bit when one's id is 64 or more).
+    pub by_bound: u64,
     /// Threads that yielded give way to those that did not.
     pub yielded: bool,
 }

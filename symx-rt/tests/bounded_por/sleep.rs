@@ -103,7 +103,9 @@ fn a_trace_can_run_twice_under_a_bound() {
 /// schedules within the bound. A thread half-asleep after a switch now continues down its run
 /// while its steps commute with the branch's and release nothing (`continue_half`): 8
 /// executions, 9 with half-sleeping for one step only (measured with the rule switched off in
-/// a scratch build). One trace still runs twice; the optimal DPOR runs 7.
+/// a scratch build). One trace still ran twice; since session 23 (a thread the bound hides
+/// where it sleeps is no cut, `points.rs`,
+/// `a_thread_the_bound_hides_where_it_sleeps_cuts_nothing`) 7, as the optimal DPOR.
 #[test]
 fn a_half_asleep_thread_continues_down_its_run() {
     use random_programs::{AtomicOp::*, Op::*};
@@ -117,7 +119,7 @@ fn a_half_asleep_thread_continues_down_its_run() {
             vec![Atomic(Swap(1, 1)), Atomic(Store(0, 1)), Atomic(Store(1, 2))],
         ],
     };
-    assert_eq!(three_counts(&p, 2), [(7, 7), (7, 14), (7, 8)]);
+    assert_eq!(three_counts(&p, 2), [(7, 7), (7, 14), (7, 7)]);
 }
 
 /// `t1: x.swap(2); x.cas(0, 2)`, `t2: y.cas(0, 1); load x`, bound 1 (shrunk from seed 5,104 of
@@ -251,7 +253,8 @@ fn ends_and_branches_after_switches_put_their_threads_to_sleep() {
 /// that before `t3`'s store. `locked` (seed 9,001,687 at bound 1, shrunk: `t1: lock m {};
 /// load x`, `t2: spawn(y = 2; count(arc0)); lock m {}; join`, `t3: try_lock m {}`) was pinned
 /// with it and is reached since session 20's rules for the points under a bound; kept. Fails
-/// with the rule reverted (checked).
+/// with the rule reverted (checked). Since session 23 (a thread the bound hides where it
+/// sleeps is no cut) `locked` runs 70 executions (72 before) and seed 9,001,687 75 (77).
 #[test]
 fn a_step_that_may_branch_races_through_its_other_path() {
     use random_programs::{AtomicOp::*, Op, Read};
@@ -300,9 +303,9 @@ fn a_step_that_may_branch_races_through_its_other_path() {
     let seed = generate(9_001_386, Family::Branching, 5_000.0);
     reaches_every_state(&seed, Some(3), 38, (172, 42));
     reaches_every_state(&seed, None, 38, (210, 42));
-    reaches_every_state(&locked, Some(1), 41, (98, 72));
+    reaches_every_state(&locked, Some(1), 41, (98, 70));
     let seed = generate(9_001_687, Family::Branching, 5_000.0);
-    reaches_every_state(&seed, Some(1), 49, (98, 77));
+    reaches_every_state(&seed, Some(1), 49, (98, 75));
 }
 
 /// The optimal DPOR's miss of session 22 (`tests/dpor_vs_dfs/moved.rs`,

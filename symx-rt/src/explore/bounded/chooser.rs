@@ -9,7 +9,7 @@ use super::fairness::{gave_way, spurious_fairness, yield_fairness, FAIRNESS};
 use super::look::blocks;
 use super::sleep::{continue_half, ends_release, half_sleeps, puts_to_sleep, releases, threads_in};
 use super::Bpor;
-use crate::explore::dpor::events;
+use crate::explore::dpor::events::{self, Ev};
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
 use crate::rt::op::{Event, OpKind, ThreadId};
 use crate::rt::threads::MAIN_KEY;
@@ -107,8 +107,12 @@ impl Chooser for Bpor {
         };
         // Only the bound cuts: a yield hides a thread without a bound too, and the reduction
         // models that (`yield_fairness`), so an exploration below which only yields hid
-        // threads is the unbounded one (see `Node::cut`).
-        self.nodes[step].cut |= point.hidden.bound;
+        // threads is the unbounded one (see `Node::cut`); and only where it hid a thread that
+        // is awake here (`hides_an_awake_thread`).
+        let sleep = &self.nodes[step].sleep;
+        let hidden = point.hidden;
+        self.nodes[step].cut |=
+            hidden.bound && hides_an_awake_thread(hidden.by_bound, &self.named, sleep);
         self.bound_hid.push(point.hidden.bound);
         let mine = self.nodes[step].chosen;
         self.threads.stepped(mine);
@@ -216,4 +220,31 @@ impl Chooser for Bpor {
         self.waits.record(trace, &evs, &mut self.names);
         self.scratch.keep(evs);
     }
+}
+
+/// Whether the threads the bound kept out of a step's candidates (`by_bound`: bit `t` for
+/// runtime thread `t`, [`Hidden::by_bound`](crate::rt::chooser::Hidden)) include one that is
+/// awake at the step's node (not in its sleep set `sleep`; `named`: the stable names of this
+/// execution's threads looked up so far, `usize::MAX` where not yet). A thread not named yet
+/// in this execution is awake: a sleeper was a candidate at an earlier step of the execution
+/// (where a branch ran it first), so it is named.
+///
+/// Why (session 23): a node is `cut` when the bound hid an enabled thread there or below, and
+/// where nothing was cut the exploration is taken for the unbounded one, which reverses every
+/// race it sees: the conservative points waiting for the node are dropped, and its branch puts
+/// its thread to sleep ([`puts_to_sleep`]). A thread that sleeps at the node is not run there
+/// by the unbounded exploration either (no branch, no default choice takes a sleeper,
+/// [`Node::next_choice`](super::node::Node::next_choice)), so hiding it leaves out nothing
+/// that exploration runs: with every thread the bound hid asleep, the thread the node runs and
+/// every branch taken at it are the unbounded exploration's. What the hidden sleeper changes
+/// is only more points: one that asks for a thread that cannot run asks for every thread that
+/// can (`Node::ask`), and a racing thread that cannot run at a step has conservative points at
+/// earlier steps (`Look::race`), where asking for a sleeper would have asked for nothing. A
+/// half-asleep thread (`Node::half`) is awake: its later branches are the bound's. The
+/// argument and the measurements: `docs/bounded-por.md`, "Session 23".
+pub(super) fn hides_an_awake_thread(by_bound: u64, named: &[ThreadId], sleep: &[Ev]) -> bool {
+    (0..64).filter(|&t| by_bound & (1 << t) != 0).any(|t| {
+        let name = named.get(t).copied().filter(|&n| n != usize::MAX);
+        !name.is_some_and(|n| sleep.iter().any(|s| s.thread == n))
+    })
 }

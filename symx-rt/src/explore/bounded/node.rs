@@ -64,7 +64,9 @@ pub(super) struct Node {
     /// yields hid threads is the unbounded reduction, which reverses every race it sees (the
     /// yielding programs' differentials, `bounded_por/main.rs::programs_that_yield` and its
     /// 2,000 larger programs, check that, and ran 114,561 -> 113,385 executions on the larger;
-    /// the SPSC queue, where the bound also cuts nearly everywhere, is unchanged).
+    /// the SPSC queue, where the bound also cuts nearly everywhere, is unchanged). Nor a thread
+    /// the bound hid where it sleeps (session 23,
+    /// [`hides_an_awake_thread`](super::chooser::hides_an_awake_thread)).
     pub(super) cut: bool,
     /// Whether it hid one at a later step in the branch of `chosen` (see
     /// [`puts_to_sleep`](super::sleep::puts_to_sleep)).

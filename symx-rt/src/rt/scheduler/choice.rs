@@ -49,6 +49,9 @@ impl Scheduler<'_> {
             if e.preemptions >= bound {
                 if let Some(&cont) = list.iter().find(|(t, _)| *t == l) {
                     hidden.bound = list.len() > 1;
+                    let bit = |t: ThreadId| 1u64.checked_shl(t as u32).unwrap_or(u64::MAX);
+                    let others = list.iter().filter(|(t, _)| *t != l);
+                    hidden.by_bound = others.fold(0, |m, &(t, _)| m | bit(t));
                     list.clear();
                     list.push(cont);
                 }
