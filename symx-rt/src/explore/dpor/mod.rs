@@ -164,6 +164,48 @@
 //!   223 + 265 run one twice (488 -> 610 with the rules of `Family::Branching` above, none
 //!   missed). Since the second rule for sleepers: seeds 7,000,000 to 7,001,999, none missed,
 //!   64,495 -> 64,499 executions, 298 twice; no count pinned in CI moved.
+//!
+//! Traces run twice (session 23). On main cc16400, fresh `Family::Branching` seeds 9,006,000 to
+//! 9,007,999 ran a trace twice in 314 of 2,000 programs (102,284 executions) and
+//! `Family::Woken` 7,002,000 to 7,003,999 in 287 (54,769), none missed. 39 of them shrunk
+//! (every 16th Branching one, every 15th Woken one) and traced, each pair of executions of one
+//! trace by what took back the thread that the earlier one ran where they part, which sleeps
+//! there in the later one:
+//! - 24: its sleeper was woken by a step whose `Arc` drop is compared with the sleeper's across
+//!   executions, where two drops are dependent (`events::count_sensitive`: after the other,
+//!   either may free a value whose destructor the model sees; these programs' `Arc<i64>` has
+//!   none). Behind most of them a second cause wakes it too: with `count_sensitive` off (an
+//!   experiment, unsound in general) 291 and 274 programs ran a trace twice;
+//! - 6: a wakeup sequence ran it while it slept, and the execution repeated a trace (4 of them the
+//!   very schedule): the sequence had been planted before the thread's branch ran, not covered
+//!   by it since the moved operation carries `Access::Touches`, or below the race's node where
+//!   `insert` does not look at sleepers. Fixed: [`node`]'s `next_sequence` drops such a
+//!   sequence;
+//! - 4: every thread left asleep (sleep-set blocked): a reversal `other, lock + Touches` planted
+//!   beside `lock`, both lockers asleep after `other`;
+//! - 3: a woken change carried by an event from the execution it came from (main's count reads
+//!   after a join, glued to the joined thread's last step there, not where the event is moved);
+//! - 1: two reads of an `Arc`'s count conflict (a read is recorded as a change, `Touch::Changed`);
+//! - 1: the names of two `Arc`s joined, the arms of a branch touching each in one slot of one
+//!   event key (`events::Names`; the kind helper lockkey's event key addresses, as failed
+//!   `try_lock`s shift later keys).
+//!
+//! With `next_sequence` (commands: `SYMX_DIFF_FIRST=9006000 SYMX_DIFF_COUNT=2000
+//! SYMX_DIFF_FAMILY=Branching cargo test --release -p symx-rt --test dpor_vs_dfs -- --ignored
+//! --exact seed_range --nocapture`, and the same with 7002000 and `Woken`): 314 -> 276
+//! programs, 102,284 -> 99,822 executions; 287 -> 261, 54,769 -> 53,377; none missed. The
+//! other seven families, seeds 9,008,000 to 9,008,999: the same programs disagree as before
+//! (running a trace twice or more executions than the DFS: 2 `NoFail`, 1 `Deadlocky`, 1
+//! `Awaiting`, 2 `Yielding`, 4 `Untouched`), none missed; executions unchanged but `Yielding`
+//! 39,573 -> 39,191 and `Untouched` 25,740 -> 25,737. The larger differential
+//! (`dpor_agrees_with_dfs_on_many_random_programs`): the same 5 programs twice, none missed,
+//! 749,791 -> 749,783 executions. In CI: `dpor_on_programs_that_branch` 21 -> 20 programs
+//! twice, 7,780 -> 7,671 executions; `dpor_on_programs_with_woken_changes` 17 -> 16, 4,709 ->
+//! 4,657; three pinned programs 29 -> 27, 20 -> 18, 129 -> 107 executions (every trace still
+//! run). Measured, not built: with `next_sequence`, refreshing a wakeup tree's event by its step
+//! as it ran here (its own execution's woken changes dropped) took the Branching run to 267
+//! programs twice (99,720 executions), and `count_sensitive` off besides to 177 (98,443), none
+//! missed.
 
 pub(crate) mod events;
 pub(crate) mod exchange;

@@ -68,6 +68,41 @@ impl Node {
     pub(super) fn asleep(&self, t: ThreadId) -> bool {
         self.sleep.iter().any(|s| s.thread == t)
     }
+
+    /// The next wakeup sequence to explore from here: the leftmost with a leaf of this
+    /// explorer's ([`Tree::pop_leftmost`], which puts the children before it in `given`),
+    /// past those whose first thread sleeps here, which are dropped.
+    ///
+    /// A sleeper's event is its thread's next event as it is here (it ran where it fell
+    /// asleep, and every step taken since commutes with it), and every execution from here
+    /// that starts with it is one explored from the node where it fell asleep: so is every
+    /// sequence that starts with its thread. The paper's insertion never puts such a sequence
+    /// in a tree (a sleeper that is a weak initial of it covers it), but here a sequence is
+    /// compared with a node's sleepers where it is planted, when some of them have not run
+    /// yet, and through events taken to do more than they will: a moved operation's
+    /// [`Access::Touches`](super::events::Access::Touches), a step's woken changes from the
+    /// execution it came from. Followed, such a sequence ran its thread's sleeping event
+    /// again, and the execution repeated a trace (session 23: the largest cause of the
+    /// traces the optimal DPOR ran twice; `tests/dpor_vs_dfs/moved.rs`,
+    /// `a_sequence_that_starts_with_a_sleeper_is_not_followed`).
+    ///
+    /// Not in a split exploration (`keyed`): there a sleeper may be a child given to another
+    /// explorer, whose subtree is that explorer's as it was given, while sequences inserted
+    /// below its leaf later are this one's to explore (`Tree::shadow`). Dropped, they were
+    /// explored by nobody (`dpor_shards.rs`, a `Yielding` program of its CI run missed a
+    /// trace).
+    pub(super) fn next_sequence(
+        &mut self,
+        given: &mut Vec<(Ev, Tree)>,
+        keyed: bool,
+    ) -> Option<(Ev, Tree)> {
+        loop {
+            let (ev, tree) = self.wut.pop_leftmost(given)?;
+            if keyed || !self.asleep(ev.thread) {
+                return Some((ev, tree));
+            }
+        }
+    }
 }
 
 fn is_zero<N: Default + PartialEq>(n: &N) -> bool {
@@ -91,7 +126,7 @@ impl Dpor {
             let below = std::mem::take(&mut node.below);
             node.fall_asleep(done, (node.key.clone(), below), keyed);
             let mut given = Vec::new();
-            let next = node.wut.pop_leftmost(&mut given);
+            let next = node.next_sequence(&mut given, keyed);
             for (ev, mut tree) in given {
                 let key = std::mem::take(&mut tree.key);
                 node.fall_asleep(ev, (key, tree), keyed);
@@ -233,7 +268,7 @@ impl Dpor {
         }
         node.room = (threads.iter()).filter(|&&t| !node.asleep(t)).count() as u32;
         let mut given = Vec::new();
-        let next = node.wut.pop_leftmost(&mut given);
+        let next = node.next_sequence(&mut given, keyed);
         for (ev, mut tree) in given {
             let key = std::mem::take(&mut tree.key);
             node.fall_asleep(ev, (key, tree), keyed);
