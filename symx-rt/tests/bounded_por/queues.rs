@@ -377,3 +377,18 @@ fn the_bench_queue_runs_one_execution_per_trace_of_the_yield_rule() {
         assert_eq!(got, want, "bound {bound}");
     }
 }
+
+/// The bench's queue with two slots (spsc-2: capacity 2, three values, main the consumer,
+/// objects named by first use) runs one execution per trace of the yield rule's relation too
+/// (executions, those traces, traces of the steps other than yields), the same traces as the
+/// bounded DFS's 20 / 179 / 5,495 executions. Its slot store and load are each one source line
+/// for both slots, so until the event key held the thread's count of events at a location
+/// (session 23, `events::names`) an earlier spin's shift of a thread's event indices joined
+/// the two slots' names, and the reduction ran 582 executions at bound 4 for these 528 traces.
+#[test]
+fn the_bench_queue_of_two_slots_runs_one_execution_per_trace_of_the_yield_rule() {
+    for (bound, want) in [(1, (14, 14, 10)), (2, (74, 74, 39)), (4, (528, 528, 164))] {
+        let got = yield_rule_traces(|| spsc_counting_spins(2, 3), bound, by_first_use);
+        assert_eq!(got, want, "bound {bound}");
+    }
+}
