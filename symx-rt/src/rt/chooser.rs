@@ -51,7 +51,7 @@ pub(crate) struct Hidden {
     /// The preemption bound is spent: the last thread must continue.
     pub bound: bool,
     /// Where `bound`, the threads it kept out, by id in this execution: bit `t` for thread
-    /// `t` (every bit when one's id is 64 or more).
+    /// `t` (every bit when one's id is 64 or more: the bounded reduction then counts a cut).
     pub by_bound: u64,
     /// Threads that yielded give way to those that did not.
     pub yielded: bool,

@@ -243,8 +243,43 @@ impl Chooser for Bpor {
 /// half-asleep thread (`Node::half`) is awake: its later branches are the bound's. The
 /// argument and the measurements: `docs/bounded-por.md`, "Session 23".
 pub(super) fn hides_an_awake_thread(by_bound: u64, named: &[ThreadId], sleep: &[Ev]) -> bool {
+    // Every bit: some hidden thread's id is 64 or more, which the mask cannot tell apart, so
+    // the node is cut as before the rule (even with threads 0 to 63 all asleep).
+    if by_bound == u64::MAX {
+        return true;
+    }
     (0..64).filter(|&t| by_bound & (1 << t) != 0).any(|t| {
         let name = named.get(t).copied().filter(|&n| n != usize::MAX);
         !name.is_some_and(|n| sleep.iter().any(|s| s.thread == n))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn asleep(thread: ThreadId) -> Ev {
+        Ev {
+            thread,
+            ..Ev::default()
+        }
+    }
+
+    #[test]
+    fn only_a_hidden_thread_that_is_awake_makes_a_cut() {
+        let named = [0, 1, 2];
+        let sleep = [asleep(1)];
+        assert!(!hides_an_awake_thread(0b010, &named, &sleep));
+        assert!(hides_an_awake_thread(0b110, &named, &sleep));
+        // Not named yet in this execution: never a candidate before, so not a sleeper.
+        assert!(hides_an_awake_thread(0b1000, &named, &sleep));
+    }
+
+    #[test]
+    fn a_mask_that_lost_a_thread_id_over_63_is_a_cut() {
+        let named: Vec<ThreadId> = (0..64).collect();
+        let sleep: Vec<Ev> = (0..64).map(asleep).collect();
+        assert!(!hides_an_awake_thread(u64::MAX >> 1, &named, &sleep));
+        assert!(hides_an_awake_thread(u64::MAX, &named, &sleep));
+    }
 }
