@@ -104,10 +104,10 @@
 //! exploration where the bound hid nothing is the unbounded one). A thread hidden by its yield
 //! does not count (see [`Node`]'s `cut`), nor one the bound hid where it sleeps, which the
 //! unbounded exploration does not run there either ([`hides_an_awake_thread`]). A conservative
-//! point for a race of `u` with `v` waits
-//! for *any* thread to be hidden below it, not for `u` or `v`: the point saves the preemption
-//! that the reversal where the race is spends (preempting `v`), and the reversed trace may need
-//! that preemption much later for a third thread, which the bound then hides instead.
+//! point for a race of `u` with `v` waits for *any* thread to be hidden below it, not for `u`
+//! or `v`: the point saves the preemption that the reversal where the race is spends
+//! (preempting `v`), and the reversed trace may need that preemption much later for a third
+//! thread, which the bound then hides instead.
 //!
 //! Executions. Never more than the bounded DFS on the same program (asserted per program by the
 //! differential test). More than the unbounded optimal DPOR on some programs (1,506 of the
