@@ -5,7 +5,8 @@ use super::*;
 
 /// How many times a busy-waiting thread looks before it gives up: a wait longer than this is
 /// not explored (the execution is discarded by `symx::assume(false)`), which bounds the
-/// otherwise infinite spinning of the mutual-exclusion protocols below and the lock-free structures.
+/// otherwise infinite spinning of the mutual-exclusion protocols below and of the lock-free
+/// structures' retries (`structures.rs`).
 pub const SPIN: usize = 2;
 
 /// Spins until `ready()` holds, at most [`SPIN`] looks; an execution that would wait longer
