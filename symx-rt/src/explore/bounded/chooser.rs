@@ -7,9 +7,10 @@ use super::apart::Apart;
 use super::backtrack::GaveWay;
 use super::fairness::{gave_way, spurious_fairness, yield_fairness, FAIRNESS};
 use super::look::blocks;
+use super::node::Node;
 use super::sleep::{continue_half, ends_release, half_sleeps, puts_to_sleep, releases, threads_in};
 use super::Bpor;
-use crate::explore::dpor::events::{self, Ev};
+use crate::explore::dpor::events;
 use crate::rt::chooser::{Candidate, Chooser, SchedulingPoint};
 use crate::rt::op::{Event, OpKind, ThreadId};
 use crate::rt::threads::MAIN_KEY;
@@ -109,10 +110,10 @@ impl Chooser for Bpor {
         // models that (`yield_fairness`), so an exploration below which only yields hid
         // threads is the unbounded one (see `Node::cut`); and only where it hid a thread that
         // is awake here (`hides_an_awake_thread`).
-        let sleep = &self.nodes[step].sleep;
         let hidden = point.hidden;
-        self.nodes[step].cut |=
-            hidden.bound && hides_an_awake_thread(hidden.by_bound, &self.named, sleep);
+        let cut =
+            hidden.bound && hides_an_awake_thread(hidden.by_bound, &self.named, &self.nodes[step]);
+        self.nodes[step].cut |= cut;
         self.bound_hid.push(point.hidden.bound);
         let mine = self.nodes[step].chosen;
         self.threads.stepped(mine, &point.candidates[slot].op);
@@ -224,7 +225,7 @@ impl Chooser for Bpor {
 
 /// Whether the threads the bound kept out of a step's candidates (`by_bound`: bit `t` for
 /// runtime thread `t`, [`Hidden::by_bound`](crate::rt::chooser::Hidden)) include one that is
-/// awake at the step's node (not in its sleep set `sleep`; `named`: the stable names of this
+/// awake at the step's node (not [`Node::sleeps`] there; `named`: the stable names of this
 /// execution's threads looked up so far, `usize::MAX` where not yet). A thread not named yet
 /// in this execution is awake: a sleeper was a candidate at an earlier step of the execution
 /// (where a branch ran it first), so it is named.
@@ -242,7 +243,7 @@ impl Chooser for Bpor {
 /// earlier steps (`Look::race`), where asking for a sleeper would have asked for nothing. A
 /// half-asleep thread (`Node::half`) is awake: its later branches are the bound's. The
 /// argument and the measurements: `docs/bounded-por.md`, "Session 23".
-pub(super) fn hides_an_awake_thread(by_bound: u64, named: &[ThreadId], sleep: &[Ev]) -> bool {
+pub(super) fn hides_an_awake_thread(by_bound: u64, named: &[ThreadId], node: &Node) -> bool {
     // Every bit: some hidden thread's id is 64 or more, which the mask cannot tell apart, so
     // the node is cut as before the rule (even with threads 0 to 63 all asleep).
     if by_bound == u64::MAX {
@@ -250,36 +251,42 @@ pub(super) fn hides_an_awake_thread(by_bound: u64, named: &[ThreadId], sleep: &[
     }
     (0..64).filter(|&t| by_bound & (1 << t) != 0).any(|t| {
         let name = named.get(t).copied().filter(|&n| n != usize::MAX);
-        !name.is_some_and(|n| sleep.iter().any(|s| s.thread == n))
+        !name.is_some_and(|n| node.sleeps(n))
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::dpor::events::Ev;
 
-    fn asleep(thread: ThreadId) -> Ev {
-        Ev {
+    /// A node where `threads` sleep.
+    fn asleep(threads: impl IntoIterator<Item = ThreadId>) -> Node {
+        let ev = |thread| Ev {
             thread,
             ..Ev::default()
+        };
+        Node {
+            sleep: threads.into_iter().map(ev).collect(),
+            ..Node::default()
         }
     }
 
     #[test]
     fn only_a_hidden_thread_that_is_awake_makes_a_cut() {
         let named = [0, 1, 2];
-        let sleep = [asleep(1)];
-        assert!(!hides_an_awake_thread(0b010, &named, &sleep));
-        assert!(hides_an_awake_thread(0b110, &named, &sleep));
+        let node = asleep([1]);
+        assert!(!hides_an_awake_thread(0b010, &named, &node));
+        assert!(hides_an_awake_thread(0b110, &named, &node));
         // Not named yet in this execution: never a candidate before, so not a sleeper.
-        assert!(hides_an_awake_thread(0b1000, &named, &sleep));
+        assert!(hides_an_awake_thread(0b1000, &named, &node));
     }
 
     #[test]
     fn a_mask_that_lost_a_thread_id_over_63_is_a_cut() {
         let named: Vec<ThreadId> = (0..64).collect();
-        let sleep: Vec<Ev> = (0..64).map(asleep).collect();
-        assert!(!hides_an_awake_thread(u64::MAX >> 1, &named, &sleep));
-        assert!(hides_an_awake_thread(u64::MAX, &named, &sleep));
+        let node = asleep(0..64);
+        assert!(!hides_an_awake_thread(u64::MAX >> 1, &named, &node));
+        assert!(hides_an_awake_thread(u64::MAX, &named, &node));
     }
 }
