@@ -166,17 +166,38 @@ impl Totals {
     /// Explores `p` (`run_main(p, main_sends)`) under `bound` by the DFS and by the reduction:
     /// the same failure kind, or the same outcomes with no more executions than the DFS.
     fn compare(&mut self, seed: u64, p: &ChanProgram, bound: Option<u32>, main_sends: bool) {
+        if let Err(problem) = self.check(p, bound, main_sends) {
+            panic!("seed {seed}, bound {bound:?}: {problem}: {p:?}");
+        }
+    }
+
+    /// [`Totals::compare`]'s checks, a disagreement returned rather than asserted.
+    fn check(
+        &mut self,
+        p: &ChanProgram,
+        bound: Option<u32>,
+        main_sends: bool,
+    ) -> Result<(), String> {
         let (dfs_kind, want, dfs) = explore_main(p, Strategy::Dfs, bound, main_sends);
         let (bpor_kind, got, bpor) = explore_main(p, Strategy::Dpor, bound, main_sends);
-        assert_eq!(bpor_kind, dfs_kind, "seed {seed}, bound {bound:?}: {p:?}");
-        if dfs_kind.is_some() {
-            return;
+        if bpor_kind != dfs_kind {
+            return Err(format!("failure {bpor_kind:?}, the DFS's {dfs_kind:?}"));
         }
-        assert_eq!(got, want, "seed {seed}, bound {bound:?}: {p:?}");
-        assert!(bpor <= dfs, "seed {seed}, bound {bound:?}: {bpor} > {dfs}");
+        if dfs_kind.is_some() {
+            return Ok(());
+        }
+        if got != want {
+            let missed: Vec<_> = want.difference(&got).collect();
+            let extra: Vec<_> = got.difference(&want).collect();
+            return Err(format!("missed {missed:?}, extra {extra:?}"));
+        }
+        if bpor > dfs {
+            return Err(format!("{bpor} executions > the DFS's {dfs}"));
+        }
         self.dfs += dfs;
         self.bpor += bpor;
         self.compared += 1;
+        Ok(())
     }
 }
 
@@ -291,6 +312,17 @@ fn a_woken_threads_changes_race_apart_from_the_step_that_woke_it() {
     assert_eq!(totals.compared, 5);
 }
 
+/// A miss of the bounded reduction found by [`seed_range`] on fresh seeds (10,000 to 12,999,
+/// session 24; 17,844 comparisons, this one missed): seed 10,041 at bound 0, `t0: recv, send(1),
+/// recv`, `t1: send(0), recv, send(0)`, `t2: drop sender 1, send(1), send(0)`; the DFS reaches
+/// the outcome "22 10 | 1 gone | " (`t0` takes `t2`'s 22 before `t1`'s 10, `t1` takes `t0`'s 1
+/// and its second send finds `t0`'s receiver gone), the reduction does not. Not fixed yet.
+#[test]
+#[ignore = "known miss (session 24): an outcome of seed 10,041 at bound 0"]
+fn a_fresh_channel_program_missed_at_bound_0() {
+    Totals::default().compare(10_041, &generate(10_041), Some(0), false);
+}
+
 /// The first two differentials on 2,000 more programs (seeds 80 to 2,079), bounds 0 to 3, main
 /// sending or not: 11,952 comparisons, about 25 s in release.
 #[test]
@@ -356,4 +388,41 @@ fn the_optimal_dpor_reaches_every_outcome_when_main_drops_after_a_join() {
     }
     println!("{programs} programs: optimal DPOR {executions} executions");
     assert!(programs >= 1_000, "{programs}");
+}
+
+/// The first two differentials on fresh seeds, to look for misses the fixed seeds do not show:
+/// `SYMX_CHAN_FIRST=<seed> SYMX_CHAN_COUNT=<n> cargo test --release -p symx-rt --test
+/// bounded_channels -- --ignored --exact seed_range --nocapture` (bounds 0 to 3, main sending
+/// or not, as the ignored run above). Prints every disagreement, then fails if there was one.
+#[test]
+#[ignore = "a search over fresh seeds; reads SYMX_CHAN_FIRST and SYMX_CHAN_COUNT"]
+fn seed_range() {
+    let number = |name: &str| -> u64 {
+        let v = std::env::var(name).unwrap_or_else(|_| panic!("set {name}"));
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name}: {v:?} is not a number"))
+    };
+    let (first, count) = (number("SYMX_CHAN_FIRST"), number("SYMX_CHAN_COUNT"));
+    let (mut totals, mut missed) = (Totals::default(), 0);
+    for seed in first..first + count {
+        let p = generate(seed);
+        for main_sends in [false, true] {
+            if main_sends && p.threads.len() < 3 {
+                continue;
+            }
+            for bound in [Some(0), Some(1), Some(2), Some(3)] {
+                if let Err(problem) = totals.check(&p, bound, main_sends) {
+                    println!(
+                        "seed {seed}, bound {bound:?}, main sends {main_sends}: {problem}: {p:?}"
+                    );
+                    missed += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "seeds {first}..{}: {totals}; {missed} disagree",
+        first + count
+    );
+    assert_eq!(missed, 0);
 }
