@@ -316,11 +316,32 @@ fn a_woken_threads_changes_race_apart_from_the_step_that_woke_it() {
 /// session 24; 17,844 comparisons, this one missed): seed 10,041 at bound 0, `t0: recv, send(1),
 /// recv`, `t1: send(0), recv, send(0)`, `t2: drop sender 1, send(1), send(0)`; the DFS reaches
 /// the outcome "22 10 | 1 gone | " (`t0` takes `t2`'s 22 before `t1`'s 10, `t1` takes `t0`'s 1
-/// and its second send finds `t0`'s receiver gone), the reduction does not. Not fixed yet.
+/// and its second send finds `t0`'s receiver gone), the reduction did not. Its only schedule
+/// within the bound: `t2` sends and ends, `t1` sends and its receive blocks (channel 1 empty),
+/// `t0` runs to its end, then `t1`. In the execution with `t2` first, `t1`'s receive took the
+/// message of `t0`'s send at step 2, inside `t0`'s run (`t0` received 22 at step 1), where the
+/// bound hid `t1`; so `look::Look::blocked_earlier` asked for nothing until it asked at the
+/// start of that run instead (step 1, where `t1` can run).
 #[test]
-#[ignore = "known miss (session 24): an outcome of seed 10,041 at bound 0"]
 fn a_fresh_channel_program_missed_at_bound_0() {
     Totals::default().compare(10_041, &generate(10_041), Some(0), false);
+}
+
+/// Seed 10,041 (above) shrunk: `t2` only sends 20. The outcome "20 10 | 1 gone | " at bound 0
+/// has one schedule within it (`t2`, `t1` until its receive blocks, `t0`, `t1`); without the
+/// point at the start of `t0`'s run the reduction missed it.
+#[test]
+fn a_wait_whose_enabler_the_bound_hides_is_asked_at_the_runs_start() {
+    use ChanOp::{Recv, Send};
+    let threads = vec![
+        vec![Recv, Send(1), Recv],
+        vec![Send(0), Recv, Send(0)],
+        vec![Send(0)],
+    ];
+    let p = ChanProgram { threads };
+    let mut totals = Totals::default();
+    totals.compare(0, &p, Some(0), false);
+    assert_eq!(totals.compared, 1);
 }
 
 /// The first two differentials on 2,000 more programs (seeds 80 to 2,079), bounds 0 to 3, main
