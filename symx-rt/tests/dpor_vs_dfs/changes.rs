@@ -194,6 +194,7 @@ fn a_drop_after_a_join_that_main_reads_before() {
         ],
     };
     // 29 executions until a wakeup sequence whose next thread sleeps where it is followed was
-    // dropped (session 23, `dpor::node`'s `next_sequence`).
-    assert_agrees_counting(&p, (17, 27));
+    // dropped (session 23, `dpor::node`'s `next_sequence`); 27 until drops of an `Arc<i64>`
+    // commuted across executions too (session 24, `events::Access::ReleasedNoGlue`).
+    assert_agrees_counting(&p, (17, 22));
 }
