@@ -207,20 +207,22 @@ impl Dpor {
                 if let (Some(prev), Some(a)) = (previous, parent.chosen.accesses.first_mut()) {
                     *a = a.unrefined().refined(prev.0, prev.1, prev.2);
                 }
-                // A pending event has no touches yet; one that ran before carries those it
-                // made there, which it still makes here, moved earlier or not at all, unless
-                // its code may have taken another path here (`Access::Touches`): then what it
-                // changed here is known now, besides.
-                let unknown = parent.chosen.touches_known();
-                if parent.chosen.execution == 0 || unknown {
-                    let location = point.previous_location();
-                    events::add_touched(
-                        &mut parent.chosen,
-                        point.touched(),
-                        location,
-                        &mut self.names,
-                    );
+                // A pending event has no changes yet. One that ran before (the first event of a
+                // wakeup sequence, taken in `advance`) carries those its step and the threads
+                // it woke made where it ran, and `Access::Touches` if its code may take another
+                // path here: now that its step ran here, it has what the step changed here
+                // instead, as a pending event does (the module doc's "Traces run twice").
+                if let Some(step) = point.last.filter(|_| parent.chosen.execution != 0) {
+                    let unchanged = point.touched().next().is_none();
+                    parent.chosen.keep_operation(step, unchanged);
                 }
+                let location = point.previous_location();
+                events::add_touched(
+                    &mut parent.chosen,
+                    point.touched(),
+                    location,
+                    &mut self.names,
+                );
                 // Known only now: the step turned out quiet, so it let no thread that yielded
                 // go, and its thread can run on, so no new round starts after it. The same
                 // holds with a sleeping event run first: one independent of the step leaves it
