@@ -2,7 +2,8 @@
 //! here each a thread of this process, exchanging work through a directory as the workers
 //! would) runs, over all its shards, every Mazurkiewicz trace the sequential exploration runs
 //! and nothing else: the union of the shards' traces equals the sequential set, on 500 random
-//! programs (two shards), 100 more (three) and 300 that yield (two). The shards' executions
+//! programs (two shards), 100 more (three) and 300 that yield (two), each set with more seeds
+//! until at least one program was split (`until_split`). The shards' executions
 //! beyond the sequential count (traces run by two shards) are counted, printed, and bounded,
 //! and the trace hashes the shards leave for the driver's count of them are checked against
 //! the traces. A disagreement prints the program, the missing traces and the shard nearest to
@@ -273,6 +274,29 @@ fn check_families(
     totals
 }
 
+/// Whether a program is split at all depends on timing: on a loaded machine the first shard
+/// may finish every small program before an idle one asks (seen once at load ~10 with three
+/// shards). Then more programs are compared, from seed `first` on, until one is split or 50
+/// more seeds are done, so that the union is checked on a split exploration
+/// without the test failing on timing alone; each added program is checked like the others.
+fn until_split(totals: &mut Totals, families: &[Family], first: u64, count: u32) {
+    let mut seed = first;
+    while totals.split == 0 && seed < first + 50 {
+        let more = check_families(families, seed..seed + 1, count, 400.0);
+        totals.programs += more.programs;
+        totals.split += more.split;
+        totals.sequential += more.sequential;
+        totals.shards += more.shards;
+        seed += 1;
+    }
+    if seed > first {
+        println!(
+            "{count} shards: {} more seeds compared until one program was split",
+            seed - first
+        );
+    }
+}
+
 /// One program, explored again and again (the split depends on timing): set
 /// `SYMX_SHARDS_REPEAT="SEED FAMILY SHARDS TIMES [MAX_INTERLEAVINGS]"`, e.g. `"41 Deadlocky 2
 /// 300"`, and run this test with `--ignored --nocapture` (with `SYMX_SHARDS_JITTER=SEED`, under
@@ -310,22 +334,25 @@ fn repeat_one_program() {
 // libtest runs side by side.
 #[test]
 fn the_union_of_two_shards_is_the_sequential_set_of_traces_seeds_0_to_50() {
-    let t = check_many(0..50, 2, 400.0);
+    let mut t = check_many(0..50, 2, 400.0);
     assert_eq!(t.programs, 250);
+    until_split(&mut t, &Family::ALL, 2_000, 2);
     t.check();
 }
 
 #[test]
 fn the_union_of_two_shards_is_the_sequential_set_of_traces_seeds_50_to_100() {
-    let t = check_many(50..100, 2, 400.0);
+    let mut t = check_many(50..100, 2, 400.0);
     assert_eq!(t.programs, 250);
+    until_split(&mut t, &Family::ALL, 2_050, 2);
     t.check();
 }
 
 #[test]
 fn the_union_of_three_shards_is_the_sequential_set_of_traces() {
-    let t = check_many(1_000..1_020, 3, 400.0);
+    let mut t = check_many(1_000..1_020, 3, 400.0);
     assert_eq!(t.programs, 100);
+    until_split(&mut t, &Family::ALL, 1_020, 3);
     t.check();
 }
 
@@ -335,8 +362,9 @@ fn the_union_of_three_shards_is_the_sequential_set_of_traces() {
 /// 2026-12-06; which ones depends on timing, so the test runs 300).
 #[test]
 fn the_union_of_two_shards_is_the_sequential_set_of_traces_of_programs_that_yield() {
-    let t = check_families(&[Family::Yielding], 0..300, 2, 400.0);
+    let mut t = check_families(&[Family::Yielding], 0..300, 2, 400.0);
     assert_eq!(t.programs, 300);
+    until_split(&mut t, &[Family::Yielding], 3_000, 2);
     t.check();
 }
 
