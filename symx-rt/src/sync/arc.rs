@@ -20,12 +20,13 @@
 //! object, a cell access): which thread frees such a value, and so runs its destructor, is
 //! explored. A drop by an `Arc<T>` whose `T` has no drop glue says so
 //! (`Touch::ReleasedNoGlue`): in any order of the drops none runs code, so two of them commute
-//! also where the reduction compares drops of different executions. `into_inner`, `try_unwrap`, `get_mut`, `make_mut`, `strong_count` and a `Weak`'s
-//! `upgrade` and `strong_count` read the count (their result depends on the drops before
-//! them), and `increment_strong_count` raises it: each is explored against the drops. Only the
-//! `Acquire` of a drop that frees a value whose destructor the model does not see is left
-//! unexplored: code after such a drop that relies on it to order an unsynchronised access is
-//! checked in the order the exploration happens to run.
+//! also where the reduction compares drops of different executions. `into_inner`,
+//! `try_unwrap`, `get_mut`, `make_mut`, `strong_count` and a `Weak`'s `upgrade` and
+//! `strong_count` read the count (their result depends on the drops before them), and
+//! `increment_strong_count` raises it: each is explored against the drops. Only the `Acquire`
+//! of a drop that frees a value whose destructor the model does not see is left unexplored:
+//! code after such a drop that relies on it to order an unsynchronised access is checked in
+//! the order the exploration happens to run.
 //!
 //! An `Arc` created outside any execution is not tracked and behaves exactly as std's.
 

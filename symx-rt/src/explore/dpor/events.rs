@@ -591,7 +591,7 @@ pub(crate) fn dependent(a: &Ev, b: &Ev, names: &mut Names) -> bool {
 /// ([`Access::ReleasedNoGlue`], each recorded by its dropping handle's type, whose destructor
 /// std's drop runs if it frees): whichever of them frees runs no code, so each is a
 /// `ReleasedNoGlue` drop in either order, and the state after both is the same: the count two
-/// lower, the allocation dead if it reached zero (where a later use finds it so either way),
+/// lower, the allocation dead if it reached zero (as any later use finds it in either order),
 /// every release of each drop in the allocation's clock. What the order still decides is the
 /// thread that takes that clock (the `Acquire` of the last drop, `sync::arc`'s module doc): the
 /// one difference that two `Released` drops adjacent within one execution, which commute, leave
