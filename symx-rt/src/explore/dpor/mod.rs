@@ -247,7 +247,11 @@
 //! 3 programs disagreeing by a trace run twice), unchanged with either and both. A first
 //! refresh dropped the exact accesses always: with the narrowing, `Deadlocky` and `Untouched`
 //! then ran one more program twice each (37,475 -> 37,476 and 22,542 -> 22,553 executions),
-//! and the larger differential 31 more executions (749,801). Pinned:
+//! and the larger differential 31 more executions (749,801). With both, on larger programs
+//! (`SYMX_DIFF_MAX=5000`): `Branching` 9,016,000 to 9,017,999, 206 programs twice (144,119
+//! executions), `Woken` 7,008,000 to 7,009,999, 179 (69,157), none missed; the ignored
+//! `dpor_on_many_programs_with_woken_changes` 139 -> 88 programs twice, 37,306 -> 36,502
+//! executions, none missed. Pinned:
 //! `tests/dpor_vs_dfs/changes.rs`, `drops_of_an_arc_without_drop_glue_commute_across_executions`
 //! (5 in 5; 6 with either change reverted) and
 //! `a_wakeup_sequences_step_has_the_changes_it_made_where_it_ran` (4 in 4; 5 without the
