@@ -314,6 +314,11 @@ pub(crate) struct Dpor {
     /// how many of them are the last execution's unchanged (see `events::of_trace_into`).
     #[serde(skip)]
     shared: usize,
+    /// The node that moved to its next choice for the current execution (the path's last when
+    /// it started): the nodes above it replay their steps, with their events as they ran; its
+    /// own event may be a wakeup sequence's, which `new_node` gives what its step changed here.
+    #[serde(skip)]
+    moved: usize,
     /// The objects of the last execution's events, for naming the shared steps' again.
     #[serde(skip)]
     first_uses: events::FirstUses,
@@ -475,6 +480,7 @@ impl Chooser for Dpor {
         }
         loop {
             if self.advance() {
+                self.moved = self.nodes.len() - 1;
                 // A split exploration's path may have come from another explorer.
                 if self.peers.is_none() {
                     self.shared = self.nodes.len() - 1;

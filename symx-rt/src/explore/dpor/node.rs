@@ -198,6 +198,9 @@ impl Dpor {
             .map(|c| self.threads.of(c.key))
             .collect();
         let mut sleep = self.spare_sleep.pop().unwrap_or_default();
+        // Not a node above the one that moved (a re-created node's parent, see `reopen`): its
+        // event is the one its step ran with in the last execution, and stays so.
+        let moved_or_below = self.nodes.len() > self.moved;
         match self.nodes.last_mut() {
             None => {}
             Some(parent) => {
@@ -212,17 +215,20 @@ impl Dpor {
                 // it woke made where it ran, and `Access::Touches` if its code may take another
                 // path here: now that its step ran here, it has what the step changed here
                 // instead, as a pending event does (the module doc's "Traces run twice").
-                if let Some(step) = point.last.filter(|_| parent.chosen.execution != 0) {
+                let taken = parent.chosen.execution != 0 && moved_or_below;
+                if let Some(step) = point.last.filter(|_| taken) {
                     let unchanged = point.touched().next().is_none();
                     parent.chosen.keep_operation(step, unchanged);
                 }
-                let location = point.previous_location();
-                events::add_touched(
-                    &mut parent.chosen,
-                    point.touched(),
-                    location,
-                    &mut self.names,
-                );
+                if parent.chosen.execution == 0 || taken {
+                    let location = point.previous_location();
+                    events::add_touched(
+                        &mut parent.chosen,
+                        point.touched(),
+                        location,
+                        &mut self.names,
+                    );
+                }
                 // Known only now: the step turned out quiet, so it let no thread that yielded
                 // go, and its thread can run on, so no new round starts after it. The same
                 // holds with a sleeping event run first: one independent of the step leaves it
