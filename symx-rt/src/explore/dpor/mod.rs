@@ -215,17 +215,20 @@
 //!   difference two `Released` drops adjacent in one execution leave unexplored too). Every
 //!   access that reads the count still conflicts with them (the argument is at
 //!   `count_sensitive`).
-//! - Once the first event of a wakeup sequence (a node's event taken in `advance`) has run
-//!   here, its node's event keeps its operation's accesses and gets what the step changed here
+//! - Once the first event of a wakeup sequence (a node's event taken in `advance`) has run here,
+//!   its node's event keeps its operation's accesses and gets what the step changed here
 //!   (`point.touched()`: its code's changes and the woken threads'), as a pending event does
-//!   (`Dpor::new_node`, `Ev::keep_operation`). The event serves there once: the next node's
-//!   sleep set keeps the sleepers independent of it, and the paper's rule compares them with
-//!   the step as it ran from this state; after the execution the node holds the trace's event
+//!   (`Dpor::new_node`, `Ev::keep_operation`). Only the node that moved (`Dpor::moved`): the nodes
+//!   above it replay their steps with their events as they ran, and a node re-created below one of
+//!   them (`reopen`) leaves it so (refreshed there, a first version failed `end_execution`'s debug
+//!   check on `bounded_por`'s `programs_that_yield`). The event serves there once: the next node's
+//!   sleep set keeps the sleepers independent of it, and the paper's rule compares them with the
+//!   step as it ran from this state; after the execution the node holds the trace's event
 //!   (`end_execution`). Its operation is the one that ran where it was planted (its thread's
-//!   earlier steps all come before the node), refined by its outcome here as before; what its
-//!   step and the threads it woke changed where it ran may not happen here (main's count reads
-//!   glued to the step whose end woke main there, a path its code took there), and, compared,
-//!   only woke sleepers whose branch already covers the execution: a trace run twice. Its exact
+//!   earlier steps all come before the node), refined by its outcome here as before; what its step
+//!   and the threads it woke changed where it ran may not happen here (main's count reads glued to
+//!   the step whose end woke main there, a path its code took there), and, compared, only woke
+//!   sleepers whose branch already covers the execution: a trace run twice. Its exact
 //!   accesses (of the execution it came from) stay for its operation where it changed nothing
 //!   here, and go where it did, since this execution's changes have no names there; kept with
 //!   changes, they left those out of comparisons with events of that execution.
