@@ -231,7 +231,11 @@
 //!   sleepers whose branch already covers the execution: a trace run twice. Its exact
 //!   accesses (of the execution it came from) stay for its operation where it changed nothing
 //!   here, and go where it did, since this execution's changes have no names there; kept with
-//!   changes, they left those out of comparisons with events of that execution.
+//!   changes, they left those out of comparisons with events of that execution. Without them,
+//!   the comparisons go by canonical names, where two `Released` drops are dependent: with the
+//!   refresh alone (checked by reverting the narrowing), `primitive_counts`'
+//!   `arrivals_are_compared_where_they_ran` ran 8 executions for its pinned 6, which it runs
+//!   with both.
 //!
 //! Release, `nice -n 19`, base main 2d68e6f, on the same seeds (`SYMX_DIFF_FIRST=9014000
 //! SYMX_DIFF_COUNT=2000 SYMX_DIFF_FAMILY=Branching cargo test --release -p symx-rt --test
