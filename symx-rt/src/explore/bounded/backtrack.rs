@@ -104,6 +104,10 @@ pub(super) struct Scratch {
     asks: Asks,
     /// What the last execution's steps asked for.
     memo: Memo,
+    /// Per call of a step of [`Scratch::points`], what it comes after (`None`: the last
+    /// execution's), kept for its memory: a list of its own per execution was an allocation,
+    /// its growth and its free per execution.
+    befores: Vec<Option<SmallVec<[usize; 3]>>>,
     /// The last execution's threads that only their yield kept from running, per step: a race
     /// with an event at such a step asks for fewer points ([`Look::race`]), and these depend on
     /// when the thread was let go, which may come after the steps two executions share.
@@ -253,6 +257,7 @@ impl Scratch {
             asks: out,
             memo,
             gave_way,
+            befores,
             ..
         } = self;
         let hb = &*hb;
@@ -282,7 +287,6 @@ impl Scratch {
         let mut afresh = false;
         let mut queues = Queues::default();
         let mut aparts = apart.iter().peekable();
-        let mut befores: Vec<Option<SmallVec<[usize; 3]>>> = Vec::new();
         let mut parts: SmallVec<[&Apart; 1]> = SmallVec::new();
         let mut skipped = skip_repeated(evs, ready, positions, shared, reusable.min(planted + 1));
         for (k, ek) in evs.iter().enumerate().take(skipped) {
@@ -339,7 +343,7 @@ impl Scratch {
                 befores.push((!same).then(|| before_of(call)));
             }
             if !afresh {
-                let reused = reusing && memo.reuse(&befores, out, planted);
+                let reused = reusing && memo.reuse(befores, out, planted);
                 if !reused {
                     // From here on the races are computed again, over the events before `k`.
                     afresh = true;

@@ -174,7 +174,9 @@ impl Chooser for Bpor {
         }
         // Steps past the end of the trace (a failure ended it early) have no node.
         self.truncate(evs.len());
-        let mut later = vec![false; evs.iter().map(|e| e.thread + 1).max().unwrap_or(0)];
+        let mut later = std::mem::take(&mut self.later);
+        later.clear();
+        later.resize(evs.iter().map(|e| e.thread + 1).max().unwrap_or(0), false);
         let ends = ends_release(&evs, self.yields);
         let steps = self.nodes.iter_mut().zip(&evs).zip(trace).enumerate();
         for (k, ((node, ev), step)) in steps.rev() {
@@ -194,6 +196,7 @@ impl Chooser for Bpor {
             let next = self.ready.get(k + 1);
             node.continues = next.is_none_or(|r| r.iter().any(|l| l.thread == node.chosen));
         }
+        self.later = later;
         if self.bound.is_some() {
             continue_half(&mut self.nodes, &evs, &mut self.names);
         }

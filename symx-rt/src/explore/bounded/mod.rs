@@ -228,6 +228,9 @@ pub(crate) struct Bpor {
     yields: bool,
     /// Per step of the current execution, whether the bound hid an enabled thread there.
     bound_hid: Vec<bool>,
+    /// Per thread, whether `end_execution` has met a later step of it (walking the steps
+    /// back), kept for its memory.
+    later: Vec<bool>,
     /// What the backtracking points of one execution keep for the next (its events among them).
     scratch: Scratch,
     /// How many first nodes hold every point the last execution asked for them, changed since
