@@ -189,8 +189,8 @@ pub struct ObservedChange {
     pub thread: usize,
     /// The object's id in this execution.
     pub obj: u32,
-    /// How, as `rt::op::Touch` names it: `changed`, `released`, `dropped_sender` or
-    /// `counted_senders`.
+    /// How, as `rt::op::Touch` names it: `changed`, `released` (a `Released` drop, with or
+    /// without drop glue), `dropped_sender` or `counted_senders`.
     pub how: &'static str,
 }
 
@@ -199,7 +199,7 @@ impl ObservedChange {
         use crate::rt::op::Touch;
         let how = match how {
             Touch::Changed => "changed",
-            Touch::Released => "released",
+            Touch::Released | Touch::ReleasedNoGlue => "released",
             Touch::DroppedSender => "dropped_sender",
             Touch::CountedSenders => "counted_senders",
         };

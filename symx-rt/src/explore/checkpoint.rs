@@ -41,7 +41,9 @@ use crate::schedule::Schedule;
 /// with (a format-6 file saved them as `Access::Other` and `Access::Observe`); 8 since an
 /// event's object names are keyed by its thread's count of events at its source location too
 /// (`events::EventKey::nth`, saved in each event as `Ev::nth`; a format-7 file's names are
-/// keyed by the index and location alone).
+/// keyed by the index and location alone). Not raised for `Access::ReleasedNoGlue` (session
+/// 24): a format-8 file holds such a drop as `Access::Released`, which is dependent with every
+/// drop compared across executions, as it was when the file was written.
 pub(crate) const FORMAT: u32 = 8;
 
 /// What a state file holds.

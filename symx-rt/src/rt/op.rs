@@ -202,6 +202,11 @@ pub enum Touch {
     /// such drops commute; a drop that frees the value visibly, or reads or raises the count,
     /// does not commute with them.
     Released,
+    /// [`Touch::Released`] by an `Arc` whose value's type has no drop glue
+    /// (`std::mem::needs_drop` is false): not even the last reference's going away runs code,
+    /// so the drop is one such in every order of the drops, unlike a `Released` drop that a
+    /// later drop's going first could make the one that runs a visible destructor.
+    ReleasedNoGlue,
 }
 
 /// What an operation did, known once it ran. Before it runs, an operation is taken to

@@ -18,12 +18,15 @@
 //! (`rt::op::Touch`): a drop releases a reference (two drops commute), unless it frees a value
 //! whose destructor did something the model sees (a visible operation, a change to a modelled
 //! object, a cell access): which thread frees such a value, and so runs its destructor, is
-//! explored. `into_inner`, `try_unwrap`, `get_mut`, `make_mut`, `strong_count` and a `Weak`'s
-//! `upgrade` and `strong_count` read the count (their result depends on the drops before
-//! them), and `increment_strong_count` raises it: each is explored against the drops. Only the
-//! `Acquire` of a drop that frees a value whose destructor the model does not see is left
-//! unexplored: code after such a drop that relies on it to order an unsynchronised access is
-//! checked in the order the exploration happens to run.
+//! explored. A drop by an `Arc<T>` whose `T` has no drop glue says so
+//! (`Touch::ReleasedNoGlue`): in any order of the drops none runs code, so two of them commute
+//! also where the reduction compares drops of different executions. `into_inner`,
+//! `try_unwrap`, `get_mut`, `make_mut`, `strong_count` and a `Weak`'s `upgrade` and
+//! `strong_count` read the count (their result depends on the drops before them), and
+//! `increment_strong_count` raises it: each is explored against the drops. Only the `Acquire`
+//! of a drop that frees a value whose destructor the model does not see is left unexplored:
+//! code after such a drop that relies on it to order an unsynchronised access is checked in
+//! the order the exploration happens to run.
 //!
 //! An `Arc` created outside any execution is not tracked and behaves exactly as std's.
 
@@ -78,6 +81,18 @@ fn touch_count(at: usize, how: Touch) {
             e.touch(obj, how);
         }
     });
+}
+
+/// What a drop of an `Arc<T>` that leaves a reference, or frees a value whose destructor did
+/// nothing the model sees, did to the count: a reference went away unseen, and where `T` has
+/// no drop glue, it goes away unseen in every order of the drops (see `Touch::ReleasedNoGlue`).
+/// Decided by the dropping handle's `T`, whose destructor std's drop runs when it frees.
+fn released<T: ?Sized>() -> Touch {
+    if std::mem::needs_drop::<T>() {
+        Touch::Released
+    } else {
+        Touch::ReleasedNoGlue
+    }
 }
 
 /// Adds one to the model's count of the tracked `Arc` at `at`.
@@ -329,7 +344,7 @@ impl<T: ?Sized> Drop for Arc<T> {
                 // the model sees: then the drop conflicts with the others (see `Touch`).
                 let quiet = !std::mem::needs_drop::<T>() || rt::with(|e| e.seen()) == before;
                 let how = if quiet {
-                    Touch::Released
+                    released::<T>()
                 } else {
                     Touch::Changed
                 };
@@ -340,7 +355,7 @@ impl<T: ?Sized> Drop for Arc<T> {
                 });
                 return;
             }
-            Some(Ok(false)) => touch_count(at, Touch::Released),
+            Some(Ok(false)) => touch_count(at, released::<T>()),
             None => {}
         }
         // SAFETY: `inner` is dropped exactly once, here, and not used afterwards.

@@ -136,6 +136,10 @@ fn measure() {
         ("an_arc_freed_after_a_wake_up", an_arc_freed_after_a_wake_up),
         ("a_count_read_beside_drops", a_count_read_beside_drops),
         (
+            "counts_of_a_plain_value_read_beside_drops",
+            counts_of_a_plain_value_read_beside_drops,
+        ),
+        (
             "an_arc_freed_by_a_named_thread",
             an_arc_freed_by_a_named_thread,
         ),

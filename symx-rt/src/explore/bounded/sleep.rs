@@ -135,6 +135,7 @@ pub(super) fn releases(ev: &Ev) -> bool {
                 | Access::Took(..)
                 | Access::DroppedSender(_)
                 | Access::Released(_)
+                | Access::ReleasedNoGlue(_)
                 | Access::Observe(_)
                 | Access::ObserveSignal(_)
         )

@@ -36,7 +36,7 @@
 //! arrivals at a barrier before the last are compared by their count instead, which every
 //! arrival being an event makes exact where the comparison stands: they commute where at
 //! least two arrivals are still to come after the one compared against (see
-//! [`last_but_one`]); a reversal moves an arrival, the leader too, with the count it has
+//! `last_but_one`); a reversal moves an arrival, the leader too, with the count it has
 //! where it is moved to (`dpor::reversal`).
 //!
 //! A step's changes to objects besides its operation's own (`Touch`) belong to the step
@@ -47,12 +47,14 @@
 //! apart (`Event::woke`), and both reductions race them apart from that step ([`add_woken`]
 //! adds them to an event for the sleep sets).
 
+mod dependence;
 mod names;
 pub(crate) mod pairs;
 mod portable;
 mod touches;
 mod trace;
 
+pub(crate) use dependence::dependent;
 pub(crate) use names::{EventKey, Names, Occurrences};
 pub(crate) use portable::Evidence;
 use rustc_hash::FxHashMap as HashMap;
@@ -129,6 +131,10 @@ pub(crate) enum Access {
     /// destructor the model sees, a read or increment of the count) conflicts with them. Never
     /// unrefined: a drop moved earlier leaves more references behind, never fewer.
     Released(Canon),
+    /// [`Access::Released`] by an `Arc` whose value's type has no drop glue
+    /// (`Touch::ReleasedNoGlue`): it conflicts as `Released` does, and two of them commute
+    /// across executions too (see `dependence::count_sensitive`).
+    ReleasedNoGlue(Canon),
     /// Anything else on an object (queues, a receive that found no message, a send to a
     /// bounded channel, a `Once`): conflicts with every other access to it.
     Other(Canon),
@@ -169,6 +175,7 @@ impl Access {
             | Access::ObserveSignal(o)
             | Access::CountDown(o, _)
             | Access::Released(o)
+            | Access::ReleasedNoGlue(o)
             | Access::Other(o)
             | Access::Signal(o) => Some(o),
         }
@@ -306,8 +313,8 @@ const fn refined_conflict(a: Access, b: Access) -> Option<bool> {
         (Observe(_) | ObserveSignal(_), _) | (_, Observe(_) | ObserveSignal(_)) => true,
         (CountDown(_, a), CountDown(_, b)) => a == 0 || b == 0,
         (CountDown(..), _) | (_, CountDown(..)) => true,
-        (Released(_), Released(_)) => false,
-        (Released(_), _) | (_, Released(_)) => true,
+        (Released(_) | ReleasedNoGlue(_), Released(_) | ReleasedNoGlue(_)) => false,
+        (Released(_) | ReleasedNoGlue(_), _) | (_, Released(_) | ReleasedNoGlue(_)) => true,
         _ => return Option::None,
     })
 }
@@ -518,86 +525,5 @@ pub(crate) fn same_access(
                     (x, y) => x == y,
                 }
         }
-    }
-}
-
-/// Dependence for sleep sets and wakeup trees: the two events do not commute. Conservative:
-/// release/acquire of one lock and enabling count as dependent.
-///
-/// The comparison is made where `b` stands: `b` is a step just taken (against a sleeping
-/// `a`), an event of a wakeup sequence (against an `a` taken before the whole sequence), or
-/// the earlier of two events of one sequence (against the later `a`, moved before it). That
-/// matters for barrier arrivals, whose count `b` carries: two arrivals before the last commute
-/// where at least two are still to come after `b` (see [`last_but_one`]).
-pub(crate) fn dependent(a: &Ev, b: &Ev, names: &mut Names) -> bool {
-    if a.thread == b.thread {
-        return true;
-    }
-    if a.enablers.contains(&(b.thread, b.index)) || b.enablers.contains(&(a.thread, a.index)) {
-        return true;
-    }
-    if a.fair.conflicts(b.fair) {
-        return true;
-    }
-    // Two events of one execution are compared by that execution's exact object ids; only
-    // events of different executions need the canonical names, which may over-approximate
-    // (and a name made in this execution may be any object not named here yet,
-    // `Names::may_be_one`).
-    let exact = a.execution == b.execution && !a.exact.is_empty() && !b.exact.is_empty();
-    let (xs, ys) = if exact {
-        (&a.exact, &b.exact)
-    } else {
-        (&a.accesses, &b.accesses)
-    };
-    let mut same = |x: Canon, y: Canon| {
-        if exact {
-            x == y
-        } else {
-            names.may_be_one(x, y)
-        }
-    };
-    for &x in xs {
-        for &y in ys {
-            if conflict_by(x, y, &mut same)
-                || orders_by(x, y, &mut same)
-                || orders_by(y, x, &mut same)
-                || (!exact && count_sensitive(x, y, &mut same))
-                || last_but_one(x, y, &mut same)
-            {
-                return true;
-            }
-        }
-    }
-    false
-}
-
-/// Two references to an `Arc`'s value that went away unseen, compared across executions (a
-/// sleeping event against the current path, a wakeup sequence against a tree's): each was
-/// refined where it ran, not where the comparison puts it. Two drops of an `Arc` that each
-/// left a reference where it ran first may still free it when one runs after the other (2
-/// references: either frees if second). So they commute only within one execution, where
-/// adjacent such events stay what they were in either order; across executions they are
-/// dependent. (The count cannot be carried as a barrier's is: clones of an `Arc` are no
-/// events, so a count where one drop ran says nothing of the count elsewhere.)
-fn count_sensitive(a: Access, b: Access, same: &mut impl FnMut(Canon, Canon) -> bool) -> bool {
-    match (a, b) {
-        (Access::Released(x), Access::Released(y)) => same(x, y),
-        _ => false,
-    }
-}
-
-/// Two arrivals at one barrier, neither the leader, compared where `b` stands (see
-/// [`dependent`]) with `b` the last but one arrival of its generation: `a` put before `b`
-/// makes `b` the leader. Every arrival is an event, and so the count where `b` stands is the
-/// same in every execution that reaches that state: a sleeping arrival against a step just
-/// taken, an arrival taken at a wakeup tree's node before a sequence whose arrivals carry
-/// their count from that node (`dpor::reversal` counts them so, and
-/// `wakeup::take_weak_initial` keeps them so), are compared exactly. With at least two to
-/// come after `b`, both stay arrivals before the last in either order, and `a` stays one
-/// after `b` (a sleeper stays asleep through it).
-fn last_but_one(a: Access, b: Access, same: &mut impl FnMut(Canon, Canon) -> bool) -> bool {
-    match (a, b) {
-        (Access::CountDown(x, 1..), Access::CountDown(y, 1)) => same(x, y),
-        _ => false,
     }
 }

@@ -206,6 +206,63 @@
 //! as it ran here (its own execution's woken changes dropped) took the Branching run to 267
 //! programs twice (99,720 executions), and `count_sensitive` off besides to 177 (98,443), none
 //! missed.
+//!
+//! Both built (session 24), each sound on its own:
+//! - Drops of an `Arc` whose value's type has no drop glue are `Access::ReleasedNoGlue`, which
+//!   `events::count_sensitive` leaves independent of each other across executions: whichever
+//!   of them frees the value runs no code, so each is such a drop in every order, and the
+//!   state after both is the same but for the thread that takes the allocation's clock (the
+//!   difference two `Released` drops adjacent in one execution leave unexplored too). Every
+//!   access that reads the count still conflicts with them (the argument is at
+//!   `count_sensitive`).
+//! - Once the first event of a wakeup sequence (a node's event taken in `advance`) has run here,
+//!   its node's event keeps its operation's accesses and gets what the step changed here
+//!   (`point.touched()`: its code's changes and the woken threads'), as a pending event does
+//!   (`Dpor::new_node`, `Ev::keep_operation`). Only the node that moved (`Dpor::moved`): the nodes
+//!   above it replay their steps with their events as they ran, and a node re-created below one of
+//!   them (`reopen`) leaves it so (refreshed there, a first version failed `end_execution`'s debug
+//!   check on `bounded_por`'s `programs_that_yield`). The event serves there once: the next node's
+//!   sleep set keeps the sleepers independent of it, and the paper's rule compares them with the
+//!   step as it ran from this state; after the execution the node holds the trace's event
+//!   (`end_execution`). Its operation is the one that ran where it was planted (its thread's
+//!   earlier steps all come before the node), refined by its outcome here as before; what its step
+//!   and the threads it woke changed where it ran may not happen here (main's count reads glued to
+//!   the step whose end woke main there, a path its code took there), and, compared, only woke
+//!   sleepers whose branch already covers the execution: a trace run twice. Its exact
+//!   accesses (of the execution it came from) stay for its operation where it changed nothing
+//!   here, and go where it did, since this execution's changes have no names there; kept with
+//!   changes, they left those out of comparisons with events of that execution. Without them,
+//!   the comparisons go by canonical names, where two `Released` drops are dependent: with the
+//!   refresh alone (checked by reverting the narrowing), `primitive_counts`'
+//!   `arrivals_are_compared_where_they_ran` ran 8 executions for its pinned 6, which it runs
+//!   with both.
+//!
+//! Release, `nice -n 19`, base main 2d68e6f, on the same seeds (`SYMX_DIFF_FIRST=9014000
+//! SYMX_DIFF_COUNT=2000 SYMX_DIFF_FAMILY=Branching cargo test --release -p symx-rt --test
+//! dpor_vs_dfs -- --ignored --exact seed_range --nocapture`, and `Woken` from 7006000), programs
+//! running a trace twice and executions, none missed in any run:
+//!
+//! | change | `Branching` | `Woken` |
+//! |---|---|---|
+//! | neither | 306, 99,052 | 238, 49,395 |
+//! | the narrowing | 271, 98,099 | 209, 49,067 |
+//! | the refresh | 291, 98,691 | 226, 49,359 |
+//! | both | 190, 97,245 | 141, 48,650 |
+//!
+//! Each of the other seven families at seeds 9,015,000 to 9,015,999, and the larger
+//! differential (`dpor_agrees_with_dfs_on_many_random_programs`, 749,770 executions, the same
+//! 3 programs disagreeing by a trace run twice), unchanged with either and both. A first
+//! refresh dropped the exact accesses always: with the narrowing, `Deadlocky` and `Untouched`
+//! then ran one more program twice each (37,475 -> 37,476 and 22,542 -> 22,553 executions),
+//! and the larger differential 31 more executions (749,801). With both, on larger programs
+//! (`SYMX_DIFF_MAX=5000`): `Branching` 9,016,000 to 9,017,999, 206 programs twice (144,119
+//! executions), `Woken` 7,008,000 to 7,009,999, 179 (69,157), none missed; the ignored
+//! `dpor_on_many_programs_with_woken_changes` 139 -> 88 programs twice, 37,306 -> 36,502
+//! executions, none missed. Pinned:
+//! `tests/dpor_vs_dfs/changes.rs`, `drops_of_an_arc_without_drop_glue_commute_across_executions`
+//! (5 in 5; 6 with either change reverted) and
+//! `a_wakeup_sequences_step_has_the_changes_it_made_where_it_ran` (4 in 4; 5 without the
+//! refresh).
 
 pub(crate) mod events;
 pub(crate) mod exchange;
@@ -264,6 +321,11 @@ pub(crate) struct Dpor {
     /// how many of them are the last execution's unchanged (see `events::of_trace_into`).
     #[serde(skip)]
     shared: usize,
+    /// The node that moved to its next choice for the current execution (the path's last when
+    /// it started): the nodes above it replay their steps, with their events as they ran; its
+    /// own event may be a wakeup sequence's, which `new_node` gives what its step changed here.
+    #[serde(skip)]
+    moved: usize,
     /// The objects of the last execution's events, for naming the shared steps' again.
     #[serde(skip)]
     first_uses: events::FirstUses,
@@ -425,6 +487,7 @@ impl Chooser for Dpor {
         }
         loop {
             if self.advance() {
+                self.moved = self.nodes.len() - 1;
                 // A split exploration's path may have come from another explorer.
                 if self.peers.is_none() {
                     self.shared = self.nodes.len() - 1;

@@ -198,6 +198,9 @@ impl Dpor {
             .map(|c| self.threads.of(c.key))
             .collect();
         let mut sleep = self.spare_sleep.pop().unwrap_or_default();
+        // Not a node above the one that moved (a re-created node's parent, see `reopen`): its
+        // event is the one its step ran with in the last execution, and stays so.
+        let moved_or_below = self.nodes.len() > self.moved;
         match self.nodes.last_mut() {
             None => {}
             Some(parent) => {
@@ -207,12 +210,17 @@ impl Dpor {
                 if let (Some(prev), Some(a)) = (previous, parent.chosen.accesses.first_mut()) {
                     *a = a.unrefined().refined(prev.0, prev.1, prev.2);
                 }
-                // A pending event has no touches yet; one that ran before carries those it
-                // made there, which it still makes here, moved earlier or not at all, unless
-                // its code may have taken another path here (`Access::Touches`): then what it
-                // changed here is known now, besides.
-                let unknown = parent.chosen.touches_known();
-                if parent.chosen.execution == 0 || unknown {
+                // A pending event has no changes yet. One that ran before (the first event of a
+                // wakeup sequence, taken in `advance`) carries those its step and the threads
+                // it woke made where it ran, and `Access::Touches` if its code may take another
+                // path here: now that its step ran here, it has what the step changed here
+                // instead, as a pending event does (the module doc's "Traces run twice").
+                let taken = parent.chosen.execution != 0 && moved_or_below;
+                if let Some(step) = point.last.filter(|_| taken) {
+                    let unchanged = point.touched().next().is_none();
+                    parent.chosen.keep_operation(step, unchanged);
+                }
+                if parent.chosen.execution == 0 || taken {
                     let location = point.previous_location();
                     events::add_touched(
                         &mut parent.chosen,

@@ -153,6 +153,7 @@ impl Access {
             Access::ObserveSignal(o) => Access::ObserveSignal(f(o)),
             Access::CountDown(o, n) => Access::CountDown(f(o), n),
             Access::Released(o) => Access::Released(f(o)),
+            Access::ReleasedNoGlue(o) => Access::ReleasedNoGlue(f(o)),
             Access::Other(o) => Access::Other(f(o)),
             Access::Signal(o) => Access::Signal(f(o)),
         }

@@ -2,7 +2,7 @@
 //! conflicts with, and how an event of a wakeup sequence comes to carry it and loses it.
 
 use super::{Access, Ev};
-use crate::rt::op::OpKind;
+use crate::rt::op::{Event, OpKind};
 
 impl Access {
     /// Whether the code between two operations can change the access's object (an `Arc`'s
@@ -93,15 +93,20 @@ impl Ev {
         }
     }
 
-    /// Drops [`Access::Touches`] once its step ran and what its code changed is known (to be
-    /// added by the caller); whether it had it.
-    pub fn touches_known(&mut self) -> bool {
-        let had = self.touches_unknown();
-        if had {
-            self.accesses.retain(|a| *a != Access::Touches);
-            self.exact.retain(|a| *a != Access::Touches);
+    /// Keeps only the accesses of its operation, which `step` ran again (the mutex a condvar
+    /// wait releases too), dropping what its step's code and the threads it woke changed where
+    /// it ran, for what they changed where it ran again. Its exact accesses (of the execution
+    /// it came from) stay for its operation only where `exact`, since the changes added after
+    /// have none of that execution: the caller's say, when there are none.
+    pub fn keep_operation(&mut self, step: &Event, exact: bool) {
+        self.accesses.truncate(1 + usize::from(step.obj2.is_some()));
+        match exact {
+            true => {
+                let own = usize::from(step.obj.is_some()) + usize::from(step.obj2.is_some());
+                self.exact.truncate(own);
+            }
+            false => self.exact.clear(),
         }
-        had
     }
 }
 

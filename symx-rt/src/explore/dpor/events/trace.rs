@@ -466,6 +466,7 @@ pub(crate) fn touched_access(obj: Canon, how: Touch) -> Access {
         Touch::DroppedSender => Access::DroppedSender(obj),
         Touch::CountedSenders => Access::CountedSenders(obj),
         Touch::Released => Access::Released(obj),
+        Touch::ReleasedNoGlue => Access::ReleasedNoGlue(obj),
     }
 }
 

@@ -147,7 +147,8 @@ fn class_of(a: Access) -> Option<(usize, Canon)> {
         // left after one of those makes no difference within one execution.
         Access::CountDown(o, 0) => (17, o),
         Access::CountDown(o, _) => (15, o),
-        Access::Released(o) => (16, o),
+        // Within one execution the two kinds conflict alike (see `events::count_sensitive`).
+        Access::Released(o) | Access::ReleasedNoGlue(o) => (16, o),
         Access::CountedSenders(o) => (18, o),
     })
 }
