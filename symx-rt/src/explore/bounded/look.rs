@@ -195,6 +195,16 @@ impl Look<'_> {
         }
     }
 
+    /// The first step of the run of step `i`'s thread that contains `i` (the step after the
+    /// last switch before it; 0 for main's first run).
+    fn run_start(&self, i: usize) -> usize {
+        let v = self.evs[i].thread;
+        (0..i)
+            .rev()
+            .find(|&j| self.evs[j].thread != v)
+            .map_or(0, |j| j + 1)
+    }
+
     /// Whether thread `t` could run at step `k` (within the bound).
     fn runs(&self, k: usize, t: ThreadId) -> bool {
         (self.ready.get(k)).is_some_and(|r| r.iter().any(|l| l.thread == t))
@@ -241,11 +251,7 @@ impl Look<'_> {
                 continue;
             }
             // The bound hides the thread at `p`: at the start of the run of `p`'s thread.
-            let v = evs[p].thread;
-            let start = (0..p)
-                .rev()
-                .find(|&j| evs[j].thread != v)
-                .map_or(0, |j| j + 1);
+            let start = self.run_start(p);
             if start < p && self.runs(start, ek.thread) {
                 out.conservative(start, ek.thread, k);
             }
@@ -484,10 +490,7 @@ impl Look<'_> {
             return;
         }
         let v = evs[i].thread;
-        let start = (0..i)
-            .rev()
-            .find(|&j| evs[j].thread != v)
-            .map_or(0, |j| j + 1);
+        let start = self.run_start(i);
         let runs = |k: usize, t: ThreadId| self.runs(k, t);
         // No switch starts main's first run: the run's start saves nothing (see above).
         if start < i && !(start == 0 && v == self.main && runs(i, u)) {
