@@ -77,9 +77,10 @@
 //! last event (`apart::Apart`): moving them before such an event is no schedule, since the
 //! join would wait. A pending disconnect says which side it drops (`events::Access::of`). A
 //! step that waited asks for its thread at the step it waited for
-//! (`look::Look::blocked_earlier`): trying the wait earlier and blocking makes the switch away
-//! free; and so does a step whose code joined a thread that had ended and changed objects, at
-//! the last step up to that end where its thread can run (`look::Look::joined_earlier`).
+//! (`look::Look::blocked_earlier`; where the bound hides it there, at the start of that step's
+//! run): trying the wait earlier and blocking makes the switch away free; and so does a step
+//! whose code joined a thread that had ended and changed objects, at the last step up to that
+//! end where its thread can run (`look::Look::joined_earlier`).
 //!
 //! Woken threads. A thread woken from a wait runs its code up to its next operation right after
 //! the step that woke it, and that code belongs to no step (`Execution::step_now`). What it
