@@ -205,7 +205,9 @@ pub enum Touch {
     /// [`Touch::Released`] by an `Arc` whose value's type has no drop glue
     /// (`std::mem::needs_drop` is false): not even the last reference's going away runs code,
     /// so the drop is one such in every order of the drops, unlike a `Released` drop that a
-    /// later drop's going first could make the one that runs a visible destructor.
+    /// later drop's going first could make the one that runs a visible destructor. The
+    /// reductions treat it as `Released` (a narrowing was withdrawn for a miss, see
+    /// `explore::dpor::events::count_sensitive`).
     ReleasedNoGlue,
 }
 

@@ -19,8 +19,8 @@
 //! whose destructor did something the model sees (a visible operation, a change to a modelled
 //! object, a cell access): which thread frees such a value, and so runs its destructor, is
 //! explored. A drop by an `Arc<T>` whose `T` has no drop glue says so
-//! (`Touch::ReleasedNoGlue`): in any order of the drops none runs code, so two of them commute
-//! also where the reduction compares drops of different executions. `into_inner`,
+//! (`Touch::ReleasedNoGlue`: in any order of the drops none runs code), which the reductions
+//! treat as `Released` for now (see `events::count_sensitive`). `into_inner`,
 //! `try_unwrap`, `get_mut`, `make_mut`, `strong_count` and a `Weak`'s `upgrade` and
 //! `strong_count` read the count (their result depends on the drops before them), and
 //! `increment_strong_count` raises it: each is explored against the drops. Only the `Acquire`

@@ -195,11 +195,11 @@ fn a_drop_after_a_join_that_main_reads_before() {
         ],
     };
     // 29 executions until a wakeup sequence whose next thread sleeps where it is followed was
-    // dropped (session 23, `dpor::node`'s `next_sequence`); 27 until drops of an `Arc<i64>`
-    // commuted across executions too (session 24, `events::Access::ReleasedNoGlue`); 22 until
-    // a wakeup sequence's first event, once its step ran, had the changes it made there, not
-    // those of the execution it came from (session 24, `dpor::node`'s `new_node`).
-    assert_agrees_counting(&p, (17, 18));
+    // dropped (session 23, `dpor::node`'s `next_sequence`); 27 until a wakeup sequence's first
+    // event, once its step ran, had the changes it made there, not those of the execution it
+    // came from (session 24, `dpor::node`'s `new_node`). 18 with drops of an `Arc<i64>`
+    // commuting across executions too, withdrawn for a miss (`events::count_sensitive`).
+    assert_agrees_counting(&p, (17, 21));
 }
 
 /// Thread 1 loads `y`, thread 2 adds to `x`, thread 3 compare-exchanges `y`; each then drops its
@@ -207,14 +207,13 @@ fn a_drop_after_a_join_that_main_reads_before() {
 /// `Family::Branching`, shrunk; session 23's helper doptim found 24 of 39 shrunk programs
 /// running a trace twice so). Thread 3's step slept where a reversal took thread 2's first, and
 /// both steps drop references to the same `Arc`s. Two such drops compared across executions
-/// were dependent (`events::count_sensitive`: after the other, either may free the value and
-/// run a destructor the model sees), and woke thread 3 there: 6 executions for 5 traces. An
-/// `i64` has no drop glue, so whichever drop frees runs no code: its drops commute in every
-/// order (`Access::ReleasedNoGlue`). 5 in 5; 6 with that reverted, and 6 without the node's
-/// event refreshed from its step as it ran (the reversal's event carried main's count reads
-/// from the execution it came from, next test), both checked.
+/// are dependent (`events::count_sensitive`: after the other, either may free the value and
+/// run a destructor the model sees), and wake thread 3 there: 6 executions for 5 traces.
+/// Session 24 made drops of an `Arc` whose value has no drop glue (an `i64`) commute across
+/// executions too (`Access::ReleasedNoGlue`), which with the node's event refreshed from its
+/// step as it ran gave 5 in 5; withdrawn for the miss of the next test.
 #[test]
-fn drops_of_an_arc_without_drop_glue_commute_across_executions() {
+fn drops_of_an_arc_without_drop_glue_are_dependent_across_executions() {
     use random_programs::AtomicOp::*;
     let p = Program {
         family: Family::Branching,
@@ -227,7 +226,67 @@ fn drops_of_an_arc_without_drop_glue_commute_across_executions() {
             vec![Op::Atomic(Cas(1, 1, 1))],
         ],
     };
-    assert_agrees_counting(&p, (5, 5));
+    assert_agrees_counting(&p, (5, 6));
+}
+
+/// Thread 1 loads `x`, thread 2 loads `y`; thread 3 swaps `x`, compare-exchanges `x`, drops
+/// its reference to the second `Arc`, and spawns a child that stores to `x` while it loads `y`
+/// and joins it; main counts the `Arc<i64>`s after each join (seed 9,016,202 of
+/// `Family::Branching`, fresh, found by the lead in session 24; the shrinker kept only a
+/// repeat, so the program is the generated one). With drops of an `Arc` without drop glue
+/// commuting across executions too (session 24's first narrowing of `events::count_sensitive`)
+/// the optimal DPOR ran 15 of its 16 traces in 19 executions, missing the one where thread 2's
+/// drops come first and thread 1's before thread 3's second drop; the narrowing is withdrawn
+/// (not understood by the session's end, see `count_sensitive`'s doc). Every trace now.
+#[test]
+fn a_fresh_program_missed_with_drops_commuting_across_executions() {
+    use random_programs::AtomicOp::*;
+    let p = Program {
+        family: Family::Branching,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Op::Atomic(Load(0))],
+            vec![Op::Atomic(Load(1))],
+            vec![
+                Op::Atomic(Swap(0, 1)),
+                Op::Atomic(Cas(0, 0, 1)),
+                Op::Release { arc: 1 },
+                Op::SpawnJoin {
+                    child: vec![Op::Atomic(Store(0, 1))],
+                    between: vec![Op::Atomic(Load(1))],
+                },
+            ],
+        ],
+    };
+    assert_agrees_counting(&p, (16, 23));
+}
+
+/// The previous program shrunk (by the check's own shrinker, with the narrowing restored):
+/// thread 1 loads `x`, thread 2 loads `y`, thread 3 spawns a child that stores to `x` while it
+/// loads `y`, and joins it; main counts the two `Arc<i64>`s after each join. With the drops
+/// commuting across executions the optimal DPOR ran 7 of its 8 traces, missing `2` ending
+/// (its drops) before main's count after joining `1`, with `1`'s load after the child's store
+/// and `3`'s drops after that count. Every trace now (10 executions).
+#[test]
+fn a_fresh_program_missed_with_drops_commuting_across_executions_shrunk() {
+    use random_programs::AtomicOp::*;
+    let p = Program {
+        family: Family::Branching,
+        atomics: 2,
+        mutexes: 0,
+        condvar: false,
+        threads: vec![
+            vec![Op::Atomic(Load(0))],
+            vec![Op::Atomic(Load(1))],
+            vec![Op::SpawnJoin {
+                child: vec![Op::Atomic(Store(0, 1))],
+                between: vec![Op::Atomic(Load(1))],
+            }],
+        ],
+    };
+    assert_agrees_counting(&p, (8, 10));
 }
 
 /// Thread 1 spawns a child that adds to `x`, loads `x`, joins the child; thread 2 stores to

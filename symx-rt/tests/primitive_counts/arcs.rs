@@ -127,8 +127,8 @@ pub(crate) fn a_count_read_beside_drops() {
     record(format!("{count} {upgraded}"));
 }
 
-/// As [`a_count_read_beside_drops`], of a value without drop glue (whose drops commute in
-/// every order, `Touch::ReleasedNoGlue`), main reading the count three ways: `strong_count`,
+/// As [`a_count_read_beside_drops`], of a value without drop glue (`Touch::ReleasedNoGlue`),
+/// main reading the count three ways: `strong_count`,
 /// `try_unwrap` (its own reference dropped if that fails) and a `Weak`'s `upgrade`.
 pub(crate) fn counts_of_a_plain_value_read_beside_drops() {
     let value = Arc::new(7u64);
@@ -183,11 +183,10 @@ fn reads_of_an_arcs_count_are_explored_against_its_drops() {
     // may take another path where a reversal moves it): a load of `start` moved in a wakeup
     // sequence conflicts with the drops, and a sequence a sleeper covered is explored too.
     assert_eq!(dpor_count(a_count_read_beside_drops), 5);
-    // Drops of an `Arc<u64>` commute with each other across executions too, never with what
-    // reads the count: main's step comes before or after each thread's drop, its reads
-    // reaching the DFS's outcomes.
-    // 5 (as for the `String`'s) with such drops dependent across executions.
-    assert_eq!(dpor_count(counts_of_a_plain_value_read_beside_drops), 4);
+    // 5, as for the `String`'s: drops of an `Arc<u64>` are dependent across executions as
+    // any drops are (4 while session 24 let them commute there; withdrawn for a miss,
+    // `events::count_sensitive`).
+    assert_eq!(dpor_count(counts_of_a_plain_value_read_beside_drops), 5);
 }
 
 /// The destructor names the thread that frees: 2 freers x the other's read before or after

@@ -132,8 +132,8 @@ pub(crate) enum Access {
     /// unrefined: a drop moved earlier leaves more references behind, never fewer.
     Released(Canon),
     /// [`Access::Released`] by an `Arc` whose value's type has no drop glue
-    /// (`Touch::ReleasedNoGlue`): it conflicts as `Released` does, and two of them commute
-    /// across executions too (see `dependence::count_sensitive`).
+    /// (`Touch::ReleasedNoGlue`): it conflicts as `Released` does, across executions too (a
+    /// narrowing there was withdrawn for a miss, see `dependence::count_sensitive`).
     ReleasedNoGlue(Canon),
     /// Anything else on an object (queues, a receive that found no message, a send to a
     /// bounded channel, a `Once`): conflicts with every other access to it.
